@@ -1,0 +1,89 @@
+/**
+ * Creating accounts and regions (used by the CLI and the demo dataset), with
+ * the same validation wherever they come from.
+ */
+import type { DB } from '../db/database.ts';
+import { ValidationFailed, type FieldError } from '../http/problem.ts';
+import { REGION_TYPES, type RegionType } from './accounts.tables.ts';
+import { hashPassword } from './passwords.ts';
+import { findExistingRegionIds, findRegionById, insertRegion } from './regions.repository.ts';
+import { ROLES, type RoleName } from './roles.ts';
+import { addAmbassadorships, addMemberships, findUserCredentialsByEmail, insertUser } from './users.repository.ts';
+
+export const MIN_PASSWORD_LENGTH = 8;
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export interface CreateUserInput {
+  email: string;
+  password: string;
+  firstName: string;
+  lastName: string;
+  role?: RoleName;
+  verified?: boolean;
+  regionIds?: readonly number[];
+  ambassadorOf?: readonly number[];
+}
+
+/** Creates a user with memberships; throws {@link ValidationFailed} naming each bad field. */
+export async function createUser(db: DB, input: CreateUserInput): Promise<number> {
+  const errors: FieldError[] = [];
+  const email = input.email.trim();
+  if (!EMAIL_PATTERN.test(email) || email.length > 254) errors.push({ field: 'email', message: 'must be a valid email address' });
+  if (input.password.length < MIN_PASSWORD_LENGTH) errors.push({ field: 'password', message: `must be at least ${MIN_PASSWORD_LENGTH} characters` });
+  if (input.password.length > 1024) errors.push({ field: 'password', message: 'must be at most 1024 characters' });
+  if (!isName(input.firstName)) errors.push({ field: 'firstName', message: 'must be 1 to 100 characters' });
+  if (!isName(input.lastName)) errors.push({ field: 'lastName', message: 'must be 1 to 100 characters' });
+  const role = input.role ?? 'foodsharer';
+  if (!(role in ROLES)) errors.push({ field: 'role', message: `must be one of ${Object.keys(ROLES).join(', ')}` });
+  const regionIds = [...new Set(input.regionIds ?? [])];
+  const ambassadorOf = [...new Set(input.ambassadorOf ?? [])];
+  const existing = await findExistingRegionIds(db, [...regionIds, ...ambassadorOf]);
+  for (const id of regionIds) if (!existing.has(id)) errors.push({ field: 'region', message: `region ${id} does not exist` });
+  for (const id of ambassadorOf) if (!existing.has(id)) errors.push({ field: 'ambassadorOf', message: `region ${id} does not exist` });
+  if (errors.length === 0 && await findUserCredentialsByEmail(db, email)) {
+    errors.push({ field: 'email', message: 'is already registered' });
+  }
+  if (errors.length > 0) throw new ValidationFailed(errors);
+
+  const passwordHash = await hashPassword(input.password);
+  return db.transaction().execute(async (trx) => {
+    const id = await insertUser(trx, {
+      email,
+      passwordHash,
+      firstName: input.firstName.trim(),
+      lastName: input.lastName.trim(),
+      role: ROLES[role],
+      verified: input.verified ?? ROLES[role] >= ROLES.foodsaver,
+      homeRegionId: regionIds[0] ?? null,
+    });
+    // An ambassador of a region is also its member.
+    await addMemberships(trx, id, [...new Set([...regionIds, ...ambassadorOf])]);
+    await addAmbassadorships(trx, id, ambassadorOf);
+    return id;
+  });
+}
+
+export interface CreateRegionInput {
+  name: string;
+  parentId?: number | null;
+  type?: RegionType;
+}
+
+export async function createRegion(db: DB, input: CreateRegionInput): Promise<number> {
+  const errors: FieldError[] = [];
+  const name = input.name.trim();
+  if (name.length === 0 || name.length > 200) errors.push({ field: 'name', message: 'must be 1 to 200 characters' });
+  const type = input.type ?? 'region';
+  if (!REGION_TYPES.includes(type)) errors.push({ field: 'type', message: `must be one of ${REGION_TYPES.join(', ')}` });
+  const parentId = input.parentId ?? null;
+  if (parentId !== null && !(await findRegionById(db, parentId))) {
+    errors.push({ field: 'parent', message: `region ${parentId} does not exist` });
+  }
+  if (errors.length > 0) throw new ValidationFailed(errors);
+  return insertRegion(db, { name, parentId, type });
+}
+
+function isName(value: string): boolean {
+  const trimmed = value.trim();
+  return trimmed.length >= 1 && trimmed.length <= 100;
+}

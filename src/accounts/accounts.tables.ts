@@ -1,0 +1,64 @@
+import type { ColumnType, Generated } from 'kysely';
+
+export type RegionType = 'country' | 'state' | 'region' | 'city' | 'district' | 'working-group';
+export const REGION_TYPES: readonly RegionType[] = ['country', 'state', 'region', 'city', 'district', 'working-group'];
+
+type CreatedAt = ColumnType<Date, Date | undefined, never>;
+
+export interface RegionsTable {
+  id: Generated<number>;
+  name: string;
+  parent_id: number | null;
+  type: Generated<RegionType>;
+  created_at: CreatedAt;
+}
+
+export interface UsersTable {
+  id: Generated<number>;
+  email: string;
+  password_hash: string;
+  first_name: string;
+  last_name: string;
+  photo: string | null;
+  role: Generated<number>;
+  verified: Generated<boolean>;
+  sleeping: Generated<boolean>;
+  home_region_id: number | null;
+  created_at: CreatedAt;
+}
+
+export interface RegionMembershipsTable {
+  user_id: number;
+  region_id: number;
+  joined_at: CreatedAt;
+}
+
+export interface RegionAmbassadorsTable {
+  user_id: number;
+  region_id: number;
+}
+
+export interface SessionsTable {
+  id_digest: Buffer;
+  user_id: number;
+  csrf_token: string;
+  remember: boolean;
+  auth_time: Date;
+  expires_at: Date;
+  created_at: CreatedAt;
+}
+
+export interface LoginThrottleTable {
+  key: string;
+  failures: number;
+  window_ends_at: Date;
+}
+
+export interface AccountsTables {
+  regions: RegionsTable;
+  users: UsersTable;
+  region_memberships: RegionMembershipsTable;
+  region_ambassadors: RegionAmbassadorsTable;
+  sessions: SessionsTable;
+  login_throttle: LoginThrottleTable;
+}

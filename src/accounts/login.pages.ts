@@ -1,0 +1,75 @@
+/** The HTML login and logout pages (SPEC §4) and the start page. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import type { DB } from '../db/database.ts';
+import { ApiProblem } from '../http/problem.ts';
+import { translator, pickLocale } from '../web/i18n.ts';
+import { formToken, isValidFormToken } from './csrf.ts';
+import { logIn } from './login.service.ts';
+import { safeReturnTo } from './return-to.ts';
+import { clearSessionCookies, SESSION_COOKIE, setSessionCookies } from './session-http.ts';
+import { deleteSession } from './sessions.ts';
+
+export interface LoginPagesOptions {
+  config: Config;
+  db: DB;
+  clock: Clock;
+}
+
+const LoginForm = Type.Object({
+  email: Type.Optional(Type.String({ maxLength: 1000 })),
+  password: Type.Optional(Type.String({ maxLength: 1024 })),
+  remember: Type.Optional(Type.String({ maxLength: 10 })),
+  csrf_token: Type.Optional(Type.String({ maxLength: 200 })),
+  return_to: Type.Optional(Type.String({ maxLength: 8192 })),
+});
+
+export const loginPages: FastifyPluginAsyncTypebox<LoginPagesOptions> = async (app, { config, db, clock }) => {
+  app.get('/', (_request, reply) => reply.render('home'));
+
+  app.get('/login', {
+    schema: { querystring: Type.Object({ return_to: Type.Optional(Type.String({ maxLength: 8192 })) }) },
+  }, async (request, reply) => {
+    const returnTo = safeReturnTo(request.query.return_to, config.publicUrl)
+      ?? safeReturnTo(request.headers.referer, config.publicUrl) ?? '/';
+    return reply.render('login', { csrfToken: await formToken(request, reply, config), returnTo });
+  });
+
+  app.post('/login', { schema: { body: LoginForm } }, async (request, reply) => {
+    const form = request.body;
+    const returnTo = safeReturnTo(form.return_to, config.publicUrl) ?? '/';
+    const email = form.email?.trim() ?? '';
+    const remember = form.remember === '1' || form.remember === 'on';
+    const t = translator(pickLocale(request.headers['accept-language']));
+    const again = async (status: number, error: string) => reply.render('login', {
+      csrfToken: await formToken(request, reply, config), returnTo, email, remember, error,
+    }, status);
+
+    if (!(await isValidFormToken(request, form.csrf_token))) return again(403, t('login.csrf'));
+    try {
+      const { session } = await logIn(db, clock, { email, password: form.password ?? '', rememberMe: remember, ip: request.ip });
+      const previous = request.cookies[SESSION_COOKIE];
+      if (previous) await deleteSession(db, previous);
+      setSessionCookies(reply, config, session);
+      return reply.redirect(returnTo, 303);
+    } catch (error) {
+      if (!(error instanceof ApiProblem)) throw error;
+      if (error.status === 429) {
+        void reply.header('retry-after', error.headers?.['retry-after'] ?? '60');
+        return again(429, t('login.throttled', { seconds: error.headers?.['retry-after'] ?? '60' }));
+      }
+      return again(401, t('login.failed'));
+    }
+  });
+
+  const logout = async (request: { cookies: Record<string, string | undefined> }, reply: Parameters<typeof clearSessionCookies>[0]) => {
+    const id = request.cookies[SESSION_COOKIE];
+    if (id) await deleteSession(db, id);
+    clearSessionCookies(reply, config);
+    return reply.redirect('/', 303);
+  };
+  app.get('/logout', logout);
+  app.post('/logout', logout);
+};

@@ -1,0 +1,55 @@
+/**
+ * Sessions over HTTP: the cookies, and `request.getSession()`, which looks the
+ * session up at most once per request and only when a handler asks for it, so
+ * endpoints that never need a session (token, JWKS, ...) never pay for one.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import type { DB } from '../db/database.ts';
+import { findSession, type NewSession, type SessionContext } from './sessions.ts';
+
+export const SESSION_COOKIE = 'fs_session';
+export const CSRF_COOKIE = 'CSRF_TOKEN';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The logged-in session, or null. Memoised per request. */
+    getSession(): Promise<SessionContext | null>;
+    sessionLookup: Promise<SessionContext | null> | null;
+  }
+}
+
+export function installSessions(app: FastifyInstance, db: DB, clock: Clock): void {
+  app.decorateRequest('sessionLookup', null);
+  app.decorateRequest('getSession', function getSession(this: FastifyRequest) {
+    if (this.sessionLookup === null) {
+      const id = this.cookies[SESSION_COOKIE];
+      this.sessionLookup = id ? findSession(db, clock, id).then((s) => s ?? null) : Promise.resolve(null);
+    }
+    return this.sessionLookup;
+  });
+}
+
+export function setSessionCookies(reply: FastifyReply, config: Config, session: NewSession): void {
+  const maxAge = session.remember ? Math.floor((session.expiresAt.getTime() - Date.now()) / 1000) : undefined;
+  reply.setCookie(SESSION_COOKIE, session.id, {
+    path: '/', httpOnly: true, sameSite: 'lax', secure: config.isProduction,
+    ...(maxAge === undefined ? {} : { maxAge }),
+  });
+  setCsrfCookie(reply, config, session.csrfToken, maxAge);
+}
+
+/** Readable by the front end's script, which echoes it in `X-CSRF-Token`. */
+export function setCsrfCookie(reply: FastifyReply, config: Config, token: string, maxAge?: number): void {
+  reply.setCookie(CSRF_COOKIE, token, {
+    path: '/', httpOnly: false, sameSite: 'lax', secure: config.isProduction,
+    ...(maxAge === undefined ? {} : { maxAge }),
+  });
+}
+
+export function clearSessionCookies(reply: FastifyReply, config: Config): void {
+  const options = { path: '/', sameSite: 'lax', secure: config.isProduction } as const;
+  reply.clearCookie(SESSION_COOKIE, { ...options, httpOnly: true });
+  reply.clearCookie(CSRF_COOKIE, options);
+}

@@ -1,0 +1,80 @@
+/**
+ * Login sessions (SPEC §4): a random 256-bit id lives only in the browser's
+ * cookie; the database keeps its SHA-256 digest, the CSRF token and the expiry.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Clock } from '../clock.ts';
+import type { Executor } from '../db/executor.ts';
+import type { UserRow } from './users.repository.ts';
+
+/** Without "stay logged in". */
+export const SHORT_SESSION_SECONDS = 8 * 3600;
+/** With "stay logged in". */
+export const LONG_SESSION_SECONDS = 14 * 24 * 3600;
+
+export interface NewSession {
+  /** The secret cookie value; never stored. */
+  readonly id: string;
+  readonly csrfToken: string;
+  readonly expiresAt: Date;
+  readonly remember: boolean;
+}
+
+export interface SessionContext {
+  readonly user: UserRow;
+  readonly csrfToken: string;
+  readonly authTime: Date;
+  readonly expiresAt: Date;
+  readonly remember: boolean;
+}
+
+export function digestSessionId(id: string): Buffer {
+  return createHash('sha256').update(id).digest();
+}
+
+export function randomToken(bytes = 32): string {
+  return randomBytes(bytes).toString('base64url');
+}
+
+export async function createSession(db: Executor, clock: Clock, userId: number, remember: boolean): Promise<NewSession> {
+  const id = randomToken();
+  const csrfToken = randomToken();
+  const now = clock();
+  const expiresAt = new Date(now.getTime() + (remember ? LONG_SESSION_SECONDS : SHORT_SESSION_SECONDS) * 1000);
+  await db.insertInto('sessions').values({
+    id_digest: digestSessionId(id),
+    user_id: userId,
+    csrf_token: csrfToken,
+    remember,
+    auth_time: now,
+    expires_at: expiresAt,
+  }).execute();
+  return { id, csrfToken, expiresAt, remember };
+}
+
+/** One indexed query: the live session and its user, or undefined. */
+export async function findSession(db: Executor, clock: Clock, id: string): Promise<SessionContext | undefined> {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(id)) return undefined;
+  const row = await db.selectFrom('sessions')
+    .innerJoin('users', 'users.id', 'sessions.user_id')
+    .select([
+      'users.id', 'users.email', 'users.first_name', 'users.last_name', 'users.photo', 'users.role',
+      'users.verified', 'users.sleeping', 'users.home_region_id',
+      'sessions.csrf_token', 'sessions.auth_time', 'sessions.expires_at', 'sessions.remember',
+    ])
+    .where('sessions.id_digest', '=', digestSessionId(id))
+    .where('sessions.expires_at', '>', clock())
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { csrf_token, auth_time, expires_at, remember, ...user } = row;
+  return { user, csrfToken: csrf_token, authTime: auth_time, expiresAt: expires_at, remember };
+}
+
+export async function deleteSession(db: Executor, id: string): Promise<void> {
+  await db.deleteFrom('sessions').where('id_digest', '=', digestSessionId(id)).execute();
+}
+
+export async function purgeExpiredSessions(db: Executor, clock: Clock): Promise<number> {
+  const result = await db.deleteFrom('sessions').where('expires_at', '<=', clock()).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

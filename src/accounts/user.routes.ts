@@ -1,0 +1,68 @@
+/** `/api/user/*`: JSON login for apps, logout, and the current user (SPEC §4). */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import type { DB } from '../db/database.ts';
+import { ProblemSchema } from '../http/problem-schema.ts';
+import { CurrentUserSchema, describeCurrentUser } from './current-user.ts';
+import { logIn } from './login.service.ts';
+import { clearSessionCookies, SESSION_COOKIE, setSessionCookies } from './session-http.ts';
+import { deleteSession } from './sessions.ts';
+
+export interface UserRoutesOptions {
+  config: Config;
+  db: DB;
+  clock: Clock;
+}
+
+const LoginBody = Type.Object({
+  email: Type.String({ minLength: 1, maxLength: 254 }),
+  password: Type.String({ minLength: 1, maxLength: 1024 }),
+  rememberMe: Type.Optional(Type.Boolean({ default: false })),
+}, { additionalProperties: false });
+
+export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (api, { config, db, clock }) => {
+  api.post('/user/login', {
+    config: { csrf: false },
+    schema: {
+      tags: ['user'],
+      summary: 'Log in with email and password; sets the session and CSRF_TOKEN cookies',
+      body: LoginBody,
+      response: { 200: CurrentUserSchema, 400: ProblemSchema, 401: ProblemSchema, 429: ProblemSchema },
+    },
+  }, async (request, reply) => {
+    const { email, password, rememberMe = false } = request.body;
+    const { session, user } = await logIn(db, clock, { email, password, rememberMe, ip: request.ip });
+    const previous = request.cookies[SESSION_COOKIE];
+    if (previous) await deleteSession(db, previous);
+    setSessionCookies(reply, config, session);
+    return describeCurrentUser(db, user, session.csrfToken);
+  });
+
+  api.post('/user/logout', {
+    config: { auth: 'required' },
+    schema: {
+      tags: ['user'],
+      summary: 'End the session',
+      security: [{ csrf: [] }],
+      response: { 204: Type.Null(), 401: ProblemSchema, 403: ProblemSchema },
+    },
+  }, async (request, reply) => {
+    await deleteSession(db, request.cookies[SESSION_COOKIE] ?? '');
+    clearSessionCookies(reply, config);
+    return reply.code(204).send(null);
+  });
+
+  api.get('/user/current', {
+    config: { auth: 'required' },
+    schema: {
+      tags: ['user'],
+      summary: 'The logged-in user and the CSRF token',
+      response: { 200: CurrentUserSchema, 401: ProblemSchema },
+    },
+  }, async (request) => {
+    const session = (await request.getSession())!;
+    return describeCurrentUser(db, session.user, session.csrfToken);
+  });
+};

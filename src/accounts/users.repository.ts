@@ -1,0 +1,78 @@
+import type { DB } from '../db/database.ts';
+import type { Executor } from '../db/executor.ts';
+
+export interface UserRow {
+  id: number;
+  email: string;
+  first_name: string;
+  last_name: string;
+  photo: string | null;
+  role: number;
+  verified: boolean;
+  sleeping: boolean;
+  home_region_id: number | null;
+}
+
+const USER_COLUMNS = ['id', 'email', 'first_name', 'last_name', 'photo', 'role', 'verified', 'sleeping', 'home_region_id'] as const;
+
+export function findUserById(db: Executor, id: number): Promise<UserRow | undefined> {
+  return db.selectFrom('users').select(USER_COLUMNS).where('id', '=', id).executeTakeFirst();
+}
+
+export function findUserCredentialsByEmail(db: Executor, email: string) {
+  return db.selectFrom('users')
+    .select([...USER_COLUMNS, 'password_hash'])
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+    .executeTakeFirst();
+}
+
+export interface NewUser {
+  email: string;
+  passwordHash: string;
+  firstName: string;
+  lastName: string;
+  role: number;
+  verified: boolean;
+  homeRegionId: number | null;
+}
+
+export async function insertUser(db: Executor, user: NewUser): Promise<number> {
+  const row = await db.insertInto('users').values({
+    email: user.email,
+    password_hash: user.passwordHash,
+    first_name: user.firstName,
+    last_name: user.lastName,
+    photo: null,
+    role: user.role,
+    verified: user.verified,
+    home_region_id: user.homeRegionId,
+  }).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function addMemberships(db: Executor, userId: number, regionIds: readonly number[]): Promise<void> {
+  if (regionIds.length === 0) return;
+  await db.insertInto('region_memberships')
+    .values(regionIds.map((region_id) => ({ user_id: userId, region_id })))
+    .onConflict((oc) => oc.doNothing()).execute();
+}
+
+export async function addAmbassadorships(db: Executor, userId: number, regionIds: readonly number[]): Promise<void> {
+  if (regionIds.length === 0) return;
+  await db.insertInto('region_ambassadors')
+    .values(regionIds.map((region_id) => ({ user_id: userId, region_id })))
+    .onConflict((oc) => oc.doNothing()).execute();
+}
+
+export async function findRegionIdsOfUser(db: Executor, userId: number): Promise<{ member: number[]; ambassador: number[] }> {
+  const [member, ambassador] = await Promise.all([
+    db.selectFrom('region_memberships').select('region_id').where('user_id', '=', userId).orderBy('region_id').execute(),
+    db.selectFrom('region_ambassadors').select('region_id').where('user_id', '=', userId).orderBy('region_id').execute(),
+  ]);
+  return { member: member.map((r) => r.region_id), ambassador: ambassador.map((r) => r.region_id) };
+}
+
+export async function countUsers(db: DB): Promise<number> {
+  const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  return Number(row.n);
+}

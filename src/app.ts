@@ -1,0 +1,81 @@
+/**
+ * buildApp(config, deps): the whole HTTP application, every module registered
+ * explicitly. No listening, no process handling: that is main.ts.
+ */
+import { randomUUID } from 'node:crypto';
+import cookie from '@fastify/cookie';
+import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { loginPages } from './accounts/login.pages.ts';
+import { installSessions } from './accounts/session-http.ts';
+import { userRoutes } from './accounts/user.routes.ts';
+import { systemClock, type Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import type { DatabaseHandle } from './db/database.ts';
+import { installApiContext } from './http/api-context.ts';
+import type { KeyMaterial } from './oauth/keys/key-material.ts';
+import { healthRoutes } from './ops/health.routes.ts';
+import { installPageErrors } from './web/page-errors.ts';
+import { installPages } from './web/render.ts';
+
+export interface AppDeps {
+  readonly database: DatabaseHandle;
+  readonly keys: KeyMaterial;
+  readonly clock?: Clock;
+}
+
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
+  const clock = deps.clock ?? systemClock;
+  const { db } = deps.database;
+  const app = Fastify({
+    logger: {
+      level: config.logLevel,
+      redact: {
+        paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrf-token"]', 'res.headers["set-cookie"]'],
+        censor: '[redacted]',
+      },
+    },
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    trustProxy: config.trustProxy,
+    bodyLimit: 1024 * 1024,
+    routerOptions: { maxParamLength: 200 },
+    return503OnClosing: true,
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onRequest', async (request, reply) => {
+    void reply.header(REQUEST_ID_HEADER, request.id);
+  });
+
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      directives: {
+        // The consent form's POST ends in a redirect to the client: form-action
+        // 'self' would make browsers block it.
+        'form-action': null,
+        'upgrade-insecure-requests': config.isProduction ? [] : null,
+      },
+    },
+    hsts: config.isProduction,
+  });
+  await app.register(cookie);
+  await app.register(formbody, { bodyLimit: 64 * 1024 });
+
+  installSessions(app, db, clock);
+  installPages(app);
+  installPageErrors(app);
+
+  await app.register(healthRoutes, { ping: deps.database.ping });
+  await app.register(loginPages, { config, db, clock });
+
+  await app.register(async (api) => {
+    installApiContext(api);
+    await api.register(userRoutes, { config, db, clock });
+  }, { prefix: '/api' });
+
+  return app;
+}

@@ -1,0 +1,82 @@
+/**
+ * Operator CLI (SPEC §3): `npm run cli -- <command> [options] [--json]`, also
+ * the package's `bin`. Works on the same DATA_DIR / DATABASE_URL as the server;
+ * on the embedded database it refuses to run while the server holds it.
+ */
+import { parseArgs } from 'node:util';
+import { demoCommand, migrateCommand, regionAddCommand, userAddCommand } from './cli/accounts.commands.ts';
+import { UsageError, type CliCommand, type CliContext } from './cli/command.ts';
+import { ConfigError, loadConfig } from './config.ts';
+import { openDatabase, type DatabaseHandle } from './db/database.ts';
+import { DataDirBusyError } from './db/data-dir-lock.ts';
+import { migrate } from './db/migrate.ts';
+import { databaseTarget } from './db/target.ts';
+import { DatabaseNotEmptyError } from './demo/demo-data.ts';
+import { ValidationFailed } from './http/problem.ts';
+
+export const COMMANDS: CliCommand[] = [migrateCommand, regionAddCommand, userAddCommand, demoCommand];
+
+function usage(): string {
+  return ['Usage: npm run cli -- <command> [options] [--json]', '', 'Commands:',
+    ...COMMANDS.map((c) => `  ${c.usage}`)].join('\n');
+}
+
+/** Runs one command line; returns the process exit code. */
+export async function runCli(argv: readonly string[], out = process.stdout, err = process.stderr): Promise<number> {
+  const json = argv.includes('--json');
+  const args = argv.filter((a) => a !== '--json');
+  const fail = (code: number, message: string, details?: unknown) => {
+    if (json) out.write(`${JSON.stringify({ error: message, ...(details ? { errors: details } : {}) })}\n`);
+    else err.write(`error: ${message}\n${Array.isArray(details) ? details.map((d: { field: string; message: string }) => `  --${kebab(d.field)}: ${d.message}\n`).join('') : ''}`);
+    return code;
+  };
+
+  if (args.length === 0 || args[0] === '--help' || args[0] === 'help') {
+    out.write(`${usage()}\n`);
+    return args.length === 0 ? 2 : 0;
+  }
+  const command = COMMANDS
+    .filter((c) => c.words.every((word, i) => args[i] === word))
+    .sort((a, b) => b.words.length - a.words.length)[0];
+  if (!command) return fail(2, `unknown command "${args.join(' ')}"\n${usage()}`);
+
+  let handle: DatabaseHandle | undefined;
+  try {
+    const { values, positionals } = parseArgs({ args: args.slice(command.words.length), options: command.options, strict: true, allowPositionals: true });
+    if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
+    const config = loadConfig();
+    const applied: string[] = [];
+    const context: CliContext = {
+      config,
+      appliedMigrations: applied,
+      async database() {
+        if (!handle) {
+          handle = await openDatabase(databaseTarget(config));
+          applied.push(...await migrate(handle.db));
+        }
+        return handle.db;
+      },
+    };
+    const result = await command.run(context, values);
+    out.write(json ? `${JSON.stringify(result.json, null, 2)}\n` : `${result.text}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      return fail(2, `${(error as Error).message}\nusage: ${command.usage}`);
+    }
+    if (error instanceof ValidationFailed) return fail(1, error.detail, error.errors);
+    if (error instanceof ConfigError) return fail(1, error.message);
+    if (error instanceof DataDirBusyError || error instanceof DatabaseNotEmptyError) return fail(1, error.message);
+    return fail(1, error instanceof Error ? error.message : String(error));
+  } finally {
+    await handle?.close();
+  }
+}
+
+function kebab(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  process.exitCode = await runCli(process.argv.slice(2));
+}

@@ -1,0 +1,80 @@
+/**
+ * Opens the configured database: PostgreSQL through a `pg` pool when a URL is
+ * given, otherwise the embedded PGlite under `<dataDir>/pglite`. Both speak the
+ * same SQL, run the same migrations and sit behind the same Kysely instance.
+ */
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import { lockDataDir } from './data-dir-lock.ts';
+import { PGliteDialect } from './pglite-dialect.ts';
+import type { Database } from './schema.ts';
+
+export type DB = Kysely<Database>;
+
+export interface DatabaseHandle {
+  readonly db: DB;
+  readonly kind: 'postgres' | 'pglite';
+  /** Throws when the database does not answer. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type DatabaseTarget =
+  | { readonly kind: 'postgres'; readonly url: string; readonly schema?: string; readonly poolSize?: number }
+  | { readonly kind: 'pglite'; readonly dataDir?: string };
+
+const INT8_OID = 20;
+const NUMERIC_OID = 1700;
+
+export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
+  return target.kind === 'postgres' ? openPostgres(target) : openPglite(target.dataDir);
+}
+
+async function openPostgres(target: { url: string; schema?: string; poolSize?: number }): Promise<DatabaseHandle> {
+  const pool = new pg.Pool({
+    connectionString: target.url,
+    max: target.poolSize ?? 10,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+    ...(target.schema ? { options: `-c search_path=${target.schema}` } : {}),
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID || oid === NUMERIC_OID ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client losing its connection (database restart) must not crash the process.
+  pool.on('error', () => {});
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    kind: 'postgres',
+    ping: async () => { await sql`select 1`.execute(db); },
+    close: () => db.destroy(),
+  };
+}
+
+async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> {
+  const lock = dataDir === undefined ? undefined : lockDataDir(dataDir);
+  try {
+    const pglite = await PGlite.create({
+      ...(dataDir === undefined ? {} : { dataDir: path.join(dataDir, 'pglite') }),
+      parsers: { [INT8_OID]: Number, [NUMERIC_OID]: Number },
+    });
+    const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+    return {
+      db,
+      kind: 'pglite',
+      ping: async () => { await sql`select 1`.execute(db); },
+      close: async () => {
+        await db.destroy();
+        await pglite.close();
+        lock?.release();
+      },
+    };
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * The demo dataset (SPEC §9): small, realistic, German-flavoured, with known
+ * passwords. Loaded into an empty database outside production only; later
+ * areas add their objects in {@link loadDemoData}.
+ */
+import { createRegion, createUser } from '../accounts/accounts.service.ts';
+import type { RegionType } from '../accounts/accounts.tables.ts';
+import { ROLES, type RoleName } from '../accounts/roles.ts';
+import { countUsers } from '../accounts/users.repository.ts';
+import type { DB } from '../db/database.ts';
+
+export const DEMO_PASSWORD = 'demo-password';
+
+export interface DemoRegion { id: number; name: string; type: RegionType; parentId: number | null }
+export interface DemoUser { id: number; email: string; password: string; firstName: string; lastName: string; role: RoleName; regionIds: number[]; ambassadorOf: number[] }
+
+export interface DemoSummary {
+  regions: DemoRegion[];
+  users: DemoUser[];
+}
+
+export class DatabaseNotEmptyError extends Error {
+  constructor() {
+    super('The database already holds users; the demo dataset is loaded only into an empty database.');
+    this.name = 'DatabaseNotEmptyError';
+  }
+}
+
+export async function isDatabaseEmpty(db: DB): Promise<boolean> {
+  return (await countUsers(db)) === 0;
+}
+
+/** Loads the demo dataset; throws {@link DatabaseNotEmptyError} unless the database is empty. */
+export async function loadDemoData(db: DB): Promise<DemoSummary> {
+  if (!(await isDatabaseEmpty(db))) throw new DatabaseNotEmptyError();
+  const regions: DemoRegion[] = [];
+  const region = async (name: string, type: RegionType, parentId: number | null) => {
+    const id = await createRegion(db, { name, type, parentId });
+    regions.push({ id, name, type, parentId });
+    return id;
+  };
+  const germany = await region('Deutschland', 'country', null);
+  const berlin = await region('Berlin', 'region', germany);
+  const kreuzberg = await region('Berlin-Kreuzberg', 'district', berlin);
+  const cologne = await region('Köln', 'region', germany);
+  const workingGroup = await region('AG Öffentlichkeitsarbeit Berlin', 'working-group', berlin);
+
+  const users: DemoUser[] = [];
+  const user = async (email: string, firstName: string, lastName: string, role: RoleName, regionIds: number[], ambassadorOf: number[] = []) => {
+    const id = await createUser(db, { email, password: DEMO_PASSWORD, firstName, lastName, role, regionIds, ambassadorOf });
+    users.push({ id, email, password: DEMO_PASSWORD, firstName, lastName, role, regionIds, ambassadorOf });
+    return id;
+  };
+  await user('foodsharer@example.org', 'Frieda', 'Teiler', 'foodsharer', [kreuzberg]);
+  await user('foodsaver@example.org', 'Fabian', 'Retter', 'foodsaver', [berlin, kreuzberg, workingGroup]);
+  await user('storemanager@example.org', 'Stefanie', 'Betrieb', 'store-manager', [berlin]);
+  await user('ambassador@example.org', 'Alma', 'Botschafter', 'ambassador', [berlin], [berlin]);
+  await user('orga@example.org', 'Otto', 'Orga', 'orga', [germany, workingGroup]);
+  await user('koeln@example.org', 'Klara', 'Kölsch', 'foodsaver', [cologne]);
+
+  return { regions, users };
+}
+
+export function describeDemoLogins(summary: DemoSummary): string[] {
+  return summary.users.map((u) => `${u.email.padEnd(26)} ${u.password}  (${u.role}, role ${ROLES[u.role]})`);
+}

@@ -1,0 +1,43 @@
+/**
+ * Classifies a thrown error into a status the client may see, without ever
+ * exposing the cause of a 5xx (SPEC §7). Shared by the three error vocabularies.
+ */
+import type { FastifyError } from 'fastify';
+
+const DATABASE_DOWN_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND',
+  '08000', '08001', '08003', '08006', '57P01', '57P02', '57P03', '53300',
+]);
+
+export interface Failure {
+  status: number;
+  /** Safe to show: a client-side error's message, or a generic one. */
+  message: string;
+  /** Whether this is our fault and must be logged with its stack. */
+  isServerFault: boolean;
+}
+
+export function classifyFailure(error: unknown): Failure {
+  const e = error as Partial<FastifyError> & { code?: string };
+  if (typeof e.code === 'string' && DATABASE_DOWN_CODES.has(e.code) ||
+      /Connection terminated|timeout exceeded when trying to connect/i.test(String(e.message))) {
+    return { status: 503, message: 'The service is temporarily unavailable. Please try again shortly.', isServerFault: true };
+  }
+  const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
+  if (status >= 400 && status < 500) {
+    return { status, message: clientMessage(e, status), isServerFault: false };
+  }
+  return { status: 500, message: 'An unexpected error occurred.', isServerFault: true };
+}
+
+function clientMessage(e: Partial<FastifyError>, status: number): string {
+  switch (status) {
+    case 413: return 'The request body is too large.';
+    case 415: return 'Unsupported content type.';
+    case 404: return 'Not found.';
+    case 429: return 'Too many requests. Please slow down.';
+    default:
+      // Fastify's own 4xx errors (FST_*) and JSON syntax errors describe the input, not our internals.
+      return typeof e.code === 'string' && e.code.startsWith('FST_') && e.message ? e.message : 'The request is malformed.';
+  }
+}

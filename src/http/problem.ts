@@ -1,0 +1,63 @@
+/**
+ * RFC 9457 problem details for `/api` (SPEC §7). Services throw
+ * {@link ApiProblem}; the `/api` error handler turns it into
+ * `application/problem+json` with a stable `code`.
+ */
+import type { ProblemCode } from './problem-codes.ts';
+
+export interface FieldError {
+  /** JSON pointer-ish path of the offending field, e.g. `/email` or `/0/id`. */
+  readonly field: string;
+  readonly message: string;
+}
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ProblemCode;
+  errors?: FieldError[];
+}
+
+const TITLES: Readonly<Record<number, string>> = {
+  400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
+  409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type', 422: 'Unprocessable Content',
+  429: 'Too Many Requests', 500: 'Internal Server Error', 503: 'Service Unavailable',
+};
+
+export class ApiProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ProblemCode,
+    readonly detail: string,
+    readonly errors?: readonly FieldError[],
+    /** Extra response headers, e.g. `Retry-After`. */
+    readonly headers?: Readonly<Record<string, string>>,
+  ) {
+    super(detail);
+    this.name = 'ApiProblem';
+  }
+
+  toBody(): ProblemBody {
+    return problemBody(this.status, this.code, this.detail, this.errors);
+  }
+}
+
+export function problemBody(status: number, code: ProblemCode, detail: string, errors?: readonly FieldError[]): ProblemBody {
+  return {
+    type: `about:blank`,
+    title: TITLES[status] ?? 'Error',
+    status,
+    detail,
+    code,
+    ...(errors && errors.length > 0 ? { errors: [...errors] } : {}),
+  };
+}
+
+/** Thrown by services for invalid input that passed the schema but breaks a rule of a field. */
+export class ValidationFailed extends ApiProblem {
+  constructor(errors: readonly FieldError[], detail = 'The request is invalid.') {
+    super(400, 'request.invalid', detail, errors);
+  }
+}

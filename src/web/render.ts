@@ -1,0 +1,47 @@
+/**
+ * Server-rendered pages (Eta, auto-escaping). `reply.render(view, data)` adds
+ * what every page needs: the locale and its translator, the logged-in user and
+ * the site's base URL.
+ */
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Eta } from 'eta';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { isOrga } from '../accounts/roles.ts';
+import { pickLocale, translator } from './i18n.ts';
+
+const VIEWS_DIR = fileURLToPath(new URL('./views/', import.meta.url));
+const STYLESHEET = readFileSync(new URL('./static/style.css', import.meta.url), 'utf8');
+
+declare module 'fastify' {
+  interface FastifyReply {
+    render(view: string, data?: Record<string, unknown>, status?: number): Promise<FastifyReply>;
+  }
+}
+
+export function installPages(app: FastifyInstance): void {
+  const eta = new Eta({ views: VIEWS_DIR, autoEscape: true, cache: true, useWith: false });
+
+  app.decorateReply('render', async function render(this: FastifyReply, view: string, data = {}, status = 200) {
+    const request = this.request;
+    const locale = pickLocale(request.headers['accept-language']);
+    const session = await request.getSession().catch(() => null);
+    const html = eta.render(`./${view}`, {
+      ...data,
+      lang: locale,
+      t: translator(locale),
+      user: session?.user ?? null,
+      isOrga: session ? isOrga(session.user) : false,
+    });
+    return this.code(status)
+      .header('content-type', 'text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .header('vary', 'Accept-Language, Cookie')
+      .send(html);
+  });
+
+  app.get('/static/style.css', (_request, reply) => reply
+    .header('content-type', 'text/css; charset=utf-8')
+    .header('cache-control', 'public, max-age=3600')
+    .send(STYLESHEET));
+}

@@ -1,0 +1,46 @@
+/**
+ * A freshly migrated database per test file: in-memory PGlite by default;
+ * with TEST_DATABASE_URL, a new schema on that PostgreSQL, dropped afterwards,
+ * so concurrent runs never see each other's data.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
+import { migrate } from '../../src/db/migrate.ts';
+
+export interface TestDatabase {
+  readonly handle: DatabaseHandle;
+  /** Closes the connections and drops the schema (PostgreSQL). */
+  drop(): Promise<void>;
+}
+
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  if (TEST_DATABASE_URL === undefined) {
+    const handle = await openDatabase({ kind: 'pglite' });
+    await migrate(handle.db);
+    return { handle, drop: () => handle.close() };
+  }
+  const schema = `test_${randomBytes(6).toString('hex')}`;
+  await withAdminClient((client) => client.query(`create schema ${schema}`));
+  const handle = await openDatabase({ kind: 'postgres', url: TEST_DATABASE_URL, schema, poolSize: 5 });
+  await migrate(handle.db);
+  return {
+    handle,
+    drop: async () => {
+      await handle.close();
+      await withAdminClient((client) => client.query(`drop schema ${schema} cascade`));
+    },
+  };
+}
+
+async function withAdminClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}

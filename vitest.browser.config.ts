@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+/** Browser tests: real Chromium (Debian's) driven by playwright-core. */
+export default defineConfig({
+  test: {
+    include: ['test/e2e/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 90_000,
+    pool: 'forks',
+    fileParallelism: false,
+  },
+});
