@@ -21,8 +21,15 @@ function usage(): string {
     ...COMMANDS.map((c) => `  ${c.usage}`)].join('\n');
 }
 
+export interface CliIo {
+  out: { write(text: string): unknown };
+  err: { write(text: string): unknown };
+  env: Readonly<Record<string, string | undefined>>;
+}
+
 /** Runs one command line; returns the process exit code. */
-export async function runCli(argv: readonly string[], out = process.stdout, err = process.stderr): Promise<number> {
+export async function runCli(argv: readonly string[], io: CliIo = { out: process.stdout, err: process.stderr, env: process.env }): Promise<number> {
+  const { out, err } = io;
   const json = argv.includes('--json');
   const args = argv.filter((a) => a !== '--json');
   const fail = (code: number, message: string, details?: unknown) => {
@@ -44,7 +51,7 @@ export async function runCli(argv: readonly string[], out = process.stdout, err 
   try {
     const { values, positionals } = parseArgs({ args: args.slice(command.words.length), options: command.options, strict: true, allowPositionals: true });
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-    const config = loadConfig();
+    const config = loadConfig(io.env);
     const applied: string[] = [];
     const context: CliContext = {
       config,

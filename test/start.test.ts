@@ -1,0 +1,128 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEST_DATABASE_URL } from './helpers/database.ts';
+
+// `npm start` as an operator runs it: a real process, real port, real files.
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+interface Running { child: ChildProcess; output: () => string; exited: Promise<number | null> }
+
+function start(env: Record<string, string>): Running {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+  child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function waitFor(running: Running, text: string, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!running.output().includes(text)) {
+    if (Date.now() > deadline || running.child.exitCode !== null) throw new Error(`"${text}" not seen:\n${running.output()}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+let dataDir: string;
+beforeAll(async () => { dataDir = await mkdtemp(path.join(tmpdir(), 'fs-start-')); });
+afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+describe('npm start', () => {
+  it('refuses a bad configuration with one clear line per value and a non-zero exit', async () => {
+    const running = start({ PORT: 'abc', LOG_LEVEL: 'chatty', DATA_DIR: dataDir });
+    expect(await running.exited).toBe(1);
+    expect(running.output()).toContain('PORT="abc" must be a whole number from 0 to 65535');
+    expect(running.output()).toContain('LOG_LEVEL="chatty" must be one of');
+    expect(existsSync(path.join(dataDir, 'pglite'))).toBe(false);
+  });
+
+  it('refuses production without PostgreSQL and https', async () => {
+    const running = start({ NODE_ENV: 'production', DATA_DIR: dataDir });
+    expect(await running.exited).toBe(1);
+    expect(running.output()).toContain('NODE_ENV=production requires DATABASE_URL (PostgreSQL)');
+    expect(running.output()).toContain('NODE_ENV=production requires an https PUBLIC_URL');
+  });
+
+  it('first start: creates and migrates the embedded database, generates keys (0600), loads the demo, serves, stops cleanly', async () => {
+    const port = await freePort();
+    const running = start({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir });
+    await waitFor(running, 'Demo dataset loaded');
+    expect(running.output()).toContain(`ready at http://localhost:${port}`);
+    expect(running.output()).toContain('orga@example.org');
+    expect(running.output()).toContain('demo-password');
+
+    for (const file of ['signing-key.pem', 'encryption.key']) {
+      expect((await stat(path.join(dataDir, 'keys', file))).mode & 0o777).toBe(0o600);
+    }
+    const pem = await readFile(path.join(dataDir, 'keys', 'signing-key.pem'), 'utf8');
+    expect(pem).toContain('BEGIN PRIVATE KEY');
+
+    const health = await fetch(`http://127.0.0.1:${port}/health`);
+    expect(health.status).toBe(200);
+    const login = await fetch(`http://127.0.0.1:${port}/login`);
+    expect(login.status).toBe(200);
+    expect(await login.text()).toContain('name="password"');
+    const api = await fetch(`http://127.0.0.1:${port}/api/user/login`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'orga@example.org', password: 'demo-password' }),
+    });
+    expect(api.status).toBe(200);
+    expect(running.output()).not.toContain('demo-password"'); // the password never appears in a request log line
+
+    running.child.kill('SIGTERM');
+    expect(await running.exited).toBe(0);
+    expect(existsSync(path.join(dataDir, 'embedded-db.lock'))).toBe(false);
+
+    // Second start: same keys, no second demo load.
+    const again = start({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir });
+    await waitFor(again, 'ready at');
+    expect(await readFile(path.join(dataDir, 'keys', 'signing-key.pem'), 'utf8')).toBe(pem);
+    expect(again.output()).not.toContain('Demo dataset loaded');
+    again.child.kill('SIGINT');
+    expect(await again.exited).toBe(0);
+  });
+
+  it.runIf(TEST_DATABASE_URL)('runs the same on an empty PostgreSQL database', async () => {
+    const schema = `test_start_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    try {
+      const port = await freePort();
+      const url = new URL(TEST_DATABASE_URL!);
+      url.searchParams.set('options', `-c search_path=${schema}`);
+      const running = start({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, DATABASE_URL: url.toString() });
+      await waitFor(running, 'Demo dataset loaded');
+      expect(running.output()).toContain('(PostgreSQL)');
+      const response = await fetch(`http://127.0.0.1:${port}/api/user/login`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'foodsaver@example.org', password: 'demo-password' }),
+      });
+      expect(response.status).toBe(200);
+      const { rows } = await admin.query(`select count(*)::int as n from ${schema}.users`);
+      expect(rows[0].n).toBeGreaterThanOrEqual(5);
+      running.child.kill('SIGTERM');
+      expect(await running.exited).toBe(0);
+    } finally {
+      await admin.query(`drop schema ${schema} cascade`);
+      await admin.end();
+    }
+  });
+});
