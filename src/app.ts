@@ -11,11 +11,18 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { loginPages } from './accounts/login.pages.ts';
 import { installSessions } from './accounts/session-http.ts';
 import { userRoutes } from './accounts/user.routes.ts';
+import { installOpenApi } from './api/openapi/openapi.plugin.ts';
+import { openApiRoutes } from './api/openapi/openapi.routes.ts';
+import { sharingRoutes } from './api/sharing.routes.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { DatabaseHandle } from './db/database.ts';
+import { communityRoutes } from './api/community.routes.ts';
 import { installApiContext } from './http/api-context.ts';
+import { adminRoutes } from './oauth/clients/admin.routes.ts';
+import { myAppsRoutes } from './oauth/consent/my-apps.routes.ts';
 import type { KeyMaterial } from './oauth/keys/key-material.ts';
+import { oauthRoutes } from './oauth/oauth.routes.ts';
 import { healthRoutes } from './ops/health.routes.ts';
 import { installPageErrors } from './web/page-errors.ts';
 import { installPages } from './web/render.ts';
@@ -69,12 +76,19 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   installPages(app);
   installPageErrors(app);
 
+  await installOpenApi(app, config);
   await app.register(healthRoutes, { ping: deps.database.ping });
   await app.register(loginPages, { config, db, clock });
+  await app.register(adminRoutes, { config, db, keys: deps.keys });
+  await app.register(myAppsRoutes, { config, db, clock });
+  await app.register(oauthRoutes, { config, db, clock, keys: deps.keys });
 
   await app.register(async (api) => {
     installApiContext(api);
     await api.register(userRoutes, { config, db, clock });
+    await api.register(communityRoutes, { db, clock });
+    await api.register(sharingRoutes, { config, db, clock });
+    await api.register(openApiRoutes);
   }, { prefix: '/api' });
 
   return app;

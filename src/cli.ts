@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util';
 import { demoCommand, migrateCommand, regionAddCommand, userAddCommand } from './cli/accounts.commands.ts';
 import { UsageError, type CliCommand, type CliContext } from './cli/command.ts';
+import { clientAddCommand, keysRotateCommand } from './cli/oauth.commands.ts';
 import { ConfigError, loadConfig } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { DataDirBusyError } from './db/data-dir-lock.ts';
@@ -14,7 +15,7 @@ import { databaseTarget } from './db/target.ts';
 import { DatabaseNotEmptyError } from './demo/demo-data.ts';
 import { ValidationFailed } from './http/problem.ts';
 
-export const COMMANDS: CliCommand[] = [migrateCommand, regionAddCommand, userAddCommand, demoCommand];
+export const COMMANDS: CliCommand[] = [migrateCommand, regionAddCommand, userAddCommand, clientAddCommand, keysRotateCommand, demoCommand];
 
 function usage(): string {
   return ['Usage: npm run cli -- <command> [options] [--json]', '', 'Commands:',

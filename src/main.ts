@@ -36,7 +36,7 @@ async function main(): Promise<void> {
 
   let demoLogins: string[] = [];
   if (!config.isProduction && await isDatabaseEmpty(database.db)) {
-    demoLogins = describeDemoLogins(await loadDemoData(database.db));
+    demoLogins = describeDemoLogins(await loadDemoData(database.db, keys));
   }
 
   const maintenance = startMaintenance(database.db, systemClock, app.log);

@@ -3,6 +3,8 @@ import { createRegion, createUser } from '../accounts/accounts.service.ts';
 import { REGION_TYPES, type RegionType } from '../accounts/accounts.tables.ts';
 import { ROLE_NAMES, type RoleName } from '../accounts/roles.ts';
 import { loadDemoData } from '../demo/demo-data.ts';
+import { describeOAuthDemo } from '../demo/demo-oauth.ts';
+import { loadKeyMaterial } from '../oauth/keys/key-material.ts';
 import { positiveIntegers, requiredString, optionalString, UsageError, type CliCommand } from './command.ts';
 
 export const migrateCommand: CliCommand = {
@@ -69,13 +71,14 @@ export const demoCommand: CliCommand = {
   usage: 'demo',
   options: {},
   async run(context) {
-    const summary = await loadDemoData(await context.database());
+    const summary = await loadDemoData(await context.database(), await loadKeyMaterial(context.config));
     const lines = [
       'Demo dataset loaded.',
       'Regions:',
       ...summary.regions.map((r) => `  ${String(r.id).padStart(3)}  ${r.name} (${r.type})`),
       'Users (password for all: see below):',
       ...summary.users.map((u) => `  ${String(u.id).padStart(3)}  ${u.email.padEnd(26)} ${u.password}  ${u.role}`),
+      ...describeOAuthDemo(summary.oauthClients).map((line) => `  ${line}`),
     ];
     return { json: summary, text: lines.join('\n') };
   },

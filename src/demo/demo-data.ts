@@ -8,6 +8,10 @@ import type { RegionType } from '../accounts/accounts.tables.ts';
 import { ROLES, type RoleName } from '../accounts/roles.ts';
 import { countUsers } from '../accounts/users.repository.ts';
 import type { DB } from '../db/database.ts';
+import type { KeyMaterial } from '../oauth/keys/key-material.ts';
+import { describeOAuthDemo, loadOAuthDemo, type DemoOAuthClient } from './demo-oauth.ts';
+import { loadCommunityDemo, type DemoCommunity } from './demo-community.ts';
+import { loadSharingDemo, type DemoSharing } from './demo-sharing.ts';
 
 export const DEMO_PASSWORD = 'demo-password';
 
@@ -17,6 +21,12 @@ export interface DemoUser { id: number; email: string; password: string; firstNa
 export interface DemoSummary {
   regions: DemoRegion[];
   users: DemoUser[];
+  /** Stores, quizzes, contents, region pins, reports (demo-community.ts). */
+  community: DemoCommunity;
+  /** Baskets with requests, polls, feature toggles (demo-sharing.ts). */
+  sharing: DemoSharing;
+  /** A confidential and a public OAuth client (demo-oauth.ts); empty when loaded without key material. */
+  oauthClients: DemoOAuthClient[];
 }
 
 export class DatabaseNotEmptyError extends Error {
@@ -31,7 +41,7 @@ export async function isDatabaseEmpty(db: DB): Promise<boolean> {
 }
 
 /** Loads the demo dataset; throws {@link DatabaseNotEmptyError} unless the database is empty. */
-export async function loadDemoData(db: DB): Promise<DemoSummary> {
+export async function loadDemoData(db: DB, keys?: KeyMaterial): Promise<DemoSummary> {
   if (!(await isDatabaseEmpty(db))) throw new DatabaseNotEmptyError();
   const regions: DemoRegion[] = [];
   const region = async (name: string, type: RegionType, parentId: number | null) => {
@@ -58,9 +68,15 @@ export async function loadDemoData(db: DB): Promise<DemoSummary> {
   await user('orga@example.org', 'Otto', 'Orga', 'orga', [germany, workingGroup]);
   await user('koeln@example.org', 'Klara', 'Kölsch', 'foodsaver', [cologne]);
 
-  return { regions, users };
+  const community = await loadCommunityDemo(db, { regions, users });
+  const sharing = await loadSharingDemo(db, { regions, users });
+  const oauthClients = keys ? await loadOAuthDemo(db, keys) : [];
+  return { regions, users, community, sharing, oauthClients };
 }
 
 export function describeDemoLogins(summary: DemoSummary): string[] {
-  return summary.users.map((u) => `${u.email.padEnd(26)} ${u.password}  (${u.role}, role ${ROLES[u.role]})`);
+  return [
+    ...summary.users.map((u) => `${u.email.padEnd(26)} ${u.password}  (${u.role}, role ${ROLES[u.role]})`),
+    ...describeOAuthDemo(summary.oauthClients),
+  ];
 }

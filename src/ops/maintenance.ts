@@ -7,13 +7,14 @@ import { purgeExpiredThrottles } from '../accounts/login-throttle.ts';
 import { purgeExpiredSessions } from '../accounts/sessions.ts';
 import type { Clock } from '../clock.ts';
 import type { DB } from '../db/database.ts';
+import { purgeExpiredOAuthRows } from '../oauth/oauth.purge.ts';
 
 const PURGE_INTERVAL_MS = 10 * 60 * 1000;
 
 export type PurgeTask = (db: DB, clock: Clock) => Promise<unknown>;
 
 /** Each area registers its purge here. */
-export const PURGE_TASKS: readonly PurgeTask[] = [purgeExpiredSessions, purgeExpiredThrottles];
+export const PURGE_TASKS: readonly PurgeTask[] = [purgeExpiredSessions, purgeExpiredThrottles, purgeExpiredOAuthRows];
 
 export async function purgeExpired(db: DB, clock: Clock): Promise<void> {
   for (const task of PURGE_TASKS) await task(db, clock);

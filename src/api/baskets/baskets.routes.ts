@@ -1,0 +1,76 @@
+/** `/api/baskets` (SPEC-API): food baskets and requests for them. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Clock } from '../../clock.ts';
+import type { DB } from '../../db/database.ts';
+import { ProblemSchema } from '../../http/problem-schema.ts';
+import { assertValidInput, assertValidParams } from '../../http/validation-order.ts';
+import { BasketCreateBody, BasketParams, BasketPatchBody, BasketSchema, WithdrawParams } from './baskets.schemas.ts';
+import { createBasket, editBasket, getBasket, requestBasket, withdrawRequest } from './baskets.service.ts';
+
+export interface BasketRoutesOptions { db: DB; clock: Clock }
+
+const TAGS = ['baskets'];
+const errors = { 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema };
+
+export const basketRoutes: FastifyPluginAsyncTypebox<BasketRoutesOptions> = async (api, { db, clock }) => {
+  api.post('/baskets', {
+    config: { auth: 'required' },
+    schema: {
+      tags: TAGS, summary: 'Offer a basket; it expires lifeTimeInDays from now', security: [{ csrf: [] }],
+      body: BasketCreateBody,
+      response: { 201: BasketSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema },
+    },
+  }, async (request, reply) => {
+    const session = (await request.getSession())!;
+    const basket = await createBasket(db, clock, session.user, request.body);
+    return reply.code(201).header('location', `/api/baskets/${basket.id}`).send(basket);
+  });
+
+  api.get('/baskets/:basketId', {
+    config: { auth: 'required' },
+    schema: {
+      tags: TAGS, summary: 'A basket (deleted ones: 404)',
+      params: BasketParams,
+      response: { 200: BasketSchema, 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema },
+    },
+  }, async (request) => getBasket(db, request.params.basketId));
+
+  api.patch('/baskets/:basketId', {
+    config: { auth: 'required' },
+    attachValidation: true,
+    schema: {
+      tags: TAGS, summary: 'Edit a basket (its creator, while active and unexpired); until does not move', security: [{ csrf: [] }],
+      params: BasketParams,
+      body: BasketPatchBody,
+      response: { 200: BasketSchema, ...errors },
+    },
+  }, async (request) => {
+    assertValidParams(request);
+    const session = (await request.getSession())!;
+    return editBasket(db, clock, session.user, request.params.basketId, request.body ?? {}, () => assertValidInput(request));
+  });
+
+  api.post('/baskets/:basketId/request', {
+    config: { auth: 'required' },
+    schema: {
+      tags: TAGS, summary: 'Request a basket', security: [{ csrf: [] }],
+      params: BasketParams,
+      response: { 200: BasketSchema, ...errors, 409: ProblemSchema },
+    },
+  }, async (request) => {
+    const session = (await request.getSession())!;
+    return requestBasket(db, clock, session.user, request.params.basketId);
+  });
+
+  api.post('/baskets/:basketId/withdraw', {
+    config: { auth: 'required' },
+    schema: {
+      tags: TAGS, summary: 'Withdraw the caller\'s open request for a basket (request status 5)', security: [{ csrf: [] }],
+      params: WithdrawParams,
+      response: { 200: BasketSchema, ...errors },
+    },
+  }, async (request) => {
+    const session = (await request.getSession())!;
+    return withdrawRequest(db, clock, session.user, request.params.basketId);
+  });
+};

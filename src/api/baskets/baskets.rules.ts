@@ -1,0 +1,42 @@
+/**
+ * Field rules of a basket beyond its schema (SPEC-API `PATCH /api/baskets`):
+ * checked on the basket as it would be after the change.
+ */
+import type { Executor } from '../../db/executor.ts';
+import type { FieldError } from '../../http/problem.ts';
+import { findOwnUploadUuids } from '../uploads/uploads.repository.ts';
+import type { BasketFields } from './baskets.repository.ts';
+
+const PHONE = /^\+?[0-9\-/ ]+$/;
+/** What POST /api/uploads answers as `url`. */
+const UPLOAD_URL = /^\/api\/uploads\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+export const CONTACT_BY_PHONE = 2;
+
+/** Empty strings mean "no number". */
+export function normalisePhone(value: string | null | undefined): string | null {
+  const trimmed = value?.trim() ?? '';
+  return trimmed === '' ? null : trimmed;
+}
+
+export async function checkBasketFields(db: Executor, userId: number, fields: BasketFields): Promise<FieldError[]> {
+  const errors: FieldError[] = [];
+  if (fields.description.trim() === '') errors.push({ field: 'body/description', message: 'must not be empty' });
+  for (const name of ['mobile', 'telephone'] as const) {
+    const value = fields[name];
+    if (value !== null && !PHONE.test(value)) {
+      errors.push({ field: `body/${name}`, message: 'may contain only digits, spaces, - and /, and a leading +' });
+    }
+  }
+  if (fields.contactTypes.includes(CONTACT_BY_PHONE) && fields.mobile === null) {
+    errors.push({ field: 'body/mobile', message: 'is required when contact by phone (2) is offered' });
+  }
+  errors.push(...await checkPictures(db, userId, fields.pictures));
+  return errors;
+}
+
+async function checkPictures(db: Executor, userId: number, pictures: readonly string[]): Promise<FieldError[]> {
+  const uuids = pictures.map((url) => UPLOAD_URL.exec(url)?.[1]);
+  const own = await findOwnUploadUuids(db, userId, uuids.filter((u): u is string => u !== undefined));
+  return uuids.flatMap((uuid, index) => uuid !== undefined && own.has(uuid) ? []
+    : [{ field: `body/pictures/${index}`, message: 'must be the URL of one of your own uploads (/api/uploads/<uuid>)' }]);
+}

@@ -1,0 +1,7 @@
+import { isOrga } from '../../accounts/roles.ts';
+import type { Actor } from '../region-access.repository.ts';
+
+/** Content entries are edited by orga only (SPEC-API). */
+export function mayEditContents(actor: Actor): boolean {
+  return isOrga(actor);
+}

@@ -1,0 +1,77 @@
+/**
+ * Content entries: `POST /api/contents`, `DELETE /api/contents/{contentId}`,
+ * `PATCH /api/content/{contentId}` (the seed's singular), and the supporting
+ * `GET /api/contents/{contentId}`.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Clock } from '../../clock.ts';
+import type { DB } from '../../db/database.ts';
+import { ProblemSchema } from '../../http/problem-schema.ts';
+import { requireActor } from '../actor.ts';
+import { rejectInvalidPath } from '../deferred-input.ts';
+import { EmptyObject, toRowId } from '../params.ts';
+import { ContentEntrySchema, ContentIdSchema, ContentParams, CreateContentBody, UpdateContentBody } from './contents.schemas.ts';
+import { changeContent, createContent, readContent, removeContent } from './contents.service.ts';
+
+export interface ContentRoutesOptions { db: DB; clock: Clock }
+
+const tags = ['contents'];
+
+export const contentRoutes: FastifyPluginAsyncTypebox<ContentRoutesOptions> = async (api, { db, clock }) => {
+  api.post('/contents', {
+    config: { auth: 'required' },
+    attachValidation: true,
+    schema: {
+      tags,
+      summary: 'Create a content entry',
+      description: 'Orga only. name, title and body must be non-empty; HTML tags are removed from name and title.',
+      security: [{ csrf: [] }],
+      body: CreateContentBody,
+      response: { 200: ContentIdSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema },
+    },
+  }, async (request) => {
+    const inputError = rejectInvalidPath(request);
+    return createContent(db, clock, await requireActor(request), request.body, inputError);
+  });
+
+  api.get('/contents/:contentId', {
+    schema: {
+      tags,
+      summary: 'A content entry (public)',
+      params: ContentParams,
+      response: { 200: ContentEntrySchema, 400: ProblemSchema, 404: ProblemSchema },
+    },
+  }, async (request) => readContent(db, toRowId(request.params.contentId)));
+
+  api.delete('/contents/:contentId', {
+    config: { auth: 'required' },
+    schema: {
+      tags,
+      summary: 'Delete a content entry',
+      description: 'Orga only.',
+      security: [{ csrf: [] }],
+      params: ContentParams,
+      response: { 200: EmptyObject, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
+    },
+  }, async (request) => {
+    await removeContent(db, await requireActor(request), toRowId(request.params.contentId));
+    return {};
+  });
+
+  api.patch('/content/:contentId', {
+    config: { auth: 'required' },
+    attachValidation: true,
+    schema: {
+      tags,
+      summary: 'Change some fields of a content entry; sets lastModified',
+      description: 'Orga only. Any of name, title, body; HTML tags are removed from name and title.',
+      security: [{ csrf: [] }],
+      params: ContentParams,
+      body: UpdateContentBody,
+      response: { 200: ContentEntrySchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
+    },
+  }, async (request) => {
+    const inputError = rejectInvalidPath(request);
+    return changeContent(db, clock, await requireActor(request), toRowId(request.params.contentId), request.body, inputError);
+  });
+};

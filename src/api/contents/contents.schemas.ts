@@ -1,0 +1,30 @@
+/** The seed's content entry (create body, `{id}` answer) and the entry as PATCH and GET return it. */
+import { Type, type Static } from '@sinclair/typebox';
+import { DateTimeString, IdParam, NO_NUL_PATTERN } from '../params.ts';
+
+export const ContentParams = Type.Object({ contentId: IdParam('content entry id') });
+
+const Name = Type.String({ minLength: 1, maxLength: 200, pattern: NO_NUL_PATTERN, description: 'internal name; HTML tags are removed' });
+const Title = Type.String({ minLength: 1, maxLength: 500, pattern: NO_NUL_PATTERN, description: 'HTML tags are removed' });
+const Body = Type.String({ minLength: 1, maxLength: 500_000, pattern: NO_NUL_PATTERN, description: 'HTML' });
+
+export const CreateContentBody = Type.Object({ name: Name, title: Title, body: Body }, { additionalProperties: false });
+export type CreateContentInput = Static<typeof CreateContentBody>;
+
+export const UpdateContentBody = Type.Object({
+  name: Type.Optional(Name),
+  title: Type.Optional(Title),
+  body: Type.Optional(Body),
+}, { additionalProperties: false, minProperties: 1 });
+export type UpdateContentInput = Static<typeof UpdateContentBody>;
+
+export const ContentIdSchema = Type.Object({ id: Type.Integer() });
+
+export const ContentEntrySchema = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  title: Type.String(),
+  body: Type.String(),
+  lastModified: DateTimeString('last change'),
+});
+export type ContentEntry = Static<typeof ContentEntrySchema>;

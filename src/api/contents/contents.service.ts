@@ -1,0 +1,74 @@
+/** Content entries (SPEC-API: POST/DELETE /api/contents, PATCH /api/content, GET /api/contents). */
+import type { Clock } from '../../clock.ts';
+import type { DB } from '../../db/database.ts';
+import { ApiProblem, ValidationFailed, type FieldError } from '../../http/problem.ts';
+import { rejectInvalidInput, type InputError } from '../deferred-input.ts';
+import { toRfc3339 } from '../params.ts';
+import type { Actor } from '../region-access.repository.ts';
+import { mayEditContents } from './contents.policy.ts';
+import { deleteContent, findContent, insertContent, updateContent, type ContentRow } from './contents.repository.ts';
+import type { ContentEntry, CreateContentInput, UpdateContentInput } from './contents.schemas.ts';
+
+/** Whole tags, then a trailing unclosed one (`<script`), so no markup survives in plain-text fields. */
+export function stripTags(value: string): string {
+  return value.replace(/<[^>]*>/g, '').replace(/<[a-zA-Z/!?][^>]*$/, '').trim();
+}
+
+export async function readContent(db: DB, contentId: number): Promise<ContentEntry> {
+  return describeContent(await findContentOrThrow(db, contentId));
+}
+
+export async function createContent(db: DB, clock: Clock, actor: Actor, input: CreateContentInput, inputError: InputError): Promise<{ id: number }> {
+  checkMayEdit(actor);
+  rejectInvalidInput(inputError);
+  const fields = cleanFields(input) as Required<UpdateContentInput>;
+  const id = await insertContent(db, { ...fields, lastModified: clock() });
+  return { id };
+}
+
+export async function changeContent(db: DB, clock: Clock, actor: Actor, contentId: number, input: UpdateContentInput, inputError: InputError): Promise<ContentEntry> {
+  await findContentOrThrow(db, contentId);
+  checkMayEdit(actor);
+  rejectInvalidInput(inputError);
+  const row = await updateContent(db, contentId, { ...cleanFields(input), last_modified: clock() });
+  if (!row) throw notFound(contentId);
+  return describeContent(row);
+}
+
+export async function removeContent(db: DB, actor: Actor, contentId: number): Promise<void> {
+  await findContentOrThrow(db, contentId);
+  checkMayEdit(actor);
+  if (!(await deleteContent(db, contentId))) throw notFound(contentId);
+}
+
+/** Strips tags from name and title; each given field must still be non-empty. */
+function cleanFields(input: UpdateContentInput): UpdateContentInput {
+  const cleaned: UpdateContentInput = {};
+  const errors: FieldError[] = [];
+  if (input.name !== undefined) cleaned.name = stripTags(input.name);
+  if (input.title !== undefined) cleaned.title = stripTags(input.title);
+  if (input.body !== undefined) cleaned.body = input.body;
+  for (const field of ['name', 'title', 'body'] as const) {
+    if (cleaned[field] !== undefined && cleaned[field].trim() === '') errors.push({ field: `body/${field}`, message: 'must not be empty' });
+  }
+  if (errors.length > 0) throw new ValidationFailed(errors);
+  return cleaned;
+}
+
+function checkMayEdit(actor: Actor): void {
+  if (!mayEditContents(actor)) throw new ApiProblem(403, 'content.forbidden', 'Only orga may edit content entries.');
+}
+
+async function findContentOrThrow(db: DB, contentId: number): Promise<ContentRow> {
+  const row = await findContent(db, contentId);
+  if (!row) throw notFound(contentId);
+  return row;
+}
+
+function notFound(contentId: number): ApiProblem {
+  return new ApiProblem(404, 'content.not-found', `There is no content entry ${contentId}.`);
+}
+
+function describeContent(row: ContentRow): ContentEntry {
+  return { id: row.id, name: row.name, title: row.title, body: row.body, lastModified: toRfc3339(row.last_modified) };
+}

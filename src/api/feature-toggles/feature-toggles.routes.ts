@@ -1,0 +1,39 @@
+/** `/api/feature-toggles` (SPEC-API): list, and switch (orga only; 403 when logged out, as the seed lists). */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { Clock } from '../../clock.ts';
+import type { DB } from '../../db/database.ts';
+import { ProblemSchema } from '../../http/problem-schema.ts';
+import { assertValidInput, assertValidParams } from '../../http/validation-order.ts';
+import { FeatureToggleParams, FeatureToggleQuery, FeatureToggleSchema } from './feature-toggles.schemas.ts';
+import { listFeatureToggles, setFeatureToggle } from './feature-toggles.service.ts';
+
+export interface FeatureToggleRoutesOptions { db: DB; clock: Clock }
+
+export const featureToggleRoutes: FastifyPluginAsyncTypebox<FeatureToggleRoutesOptions> = async (api, { db, clock }) => {
+  api.get('/feature-toggles', {
+    schema: {
+      tags: ['feature-toggles'],
+      summary: 'Every defined feature toggle with its state',
+      response: { 200: Type.Array(FeatureToggleSchema) },
+    },
+  }, async () => listFeatureToggles(db));
+
+  api.patch('/feature-toggles/:featureToggle', {
+    config: { auth: 'required-403' },
+    attachValidation: true,
+    schema: {
+      tags: ['feature-toggles'],
+      summary: 'Switch a feature toggle (orga); without newState it flips',
+      security: [{ csrf: [] }],
+      params: FeatureToggleParams,
+      querystring: FeatureToggleQuery,
+      response: { 200: FeatureToggleSchema, 400: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
+    },
+  }, async (request) => {
+    assertValidParams(request);
+    const session = (await request.getSession())!;
+    return setFeatureToggle(db, clock, session.user, request.params.featureToggle, request.query.newState,
+      () => assertValidInput(request));
+  });
+};

@@ -1,0 +1,54 @@
+/**
+ * Feature toggles (SPEC-API `PATCH /api/feature-toggles/{featureToggle}`).
+ * The set of toggles is defined here in code, as on the original platform;
+ * the database holds only their current state, so every instance agrees.
+ */
+import { isOrga } from '../../accounts/roles.ts';
+import type { Clock } from '../../clock.ts';
+import type { Executor } from '../../db/executor.ts';
+import { ApiProblem } from '../../http/problem.ts';
+import { findToggleState, findToggleStates, flipToggleState, saveToggleState } from './feature-toggles.repository.ts';
+
+/** Every defined toggle with its state when nobody has switched it yet. */
+export const FEATURE_TOGGLES: Readonly<Record<string, boolean>> = Object.freeze({
+  /** Shows the petition banner; `GET /api/petition` answers 503 while it is off. */
+  petitionBanner: false,
+  /** Offers web push notifications to browsers. */
+  webPushNotifications: true,
+  /** Lets basket creators attach pictures. */
+  basketPictures: true,
+});
+
+export interface FeatureToggleState { identifier: string; isActive: boolean }
+
+export function isDefinedToggle(identifier: string): boolean {
+  return Object.hasOwn(FEATURE_TOGGLES, identifier);
+}
+
+/** Whether a defined toggle is on; undefined identifiers are off. */
+export async function isFeatureActive(db: Executor, identifier: string): Promise<boolean> {
+  if (!isDefinedToggle(identifier)) return false;
+  return (await findToggleState(db, identifier)) ?? FEATURE_TOGGLES[identifier]!;
+}
+
+export async function listFeatureToggles(db: Executor): Promise<FeatureToggleState[]> {
+  const states = await findToggleStates(db);
+  return Object.entries(FEATURE_TOGGLES)
+    .map(([identifier, fallback]) => ({ identifier, isActive: states.get(identifier) ?? fallback }));
+}
+
+/** Orga only; `newState` undefined or null flips the toggle. */
+export async function setFeatureToggle(
+  db: Executor, clock: Clock, user: { id: number; role: number }, identifier: string, newState: boolean | null | undefined,
+  assertValidInput: () => void,
+): Promise<FeatureToggleState> {
+  if (!isDefinedToggle(identifier)) throw new ApiProblem(404, 'feature-toggle.not-found', `There is no feature toggle "${identifier}".`);
+  if (!isOrga(user)) throw new ApiProblem(403, 'auth.forbidden', 'Only organisation members may switch feature toggles.');
+  assertValidInput();
+  const now = clock();
+  if (newState === undefined || newState === null) {
+    return { identifier, isActive: await flipToggleState(db, identifier, FEATURE_TOGGLES[identifier]!, user.id, now) };
+  }
+  await saveToggleState(db, identifier, newState, user.id, now);
+  return { identifier, isActive: newState };
+}

@@ -1,0 +1,27 @@
+/** Following a region's forum (SPEC-API: PUT/GET /api/regions/{regionId}/forum/subscriptions). */
+import { findRegionById } from '../../accounts/regions.repository.ts';
+import type { Clock } from '../../clock.ts';
+import type { DB } from '../../db/database.ts';
+import { ApiProblem } from '../../http/problem.ts';
+import { rejectInvalidInput, type InputError } from '../deferred-input.ts';
+import { isRegionMember, type Actor } from '../region-access.repository.ts';
+import { mayFollowForum } from './forum.policy.ts';
+import { isSubscribed, setSubscribed } from './forum.repository.ts';
+
+async function checkForumAccess(db: DB, actor: Actor, regionId: number): Promise<void> {
+  if (!(await findRegionById(db, regionId))) throw new ApiProblem(404, 'region.not-found', `There is no region ${regionId}.`);
+  if (!mayFollowForum(actor, await isRegionMember(db, actor.id, regionId))) {
+    throw new ApiProblem(403, 'region.forbidden', 'Only members of this region and orga may follow its forum.');
+  }
+}
+
+export async function readForumSubscription(db: DB, actor: Actor, regionId: number): Promise<{ isFollowing: boolean }> {
+  await checkForumAccess(db, actor, regionId);
+  return { isFollowing: await isSubscribed(db, actor.id, regionId) };
+}
+
+export async function followForum(db: DB, clock: Clock, actor: Actor, regionId: number, isFollowing: boolean, inputError: InputError): Promise<void> {
+  await checkForumAccess(db, actor, regionId);
+  rejectInvalidInput(inputError);
+  await setSubscribed(db, actor.id, regionId, isFollowing, clock());
+}

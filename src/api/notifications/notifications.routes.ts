@@ -1,0 +1,30 @@
+/** `PATCH /api/notifications/regions` (seed: REST API table). */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Clock } from '../../clock.ts';
+import type { DB } from '../../db/database.ts';
+import { ProblemSchema } from '../../http/problem-schema.ts';
+import { requireActor } from '../actor.ts';
+import { EmptyObject } from '../params.ts';
+import { RegionNotificationSettingsBody } from './notifications.schemas.ts';
+import { updateRegionNotifications } from './notifications.service.ts';
+
+export interface NotificationRoutesOptions { db: DB; clock: Clock }
+
+export const notificationRoutes: FastifyPluginAsyncTypebox<NotificationRoutesOptions> = async (api, { db, clock }) => {
+  api.patch('/notifications/regions', {
+    // The seed lists 200 and 403 only: logged out is a 403 here.
+    config: { auth: 'required-403' },
+    schema: {
+      tags: ['notifications'],
+      summary: 'Email about new forum threads, per region or working group',
+      description: 'Every id must be a region or working group the caller is a member of; otherwise 403 and nothing changes. '
+        + 'All settings are updated in one transaction.',
+      security: [{ csrf: [] }],
+      body: RegionNotificationSettingsBody,
+      response: { 200: EmptyObject, 400: ProblemSchema, 403: ProblemSchema },
+    },
+  }, async (request) => {
+    await updateRegionNotifications(db, clock, await requireActor(request), request.body);
+    return {};
+  });
+};

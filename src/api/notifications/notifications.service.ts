@@ -1,0 +1,30 @@
+/** Email notification settings per region (SPEC-API: PATCH /api/notifications/regions). */
+import type { Clock } from '../../clock.ts';
+import type { DB } from '../../db/database.ts';
+import { ApiProblem, ValidationFailed } from '../../http/problem.ts';
+import { setSubscribed } from '../forum/forum.repository.ts';
+import { toRowId, NO_ROW_ID } from '../params.ts';
+import { findMemberRegionIds, type Actor } from '../region-access.repository.ts';
+import type { RegionNotificationSetting } from './notifications.schemas.ts';
+
+/**
+ * Updates every setting in one transaction, or none: one id that is not a
+ * region or working group the caller is a member of refuses the whole request.
+ */
+export async function updateRegionNotifications(db: DB, clock: Clock, actor: Actor, settings: readonly RegionNotificationSetting[]): Promise<void> {
+  const ids = settings.map((s) => s.id);
+  const rowIds = ids.map((id) => toRowId(String(id)));
+  const memberOf = await findMemberRegionIds(db, actor.id, rowIds.filter((id) => id !== NO_ROW_ID));
+  const foreign = ids.filter((id, i) => !memberOf.has(rowIds[i]!));
+  if (foreign.length > 0) {
+    throw new ApiProblem(403, 'region.forbidden', `You are not a member of region ${foreign[0]}.`);
+  }
+  const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (duplicate !== undefined) {
+    throw new ValidationFailed([{ field: 'body', message: `region ${duplicate} appears more than once` }]);
+  }
+  const now = clock();
+  await db.transaction().execute(async (trx) => {
+    for (const setting of settings) await setSubscribed(trx, actor.id, setting.id, setting.notifyByEmailAboutNewThreads, now);
+  });
+}

@@ -1,0 +1,47 @@
+/**
+ * OpenAPI 3.1 document generated from the route schemas (SPEC-API "General
+ * rules"): `GET /api/openapi.json`, browsable at `/api/doc`. Registered before
+ * any route so that @fastify/swagger's onRoute hook sees every one; only
+ * `/api` operations appear in the document.
+ */
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../config.ts';
+
+export const OPENAPI_PATH = '/api/openapi.json';
+export const OPENAPI_UI_PREFIX = '/api/doc';
+
+/** Registers the document generator and the UI on the root instance. */
+export async function installOpenApi(app: FastifyInstance, config: Config): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Food-sharing platform REST API',
+        version: '1',
+        description: 'JSON API under /api. Log in with POST /api/user/login (session cookie); send the CSRF token '
+          + '(CSRF_TOKEN cookie or csrfToken field) as X-CSRF-Token on every POST, PUT, PATCH and DELETE. '
+          + 'Errors are application/problem+json (RFC 9457) with a stable `code`.',
+      },
+      servers: [{ url: config.publicUrl }],
+      components: {
+        securitySchemes: {
+          csrf: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token', description: 'the session\'s CSRF token' },
+          session: { type: 'apiKey', in: 'cookie', name: 'fs_session', description: 'the session cookie set by login' },
+        },
+      },
+    },
+    transform: ({ schema, url }) => {
+      const hide = !url.startsWith('/api/') || url.startsWith(`${OPENAPI_UI_PREFIX}/`) || url === OPENAPI_UI_PREFIX;
+      return { schema: hide ? { ...schema, hide: true } : schema, url };
+    },
+  });
+  await app.register(swaggerUi, {
+    routePrefix: OPENAPI_UI_PREFIX,
+    staticCSP: true,
+    // Plain-http development must not be told to upgrade every request (as helmet is configured in app.ts).
+    transformStaticCSP: (header) => config.isProduction ? header : header.replace(/\s*upgrade-insecure-requests;?/, ''),
+    uiConfig: { deepLinking: true },
+  });
+}

@@ -1,0 +1,39 @@
+/** `/api/polls/{pollId}` (SPEC-API). */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Clock } from '../../clock.ts';
+import type { DB } from '../../db/database.ts';
+import { ProblemSchema } from '../../http/problem-schema.ts';
+import { assertValidInput, assertValidParams } from '../../http/validation-order.ts';
+import { PollParams, PollPatchBody, PollSchema } from './polls.schemas.ts';
+import { editPoll, getPoll } from './polls.service.ts';
+
+export interface PollRoutesOptions { db: DB; clock: Clock }
+
+export const pollRoutes: FastifyPluginAsyncTypebox<PollRoutesOptions> = async (api, { db, clock }) => {
+  api.get('/polls/:pollId', {
+    config: { auth: 'required' },
+    schema: {
+      tags: ['polls'], summary: 'A poll (orga, its author, members of its region)',
+      params: PollParams,
+      response: { 200: PollSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
+    },
+  }, async (request) => {
+    const session = (await request.getSession())!;
+    return getPoll(db, session.user, request.params.pollId);
+  });
+
+  api.patch('/polls/:pollId', {
+    config: { auth: 'required' },
+    attachValidation: true,
+    schema: {
+      tags: ['polls'], summary: 'Change a poll (its author, before voting starts)', security: [{ csrf: [] }],
+      params: PollParams,
+      body: PollPatchBody,
+      response: { 200: PollSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
+    },
+  }, async (request) => {
+    assertValidParams(request);
+    const session = (await request.getSession())!;
+    return editPoll(db, clock, session.user, request.params.pollId, request.body ?? {}, () => assertValidInput(request));
+  });
+};

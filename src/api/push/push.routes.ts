@@ -1,0 +1,32 @@
+/** `GET /api/push-notification/{type}/server-information` (SPEC-API). */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { Config } from '../../config.ts';
+import { ApiProblem } from '../../http/problem.ts';
+import { ProblemSchema } from '../../http/problem-schema.ts';
+import { loadVapidKeys } from './vapid-keys.ts';
+
+export interface PushRoutesOptions { config: Config }
+
+const ServerInformationSchema = Type.Object({
+  key: Type.String({ description: 'webpush: the VAPID public key, base64url of the 65-byte uncompressed P-256 point' }),
+});
+
+export const pushRoutes: FastifyPluginAsyncTypebox<PushRoutesOptions> = async (api, { config }) => {
+  const vapid = await loadVapidKeys(config);
+  const serverInformation: Readonly<Record<string, { key: string }>> = { webpush: { key: vapid.publicKey } };
+
+  api.get('/push-notification/:type/server-information', {
+    config: { auth: 'required' },
+    schema: {
+      tags: ['push-notifications'],
+      summary: 'What a client needs to subscribe to a push service; `webpush` gives the VAPID public key',
+      params: Type.Object({ type: Type.String({ pattern: '^\\w+$' }) }),
+      response: { 200: ServerInformationSchema, 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema },
+    },
+  }, async (request) => {
+    const info = Object.hasOwn(serverInformation, request.params.type) ? serverInformation[request.params.type] : undefined;
+    if (!info) throw new ApiProblem(404, 'push.unknown-type', `There is no push notification type "${request.params.type}".`);
+    return info;
+  });
+};

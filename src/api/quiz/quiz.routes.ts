@@ -1,0 +1,40 @@
+/** `/api/quiz/...`: a user's quiz sessions; removing one (seed: REST API table). */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { DB } from '../../db/database.ts';
+import { ProblemSchema } from '../../http/problem-schema.ts';
+import { requireActor } from '../actor.ts';
+import { EmptyObject, toRowId } from '../params.ts';
+import { FoodsaverParams, QuizOverviewSchema, QuizSessionParams } from './quiz.schemas.ts';
+import { listQuizOverview, removeQuizSession } from './quiz.service.ts';
+
+export interface QuizRoutesOptions { db: DB }
+
+const tags = ['quiz'];
+
+export const quizRoutes: FastifyPluginAsyncTypebox<QuizRoutesOptions> = async (api, { db }) => {
+  api.get('/quiz/sessions/:foodsaverId', {
+    config: { auth: 'required' },
+    schema: {
+      tags,
+      summary: 'A user\'s quiz sessions, grouped by quiz',
+      description: 'Orga, or the user themselves.',
+      params: FoodsaverParams,
+      response: { 200: QuizOverviewSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
+    },
+  }, async (request) => listQuizOverview(db, await requireActor(request), toRowId(request.params.foodsaverId)));
+
+  api.delete('/quiz/session/:sessionId', {
+    config: { auth: 'required' },
+    schema: {
+      tags,
+      summary: 'Delete a quiz session',
+      description: 'Orga only.',
+      security: [{ csrf: [] }],
+      params: QuizSessionParams,
+      response: { 200: EmptyObject, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
+    },
+  }, async (request) => {
+    await removeQuizSession(db, await requireActor(request), toRowId(request.params.sessionId));
+    return {};
+  });
+};

@@ -1,0 +1,57 @@
+/** Quiz sessions of a user: the overview, and their removal by orga (SPEC-API). */
+import { isOrga } from '../../accounts/roles.ts';
+import { findUserById } from '../../accounts/users.repository.ts';
+import type { DB } from '../../db/database.ts';
+import { ApiProblem } from '../../http/problem.ts';
+import { toRfc3339, toRfc3339OrNull } from '../params.ts';
+import type { Actor } from '../region-access.repository.ts';
+import { deleteQuizSession, findQuizSession, listQuizzesByIds, listSessionsOfUser, type QuizRow, type QuizSessionRow } from './quiz.repository.ts';
+import type { QuizOverviewEntry } from './quiz.schemas.ts';
+
+/** Orga, or the user themselves. */
+export async function listQuizOverview(db: DB, actor: Actor, userId: number): Promise<QuizOverviewEntry[]> {
+  if (!(await findUserById(db, userId))) throw new ApiProblem(404, 'quiz.user-not-found', `There is no user ${userId}.`);
+  if (actor.id !== userId && !isOrga(actor)) {
+    throw new ApiProblem(403, 'quiz.forbidden', 'Only orga may see other users\' quiz sessions.');
+  }
+  const sessions = await listSessionsOfUser(db, userId);
+  const quizzes = await listQuizzesByIds(db, [...new Set(sessions.map((s) => s.quiz_id))]);
+  return quizzes.map((quiz) => ({
+    quiz: describeQuiz(quiz),
+    sessions: sessions.filter((s) => s.quiz_id === quiz.id).map(describeSession),
+  }));
+}
+
+export async function removeQuizSession(db: DB, actor: Actor, sessionId: number): Promise<void> {
+  if (!(await findQuizSession(db, sessionId))) throw new ApiProblem(404, 'quiz.session-not-found', `There is no quiz session ${sessionId}.`);
+  if (!isOrga(actor)) throw new ApiProblem(403, 'quiz.forbidden', 'Only orga may delete quiz sessions.');
+  if (!(await deleteQuizSession(db, sessionId))) throw new ApiProblem(404, 'quiz.session-not-found', `There is no quiz session ${sessionId}.`);
+}
+
+function describeQuiz(row: QuizRow): QuizOverviewEntry['quiz'] {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    isDescriptionHtmlEncoded: row.is_description_html_encoded,
+    maxFailurePointsToSucceed: row.max_failure_points,
+    questionCountTimed: row.question_count_timed,
+    questionCountUntimed: row.question_count_untimed,
+  };
+}
+
+function describeSession(row: QuizSessionRow): QuizOverviewEntry['sessions'][number] {
+  return {
+    id: row.id,
+    foodsaverId: row.foodsaver_id,
+    quizId: row.quiz_id,
+    status: row.status,
+    questionsAnswered: row.questions_answered,
+    startTime: toRfc3339(row.start_time),
+    endTime: toRfc3339OrNull(row.end_time),
+    failurePoints: row.failure_points,
+    maxFailurePointsToSucceed: row.max_failure_points,
+    isTimed: row.is_timed,
+    isTest: row.is_test,
+  };
+}

@@ -1,0 +1,7 @@
+import { isOrga } from '../../accounts/roles.ts';
+import type { Actor } from '../region-access.repository.ts';
+
+/** Orga, or an ambassador of that very region (SPEC-API). */
+export function maySetRegionPin(actor: Actor, isAmbassadorOfRegion: boolean): boolean {
+  return isOrga(actor) || isAmbassadorOfRegion;
+}

@@ -1,0 +1,43 @@
+/** `/api/region/{regionId}/pin` (seed: REST API table; POST is a supporting operation of SPEC-API). */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Clock } from '../../clock.ts';
+import type { DB } from '../../db/database.ts';
+import { ProblemSchema } from '../../http/problem-schema.ts';
+import { requireActor } from '../actor.ts';
+import { rejectInvalidPath } from '../deferred-input.ts';
+import { toRowId } from '../params.ts';
+import { RegionParams, RegionPinBody, RegionPinSchema } from './region-pins.schemas.ts';
+import { readRegionPin, setRegionPin } from './region-pins.service.ts';
+
+export interface RegionPinRoutesOptions { db: DB; clock: Clock }
+
+const tags = ['regions'];
+
+export const regionPinRoutes: FastifyPluginAsyncTypebox<RegionPinRoutesOptions> = async (api, { db, clock }) => {
+  api.get('/region/:regionId/pin', {
+    config: { auth: 'required' },
+    schema: {
+      tags,
+      summary: 'A region\'s pin on the map',
+      params: RegionParams,
+      response: { 200: RegionPinSchema, 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema },
+    },
+  }, async (request) => readRegionPin(db, toRowId(request.params.regionId)));
+
+  api.post('/region/:regionId/pin', {
+    config: { auth: 'required' },
+    attachValidation: true,
+    schema: {
+      tags,
+      summary: 'Set a region\'s pin on the map',
+      description: 'Orga, or an ambassador of that region. Returns the pin as stored.',
+      security: [{ csrf: [] }],
+      params: RegionParams,
+      body: RegionPinBody,
+      response: { 200: RegionPinSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
+    },
+  }, async (request) => {
+    const inputError = rejectInvalidPath(request);
+    return setRegionPin(db, clock, await requireActor(request), toRowId(request.params.regionId), request.body, inputError);
+  });
+};

@@ -1,0 +1,32 @@
+/** A region's map pin (SPEC-API: GET and POST /api/region/{regionId}/pin). */
+import { findRegionById } from '../../accounts/regions.repository.ts';
+import type { Clock } from '../../clock.ts';
+import type { DB } from '../../db/database.ts';
+import { ApiProblem } from '../../http/problem.ts';
+import { rejectInvalidInput, type InputError } from '../deferred-input.ts';
+import { isRegionAmbassador, type Actor } from '../region-access.repository.ts';
+import { maySetRegionPin } from './region-pins.policy.ts';
+import { findRegionPin, upsertRegionPin } from './region-pins.repository.ts';
+import type { RegionPin } from './region-pins.schemas.ts';
+
+export async function readRegionPin(db: DB, regionId: number): Promise<RegionPin> {
+  await findRegionOrThrow(db, regionId);
+  const pin = await findRegionPin(db, regionId);
+  if (!pin) throw new ApiProblem(404, 'region.pin-not-found', `Region ${regionId} has no pin.`);
+  return { lat: pin.lat, lon: pin.lon, description: pin.description, status: pin.status };
+}
+
+/** Sets (creates or replaces) the pin; returns it as stored. */
+export async function setRegionPin(db: DB, clock: Clock, actor: Actor, regionId: number, pin: RegionPin, inputError: InputError): Promise<RegionPin> {
+  await findRegionOrThrow(db, regionId);
+  if (!maySetRegionPin(actor, await isRegionAmbassador(db, actor.id, regionId))) {
+    throw new ApiProblem(403, 'region.forbidden', 'Only orga and ambassadors of this region may set its pin.');
+  }
+  rejectInvalidInput(inputError);
+  await upsertRegionPin(db, { region_id: regionId, ...pin }, clock());
+  return readRegionPin(db, regionId);
+}
+
+async function findRegionOrThrow(db: DB, regionId: number): Promise<void> {
+  if (!(await findRegionById(db, regionId))) throw new ApiProblem(404, 'region.not-found', `There is no region ${regionId}.`);
+}

@@ -1,0 +1,7 @@
+import { isOrga } from '../../accounts/roles.ts';
+import type { Actor } from '../region-access.repository.ts';
+
+/** Orga handle reports, but never one about themselves (SPEC-API). */
+export function mayDeleteReport(actor: Actor, report: { reportedId: number }): boolean {
+  return isOrga(actor) && report.reportedId !== actor.id;
+}

@@ -1,0 +1,27 @@
+/** `DELETE /api/report/{reportId}` (seed: REST API table). */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { DB } from '../../db/database.ts';
+import { ProblemSchema } from '../../http/problem-schema.ts';
+import { requireActor } from '../actor.ts';
+import { EmptyObject, IdParam, toRowId } from '../params.ts';
+import { removeReport } from './reports.service.ts';
+
+export interface ReportRoutesOptions { db: DB }
+
+export const reportRoutes: FastifyPluginAsyncTypebox<ReportRoutesOptions> = async (api, { db }) => {
+  api.delete('/report/:reportId', {
+    config: { auth: 'required' },
+    schema: {
+      tags: ['reports'],
+      summary: 'Delete a report',
+      description: 'Orga, except the user the report is about.',
+      security: [{ csrf: [] }],
+      params: Type.Object({ reportId: IdParam('report id') }),
+      response: { 200: EmptyObject, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
+    },
+  }, async (request) => {
+    await removeReport(db, await requireActor(request), toRowId(request.params.reportId));
+    return {};
+  });
+};

@@ -1,0 +1,55 @@
+/** Signing up for a pickup slot (SPEC-API: POST /api/stores/{storeId}/pickups/{pickupDate}/{fsId}). */
+import type { Clock } from '../../clock.ts';
+import type { DB } from '../../db/database.ts';
+import { ApiProblem, ValidationFailed } from '../../http/problem.ts';
+import type { Actor } from '../region-access.repository.ts';
+import { parseRfc3339, type ParsedDateTime } from '../rfc3339.ts';
+import { findStoreOrThrow, relationToStore } from './stores.access.ts';
+import { maySignUpForPickup } from './stores.policy.ts';
+import { findPickupSlot, insertSignup, listSignupUserIds, lockPickupSlot } from './stores.pickups.repository.ts';
+import { insertStoreLog } from './stores.repository.ts';
+
+/** Parses the path's `pickupDate`; a date that matches the pattern but does not exist (month 13) is a 400 too. */
+export function parsePickupDate(value: string): ParsedDateTime {
+  const parsed = parseRfc3339(value);
+  if (!parsed) {
+    throw new ValidationFailed([{ field: 'params/pickupDate', message: 'must be an RFC 3339 date-time, e.g. 2026-11-21T14:00:00+01:00' }]);
+  }
+  return parsed;
+}
+
+export interface PickupSignupRequest {
+  storeId: number;
+  pickupDate: ParsedDateTime;
+  userId: number;
+}
+
+/** Signs the caller up for the slot; returns whether the sign-up is confirmed at once (the caller manages the store). */
+export async function signUpForPickup(db: DB, clock: Clock, actor: Actor, request: PickupSignupRequest): Promise<{ isConfirmed: boolean }> {
+  const store = await findStoreOrThrow(db, request.storeId);
+  const slotMissing = request.pickupDate.hasSubMillisecond || !(await findPickupSlot(db, store.id, request.pickupDate.date));
+  if (slotMissing) {
+    throw new ApiProblem(404, 'store.pickup-slot-not-found', `Store ${store.id} has no pickup slot at ${request.pickupDate.date.toISOString()}.`);
+  }
+  if (request.userId !== actor.id) throw new ApiProblem(403, 'store.forbidden', 'You can only sign up yourself for a pickup.');
+  const relation = await relationToStore(db, store, actor);
+  if (!maySignUpForPickup(actor, relation)) {
+    throw new ApiProblem(403, 'store.forbidden', 'Only verified members and managers of the store may sign up for its pickups.');
+  }
+  const isConfirmed = relation.teamRole === 'manager';
+  const now = clock();
+  await db.transaction().execute(async (trx) => {
+    const slot = await lockPickupSlot(trx, store.id, request.pickupDate.date);
+    if (!slot) throw new ApiProblem(404, 'store.pickup-slot-not-found', `Store ${store.id} has no pickup slot at ${request.pickupDate.date.toISOString()}.`);
+    if (slot.pickup_at.getTime() <= now.getTime()) throw new ApiProblem(409, 'store.pickup-in-past', 'This pickup has already taken place.');
+    const signedUp = await listSignupUserIds(trx, slot.id);
+    if (signedUp.includes(actor.id)) throw new ApiProblem(409, 'store.pickup-already-signed-up', 'You are already signed up for this pickup.');
+    if (signedUp.length >= slot.capacity) throw new ApiProblem(409, 'store.pickup-full', 'This pickup has no free place left.');
+    await insertSignup(trx, { slotId: slot.id, userId: actor.id, isConfirmed, at: now });
+    await insertStoreLog(trx, {
+      storeId: store.id, action: 'pickup-signed-up', actingUserId: actor.id, affectedUserId: actor.id,
+      dateReference: slot.pickup_at, createdAt: now,
+    });
+  });
+  return { isConfirmed };
+}

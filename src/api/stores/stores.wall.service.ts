@@ -1,0 +1,66 @@
+/** Store wall posts: read the newest, delete one (SPEC-API). */
+import type { Clock } from '../../clock.ts';
+import type { DB } from '../../db/database.ts';
+import { ApiProblem } from '../../http/problem.ts';
+import { toRfc3339 } from '../params.ts';
+import type { Actor } from '../region-access.repository.ts';
+import { findStoreOrThrow, relationToStore } from './stores.access.ts';
+import { mayDeleteWallPost, mayViewWall } from './stores.policy.ts';
+import { insertStoreLog } from './stores.repository.ts';
+import type { WallPost } from './stores.schemas.ts';
+import { deleteWallPost, findWallPost, listNewestWallPosts, type WallPostWithAuthor } from './stores.wall.repository.ts';
+
+export const WALL_POST_PAGE_SIZE = 50;
+
+/** The 50 newest posts of the store's wall, newest first. */
+export async function listWallPosts(db: DB, actor: Actor, storeId: number): Promise<WallPost[]> {
+  const store = await findStoreOrThrow(db, storeId);
+  if (!mayViewWall(actor, await relationToStore(db, store, actor))) {
+    throw new ApiProblem(403, 'store.forbidden', 'You may not view this store\'s wall.');
+  }
+  const rows = await listNewestWallPosts(db, store.id, WALL_POST_PAGE_SIZE);
+  return rows.map(describeWallPost);
+}
+
+/** Deletes a wall post and records it in the store log, in one transaction. */
+export async function removeWallPost(db: DB, clock: Clock, actor: Actor, storeId: number, postId: number): Promise<void> {
+  const store = await findStoreOrThrow(db, storeId);
+  const post = await findWallPost(db, postId);
+  if (!post || post.store_id !== store.id) {
+    throw new ApiProblem(404, 'store.post-not-found', `Store ${storeId} has no wall post ${postId}.`);
+  }
+  const now = clock();
+  const relation = await relationToStore(db, store, actor);
+  if (!mayDeleteWallPost(actor, relation, { authorId: post.author_id, createdAt: post.created_at }, now)) {
+    throw new ApiProblem(403, 'store.forbidden', 'You may not remove this wall post.');
+  }
+  await db.transaction().execute(async (trx) => {
+    if (!(await deleteWallPost(trx, post.id))) {
+      throw new ApiProblem(404, 'store.post-not-found', `Store ${storeId} has no wall post ${postId}.`);
+    }
+    await insertStoreLog(trx, {
+      storeId: store.id,
+      action: 'wall-post-deleted',
+      actingUserId: actor.id,
+      affectedUserId: post.author_id,
+      dateReference: post.created_at,
+      content: post.text,
+      createdAt: now,
+    });
+  });
+}
+
+function describeWallPost(row: WallPostWithAuthor): WallPost {
+  return {
+    id: row.id,
+    foodsaverId: row.author_id,
+    text: row.text,
+    author: {
+      id: row.author_id,
+      name: row.author_first_name,
+      avatar: row.author_photo,
+      sleepStatus: row.author_sleeping ? 1 : 0,
+    },
+    createdAt: toRfc3339(row.created_at),
+  };
+}

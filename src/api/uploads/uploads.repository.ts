@@ -1,0 +1,38 @@
+import type { Executor } from '../../db/executor.ts';
+
+export interface StoredUpload {
+  uuid: string;
+  userId: number | null;
+  filename: string;
+  mimeType: string;
+  filesize: number;
+  content: Buffer;
+}
+
+export async function insertUpload(db: Executor, upload: StoredUpload, now: Date): Promise<void> {
+  await db.insertInto('uploads').values({
+    uuid: upload.uuid,
+    user_id: upload.userId,
+    filename: upload.filename,
+    mime_type: upload.mimeType,
+    filesize: upload.filesize,
+    content: upload.content,
+    created_at: now,
+  }).execute();
+}
+
+export async function findUpload(db: Executor, uuid: string): Promise<StoredUpload | undefined> {
+  const row = await db.selectFrom('uploads').selectAll().where('uuid', '=', uuid).executeTakeFirst();
+  return row && {
+    uuid: row.uuid, userId: row.user_id, filename: row.filename, mimeType: row.mime_type,
+    filesize: row.filesize, content: Buffer.from(row.content),
+  };
+}
+
+/** The uuids among `uuids` that `userId` uploaded. */
+export async function findOwnUploadUuids(db: Executor, userId: number, uuids: readonly string[]): Promise<Set<string>> {
+  if (uuids.length === 0) return new Set();
+  const rows = await db.selectFrom('uploads').select('uuid')
+    .where('user_id', '=', userId).where('uuid', 'in', [...uuids]).execute();
+  return new Set(rows.map((r) => r.uuid));
+}

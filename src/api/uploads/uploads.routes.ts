@@ -1,0 +1,52 @@
+/** `/api/uploads` (SPEC-API): store a file; serve it back to anyone by its uuid. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { DB } from '../../db/database.ts';
+import { ProblemSchema } from '../../http/problem-schema.ts';
+import { isServedInline } from './upload-content.ts';
+import { UploadBody, UploadInfoSchema, UploadParams } from './uploads.schemas.ts';
+import { getUpload, storeUpload } from './uploads.service.ts';
+
+export interface UploadRoutesOptions { config: Config; db: DB; clock: Clock }
+
+export const uploadRoutes: FastifyPluginAsyncTypebox<UploadRoutesOptions> = async (api, { config, db, clock }) => {
+  api.post('/uploads', {
+    config: { auth: 'required' },
+    // Room for base64 (4/3) and JSON around it: a file somewhat over the limit
+    // gets the 400 that names the limit; a body far beyond it is cut off (413).
+    bodyLimit: Math.ceil(config.maxUploadBytes * 4 / 3) * 2 + 64 * 1024,
+    schema: {
+      tags: ['uploads'],
+      summary: 'Upload a file (base64); images are re-encoded without metadata',
+      security: [{ csrf: [] }],
+      body: UploadBody,
+      response: { 200: UploadInfoSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 413: ProblemSchema },
+    },
+  }, async (request) => {
+    const session = (await request.getSession())!;
+    return storeUpload(db, clock, session.user.id, request.body, config.maxUploadBytes);
+  });
+
+  api.get('/uploads/:uuid', {
+    schema: {
+      tags: ['uploads'],
+      summary: 'The uploaded file, byte for byte as stored; public and immutable',
+      params: UploadParams,
+      response: { 200: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'the file' }), 400: ProblemSchema, 404: ProblemSchema },
+    },
+  }, async (request, reply) => {
+    const upload = await getUpload(db, request.params.uuid);
+    const disposition = isServedInline(upload.mimeType) ? 'inline' : 'attachment';
+    return reply
+      .header('content-type', upload.mimeType)
+      .header('content-length', upload.content.length)
+      .header('cache-control', 'public, max-age=31536000, immutable')
+      .header('etag', `"${upload.uuid}"`)
+      .header('content-disposition', `${disposition}; filename*=UTF-8''${encodeURIComponent(upload.filename)}`)
+      // A stored file is never a page: no script, no plugin, even if a browser sniffs it.
+      .header('content-security-policy', "default-src 'none'; sandbox")
+      .send(upload.content);
+  });
+};

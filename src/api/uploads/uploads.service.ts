@@ -1,0 +1,60 @@
+/**
+ * Uploads (SPEC-API `POST /api/uploads`, `GET /api/uploads/{uuid}`): strict
+ * base64, at most `MAX_UPLOAD_BYTES` decoded, type from the content, images
+ * without metadata, stored in the database so that every instance serves it.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Clock } from '../../clock.ts';
+import type { Executor } from '../../db/executor.ts';
+import { ApiProblem, ValidationFailed } from '../../http/problem.ts';
+import { cleanContent, UndecodableImage } from './upload-content.ts';
+import { findUpload, insertUpload, type StoredUpload } from './uploads.repository.ts';
+
+export const UPLOAD_URL_PREFIX = '/api/uploads/';
+
+export interface UploadInfo { url: string; uuid: string; filename: string; mimeType: string; filesize: number }
+
+/** RFC 4648 §4 base64 with padding; no whitespace, no URL alphabet, no data: prefix. */
+const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+export async function storeUpload(
+  db: Executor, clock: Clock, userId: number, input: { filename: string; body: string }, maxBytes: number,
+): Promise<UploadInfo> {
+  const filename = cleanFilename(input.filename);
+  if (filename === '') throw new ValidationFailed([{ field: 'body/filename', message: 'must name the file' }]);
+  if (input.body === '' || !STRICT_BASE64.test(input.body)) {
+    throw new ValidationFailed([{ field: 'body/body', message: 'must be the file content in base64 (RFC 4648, with padding)' }]);
+  }
+  const bytes = Buffer.from(input.body, 'base64');
+  if (bytes.length > maxBytes) {
+    throw new ValidationFailed([{ field: 'body/body', message: `the file must not be larger than ${maxBytes} bytes` }]);
+  }
+  let clean;
+  try {
+    clean = await cleanContent(filename, bytes);
+  } catch (error) {
+    if (!(error instanceof UndecodableImage)) throw error;
+    throw new ValidationFailed([{ field: 'body/body', message: 'is not a readable image' }]);
+  }
+  const upload: StoredUpload = {
+    uuid: randomUUID(), userId, filename, mimeType: clean.mimeType, filesize: clean.content.length, content: clean.content,
+  };
+  await insertUpload(db, upload, clock());
+  return describeUpload(upload);
+}
+
+export async function getUpload(db: Executor, uuid: string): Promise<StoredUpload> {
+  const upload = await findUpload(db, uuid.toLowerCase());
+  if (!upload) throw new ApiProblem(404, 'upload.not-found', 'There is no such upload.');
+  return upload;
+}
+
+export function describeUpload(upload: StoredUpload): UploadInfo {
+  return { url: `${UPLOAD_URL_PREFIX}${upload.uuid}`, uuid: upload.uuid, filename: upload.filename, mimeType: upload.mimeType, filesize: upload.filesize };
+}
+
+/** The last path segment, without control characters; the name is only ever shown, never used as a path. */
+function cleanFilename(raw: string): string {
+  const base = raw.replace(/[\u0000-\u001f\u007f]/g, '').split(/[/\\]/).pop() ?? '';
+  return base.trim().slice(0, 255);
+}

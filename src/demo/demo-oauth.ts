@@ -1,0 +1,45 @@
+/**
+ * Demo OAuth clients (SPEC §9): a confidential server app and a public
+ * single-page app, both with loopback redirect URIs. The confidential client's
+ * secret is fixed so that README can show a copy-paste flow; the demo dataset
+ * is never loaded in production.
+ */
+import type { DB } from '../db/database.ts';
+import { createClient } from '../oauth/clients/clients.service.ts';
+import type { KeyMaterial } from '../oauth/keys/key-material.ts';
+
+export const DEMO_CLIENT_SECRET = 'demo-app-secret-for-local-testing-only';
+
+export interface DemoOAuthClient {
+  clientId: string;
+  name: string;
+  confidential: boolean;
+  /** Only for the confidential demo client. */
+  secret: string | null;
+  redirectUris: string[];
+  scopes: string[];
+  grantTypes: string[];
+}
+
+export async function loadOAuthDemo(db: DB, keys: KeyMaterial): Promise<DemoOAuthClient[]> {
+  const clients: DemoOAuthClient[] = [
+    {
+      clientId: 'demo-app', name: 'Demo-App (Server)', confidential: true, secret: DEMO_CLIENT_SECRET,
+      redirectUris: ['http://127.0.0.1:3000/callback', 'http://localhost:3000/callback'],
+      scopes: ['openid', 'profile', 'email', 'regions'], grantTypes: ['authorization_code', 'refresh_token'],
+    },
+    {
+      clientId: 'demo-spa', name: 'Demo-SPA (Browser)', confidential: false, secret: null,
+      redirectUris: ['http://127.0.0.1:5173/callback', 'http://localhost:5173/callback'],
+      scopes: ['openid', 'profile', 'email'], grantTypes: ['authorization_code', 'refresh_token'],
+    },
+  ];
+  for (const c of clients) {
+    await createClient(db, keys, { ...c, requiredRegions: [] }, c.secret ?? undefined);
+  }
+  return clients;
+}
+
+export function describeOAuthDemo(clients: readonly DemoOAuthClient[]): string[] {
+  return clients.map((c) => `OAuth client ${c.clientId.padEnd(9)} ${c.confidential ? `secret ${c.secret}` : 'public (PKCE, no secret)'}  redirect ${c.redirectUris[0]}`);
+}

@@ -1,0 +1,22 @@
+/**
+ * The `scope` parameter (RFC 6749 §3.3): space-separated; here it must name
+ * `openid` (OpenID Connect Core §3.1.2.1) and only scopes the client holds.
+ */
+import { isScope, sortScopes, type Scope } from '../scopes.ts';
+
+export type ScopeCheck = { ok: true; scopes: Scope[] } | { ok: false; description: string };
+
+export function checkRequestedScopes(scopeParam: string | undefined, allowed: readonly string[]): ScopeCheck {
+  const requested = (scopeParam ?? '').split(' ').filter((s) => s !== '');
+  if (!requested.includes('openid')) return { ok: false, description: 'The scope must include openid.' };
+  const unknown = requested.filter((s) => !isScope(s));
+  if (unknown.length > 0) return { ok: false, description: `Unknown scope: ${unknown.join(' ').slice(0, 200)}` };
+  const notAllowed = requested.filter((s) => !allowed.includes(s));
+  if (notAllowed.length > 0) return { ok: false, description: `Scope not allowed for this client: ${notAllowed.join(' ')}` };
+  return { ok: true, scopes: sortScopes(requested) };
+}
+
+/** Whether every scope in `requested` is in `granted`. */
+export function coversScopes(granted: readonly string[], requested: readonly string[]): boolean {
+  return requested.every((s) => granted.includes(s));
+}

@@ -1,0 +1,129 @@
+/**
+ * The client form of the admin screen (SPEC §5.7): parsing the posted fields,
+ * and a message per field in the reader's language. The service stays the
+ * authority on every rule; this layer only words its verdicts for people.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import type { FieldError } from '../../http/problem.ts';
+import type { Translate } from '../../web/i18n.ts';
+import { redirectUriProblem } from '../checks/redirect-uri.ts';
+import { isGrantType, isScope } from '../scopes.ts';
+import { CLIENT_ID_PATTERN, MAX_REDIRECT_URIS, type Client, type ClientInput } from './clients.service.ts';
+
+const Many = Type.Union([Type.String({ maxLength: 100 }), Type.Array(Type.String({ maxLength: 100 }), { maxItems: 1000 })]);
+
+export const ClientForm = Type.Object({
+  csrf_token: Type.Optional(Type.String({ maxLength: 200 })),
+  client_id: Type.Optional(Type.String({ maxLength: 1000 })),
+  name: Type.Optional(Type.String({ maxLength: 1000 })),
+  confidential: Type.Optional(Type.String({ maxLength: 10 })),
+  redirect_uris: Type.Optional(Type.String({ maxLength: 100_000 })),
+  scopes: Type.Optional(Many),
+  grant_types: Type.Optional(Many),
+  required_regions: Type.Optional(Many),
+});
+export type ClientFormBody = Static<typeof ClientForm>;
+
+/** What the form shows: the values as typed, so a rejected form keeps them. */
+export interface ClientFormValues {
+  clientId: string;
+  name: string;
+  confidential: boolean;
+  redirectUris: string;
+  scopes: string[];
+  grantTypes: string[];
+  requiredRegions: number[];
+}
+
+/** Field name → message, shown next to the field. */
+export type FieldMessages = Partial<Record<keyof ClientFormValues, string>>;
+
+function many(value: string | string[] | undefined): string[] {
+  if (value === undefined) return [];
+  return Array.isArray(value) ? value : [value];
+}
+
+export function readClientForm(body: ClientFormBody): ClientFormValues {
+  return {
+    clientId: (body.client_id ?? '').trim(),
+    name: body.name ?? '',
+    confidential: body.confidential === '1' || body.confidential === 'on',
+    redirectUris: body.redirect_uris ?? '',
+    scopes: many(body.scopes),
+    grantTypes: many(body.grant_types),
+    // A value that is no region id becomes -1, which the service reports as unknown.
+    requiredRegions: many(body.required_regions).map((v) => (/^[1-9]\d{0,9}$/.test(v) ? Number(v) : -1)),
+  };
+}
+
+export function formValuesOf(client: Client): ClientFormValues {
+  return {
+    clientId: client.clientId,
+    name: client.name,
+    confidential: client.confidential,
+    redirectUris: client.redirectUris.join('\n'),
+    scopes: client.scopes,
+    grantTypes: client.grantTypes,
+    requiredRegions: client.requiredRegions,
+  };
+}
+
+export const EMPTY_FORM: ClientFormValues = {
+  clientId: '', name: '', confidential: true, redirectUris: '', scopes: ['openid'], grantTypes: ['authorization_code'], requiredRegions: [],
+};
+
+export function toClientInput(values: ClientFormValues): ClientInput {
+  return {
+    clientId: values.clientId,
+    name: values.name,
+    confidential: values.confidential,
+    redirectUris: values.redirectUris.split(/\r?\n/),
+    scopes: values.scopes,
+    grantTypes: values.grantTypes,
+    requiredRegions: values.requiredRegions,
+  };
+}
+
+/** The rules a person can break by typing, worded for them; the rest is left to the service. */
+export function checkClientForm(values: ClientFormValues, t: Translate, options: { checkClientId: boolean }): FieldMessages {
+  const messages: FieldMessages = {};
+  if (options.checkClientId) {
+    if (values.clientId === '') messages.clientId = t('admin.error.clientIdMissing');
+    else if (!CLIENT_ID_PATTERN.test(values.clientId)) messages.clientId = t('admin.error.clientIdPattern');
+  }
+  const name = values.name.trim();
+  if (name === '') messages.name = t('admin.error.nameMissing');
+  else if (name.length > 200) messages.name = t('admin.error.nameLong');
+  const uris = values.redirectUris.split(/\r?\n/).map((u) => u.trim()).filter((u) => u !== '');
+  const bad = uris.filter((u) => redirectUriProblem(u) !== undefined);
+  if (uris.length === 0) messages.redirectUris = t('admin.error.redirectMissing');
+  else if (uris.length > MAX_REDIRECT_URIS) messages.redirectUris = t('admin.error.redirectMany', { max: MAX_REDIRECT_URIS });
+  else if (bad.length > 0) messages.redirectUris = t('admin.error.redirectInvalid', { uris: bad.map((u) => `“${u.slice(0, 200)}”`).join(', ') });
+  if (!values.scopes.every(isScope)) messages.scopes = t('admin.error.scopes');
+  if (!values.grantTypes.every(isGrantType)) messages.grantTypes = t('admin.error.grantTypes');
+  return messages;
+}
+
+const SERVICE_FIELD_MESSAGES: Record<string, [keyof ClientFormValues, string]> = {
+  clientId: ['clientId', 'admin.error.clientIdTaken'],
+  name: ['name', 'admin.error.nameMissing'],
+  confidential: ['confidential', 'admin.error.invalid'],
+  redirectUris: ['redirectUris', 'admin.error.invalid'],
+  scopes: ['scopes', 'admin.error.scopes'],
+  grantTypes: ['grantTypes', 'admin.error.grantTypes'],
+  requiredRegions: ['requiredRegions', 'admin.error.regionUnknown'],
+};
+
+/**
+ * The service's verdicts on what passed {@link checkClientForm}: a client id
+ * already taken, a region that does not exist (the checks that need the
+ * database). Keyed by field, never by message text.
+ */
+export function describeServiceErrors(errors: readonly FieldError[], t: Translate): FieldMessages {
+  const messages: FieldMessages = {};
+  for (const error of errors) {
+    const [field, key] = SERVICE_FIELD_MESSAGES[error.field] ?? ['name', 'admin.error.invalid'];
+    messages[field] ??= t(key);
+  }
+  return messages;
+}

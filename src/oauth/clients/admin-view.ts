@@ -1,0 +1,64 @@
+/** What the admin pages share: the regions to choose from, the request's translator, the form page. */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { formToken } from '../../accounts/csrf.ts';
+import { listRegions } from '../../accounts/regions.repository.ts';
+import type { Config } from '../../config.ts';
+import type { DB } from '../../db/database.ts';
+import { pickLocale, translator, type Translate } from '../../web/i18n.ts';
+import { GRANT_TYPES, SCOPES } from '../scopes.ts';
+import type { ClientFormValues, FieldMessages } from './admin-form.ts';
+import './admin-messages.ts';
+
+export const ADMIN_BASE = '/admin/oauthclients';
+
+export function translatorFor(request: FastifyRequest): Translate {
+  return translator(pickLocale(request.headers['accept-language']));
+}
+
+/** Every region with its parents ("Deutschland › Berlin › Berlin-Kreuzberg"), sorted by that label. */
+export async function regionChoices(db: DB): Promise<{ id: number; label: string }[]> {
+  const regions = await listRegions(db);
+  const byId = new Map(regions.map((r) => [r.id, r]));
+  const label = (id: number): string => {
+    const names: string[] = [];
+    const seen = new Set<number>();
+    for (let r = byId.get(id); r && !seen.has(r.id); r = r.parent_id === null ? undefined : byId.get(r.parent_id)) {
+      seen.add(r.id);
+      names.unshift(r.name);
+    }
+    return names.join(' › ');
+  };
+  return regions.map((r) => ({ id: r.id, label: label(r.id) })).sort((a, b) => a.label.localeCompare(b.label, 'de'));
+}
+
+export interface FormPage {
+  mode: 'create' | 'edit';
+  /** The name as stored, for the heading while an edit is being corrected. */
+  storedName?: string;
+  values: ClientFormValues;
+  errors?: FieldMessages;
+  formError?: string;
+}
+
+export async function renderClientForm(request: FastifyRequest, reply: FastifyReply, deps: { db: DB; config: Config }, page: FormPage, status = 200): Promise<FastifyReply> {
+  const t = translatorFor(request);
+  const edit = page.mode === 'edit';
+  return reply.render('admin-client-form', {
+    ...page,
+    heading: edit ? t('admin.editTitle', { name: page.storedName ?? page.values.name }) : t('admin.newTitle'),
+    action: edit ? `${ADMIN_BASE}/${encodeURIComponent(page.values.clientId)}` : ADMIN_BASE,
+    csrfToken: await formToken(request, reply, deps.config),
+    regions: await regionChoices(deps.db),
+    scopes: SCOPES,
+    grantTypes: GRANT_TYPES,
+  }, status);
+}
+
+export function renderNotFound(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  const t = translatorFor(request);
+  return reply.render('error', { message: t('admin.notFound'), link: { href: ADMIN_BASE, text: t('admin.back') } }, 404);
+}
+
+export function renderSecret(reply: FastifyReply, client: { clientId: string; name: string }, secret: string, notice?: string): Promise<FastifyReply> {
+  return reply.render('admin-client-secret', { client, secret, notice });
+}

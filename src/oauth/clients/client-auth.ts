@@ -1,0 +1,60 @@
+/**
+ * Client authentication at the token and revocation endpoints (RFC 6749
+ * §2.3.1): `client_secret_basic` (credentials form-url-encoded before base64),
+ * `client_secret_post`, or for public clients only `client_id` (`none`).
+ * Using more than one method is an error.
+ */
+import type { Executor } from '../../db/executor.ts';
+import { InvalidClient, InvalidRequest } from '../errors.ts';
+import type { KeyMaterial } from '../keys/key-material.ts';
+import { isClientSecretValid } from './client-secret.ts';
+import { findClientRow, type ClientRow } from './clients.repository.ts';
+
+interface Credentials {
+  clientId: string;
+  secret: string | undefined;
+  basic: boolean;
+}
+
+/** application/x-www-form-urlencoded decoding of one Basic credential part. */
+function formDecode(value: string): string {
+  return decodeURIComponent(value.replace(/\+/g, ' '));
+}
+
+function readBasic(header: string): Credentials {
+  const encoded = header.slice(6).trim();
+  const decoded = Buffer.from(encoded, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (!/^[A-Za-z0-9+/]+=*$/.test(encoded) || colon < 0) throw new InvalidClient('Malformed HTTP Basic credentials.', true);
+  try {
+    return { clientId: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)), basic: true };
+  } catch {
+    throw new InvalidClient('Malformed HTTP Basic credentials.', true);
+  }
+}
+
+function readCredentials(authorization: string | undefined, body: Record<string, string | undefined>): Credentials {
+  const basic = authorization !== undefined && /^basic /i.test(authorization) ? readBasic(authorization) : undefined;
+  if (basic) {
+    if (body.client_secret !== undefined) throw new InvalidRequest('Use only one client authentication method.');
+    if (body.client_id !== undefined && body.client_id !== basic.clientId) throw new InvalidRequest('client_id does not match the HTTP Basic credentials.');
+    return basic;
+  }
+  if (body.client_id === undefined || body.client_id === '') throw new InvalidClient('Client authentication is required.', false);
+  return { clientId: body.client_id, secret: body.client_secret, basic: false };
+}
+
+/** The authenticated client, or {@link InvalidClient}. One indexed query; the secret check is constant-time. */
+export async function authenticateClient(db: Executor, keys: KeyMaterial, authorization: string | undefined, body: Record<string, string | undefined>): Promise<ClientRow> {
+  const credentials = readCredentials(authorization, body);
+  const client = credentials.clientId.length <= 100 ? await findClientRow(db, credentials.clientId) : undefined;
+  if (!client) throw new InvalidClient('Unknown client or wrong credentials.', credentials.basic);
+  if (client.confidential) {
+    if (credentials.secret === undefined || !isClientSecretValid(keys, client.secret_digest, credentials.secret)) {
+      throw new InvalidClient('Unknown client or wrong credentials.', credentials.basic);
+    }
+  } else if (credentials.secret !== undefined && credentials.secret !== '') {
+    throw new InvalidClient('A public client has no secret.', credentials.basic);
+  }
+  return client;
+}

@@ -1,0 +1,93 @@
+/** SQL of OAuth clients and their required regions. */
+import { sql } from 'kysely';
+import type { Executor } from '../../db/executor.ts';
+
+export interface ClientRow {
+  id: number;
+  client_id: string;
+  name: string;
+  confidential: boolean;
+  secret_digest: Buffer | null;
+  redirect_uris: string[];
+  scopes: string[];
+  grant_types: string[];
+  required_regions: number[];
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface ClientValues {
+  name: string;
+  confidential: boolean;
+  secretDigest: Buffer | null;
+  redirectUris: string[];
+  origins: string[];
+  scopes: string[];
+  grantTypes: string[];
+}
+
+function selectClients(db: Executor) {
+  return db.selectFrom('oauth_clients').select([
+    'id', 'client_id', 'name', 'confidential', 'secret_digest', 'redirect_uris', 'scopes', 'grant_types', 'created_at', 'updated_at',
+    sql<number[]>`array(select r.region_id from oauth_client_regions r where r.client_id = oauth_clients.id order by r.region_id)`.as('required_regions'),
+  ]);
+}
+
+/** One indexed query: the client with its required regions. */
+export function findClientRow(db: Executor, clientId: string): Promise<ClientRow | undefined> {
+  return selectClients(db).where('client_id', '=', clientId).executeTakeFirst();
+}
+
+export function listClientRows(db: Executor): Promise<ClientRow[]> {
+  return selectClients(db).orderBy('client_id').execute();
+}
+
+export async function insertClient(db: Executor, clientId: string, values: ClientValues): Promise<number> {
+  const row = await db.insertInto('oauth_clients').values({
+    client_id: clientId,
+    name: values.name,
+    confidential: values.confidential,
+    secret_digest: values.secretDigest,
+    redirect_uris: values.redirectUris,
+    origins: values.origins,
+    scopes: values.scopes,
+    grant_types: values.grantTypes,
+  }).returning('id').executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function updateClientRow(db: Executor, id: number, values: ClientValues, now: Date): Promise<void> {
+  await db.updateTable('oauth_clients').set({
+    name: values.name,
+    confidential: values.confidential,
+    secret_digest: values.secretDigest,
+    redirect_uris: values.redirectUris,
+    origins: values.origins,
+    scopes: values.scopes,
+    grant_types: values.grantTypes,
+    updated_at: now,
+  }).where('id', '=', id).execute();
+}
+
+export async function replaceRequiredRegions(db: Executor, id: number, regionIds: readonly number[]): Promise<void> {
+  await db.deleteFrom('oauth_client_regions').where('client_id', '=', id).execute();
+  if (regionIds.length === 0) return;
+  await db.insertInto('oauth_client_regions').values(regionIds.map((region_id) => ({ client_id: id, region_id }))).execute();
+}
+
+export async function setSecretDigest(db: Executor, id: number, digest: Buffer, now: Date): Promise<void> {
+  await db.updateTable('oauth_clients').set({ secret_digest: digest, updated_at: now }).where('id', '=', id).execute();
+}
+
+/** Deleting cascades to codes, grants, refresh tokens and consents: every token of the client stops working. */
+export async function deleteClientRow(db: Executor, clientId: string): Promise<boolean> {
+  const result = await db.deleteFrom('oauth_clients').where('client_id', '=', clientId).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+/** Whether any registered redirect URI has this web origin (CORS). */
+export async function isRegisteredOrigin(db: Executor, origin: string): Promise<boolean> {
+  const row = await db.selectFrom('oauth_clients').select('id')
+    .where('origins', '@>', sql<string[]>`array[${origin}]::text[]`).limit(1).executeTakeFirst();
+  return row !== undefined;
+}

@@ -1,0 +1,189 @@
+/**
+ * Registering and administering OAuth clients (SPEC §5.1, §5.7), shared by the
+ * admin screen, the CLI and the demo dataset. Every rule lives here; a bad
+ * field throws {@link ValidationFailed} naming it.
+ */
+import { findExistingRegionIds } from '../../accounts/regions.repository.ts';
+import type { DB } from '../../db/database.ts';
+import { ApiProblem, ValidationFailed, type FieldError } from '../../http/problem.ts';
+import { redirectUriProblem, webOrigin } from '../checks/redirect-uri.ts';
+import type { KeyMaterial } from '../keys/key-material.ts';
+import { GRANT_TYPES, isGrantType, isScope, SCOPES, sortScopes, type GrantType, type Scope } from '../scopes.ts';
+import { revokeGrantsOfClient } from '../grants/grants.repository.ts';
+import { digestClientSecret, generateClientSecret } from './client-secret.ts';
+import {
+  deleteClientRow, findClientRow, insertClient, listClientRows, replaceRequiredRegions, setSecretDigest, updateClientRow,
+  type ClientRow, type ClientValues,
+} from './clients.repository.ts';
+
+export const CLIENT_ID_PATTERN = /^[A-Za-z0-9._-]{1,100}$/;
+export const MAX_REDIRECT_URIS = 20;
+
+export interface ClientSettings {
+  name: string;
+  /** true: a server application holding a secret; false: browser/mobile app using PKCE. */
+  confidential: boolean;
+  /** Exact strings; at least one. */
+  redirectUris: readonly string[];
+  /** `openid` is always added. */
+  scopes: readonly string[];
+  /** `authorization_code` is always added; `refresh_token` optional. */
+  grantTypes: readonly string[];
+  /** Region ids; empty = every user. */
+  requiredRegions: readonly number[];
+}
+
+export interface ClientInput extends ClientSettings {
+  clientId: string;
+}
+
+export interface Client {
+  clientId: string;
+  name: string;
+  confidential: boolean;
+  redirectUris: string[];
+  scopes: Scope[];
+  grantTypes: GrantType[];
+  requiredRegions: number[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Unknown client id in an administrative call. */
+export class ClientNotFound extends ApiProblem {
+  constructor(clientId: string) {
+    super(404, 'request.not-found', `There is no OAuth client "${clientId}".`);
+  }
+}
+
+/**
+ * Registers a client. Returns the secret of a confidential client: it is shown
+ * once and stored only as a keyed digest. `fixedSecret` is for the demo dataset.
+ */
+export async function createClient(db: DB, keys: KeyMaterial, input: ClientInput, fixedSecret?: string): Promise<{ clientId: string; secret: string | null }> {
+  const errors: FieldError[] = [];
+  const clientId = input.clientId.trim();
+  if (!CLIENT_ID_PATTERN.test(clientId)) {
+    errors.push({ field: 'clientId', message: 'must be 1 to 100 characters: letters, digits, "-", "_" or "."' });
+  } else if (await findClientRow(db, clientId)) {
+    errors.push({ field: 'clientId', message: 'is already taken by another client' });
+  }
+  const settings = await validateSettings(db, input, errors);
+  if (errors.length > 0) throw new ValidationFailed(errors);
+  const secret = input.confidential ? fixedSecret ?? generateClientSecret() : null;
+  try {
+    await db.transaction().execute(async (trx) => {
+      const id = await insertClient(trx, clientId, { ...settings, secretDigest: secret === null ? null : digestClientSecret(keys, secret) });
+      await replaceRequiredRegions(trx, id, input.requiredRegions);
+    });
+  } catch (error) {
+    if ((error as { code?: string }).code === '23505') {
+      throw new ValidationFailed([{ field: 'clientId', message: 'is already taken by another client' }]);
+    }
+    throw error;
+  }
+  return { clientId, secret };
+}
+
+/**
+ * Changes a client's settings (the client id never changes). A public client
+ * turned confidential gets a new secret, returned once; the reverse drops it.
+ * Narrowed scopes or grant types do not touch tokens already issued.
+ */
+export async function updateClient(db: DB, keys: KeyMaterial, clientId: string, input: ClientSettings): Promise<{ secret: string | null }> {
+  const existing = await findClientRow(db, clientId);
+  if (!existing) throw new ClientNotFound(clientId);
+  const errors: FieldError[] = [];
+  const settings = await validateSettings(db, input, errors);
+  if (errors.length > 0) throw new ValidationFailed(errors);
+  let secret: string | null = null;
+  let secretDigest = existing.secret_digest;
+  if (!input.confidential) secretDigest = null;
+  else if (!existing.confidential) {
+    secret = generateClientSecret();
+    secretDigest = digestClientSecret(keys, secret);
+  }
+  await db.transaction().execute(async (trx) => {
+    await updateClientRow(trx, existing.id, { ...settings, secretDigest }, new Date());
+    await replaceRequiredRegions(trx, existing.id, input.requiredRegions);
+  });
+  return { secret };
+}
+
+/** Deletes a client with its consents, codes and grants: its tokens stop working at once. */
+export async function deleteClient(db: DB, clientId: string): Promise<void> {
+  if (!(await deleteClientRow(db, clientId))) throw new ClientNotFound(clientId);
+}
+
+/** A new secret for a confidential client, shown once; the old one stops working at once. */
+export async function regenerateClientSecret(db: DB, keys: KeyMaterial, clientId: string): Promise<string> {
+  const existing = await findClientRow(db, clientId);
+  if (!existing) throw new ClientNotFound(clientId);
+  if (!existing.confidential) {
+    throw new ValidationFailed([{ field: 'confidential', message: 'a public client has no secret' }], 'A public client has no secret.');
+  }
+  const secret = generateClientSecret();
+  await setSecretDigest(db, existing.id, digestClientSecret(keys, secret), new Date());
+  return secret;
+}
+
+export async function listClients(db: DB): Promise<Client[]> {
+  return (await listClientRows(db)).map(toClient);
+}
+
+export async function findClient(db: DB, clientId: string): Promise<Client | undefined> {
+  const row = await findClientRow(db, clientId);
+  return row && toClient(row);
+}
+
+/** Revokes every grant of a client (all its access and refresh tokens), keeping the client. */
+export async function revokeClientTokens(db: DB, clientId: string, now: Date): Promise<void> {
+  const row = await findClientRow(db, clientId);
+  if (!row) throw new ClientNotFound(clientId);
+  await revokeGrantsOfClient(db, row.id, now);
+}
+
+async function validateSettings(db: DB, input: ClientSettings, errors: FieldError[]): Promise<Omit<ClientValues, 'secretDigest'>> {
+  const name = input.name.trim();
+  if (name.length === 0 || name.length > 200) errors.push({ field: 'name', message: 'must be 1 to 200 characters' });
+
+  const redirectUris = [...new Set(input.redirectUris.map((u) => u.trim()).filter((u) => u !== ''))];
+  if (redirectUris.length === 0) errors.push({ field: 'redirectUris', message: 'must contain at least one redirect URI' });
+  if (redirectUris.length > MAX_REDIRECT_URIS) errors.push({ field: 'redirectUris', message: `must contain at most ${MAX_REDIRECT_URIS} redirect URIs` });
+  for (const uri of redirectUris) {
+    const problem = redirectUriProblem(uri);
+    if (problem) errors.push({ field: 'redirectUris', message: `${JSON.stringify(uri.slice(0, 200))} ${problem}` });
+  }
+
+  const badScopes = input.scopes.filter((s) => !isScope(s));
+  if (badScopes.length > 0) errors.push({ field: 'scopes', message: `unknown scope ${badScopes.map((s) => JSON.stringify(s)).join(', ')}; allowed: ${SCOPES.join(', ')}` });
+  const badGrants = input.grantTypes.filter((g) => !isGrantType(g));
+  if (badGrants.length > 0) errors.push({ field: 'grantTypes', message: `unknown grant type ${badGrants.map((g) => JSON.stringify(g)).join(', ')}; allowed: ${GRANT_TYPES.join(', ')}` });
+
+  const regionIds = [...new Set(input.requiredRegions)];
+  const existing = await findExistingRegionIds(db, regionIds.filter((id) => Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647));
+  for (const id of regionIds) if (!existing.has(id)) errors.push({ field: 'requiredRegions', message: `region ${id} does not exist` });
+
+  return {
+    name,
+    confidential: input.confidential,
+    redirectUris,
+    origins: [...new Set(redirectUris.map(webOrigin).filter((o): o is string => o !== undefined))],
+    scopes: sortScopes(['openid', ...input.scopes.filter(isScope)]),
+    grantTypes: GRANT_TYPES.filter((g) => g === 'authorization_code' || input.grantTypes.includes(g)),
+  };
+}
+
+function toClient(row: ClientRow): Client {
+  return {
+    clientId: row.client_id,
+    name: row.name,
+    confidential: row.confidential,
+    redirectUris: row.redirect_uris,
+    scopes: sortScopes(row.scopes),
+    grantTypes: GRANT_TYPES.filter((g) => row.grant_types.includes(g)),
+    requiredRegions: row.required_regions,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}

@@ -1,0 +1,58 @@
+/**
+ * `/settings/apps` (SPEC §5.6, issue 3 item 4): the apps a member remembered
+ * consent for, and revoking one, which also revokes its refresh tokens.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { DB } from '../../db/database.ts';
+import { pickLocale, translator } from '../../web/i18n.ts';
+import { pageSession } from '../clients/admin-page-access.ts';
+import { findClient } from '../clients/clients.service.ts';
+import { listRememberedApps, revokeConsent } from './consents.repository.ts';
+import './my-apps.messages.ts';
+
+export interface MyAppsOptions {
+  config: Config;
+  db: DB;
+  clock: Clock;
+}
+
+const PAGE = '/settings/apps';
+
+const RevokeForm = Type.Object({
+  client_id: Type.Optional(Type.String({ maxLength: 200 })),
+  csrf_token: Type.Optional(Type.String({ maxLength: 200 })),
+});
+
+export const myAppsRoutes: FastifyPluginAsyncTypebox<MyAppsOptions> = async (app, { config, db, clock }) => {
+  app.get(PAGE, {
+    schema: { querystring: Type.Object({ revoked: Type.Optional(Type.String({ maxLength: 200 })) }) },
+  }, async (request, reply) => {
+    const session = await pageSession(request, reply, { orgaOnly: false, returnTo: PAGE });
+    if (!session) return reply;
+    const apps = await listRememberedApps(db, session.user.id);
+    const revoked = request.query.revoked === undefined ? undefined : await findClient(db, request.query.revoked);
+    return reply.render('my-apps', {
+      apps,
+      revokedName: revoked?.name,
+      csrfToken: await formToken(request, reply, config),
+      dateFormat: new Intl.DateTimeFormat(pickLocale(request.headers['accept-language']) === 'en' ? 'en-GB' : 'de-DE', { dateStyle: 'long', timeZone: 'Europe/Berlin' }),
+    });
+  });
+
+  app.post(`${PAGE}/revoke`, { schema: { body: RevokeForm } }, async (request, reply) => {
+    const session = await pageSession(request, reply, { orgaOnly: false, returnTo: PAGE });
+    if (!session) return reply;
+    const t = translator(pickLocale(request.headers['accept-language']));
+    if (!(await isValidFormToken(request, request.body.csrf_token))) {
+      return reply.render('error', { message: t('myapps.csrf'), link: { href: PAGE, text: t('myapps.title') } }, 403);
+    }
+    const clientId = request.body.client_id ?? '';
+    const revoked = await revokeConsent(db, clock, session.user.id, clientId);
+    if (!revoked) return reply.render('error', { message: t('myapps.unknown'), link: { href: PAGE, text: t('myapps.title') } }, 404);
+    return reply.redirect(`${PAGE}?revoked=${encodeURIComponent(clientId)}`, 303);
+  });
+};

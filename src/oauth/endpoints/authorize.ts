@@ -1,0 +1,116 @@
+/**
+ * `GET|POST /oauth/authorize` (RFC 6749 §4.1.1, OpenID Connect Core §3.1.2;
+ * SPEC §5.2): checks in the order of the spec, the login round trip, the
+ * region restriction, consent, and the code. Errors before the redirect URI is
+ * trusted are pages; later ones go back to the client.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
+import type { SessionContext } from '../../accounts/sessions.ts';
+import type { Config } from '../../config.ts';
+import { pickLocale, translator } from '../../web/i18n.ts';
+import {
+  AuthorizationPageError, AuthorizationRedirectError, parseAuthorizationRequest, responseUrl,
+  type AuthorizationRequest, type RawParameters,
+} from '../authorization-request.ts';
+import { isInRequiredRegions } from '../checks/required-regions.ts';
+import { coversScopes } from '../checks/scope.ts';
+import { webOrigin } from '../checks/redirect-uri.ts';
+import { findConsentScopes, rememberConsent } from '../consent/consents.repository.ts';
+import { AccessDenied, ConsentRequired, LoginRequired, type OAuthError } from '../errors.ts';
+import { issueAuthorizationCode } from '../grants/authorization-code.ts';
+import type { OAuthContext } from '../oauth-context.ts';
+import '../oauth.messages.ts';
+
+export const REGIONS_MESSAGE = 'User not in required regions';
+
+type Handler = (request: FastifyRequest, reply: FastifyReply, raw: RawParameters, isPost: boolean) => Promise<FastifyReply>;
+
+export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, config: Config): void {
+  const redirectWithError = (reply: FastifyReply, req: { redirectUri: string; state: string | undefined }, error: OAuthError) =>
+    reply.redirect(responseUrl(req.redirectUri, { error: error.error, error_description: error.description, state: req.state, iss: ctx.issuer }), 303);
+
+  const handle: Handler = async (request, reply, raw, isPost) => {
+    const t = translator(pickLocale(request.headers['accept-language']));
+    let req: AuthorizationRequest;
+    try {
+      req = await parseAuthorizationRequest(ctx.db, raw);
+    } catch (error) {
+      if (error instanceof AuthorizationPageError) {
+        return reply.render('oauth-error', { heading: t('oauth.error.title'), message: error.message, hint: t('oauth.error.hint') }, error.status);
+      }
+      if (error instanceof AuthorizationRedirectError) return redirectWithError(reply, error, error.error);
+      throw error;
+    }
+    const decision = isPost ? raw.decision : undefined;
+    const session = await request.getSession();
+    if (!session || (decision === undefined && needsFreshLogin(req, session, ctx.clock()))) {
+      if (req.prompt.has('none')) return redirectWithError(reply, req, new LoginRequired('The user is not logged in.'));
+      return reply.redirect(`/login?return_to=${encodeURIComponent(returnToAfterLogin(req))}`, 303);
+    }
+    if (!(await isInRequiredRegions(ctx.db, session.user.id, req.client.required_regions))) {
+      if (req.prompt.has('none')) return redirectWithError(reply, req, new AccessDenied(REGIONS_MESSAGE));
+      const back = responseUrl(req.redirectUri, { error: 'access_denied', error_description: REGIONS_MESSAGE, state: req.state, iss: ctx.issuer });
+      return reply.render('oauth-error', {
+        heading: t('oauth.regions.title'), message: REGIONS_MESSAGE, hint: t('oauth.regions.hint'),
+        link: { href: back, text: t('oauth.backToClient', { name: req.client.name }) },
+      }, 403);
+    }
+    if (decision !== undefined) {
+      if (!(await isValidFormToken(request, raw.csrf_token))) {
+        return reply.render('oauth-error', { heading: t('oauth.consent.title'), message: t('oauth.consent.csrf') }, 403);
+      }
+      if (decision !== 'allow') return redirectWithError(reply, req, new AccessDenied('The user denied the request.'));
+      if (raw.remember === '1' || raw.remember === 'on') {
+        await rememberConsent(ctx.db, session.user.id, req.client.id, req.scopes, ctx.clock());
+      }
+      return approve(reply, req, session);
+    }
+    const remembered = await findConsentScopes(ctx.db, session.user.id, req.client.id);
+    if (remembered && coversScopes(remembered, req.scopes) && !req.prompt.has('consent')) return approve(reply, req, session);
+    if (req.prompt.has('none')) return redirectWithError(reply, req, new ConsentRequired('The user has not consented to this request.'));
+    const { prompt: _prompt, ...parameters } = req.parameters;
+    return reply.render('consent', {
+      clientName: req.client.name,
+      scopes: req.scopes,
+      parameters: { ...parameters, ...(req.prompt.has('consent') ? { prompt: 'consent' } : {}) },
+      csrfToken: await formToken(request, reply, config),
+      origin: webOrigin(req.redirectUri),
+    });
+  };
+
+  const approve = async (reply: FastifyReply, req: AuthorizationRequest, session: SessionContext) => {
+    const code = await issueAuthorizationCode(ctx, {
+      clientRowId: req.client.id, userId: session.user.id, redirectUri: req.redirectUri, scopes: req.scopes,
+      codeChallenge: req.codeChallenge, nonce: req.nonce, authTime: session.authTime,
+    });
+    return reply.redirect(responseUrl(req.redirectUri, { code, state: req.state, iss: ctx.issuer }), 303);
+  };
+
+  app.get('/oauth/authorize', (request, reply) => handle(request, reply, (request.query ?? {}) as RawParameters, false));
+  app.post('/oauth/authorize', (request, reply) => {
+    const body = request.body;
+    return handle(request, reply, typeof body === 'object' && body !== null && !Array.isArray(body) ? body as RawParameters : {}, true);
+  });
+}
+
+/** OpenID Connect Core §3.1.2.1: `prompt=login` and `max_age` ask for a recent login. */
+function needsFreshLogin(req: AuthorizationRequest, session: SessionContext, now: Date): boolean {
+  if (req.prompt.has('login')) return true;
+  return req.maxAge !== undefined && Math.floor((now.getTime() - session.authTime.getTime()) / 1000) > req.maxAge;
+}
+
+/**
+ * The same request, GET or POST alike, as a URL on this site. `prompt=login`
+ * becomes `max_age=0` so that the fresh login satisfies it instead of looping.
+ */
+function returnToAfterLogin(req: AuthorizationRequest): string {
+  const parameters = { ...req.parameters };
+  if (req.prompt.has('login')) {
+    const rest = [...req.prompt].filter((p) => p !== 'login');
+    if (rest.length > 0) parameters.prompt = rest.join(' ');
+    else delete parameters.prompt;
+    parameters.max_age = '0';
+  }
+  return `/oauth/authorize?${new URLSearchParams(parameters).toString()}`;
+}

@@ -1,0 +1,52 @@
+/**
+ * `/.well-known/openid-configuration` (OpenID Connect Discovery 1.0 §3,
+ * RFC 8414; SPEC §5.5) and `/.well-known/jwks.json`: bodies computed once,
+ * cacheable. The issuer is PUBLIC_URL, byte-identical everywhere.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { OAuthContext } from '../oauth-context.ts';
+import { GRANT_TYPES, SCOPES } from '../scopes.ts';
+
+export const CLAIMS_SUPPORTED = [
+  'sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'preferred_username', 'name', 'given_name',
+  'family_name', 'picture', 'locale', 'email', 'email_verified', 'region_ids', 'region_ambassador',
+] as const;
+
+export function discoveryDocument(issuer: string): Record<string, unknown> {
+  const authMethods = ['client_secret_basic', 'client_secret_post', 'none'];
+  return {
+    issuer,
+    authorization_endpoint: `${issuer}/oauth/authorize`,
+    token_endpoint: `${issuer}/oauth/token`,
+    userinfo_endpoint: `${issuer}/oauth/userinfo`,
+    jwks_uri: `${issuer}/.well-known/jwks.json`,
+    revocation_endpoint: `${issuer}/oauth/revoke`,
+    scopes_supported: [...SCOPES],
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: [...GRANT_TYPES],
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: ['RS256'],
+    token_endpoint_auth_methods_supported: authMethods,
+    revocation_endpoint_auth_methods_supported: authMethods,
+    code_challenge_methods_supported: ['S256'],
+    claims_supported: [...CLAIMS_SUPPORTED],
+    prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
+    claims_parameter_supported: false,
+    request_parameter_supported: false,
+    request_uri_parameter_supported: false,
+    authorization_response_iss_parameter_supported: true,
+    ui_locales_supported: ['de', 'en'],
+  };
+}
+
+/** Clients may cache these for minutes: after a rotation, client libraries refetch the JWKS when they meet an unknown `kid`. */
+const CACHE_CONTROL = 'public, max-age=300';
+
+export function discoveryEndpoints(app: FastifyInstance, ctx: OAuthContext): void {
+  const discoveryBody = JSON.stringify(discoveryDocument(ctx.issuer));
+  app.get('/.well-known/openid-configuration', (_request, reply) => reply
+    .header('cache-control', CACHE_CONTROL).type('application/json; charset=utf-8').send(discoveryBody));
+  app.get('/.well-known/jwks.json', async (_request, reply) => reply
+    .header('cache-control', CACHE_CONTROL).type('application/json; charset=utf-8').send(await ctx.keys.jwks()));
+}

@@ -1,0 +1,20 @@
+/** Form parameters of the OAuth POST endpoints (RFC 6749 §3.2: form-encoded, each parameter at most once). */
+import type { FastifyRequest } from 'fastify';
+import { InvalidRequest } from '../errors.ts';
+
+export function isFormRequest(request: FastifyRequest): boolean {
+  return (request.headers['content-type'] ?? '').toLowerCase().startsWith('application/x-www-form-urlencoded');
+}
+
+/** The named parameters as single strings; other parameters are ignored. */
+export function formParameters<K extends string>(request: FastifyRequest, names: readonly K[]): Record<K, string | undefined> {
+  if (!isFormRequest(request)) throw new InvalidRequest('The request body must be application/x-www-form-urlencoded.');
+  const body = (request.body ?? {}) as Record<string, unknown>;
+  const result = {} as Record<K, string | undefined>;
+  for (const name of names) {
+    const value = body[name];
+    if (value !== undefined && typeof value !== 'string') throw new InvalidRequest(`The parameter ${name} must be given once.`);
+    result[name] = value;
+  }
+  return result;
+}

@@ -1,0 +1,56 @@
+/**
+ * `POST /oauth/revoke` (RFC 7009), so clients can "revoke on logout". A
+ * refresh token or an access token ends its whole grant: every refresh token
+ * of the family and every access token of the grant (RFC 7009 §2.1 allows
+ * revoking related tokens). Unknown, invalid or foreign tokens answer 200 too
+ * (§2.2), revealing nothing.
+ */
+import type { FastifyInstance } from 'fastify';
+import { authenticateClient } from '../clients/client-auth.ts';
+import { InvalidRequest } from '../errors.ts';
+import type { FailureLimiter } from '../failure-limiter.ts';
+import { findRefreshToken, revokeGrant } from '../grants/grants.repository.ts';
+import type { OAuthContext } from '../oauth-context.ts';
+import { verifyAccessToken } from '../tokens/access-token.ts';
+import { decryptRefreshToken } from '../tokens/refresh-token.ts';
+import { formParameters } from './form.ts';
+import type { ClientRow } from '../clients/clients.repository.ts';
+
+const REVOKE_PARAMETERS = ['token', 'token_type_hint', 'client_id', 'client_secret'] as const;
+
+async function grantOfToken(ctx: OAuthContext, client: ClientRow, token: string, now: Date): Promise<number | undefined> {
+  if (token.split('.').length === 5) {
+    const payload = await decryptRefreshToken(ctx.material, token, now);
+    if (!payload || payload.clientId !== client.client_id) return undefined;
+    const row = await findRefreshToken(ctx.db, payload.rowId);
+    return row && row.client_id === client.id ? row.grant_id : undefined;
+  }
+  try {
+    const claims = await verifyAccessToken(ctx.keys, ctx.issuer, token, now);
+    return claims.clientId === client.client_id ? claims.grantId : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function revokeEndpoint(app: FastifyInstance, ctx: OAuthContext, limiter: FailureLimiter): void {
+  app.post('/oauth/revoke', async (request, reply) => {
+    limiter.check(request.ip);
+    void reply.header('cache-control', 'no-store');
+    let client: ClientRow;
+    let token: string | undefined;
+    try {
+      const params = formParameters(request, REVOKE_PARAMETERS);
+      client = await authenticateClient(ctx.db, ctx.material, request.headers.authorization, params);
+      token = params.token;
+      if (token === undefined || token === '') throw new InvalidRequest('token is required.');
+    } catch (error) {
+      limiter.recordFailure(request.ip);
+      throw error;
+    }
+    const now = ctx.clock();
+    const grantId = await grantOfToken(ctx, client, token, now);
+    if (grantId !== undefined) await revokeGrant(ctx.db, grantId, now);
+    return reply.code(200).send();
+  });
+}

@@ -1,0 +1,69 @@
+/**
+ * OAuth error responses, one class per error code (RFC 6749 §4.1.2.1, §5.2,
+ * RFC 6750 §3.1, RFC 7009 §2.2.1, OpenID Connect Core §3.1.2.6). The OAuth
+ * JSON endpoints answer `{error, error_description}`; the authorization
+ * endpoint sends the same pair back to the client's redirect URI.
+ */
+export abstract class OAuthError extends Error {
+  abstract readonly error: string;
+  readonly status: number = 400;
+  /** Extra response headers (WWW-Authenticate, Retry-After). */
+  headers: Record<string, string> = {};
+
+  constructor(readonly description: string) {
+    super(description);
+    this.name = new.target.name;
+  }
+
+  toJSON(): { error: string; error_description: string } {
+    return { error: this.error, error_description: this.description };
+  }
+}
+
+export class InvalidRequest extends OAuthError { readonly error = 'invalid_request'; }
+export class InvalidGrant extends OAuthError { readonly error = 'invalid_grant'; }
+export class UnauthorizedClient extends OAuthError { readonly error = 'unauthorized_client'; }
+export class UnsupportedGrantType extends OAuthError { readonly error = 'unsupported_grant_type'; }
+export class UnsupportedResponseType extends OAuthError { readonly error = 'unsupported_response_type'; }
+export class UnsupportedTokenType extends OAuthError { readonly error = 'unsupported_token_type'; }
+export class InvalidScope extends OAuthError { readonly error = 'invalid_scope'; }
+export class AccessDenied extends OAuthError { readonly error = 'access_denied'; }
+export class LoginRequired extends OAuthError { readonly error = 'login_required'; }
+export class ConsentRequired extends OAuthError { readonly error = 'consent_required'; }
+export class RequestNotSupported extends OAuthError { readonly error = 'request_not_supported'; }
+export class RequestUriNotSupported extends OAuthError { readonly error = 'request_uri_not_supported'; }
+
+/** RFC 6749 §5.2: 401, with `WWW-Authenticate` when the client used HTTP Basic. */
+export class InvalidClient extends OAuthError {
+  readonly error = 'invalid_client';
+  override readonly status = 401;
+  constructor(description: string, usedBasic: boolean) {
+    super(description);
+    if (usedBasic) this.headers['www-authenticate'] = 'Basic realm="oauth", charset="UTF-8"';
+  }
+}
+
+/** RFC 6750 §3.1: a bad access token at a protected resource. */
+export class InvalidToken extends OAuthError {
+  readonly error = 'invalid_token';
+  override readonly status = 401;
+  constructor(description: string) {
+    super(description);
+    this.headers['www-authenticate'] = `Bearer error="invalid_token", error_description="${description.replace(/["\\]/g, '')}"`;
+  }
+}
+
+export class TooManyRequests extends OAuthError {
+  readonly error = 'invalid_request';
+  override readonly status = 429;
+  constructor(retryAfterSeconds: number) {
+    super('Too many failed requests. Please retry later.');
+    this.headers['retry-after'] = String(retryAfterSeconds);
+  }
+}
+
+export class ServerError extends OAuthError { readonly error = 'server_error'; override readonly status = 500; }
+export class TemporarilyUnavailable extends OAuthError { readonly error = 'temporarily_unavailable'; override readonly status = 503; }
+
+/** The seed's message for every code failure at the token endpoint (SPEC §5.3). */
+export const INVALID_OR_EXPIRED_CODE = 'Invalid or expired code';

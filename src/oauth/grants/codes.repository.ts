@@ -1,0 +1,97 @@
+/**
+ * SQL of authorization codes (SPEC §5.2 step 7, §5.3). Only the code's
+ * SHA-256 digest is stored. Redemption is one statement: it marks the code
+ * used (atomically: of two concurrent exchanges exactly one matches
+ * `used_at is null`), creates the grant and, when wanted, its first refresh
+ * token row.
+ */
+import { sql } from 'kysely';
+import type { Executor } from '../../db/executor.ts';
+
+export interface NewCode {
+  digest: Buffer;
+  clientRowId: number;
+  userId: number;
+  redirectUri: string;
+  scopes: readonly string[];
+  codeChallenge: string | null;
+  nonce: string | null;
+  authTime: Date;
+  expiresAt: Date;
+}
+
+export async function insertCode(db: Executor, code: NewCode): Promise<void> {
+  await db.insertInto('oauth_codes').values({
+    code_digest: code.digest,
+    client_id: code.clientRowId,
+    user_id: code.userId,
+    redirect_uri: code.redirectUri,
+    scopes: [...code.scopes],
+    code_challenge: code.codeChallenge,
+    nonce: code.nonce,
+    auth_time: code.authTime,
+    expires_at: code.expiresAt,
+  }).execute();
+}
+
+export interface Redemption {
+  digest: Buffer;
+  clientRowId: number;
+  redirectUri: string;
+  /** S256 of the presented verifier, or null when none was presented. */
+  challenge: string | null;
+  now: Date;
+  grantExpiresAt: Date;
+  /** Set when the client holds the refresh_token grant. */
+  refreshExpiresAt: Date | null;
+}
+
+export interface RedeemedCode {
+  grant_id: number;
+  user_id: number;
+  scopes: string[];
+  auth_time: Date;
+  nonce: string | null;
+  refresh_id: number | null;
+}
+
+/** Redeems a live code bound to this client, redirect URI and PKCE challenge; undefined when none matches. */
+export async function redeemCode(db: Executor, r: Redemption): Promise<RedeemedCode | undefined> {
+  const result = await sql<RedeemedCode>`
+    with gid as (select nextval(pg_get_serial_sequence('oauth_grants', 'id'))::integer as id),
+    used as (
+      update oauth_codes set used_at = ${r.now}, grant_id = (select id from gid)
+      where code_digest = ${r.digest} and used_at is null and expires_at > ${r.now}
+        and client_id = ${r.clientRowId} and redirect_uri = ${r.redirectUri}
+        and code_challenge is not distinct from ${r.challenge}::text
+      returning user_id, scopes, nonce, auth_time
+    ),
+    g as (
+      insert into oauth_grants (id, client_id, user_id, scopes, auth_time, expires_at)
+      select (select id from gid), ${r.clientRowId}, user_id, scopes, auth_time, ${r.grantExpiresAt} from used
+      returning id, scopes
+    ),
+    rt as (
+      insert into oauth_refresh_tokens (grant_id, scopes, expires_at)
+      select id, scopes, ${r.refreshExpiresAt}::timestamptz from g where ${r.refreshExpiresAt !== null}::boolean
+      returning id
+    )
+    select g.id as grant_id, used.user_id, used.scopes, used.auth_time, used.nonce, (select id from rt) as refresh_id
+    from g, used`.execute(db);
+  return result.rows[0];
+}
+
+/** The grant issued from an already used code, for reuse detection (RFC 6749 §4.1.2). */
+export async function findGrantOfUsedCode(db: Executor, digest: Buffer): Promise<number | null | undefined> {
+  const row = await db.selectFrom('oauth_codes').select(['used_at', 'grant_id'])
+    .where('code_digest', '=', digest).executeTakeFirst();
+  if (!row || row.used_at === null) return undefined;
+  return row.grant_id;
+}
+
+/** Codes are kept a day past expiry so that a late reuse still revokes what the code issued. */
+export async function purgeExpiredCodes(db: Executor, now: Date): Promise<number> {
+  const result = await db.deleteFrom('oauth_codes')
+    .where('expires_at', '<=', new Date(now.getTime() - 24 * 3600 * 1000)).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,80 @@
+/**
+ * The instance's view of the shared signing keys: imported key objects and the
+ * JWKS body, computed once per load (SPEC §8), reloaded every
+ * {@link KEY_RELOAD_SECONDS} and when a token names an unknown `kid`, so that
+ * a rotation done by any instance or the CLI reaches every instance.
+ */
+import type { Clock } from '../../clock.ts';
+import type { DB } from '../../db/database.ts';
+import type { KeyMaterial } from './key-material.ts';
+import { bootstrapSigningKey, loadSigningKeys, type StoredSigningKey } from './signing-keys.ts';
+
+export const KEY_RELOAD_SECONDS = 60;
+/** An unknown kid triggers at most one reload per this many seconds. */
+const UNKNOWN_KID_RELOAD_SECONDS = 5;
+
+export interface Signer {
+  readonly kid: string;
+  readonly privateKey: CryptoKey;
+}
+
+export class KeyStore {
+  private keys: StoredSigningKey[] = [];
+  private byKid = new Map<string, CryptoKey>();
+  private loadedAt = 0;
+  private loading: Promise<void> | undefined;
+  /** The JWKS document, serialised once per load. */
+  jwksBody = '{"keys":[]}';
+
+  constructor(private readonly db: DB, private readonly material: KeyMaterial, private readonly clock: Clock) {}
+
+  /** Imports the configured key when the table is empty, then loads. */
+  async start(): Promise<void> {
+    await bootstrapSigningKey(this.db, this.material, this.clock());
+    await this.reload();
+  }
+
+  reload(): Promise<void> {
+    this.loading ??= (async () => {
+      try {
+        const keys = await loadSigningKeys(this.db, this.material, this.clock());
+        this.keys = keys;
+        this.byKid = new Map(keys.map((k) => [k.kid, k.publicKey]));
+        this.jwksBody = JSON.stringify({ keys: keys.map((k) => k.publicJwk) });
+        this.loadedAt = this.clock().getTime();
+      } finally {
+        this.loading = undefined;
+      }
+    })();
+    return this.loading;
+  }
+
+  private async fresh(maxAgeSeconds: number): Promise<void> {
+    if (this.clock().getTime() - this.loadedAt > maxAgeSeconds * 1000) await this.reload();
+  }
+
+  /** The active key: the newest one not retired. */
+  async signer(): Promise<Signer> {
+    await this.fresh(KEY_RELOAD_SECONDS);
+    const active = this.keys.find((k) => k.retiredAt === null) ?? this.keys[0];
+    if (!active) throw new Error('no signing key available');
+    return { kid: active.kid, privateKey: active.privateKey };
+  }
+
+  /** The public key of `kid`, or undefined when no live key has that id. */
+  async verificationKey(kid: string | undefined): Promise<CryptoKey | undefined> {
+    await this.fresh(KEY_RELOAD_SECONDS);
+    if (kid === undefined) return undefined;
+    let key = this.byKid.get(kid);
+    if (!key && kid.length <= 100) {
+      await this.fresh(UNKNOWN_KID_RELOAD_SECONDS);
+      key = this.byKid.get(kid);
+    }
+    return key;
+  }
+
+  async jwks(): Promise<string> {
+    await this.fresh(KEY_RELOAD_SECONDS);
+    return this.jwksBody;
+  }
+}

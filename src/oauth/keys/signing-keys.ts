@@ -1,0 +1,97 @@
+/**
+ * Signing keys in the database, shared by every instance (SPEC §3 "keys are
+ * shared", §5.5, §5.6 rotation). The private key is stored as a JWE (`dir` +
+ * `A256GCM`) under a key derived from the configured encryption key; the
+ * database alone never yields a usable key.
+ */
+import { calculateJwkThumbprint, CompactEncrypt, compactDecrypt, exportJWK, generateKeyPair, importJWK, importPKCS8, type JWK } from 'jose';
+import { sql } from 'kysely';
+import type { Executor } from '../../db/executor.ts';
+import { derivedKeys } from './derived-keys.ts';
+import type { KeyMaterial } from './key-material.ts';
+
+/** A retired key stays published this long: the longest token lifetime (1 h) plus the instances' key-reload interval and slack. */
+export const RETIRED_KEY_OVERLAP_SECONDS = 3600 + 10 * 60;
+
+export interface StoredSigningKey {
+  kid: string;
+  privateKey: CryptoKey;
+  publicKey: CryptoKey;
+  publicJwk: JWK;
+  activatedAt: Date;
+  retiredAt: Date | null;
+}
+
+async function sealPrivateJwk(keys: KeyMaterial, kid: string, privateJwk: JWK): Promise<string> {
+  return new CompactEncrypt(new TextEncoder().encode(JSON.stringify(privateJwk)))
+    .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', kid, cty: 'jwk+json' })
+    .encrypt(derivedKeys(keys).signingKeyWrap);
+}
+
+async function describeKey(privateKey: CryptoKey): Promise<{ kid: string; privateJwk: JWK; publicJwk: JWK }> {
+  const privateJwk = await exportJWK(privateKey);
+  const { n, e } = privateJwk;
+  const kid = await calculateJwkThumbprint({ kty: 'RSA', n: n!, e: e! });
+  return { kid, privateJwk, publicJwk: { kty: 'RSA', n, e, kid, use: 'sig', alg: 'RS256' } };
+}
+
+async function insertKey(db: Executor, keys: KeyMaterial, privateKey: CryptoKey, now: Date): Promise<string> {
+  const { kid, privateJwk, publicJwk } = await describeKey(privateKey);
+  await db.insertInto('oauth_signing_keys').values({
+    kid,
+    private_jwe: await sealPrivateJwk(keys, kid, privateJwk),
+    public_jwk: JSON.stringify(publicJwk),
+    activated_at: now,
+  }).onConflict((oc) => oc.column('kid').doNothing()).execute();
+  return kid;
+}
+
+/** On start: the configured PEM becomes the first key when there is none yet (idempotent across instances). */
+export async function bootstrapSigningKey(db: Executor, keys: KeyMaterial, now: Date): Promise<void> {
+  const existing = await db.selectFrom('oauth_signing_keys').select('kid').limit(1).executeTakeFirst();
+  if (existing) return;
+  const privateKey = await importPKCS8(keys.signingKeyPem, 'RS256', { extractable: true });
+  await insertKey(db, keys, privateKey, now);
+}
+
+/**
+ * A new key signs from now on; the previous one stays in the JWKS until every
+ * token it signed has expired. Returns the new and the retired key ids.
+ */
+export async function rotateSigningKey(db: Executor, keys: KeyMaterial, modulusLength: number, now: Date): Promise<{ kid: string; retired: string[] }> {
+  const { privateKey } = await generateKeyPair('RS256', { modulusLength, extractable: true });
+  const notAfter = new Date(now.getTime() + RETIRED_KEY_OVERLAP_SECONDS * 1000);
+  const retired = await db.updateTable('oauth_signing_keys')
+    .set({ retired_at: now, not_after: notAfter })
+    .where('retired_at', 'is', null).returning('kid').execute();
+  const kid = await insertKey(db, keys, privateKey, now);
+  return { kid, retired: retired.map((r) => r.kid) };
+}
+
+/** Every key that may still sign or verify a live token, newest first. */
+export async function loadSigningKeys(db: Executor, keys: KeyMaterial, now: Date): Promise<StoredSigningKey[]> {
+  const rows = await db.selectFrom('oauth_signing_keys')
+    .select(['kid', 'private_jwe', 'public_jwk', 'activated_at', 'retired_at'])
+    .where((eb) => eb.or([eb('not_after', 'is', null), eb('not_after', '>', now)]))
+    .orderBy('activated_at', 'desc').orderBy(sql`kid`)
+    .execute();
+  const wrap = derivedKeys(keys).signingKeyWrap;
+  return Promise.all(rows.map(async (row) => {
+    const { plaintext } = await compactDecrypt(row.private_jwe, wrap, { keyManagementAlgorithms: ['dir'], contentEncryptionAlgorithms: ['A256GCM'] });
+    const privateJwk = JSON.parse(new TextDecoder().decode(plaintext)) as JWK;
+    return {
+      kid: row.kid,
+      privateKey: await importJWK(privateJwk, 'RS256') as CryptoKey,
+      publicKey: await importJWK(row.public_jwk as JWK, 'RS256') as CryptoKey,
+      publicJwk: row.public_jwk as JWK,
+      activatedAt: row.activated_at,
+      retiredAt: row.retired_at,
+    };
+  }));
+}
+
+/** Keys whose tokens have all expired leave the table. */
+export async function purgeRetiredSigningKeys(db: Executor, now: Date): Promise<number> {
+  const result = await db.deleteFrom('oauth_signing_keys').where('not_after', '<=', now).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

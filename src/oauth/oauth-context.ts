@@ -1,0 +1,16 @@
+/** What the OAuth services need, built once in the OAuth plugin. */
+import type { Clock } from '../clock.ts';
+import type { DB } from '../db/database.ts';
+import type { KeyMaterial } from './keys/key-material.ts';
+import type { KeyStore } from './keys/key-store.ts';
+
+export interface OAuthContext {
+  readonly db: DB;
+  readonly clock: Clock;
+  /** PUBLIC_URL: the issuer, byte-identical in discovery, tokens and responses. */
+  readonly issuer: string;
+  readonly material: KeyMaterial;
+  readonly keys: KeyStore;
+  /** Seconds a just-rotated refresh token may still be presented (SPEC §5.3, config). */
+  readonly refreshGraceSeconds: number;
+}

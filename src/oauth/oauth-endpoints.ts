@@ -1,0 +1,40 @@
+/**
+ * The OAuth JSON endpoints in their own Fastify context: token, userinfo,
+ * revocation, discovery and JWKS, with RFC 6749 §5.2 / RFC 6750 §3.1 error
+ * bodies (never problem+json, never an HTML page) and CORS.
+ */
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { classifyFailure } from '../http/failures.ts';
+import { installOAuthCors } from './cors.ts';
+import { discoveryEndpoints } from './endpoints/discovery.ts';
+import { revokeEndpoint } from './endpoints/revoke.ts';
+import { tokenEndpoint } from './endpoints/token.ts';
+import { userinfoEndpoint } from './endpoints/userinfo.ts';
+import { InvalidRequest, OAuthError, ServerError, TemporarilyUnavailable } from './errors.ts';
+import { FailureLimiter } from './failure-limiter.ts';
+import type { OAuthContext } from './oauth-context.ts';
+
+export async function oauthEndpoints(app: FastifyInstance, options: { ctx: OAuthContext }): Promise<void> {
+  const { ctx } = options;
+  installOAuthCors(app, ctx.db);
+  const limiter = new FailureLimiter(ctx.clock);
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    let oauthError: OAuthError;
+    if (error instanceof OAuthError) oauthError = error;
+    else {
+      const failure = classifyFailure(error);
+      if (failure.isServerFault) request.log.error({ err: error }, 'request failed');
+      oauthError = failure.status === 503 ? new TemporarilyUnavailable(failure.message)
+        : failure.status >= 500 ? new ServerError(failure.message)
+        : new InvalidRequest(failure.message);
+    }
+    return reply.code(oauthError.status).headers(oauthError.headers)
+      .header('cache-control', 'no-store').send(oauthError.toJSON());
+  });
+
+  tokenEndpoint(app, ctx, limiter);
+  userinfoEndpoint(app, ctx);
+  revokeEndpoint(app, ctx, limiter);
+  discoveryEndpoints(app, ctx);
+}

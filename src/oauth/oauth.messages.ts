@@ -1,0 +1,43 @@
+/** Strings of the authorization and consent pages, German and English. */
+import { addMessages } from '../web/i18n.ts';
+
+addMessages({
+  de: {
+    'oauth.error.title': 'Anmeldung bei einer App nicht möglich',
+    'oauth.error.hint': 'Die App hat eine ungültige Anfrage geschickt. Bitte wende dich an ihre Betreiber.',
+    'oauth.regions.title': 'Kein Zugang zu dieser App',
+    'oauth.regions.hint': 'Diese App ist nur für Mitglieder bestimmter Bezirke oder Arbeitsgruppen freigegeben.',
+    'oauth.backToClient': 'Zurück zu {name}',
+    'oauth.consent.title': 'Zugriff erlauben?',
+    'oauth.consent.intro': '{name} möchte dich mit deinem Foodsharing-Konto anmelden und erhält dazu:',
+    'oauth.consent.loggedInAs': 'Angemeldet als {name} ({email}).',
+    'oauth.consent.remember': 'Diese Entscheidung merken',
+    'oauth.consent.allow': 'Erlauben',
+    'oauth.consent.deny': 'Ablehnen',
+    'oauth.consent.redirect': 'Danach geht es weiter zu {origin}.',
+    'oauth.consent.csrf': 'Das Formular ist abgelaufen. Bitte starte die Anmeldung in der App noch einmal.',
+    'oauth.scope.openid': 'Deine Nutzer-ID und deinen Vornamen, um dich anzumelden',
+    'oauth.scope.profile': 'Deinen vollständigen Namen und dein Profilbild',
+    'oauth.scope.email': 'Deine E-Mail-Adresse',
+    'oauth.scope.regions': 'Die Bezirke und Arbeitsgruppen, in denen du Mitglied bist oder die du als Botschafter*in betreust',
+  },
+  en: {
+    'oauth.error.title': 'Cannot sign in to this app',
+    'oauth.error.hint': 'The app sent an invalid request. Please contact its operators.',
+    'oauth.regions.title': 'No access to this app',
+    'oauth.regions.hint': 'This app is only open to members of certain regions or working groups.',
+    'oauth.backToClient': 'Back to {name}',
+    'oauth.consent.title': 'Allow access?',
+    'oauth.consent.intro': '{name} wants to sign you in with your Foodsharing account and will receive:',
+    'oauth.consent.loggedInAs': 'Logged in as {name} ({email}).',
+    'oauth.consent.remember': 'Remember this choice',
+    'oauth.consent.allow': 'Allow',
+    'oauth.consent.deny': 'Deny',
+    'oauth.consent.redirect': 'Afterwards you will continue to {origin}.',
+    'oauth.consent.csrf': 'The form has expired. Please start the sign-in in the app again.',
+    'oauth.scope.openid': 'Your user ID and first name, to sign you in',
+    'oauth.scope.profile': 'Your full name and profile picture',
+    'oauth.scope.email': 'Your email address',
+    'oauth.scope.regions': 'The regions and working groups you belong to or coordinate as an ambassador',
+  },
+});

@@ -1,0 +1,15 @@
+/** Purge of expired OAuth rows (SPEC §8): codes, grants with their refresh tokens, retired signing keys. */
+import type { Clock } from '../clock.ts';
+import type { DB } from '../db/database.ts';
+import { purgeExpiredCodes } from './grants/codes.repository.ts';
+import { purgeExpiredGrants } from './grants/grants.repository.ts';
+import { purgeRetiredSigningKeys } from './keys/signing-keys.ts';
+
+export async function purgeExpiredOAuthRows(db: DB, clock: Clock): Promise<number> {
+  const now = clock();
+  // Codes first: they reference grants.
+  const codes = await purgeExpiredCodes(db, now);
+  const grants = await purgeExpiredGrants(db, now);
+  const keys = await purgeRetiredSigningKeys(db, now);
+  return codes + grants + keys;
+}

@@ -1,0 +1,32 @@
+/**
+ * The OAuth 2.0 / OpenID Connect server (SPEC §5): the authorization endpoint
+ * renders pages (the site's page error handler applies), the JSON endpoints
+ * live in their own context with RFC 6749 error bodies. On start, the
+ * configured key becomes the first signing key when none is stored yet.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Clock } from '../clock.ts';
+import type { Config } from '../config.ts';
+import type { DB } from '../db/database.ts';
+import { authorizeEndpoint } from './endpoints/authorize.ts';
+import type { KeyMaterial } from './keys/key-material.ts';
+import { KeyStore } from './keys/key-store.ts';
+import type { OAuthContext } from './oauth-context.ts';
+import { oauthEndpoints } from './oauth-endpoints.ts';
+
+export interface OAuthRoutesOptions {
+  config: Config;
+  db: DB;
+  clock: Clock;
+  keys: KeyMaterial;
+}
+
+export async function oauthRoutes(app: FastifyInstance, { config, db, clock, keys }: OAuthRoutesOptions): Promise<void> {
+  const keyStore = new KeyStore(db, keys, clock);
+  await keyStore.start();
+  const ctx: OAuthContext = {
+    db, clock, issuer: config.publicUrl, material: keys, keys: keyStore, refreshGraceSeconds: config.refreshGraceSeconds,
+  };
+  authorizeEndpoint(app, ctx, config);
+  await app.register(oauthEndpoints, { ctx });
+}

@@ -1,0 +1,88 @@
+/** Kysely types of the OAuth tables (migration 010_oauth.sql). */
+import type { ColumnType, Generated } from 'kysely';
+
+type CreatedAt = ColumnType<Date, Date | undefined, never>;
+type UpdatedAt = ColumnType<Date, Date | undefined, Date>;
+
+export interface OAuthClientsTable {
+  id: Generated<number>;
+  client_id: string;
+  name: string;
+  confidential: boolean;
+  secret_digest: Buffer | null;
+  redirect_uris: string[];
+  origins: Generated<string[]>;
+  scopes: string[];
+  grant_types: string[];
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface OAuthClientRegionsTable {
+  client_id: number;
+  region_id: number;
+}
+
+export interface OAuthConsentsTable {
+  user_id: number;
+  client_id: number;
+  scopes: string[];
+  created_at: CreatedAt;
+  updated_at: UpdatedAt;
+}
+
+export interface OAuthGrantsTable {
+  id: Generated<number>;
+  client_id: number;
+  user_id: number;
+  scopes: string[];
+  auth_time: Date;
+  created_at: CreatedAt;
+  expires_at: Date;
+  revoked_at: Date | null;
+}
+
+export interface OAuthCodesTable {
+  code_digest: Buffer;
+  client_id: number;
+  user_id: number;
+  redirect_uri: string;
+  scopes: string[];
+  code_challenge: string | null;
+  nonce: string | null;
+  auth_time: Date;
+  created_at: CreatedAt;
+  expires_at: Date;
+  used_at: Date | null;
+  grant_id: number | null;
+}
+
+export interface OAuthRefreshTokensTable {
+  id: Generated<number>;
+  grant_id: number;
+  scopes: string[];
+  created_at: CreatedAt;
+  expires_at: Date;
+  rotated_at: Date | null;
+  successor_id: number | null;
+}
+
+export interface OAuthSigningKeysTable {
+  kid: string;
+  private_jwe: string;
+  public_jwk: ColumnType<Record<string, unknown>, string, string>;
+  created_at: CreatedAt;
+  activated_at: Date;
+  retired_at: Date | null;
+  not_after: Date | null;
+}
+
+export interface OAuthTables {
+  oauth_clients: OAuthClientsTable;
+  oauth_client_regions: OAuthClientRegionsTable;
+  oauth_consents: OAuthConsentsTable;
+  oauth_grants: OAuthGrantsTable;
+  oauth_codes: OAuthCodesTable;
+  oauth_refresh_tokens: OAuthRefreshTokensTable;
+  oauth_signing_keys: OAuthSigningKeysTable;
+}

@@ -1,0 +1,37 @@
+/**
+ * ID tokens (OpenID Connect Core §2, §3.1.3.6; SPEC §5.3): RS256 with `kid`,
+ * `auth_time` always, `nonce` only when the authorization request sent one,
+ * `at_hash` of the access token issued with it.
+ */
+import { createHash } from 'node:crypto';
+import { SignJWT } from 'jose';
+import type { Signer } from '../keys/key-store.ts';
+import { ID_TOKEN_SECONDS } from '../lifetimes.ts';
+
+export interface IdTokenClaims {
+  sub: string;
+  clientId: string;
+  authTime: number;
+  nonce: string | null;
+  accessToken: string;
+}
+
+/** OIDC Core §3.1.3.6: left half of the SHA-256 of the access token's ASCII, base64url. */
+export function atHash(accessToken: string): string {
+  return createHash('sha256').update(accessToken, 'ascii').digest().subarray(0, 16).toString('base64url');
+}
+
+export function signIdToken(signer: Signer, issuer: string, nowSeconds: number, claims: IdTokenClaims): Promise<string> {
+  return new SignJWT({
+    auth_time: claims.authTime,
+    ...(claims.nonce === null ? {} : { nonce: claims.nonce }),
+    at_hash: atHash(claims.accessToken),
+  })
+    .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: signer.kid })
+    .setIssuer(issuer)
+    .setSubject(claims.sub)
+    .setAudience(claims.clientId)
+    .setIssuedAt(nowSeconds)
+    .setExpirationTime(nowSeconds + ID_TOKEN_SECONDS)
+    .sign(signer.privateKey);
+}

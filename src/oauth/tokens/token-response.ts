@@ -1,0 +1,52 @@
+/**
+ * The successful token response (RFC 6749 §5.1, OpenID Connect Core §3.1.3.3):
+ * two RS256 signatures and at most one JWE, nothing else (SPEC §8).
+ */
+import type { OAuthContext } from '../oauth-context.ts';
+import { ACCESS_TOKEN_SECONDS } from '../lifetimes.ts';
+import { signAccessToken } from './access-token.ts';
+import { signIdToken } from './id-token.ts';
+import { encryptRefreshToken } from './refresh-token.ts';
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  scope: string;
+  id_token?: string;
+  refresh_token?: string;
+}
+
+export interface IssueInput {
+  clientId: string;
+  userId: number;
+  grantId: number;
+  scopes: readonly string[];
+  authTime: Date;
+  nonce: string | null;
+  /** Row and expiry of the refresh token to hand out, if any. */
+  refresh: { rowId: number; expiresAt: Date } | null;
+}
+
+export async function issueTokens(ctx: OAuthContext, input: IssueInput): Promise<TokenResponse> {
+  const signer = await ctx.keys.signer();
+  const now = Math.floor(ctx.clock().getTime() / 1000);
+  const scope = input.scopes.join(' ');
+  const sub = String(input.userId);
+  const authTime = Math.floor(input.authTime.getTime() / 1000);
+  const refreshToken = input.refresh === null ? undefined
+    : encryptRefreshToken(ctx.material, { rowId: input.refresh.rowId, clientId: input.clientId }, now, input.refresh.expiresAt);
+  const accessToken = await signAccessToken(signer, ctx.issuer, now, { sub, clientId: input.clientId, scope, authTime, grantId: input.grantId });
+  const idToken = input.scopes.includes('openid')
+    ? signIdToken(signer, ctx.issuer, now, { sub, clientId: input.clientId, authTime, nonce: input.nonce, accessToken })
+    : undefined;
+  const [id_token, refresh_token] = await Promise.all([idToken, refreshToken]);
+  return {
+    access_token: accessToken,
+    token_type: 'Bearer',
+    expires_in: ACCESS_TOKEN_SECONDS,
+    scope,
+    ...(id_token === undefined ? {} : { id_token }),
+    ...(refresh_token === undefined ? {} : { refresh_token }),
+  };
+}

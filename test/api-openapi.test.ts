@@ -1,0 +1,97 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from './helpers/app.ts';
+import { listRoutes, toOpenApiPath } from './helpers/routes.ts';
+
+interface Operation { tags?: string[]; summary?: string; security?: Record<string, string[]>[]; responses: Record<string, unknown> }
+interface Document { openapi: string; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, unknown> } }
+
+/** The seed's operations with the status codes its Errors table lists (otherwise its success code). */
+const SEED_OPERATIONS: [string, string, number[]][] = [
+  ['delete', '/api/report/{reportId}', [200]],
+  ['get', '/api/quiz/sessions/{foodsaverId}', [200]],
+  ['delete', '/api/quiz/session/{sessionId}', [200, 400, 401, 404]],
+  ['get', '/api/region/{regionId}/pin', [200]],
+  ['get', '/api/stores/{storeId}/posts', [200, 401, 403]],
+  ['delete', '/api/stores/{storeId}/posts/{postId}', [200, 401, 403]],
+  ['post', '/api/stores/{storeId}/pickups/{pickupDate}/{fsId}', [200]],
+  ['post', '/api/stores/{storeId}/managers/{userId}', [200, 401, 403, 404, 422]],
+  ['post', '/api/contents', [200, 401, 403, 404]],
+  ['delete', '/api/contents/{contentId}', [200]],
+  ['patch', '/api/content/{contentId}', [200]],
+  ['patch', '/api/baskets/{basketId}', [200, 401, 403, 404]],
+  ['post', '/api/baskets/{basketId}/withdraw', [200, 401, 404]],
+  ['patch', '/api/polls/{pollId}', [200, 401, 403, 404]],
+  ['put', '/api/regions/{regionId}/forum/subscriptions', [200, 401, 403]],
+  ['patch', '/api/feature-toggles/{featureToggle}', [200, 403, 404]],
+  ['patch', '/api/notifications/regions', [200, 403]],
+  ['get', '/api/push-notification/{type}/server-information', [200, 401, 404]],
+  ['get', '/api/petition', [200, 503]],
+  ['post', '/api/uploads', [200, 400, 401]],
+];
+
+let t: TestApp;
+let doc: Document;
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  const response = await t.app.inject({ url: '/api/openapi.json' });
+  expect(response.statusCode).toBe(200);
+  expect(response.headers['content-type']).toMatch(/^application\/json/);
+  doc = response.json();
+});
+afterAll(() => t.close());
+
+describe('GET /api/openapi.json', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc) as unknown as Parameters<Validator['validate']>[0]);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+    expect(doc.openapi).toBe('3.1.0');
+  });
+
+  it('declares the X-CSRF-Token header as the csrf security scheme', () => {
+    expect(doc.components.securitySchemes.csrf).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-CSRF-Token' });
+  });
+
+  it('lists every /api route of the app, and nothing outside /api', () => {
+    const apiRoutes = listRoutes(t.app)
+      .filter((r) => r.path.startsWith('/api/') && r.method !== 'HEAD')
+      .filter((r) => r.path !== '/api/openapi.json' && !r.path.startsWith('/api/doc'));
+    expect(apiRoutes.length).toBeGreaterThan(25);
+    for (const route of apiRoutes) {
+      expect(doc.paths[toOpenApiPath(route.path)]?.[route.method.toLowerCase()], `${route.method} ${route.path}`).toBeDefined();
+    }
+    expect(Object.keys(doc.paths).filter((p) => !p.startsWith('/api/'))).toEqual([]);
+  });
+
+  it.each(SEED_OPERATIONS)('%s %s lists the status codes %j', (method, path, codes) => {
+    const operation = doc.paths[path]?.[method];
+    expect(operation, `${method} ${path}`).toBeDefined();
+    for (const code of codes) expect(Object.keys(operation!.responses), `${method} ${path} ${code}`).toContain(String(code));
+  });
+
+  it('gives every operation tags, a summary, and the csrf scheme on every mutating one but login', () => {
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        expect(operation.tags?.length, `${method} ${path} tags`).toBeGreaterThan(0);
+        expect(operation.summary, `${method} ${path} summary`).toBeTruthy();
+        if (['post', 'put', 'patch', 'delete'].includes(method) && path !== '/api/user/login') {
+          expect(operation.security, `${method} ${path} security`).toContainEqual({ csrf: [] });
+        }
+      }
+    }
+  });
+});
+
+describe('/api/doc', () => {
+  it('renders the document in Swagger UI', async () => {
+    const page = await t.app.inject({ url: '/api/doc' });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('swagger-ui');
+    const json = await t.app.inject({ url: '/api/doc/json' });
+    expect(json.json().paths).toEqual(doc.paths);
+  });
+});

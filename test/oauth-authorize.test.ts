@@ -1,0 +1,146 @@
+/**
+ * Issue 3 items 2–4: the authorization endpoint's checks in the order of SPEC
+ * §5.2 (GET and POST), the login round trip, the region restriction, consent.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { buildTestApp, type TestApp } from './helpers/app.ts';
+import { makeRegion, makeUser, type TestUser } from './helpers/factories.ts';
+import { CALLBACK, formFields, makeClient } from './helpers/oauth.ts';
+import { logInAs, type TestSession } from './helpers/session.ts';
+
+const ISSUER = 'http://localhost:8080';
+const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSW-cM1Y';
+
+let t: TestApp;
+let user: TestUser;
+let session: TestSession;
+let confidential: string;
+let publicClient: string;
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  user = await makeUser(t.db);
+  session = await logInAs(t.app, user);
+  confidential = (await makeClient(t, { redirectUris: [CALLBACK, 'https://app.example/cb?x=1'], scopes: ['openid', 'profile'] })).clientId;
+  publicClient = (await makeClient(t, { confidential: false })).clientId;
+});
+afterAll(() => t.close());
+
+function params(overrides: Record<string, string | undefined> = {}): Record<string, string> {
+  const all: Record<string, string | undefined> = {
+    response_type: 'code', client_id: confidential, redirect_uri: CALLBACK, scope: 'openid profile', state: 'xyz',
+    code_challenge: CHALLENGE, code_challenge_method: 'S256', ...overrides,
+  };
+  return Object.fromEntries(Object.entries(all).filter((e): e is [string, string] => e[1] !== undefined));
+}
+
+async function authorize(p: Record<string, string>, method: 'GET' | 'POST' = 'GET', cookie: string | null = session.cookie, raw?: string) {
+  const query = raw ?? new URLSearchParams(p).toString();
+  return t.app.inject(method === 'GET'
+    ? { method, url: `/oauth/authorize?${query}`, headers: cookie ? { cookie } : {} }
+    : { method, url: '/oauth/authorize', payload: query, headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}) } });
+}
+
+function redirectParams(location: string | undefined): Record<string, string> {
+  expect(location).toBeDefined();
+  expect(location!.startsWith(`${CALLBACK}?`)).toBe(true);
+  return Object.fromEntries(new URL(location!).searchParams);
+}
+
+describe.each(['GET', 'POST'] as const)('%s /oauth/authorize', (method) => {
+  test('unknown or missing client_id: error page 400, no redirect', async () => {
+    for (const clientId of ['nope', undefined, '']) {
+      const response = await authorize(params({ client_id: clientId }), method);
+      expect(response.statusCode).toBe(400);
+      expect(response.headers.location).toBeUndefined();
+      expect(response.headers['content-type']).toContain('text/html');
+      expect(response.body).toContain('Invalid client_id');
+    }
+  });
+
+  test('redirect_uri one character off, trailing slash, other scheme, missing: "Invalid redirect_uri" page', async () => {
+    for (const uri of ['http://127.0.0.1:3000/callbacc', `${CALLBACK}/`, 'https://127.0.0.1:3000/callback', 'HTTP://127.0.0.1:3000/callback', undefined, '']) {
+      const response = await authorize(params({ redirect_uri: uri }), method);
+      expect(response.statusCode).toBe(400);
+      expect(response.headers.location).toBeUndefined();
+      expect(response.body).toContain('Invalid redirect_uri');
+    }
+  });
+
+  test('a bad redirect_uri is reported even when later parameters are bad too', async () => {
+    const response = await authorize(params({ redirect_uri: 'https://evil.example/cb', response_type: 'token', scope: 'x' }), method);
+    expect(response.statusCode).toBe(400);
+    expect(response.body).toContain('Invalid redirect_uri');
+  });
+
+  test('later errors redirect with error, error_description, state and iss', async () => {
+    const cases: [Record<string, string | undefined>, string, string?][] = [
+      [{ response_type: 'token' }, 'unsupported_response_type'],
+      [{ response_type: undefined }, 'invalid_request'],
+      [{ scope: 'profile' }, 'invalid_scope'],
+      [{ scope: undefined }, 'invalid_scope'],
+      [{ scope: 'openid bogus' }, 'invalid_scope'],
+      [{ scope: 'openid email' }, 'invalid_scope'],
+      [{ code_challenge_method: 'plain' }, 'invalid_request', 'code_challenge_method must be S256.'],
+      [{ code_challenge_method: undefined }, 'invalid_request'],
+      [{ code_challenge: 'too-short' }, 'invalid_request', 'code_challenge is malformed.'],
+      [{ prompt: 'none login' }, 'invalid_request'],
+    ];
+    for (const [overrides, error, description] of cases) {
+      const response = await authorize(params(overrides), method);
+      expect(response.statusCode, JSON.stringify(overrides)).toBe(303);
+      const p = redirectParams(response.headers.location as string);
+      expect(p.error, JSON.stringify(overrides)).toBe(error);
+      expect(p.error_description).toBeTruthy();
+      if (description) expect(p.error_description).toBe(description);
+      expect(p.state).toBe('xyz');
+      expect(p.iss).toBe(ISSUER);
+    }
+  });
+
+  test('a public client without code_challenge gets "Code challenge required"', async () => {
+    const response = await authorize(params({ client_id: publicClient, code_challenge: undefined, code_challenge_method: undefined }), method);
+    const p = redirectParams(response.headers.location as string);
+    expect(p).toEqual({ error: 'invalid_request', error_description: 'Code challenge required', state: 'xyz', iss: ISSUER });
+  });
+
+  test('state is optional and echoed byte-for-byte (128 characters)', async () => {
+    const state = `${'aZ09-._~+/= &?%#é'.repeat(8)}`.slice(0, 128);
+    expect(state.length).toBe(128);
+    const withState = redirectParams((await authorize(params({ state, response_type: 'token' }), method)).headers.location as string);
+    expect(withState.state).toBe(state);
+    const withoutState = redirectParams((await authorize(params({ state: undefined, response_type: 'token' }), method)).headers.location as string);
+    expect('state' in withoutState).toBe(false);
+  });
+
+  test('repeated parameters are refused', async () => {
+    const raw = `${new URLSearchParams(params()).toString()}&scope=openid`;
+    const p = redirectParams((await authorize({}, method, session.cookie, raw)).headers.location as string);
+    expect(p.error).toBe('invalid_request');
+  });
+
+  test('prompt=none: login_required when logged out, consent_required without consent', async () => {
+    const loggedOut = redirectParams((await authorize(params({ prompt: 'none' }), method, null)).headers.location as string);
+    expect(loggedOut).toMatchObject({ error: 'login_required', state: 'xyz', iss: ISSUER });
+    const noConsent = redirectParams((await authorize(params({ prompt: 'none' }), method)).headers.location as string);
+    expect(noConsent).toMatchObject({ error: 'consent_required', state: 'xyz', iss: ISSUER });
+  });
+
+  test('not logged in: to /login and, after login, straight back to the same request', async () => {
+    const response = await authorize(params({ state: 'a b&c' }), method, null);
+    expect(response.statusCode).toBe(303);
+    const location = new URL(response.headers.location as string, ISSUER);
+    expect(location.pathname).toBe('/login');
+    const returnTo = location.searchParams.get('return_to')!;
+    expect(Object.fromEntries(new URL(returnTo, ISSUER).searchParams)).toEqual(params({ state: 'a b&c' }));
+
+    const page = await t.app.inject({ method: 'GET', url: `${location.pathname}${location.search}` });
+    const cookies = page.cookies.map((c) => `${c.name}=${c.value}`).join('; ');
+    const login = await t.app.inject({
+      method: 'POST', url: '/login', headers: { cookie: cookies, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ ...formFields(page.body), email: user.email, password: user.password }).toString(),
+    });
+    expect(login.statusCode).toBe(303);
+    expect(login.headers.location).toBe(returnTo);
+  });
+});

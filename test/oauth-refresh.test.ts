@@ -1,0 +1,151 @@
+/**
+ * Issue 3 item 6 (refresh tokens): rotation on every use, the grace period for
+ * a retried refresh, family revocation on reuse after it, client binding, the
+ * refresh_token grant, scope narrowing, 1-month lifetime.
+ */
+import { decodeJwt } from 'jose';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { buildTestApp, type TestApp } from './helpers/app.ts';
+import { makeUser } from './helpers/factories.ts';
+import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from './helpers/oauth.ts';
+import { logInAs, type TestSession } from './helpers/session.ts';
+
+type Tokens = { access_token: string; refresh_token: string; id_token: string; scope: string };
+type Registered = { clientId: string; secret: string };
+
+let t: TestApp;
+let session: TestSession;
+let client: Registered;
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  session = await logInAs(t.app, await makeUser(t.db));
+  client = (await makeClient(t)) as Registered;
+});
+afterAll(() => t.close());
+
+async function tokensFor(c: Registered, app = t, cookie = session.cookie): Promise<Tokens> {
+  const code = await obtainCode(app, { clientId: c.clientId, cookie });
+  const response = await tokenRequest(app, { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: TEST_VERIFIER, client_id: c.clientId, client_secret: c.secret });
+  expect(response.statusCode).toBe(200);
+  return response.json();
+}
+
+function refresh(refreshToken: string, c: Registered = client, extra: Record<string, string> = {}, app = t) {
+  return tokenRequest(app, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: c.clientId, client_secret: c.secret, ...extra });
+}
+
+function userinfoStatus(accessToken: string, app = t) {
+  return app.app.inject({ method: 'GET', url: '/oauth/userinfo', headers: { authorization: `Bearer ${accessToken}` } }).then((r) => r.statusCode);
+}
+
+describe('refresh_token grant', () => {
+  test('rotates on every use and keeps sub and auth_time', async () => {
+    const first = await tokensFor(client);
+    const second = await refresh(first.refresh_token);
+    expect(second.statusCode).toBe(200);
+    expect(second.headers['cache-control']).toBe('no-store');
+    const body = second.json() as Tokens;
+    expect(body.refresh_token).not.toBe(first.refresh_token);
+    const before = decodeJwt(first.id_token);
+    const after = decodeJwt(body.id_token);
+    expect(after.sub).toBe(before.sub);
+    expect(after.auth_time).toBe(before.auth_time);
+    expect(decodeJwt(body.access_token).auth_time).toBe(before.auth_time);
+    const third = await refresh(body.refresh_token);
+    expect(third.statusCode).toBe(200);
+  });
+
+  test('a retry with the just-rotated token inside the grace period gets a valid answer', async () => {
+    const first = await tokensFor(client);
+    const rotated = (await refresh(first.refresh_token)).json() as Tokens;
+    t.clock.advance(20);
+    const retry = await refresh(first.refresh_token);
+    expect(retry.statusCode).toBe(200);
+    const retried = retry.json() as Tokens;
+    expect(await userinfoStatus(retried.access_token)).toBe(200);
+    // Both answers lead on to the same live successor.
+    expect((await refresh(retried.refresh_token)).statusCode).toBe(200);
+    void rotated;
+  });
+
+  test('reuse after the grace period revokes the whole family', async () => {
+    const first = await tokensFor(client);
+    const rotated = (await refresh(first.refresh_token)).json() as Tokens;
+    t.clock.advance(31);
+    const reuse = await refresh(first.refresh_token);
+    expect(reuse.statusCode).toBe(400);
+    expect(reuse.json().error).toBe('invalid_grant');
+    expect((await refresh(rotated.refresh_token)).json().error).toBe('invalid_grant');
+    expect(await userinfoStatus(rotated.access_token)).toBe(401);
+    expect(await userinfoStatus(first.access_token)).toBe(401);
+  });
+
+  test('reuse of a token whose successor was already used revokes the family even inside the grace period', async () => {
+    const first = await tokensFor(client);
+    const second = (await refresh(first.refresh_token)).json() as Tokens;
+    const third = (await refresh(second.refresh_token)).json() as Tokens;
+    expect((await refresh(first.refresh_token)).json().error).toBe('invalid_grant');
+    expect((await refresh(third.refresh_token)).json().error).toBe('invalid_grant');
+  });
+
+  test('the grace period is configurable (REFRESH_TOKEN_GRACE_SECONDS=0)', async () => {
+    const strict = await buildTestApp({ env: { REFRESH_TOKEN_GRACE_SECONDS: '0' } });
+    try {
+      const c = (await makeClient(strict)) as Registered;
+      const s = await logInAs(strict.app, await makeUser(strict.db));
+      const first = await tokensFor(c, strict, s.cookie);
+      const rotated = (await refresh(first.refresh_token, c, {}, strict)).json() as Tokens;
+      strict.clock.advance(1);
+      expect((await refresh(first.refresh_token, c, {}, strict)).json().error).toBe('invalid_grant');
+      expect((await refresh(rotated.refresh_token, c, {}, strict)).json().error).toBe('invalid_grant');
+    } finally {
+      await strict.close();
+    }
+  });
+
+  test("a second client's refresh token is invalid_grant", async () => {
+    const other = (await makeClient(t)) as Registered;
+    const tokens = await tokensFor(other);
+    const response = await refresh(tokens.refresh_token, client);
+    expect(response.json().error).toBe('invalid_grant');
+    // And it did not harm the owner's token.
+    expect((await refresh(tokens.refresh_token, other)).statusCode).toBe(200);
+  });
+
+  test('a client without the refresh_token grant gets no refresh token and unauthorized_client', async () => {
+    const plain = (await makeClient(t, { grantTypes: ['authorization_code'] })) as Registered;
+    const tokens = await tokensFor(plain);
+    expect(tokens.refresh_token).toBeUndefined();
+    const mine = await tokensFor(client);
+    const response = await refresh(mine.refresh_token, plain);
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toBe('unauthorized_client');
+  });
+
+  test('scope may only narrow', async () => {
+    const tokens = await tokensFor(client);
+    const narrowed = await refresh(tokens.refresh_token, client, { scope: 'openid email' });
+    expect(narrowed.json().scope).toBe('openid email');
+    expect(decodeJwt(narrowed.json().access_token).scope).toBe('openid email');
+    const widened = await refresh(narrowed.json().refresh_token, client, { scope: 'openid profile email regions' });
+    expect(widened.statusCode).toBe(200);
+    const bogus = await refresh(widened.json().refresh_token, client, { scope: 'openid admin' });
+    expect(bogus.json().error).toBe('invalid_scope');
+  });
+
+  test('expires after one month', async () => {
+    const tokens = await tokensFor(client);
+    t.clock.advance(30 * 24 * 3600 + 1);
+    expect((await refresh(tokens.refresh_token)).json().error).toBe('invalid_grant');
+  });
+
+  test('garbage and tampered tokens are invalid_grant', async () => {
+    expect((await refresh('not-a-token')).json().error).toBe('invalid_grant');
+    session = await logInAs(t.app, await makeUser(t.db));
+    const tokens = await tokensFor(client);
+    const parts = tokens.refresh_token.split('.');
+    parts[3] = `${parts[3]!.slice(0, -2)}AA`;
+    expect((await refresh(parts.join('.'))).json().error).toBe('invalid_grant');
+  });
+});

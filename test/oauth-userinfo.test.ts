@@ -1,0 +1,140 @@
+/**
+ * Issue 3 items 7–8: userinfo claims exactly per granted scope (seed table),
+ * 401 + WWW-Authenticate for every bad token, and revocation (RFC 7009).
+ */
+import { generateKeyPair, SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { buildTestApp, type TestApp } from './helpers/app.ts';
+import { makeRegion, makeUser } from './helpers/factories.ts';
+import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from './helpers/oauth.ts';
+import { logInAs, type TestSession } from './helpers/session.ts';
+
+type Registered = { clientId: string; secret: string };
+type Tokens = { access_token: string; refresh_token: string; id_token: string };
+
+let t: TestApp;
+let session: TestSession;
+let client: Registered;
+let userId: number;
+let email: string;
+let regions: number[];
+
+beforeAll(async () => {
+  t = await buildTestApp();
+  regions = [await makeRegion(t.db), await makeRegion(t.db), await makeRegion(t.db)];
+  const user = await makeUser(t.db, { firstName: 'Alma', lastName: 'Botschafter', regionIds: [regions[0]!, regions[1]!], ambassadorOf: [regions[2]!] });
+  userId = user.id;
+  email = user.email;
+  await t.db.updateTable('users').set({ photo: '/uploads/alma.jpg' }).where('id', '=', userId).execute();
+  session = await logInAs(t.app, user);
+  client = (await makeClient(t)) as Registered;
+});
+afterAll(() => t.close());
+
+async function tokensFor(scope: string, c: Registered = client): Promise<Tokens> {
+  const code = await obtainCode(t, { clientId: c.clientId, cookie: session.cookie, scope });
+  return (await tokenRequest(t, { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: TEST_VERIFIER, client_id: c.clientId, client_secret: c.secret })).json();
+}
+
+function userinfo(token: string | undefined, method: 'GET' | 'POST' = 'GET') {
+  return t.app.inject({ method, url: '/oauth/userinfo', headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
+}
+
+function revoke(token: string, c: Registered = client, hint?: string) {
+  return t.app.inject({
+    method: 'POST', url: '/oauth/revoke', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ token, client_id: c.clientId, client_secret: c.secret, ...(hint ? { token_type_hint: hint } : {}) }).toString(),
+  });
+}
+
+describe('userinfo claims by scope', () => {
+  test('each scope releases exactly its claims; sub equals the ID token sub', async () => {
+    const sub = String(userId);
+    const base = { sub, preferred_username: 'Alma' };
+    const profile = { name: 'Alma Botschafter', given_name: 'Alma', family_name: 'Botschafter', picture: 'http://localhost:8080/uploads/alma.jpg', locale: 'de-DE' };
+    const mail = { email, email_verified: true };
+    const region = { region_ids: [String(regions[0]), String(regions[1]), String(regions[2])], region_ambassador: [String(regions[2])] };
+    const cases: [string, Record<string, unknown>][] = [
+      ['openid', base],
+      ['openid profile', { ...base, ...profile }],
+      ['openid email', { ...base, ...mail }],
+      ['openid regions', { ...base, ...region }],
+      ['openid profile email regions', { ...base, ...profile, ...mail, ...region }],
+    ];
+    for (const [scope, expected] of cases) {
+      const tokens = await tokensFor(scope);
+      expect(decodeJwt(tokens.id_token).sub).toBe(sub);
+      const response = await userinfo(tokens.access_token);
+      expect(response.statusCode).toBe(200);
+      expect(response.json(), scope).toEqual(expected);
+      const post = await userinfo(tokens.access_token, 'POST');
+      expect(post.json()).toEqual(expected);
+      const form = await t.app.inject({ method: 'POST', url: '/oauth/userinfo', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `access_token=${tokens.access_token}` });
+      expect(form.json()).toEqual(expected);
+    }
+  });
+});
+
+describe('userinfo rejects bad tokens with 401 and WWW-Authenticate', () => {
+  async function expectInvalid(response: Awaited<ReturnType<typeof userinfo>>) {
+    expect(response.statusCode).toBe(401);
+    expect(response.headers['www-authenticate']).toMatch(/^Bearer error="invalid_token"/);
+    expect(response.json().error).toBe('invalid_token');
+  }
+
+  test('missing, malformed, wrong signature, wrong typ', async () => {
+    await expectInvalid(await userinfo(undefined));
+    await expectInvalid(await userinfo('abc'));
+    await expectInvalid(await userinfo('a.b.c'));
+    const tokens = await tokensFor('openid');
+    const { privateKey } = await generateKeyPair('RS256');
+    const claims = decodeJwt(tokens.access_token);
+    const forged = await new SignJWT(claims).setProtectedHeader({ ...decodeProtectedHeader(tokens.access_token), alg: 'RS256' } as never).sign(privateKey);
+    await expectInvalid(await userinfo(forged));
+    // An ID token is not an access token (typ).
+    await expectInvalid(await userinfo(tokens.id_token));
+    const none = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'at+jwt' })).toString('base64url')}.${tokens.access_token.split('.')[1]}.`;
+    await expectInvalid(await userinfo(none));
+  });
+
+  test('expired after one hour', async () => {
+    const tokens = await tokensFor('openid');
+    t.clock.advance(3599);
+    expect((await userinfo(tokens.access_token)).statusCode).toBe(200);
+    t.clock.advance(2);
+    await expectInvalid(await userinfo(tokens.access_token));
+    session = await logInAs(t.app, { email, password: 'correct horse battery' });
+  });
+
+  test('revoked', async () => {
+    const tokens = await tokensFor('openid');
+    expect((await revoke(tokens.access_token)).statusCode).toBe(200);
+    await expectInvalid(await userinfo(tokens.access_token));
+  });
+});
+
+describe('revocation (RFC 7009)', () => {
+  test('a refresh token: its whole family is dead', async () => {
+    const tokens = await tokensFor('openid');
+    const rotated = (await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.clientId, client_secret: client.secret })).json();
+    const response = await revoke(rotated.refresh_token, client, 'refresh_token');
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['cache-control']).toBe('no-store');
+    const after = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: rotated.refresh_token, client_id: client.clientId, client_secret: client.secret });
+    expect(after.json().error).toBe('invalid_grant');
+    expect((await userinfo(rotated.access_token)).statusCode).toBe(401);
+  });
+
+  test('unknown tokens answer 200; another client cannot revoke my token; client authentication is required', async () => {
+    expect((await revoke('unknown-token')).statusCode).toBe(200);
+    const other = (await makeClient(t)) as Registered;
+    const tokens = await tokensFor('openid');
+    expect((await revoke(tokens.refresh_token, other)).statusCode).toBe(200);
+    expect((await revoke(tokens.access_token, other)).statusCode).toBe(200);
+    expect((await userinfo(tokens.access_token)).statusCode).toBe(200);
+    const unauthenticated = await revoke(tokens.access_token, { clientId: client.clientId, secret: 'wrong' });
+    expect(unauthenticated.statusCode).toBe(401);
+    expect(unauthenticated.json().error).toBe('invalid_client');
+    expect((await userinfo(tokens.access_token)).statusCode).toBe(200);
+  });
+});
