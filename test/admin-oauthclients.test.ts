@@ -224,6 +224,9 @@ describe('edit', () => {
     expect(page.body).toContain(`<option value="${berlin}" selected>`);
     expect(page.body).toMatch(/id="scope-email" name="scopes" value="email" checked/);
     expect(page.body).toContain('<form method="post" action="/admin/oauthclients/karte" novalidate>');
+    expect(page.body).toContain('<a href="/admin/oauthclients/karte/secret">Neues Secret erzeugen</a>');
+    expect(page.body).toContain('<a href="/admin/oauthclients/karte/delete">Löschen</a>');
+    expect(page.body).toContain('<input type="text" id="clientId" value="karte" readonly');
 
     const digest = await secretDigest('karte');
     const response = await post('/admin/oauthclients/karte', orga, [['csrf_token', orga.csrfToken], ['name', 'Karte 2'], ['confidential', '1'],

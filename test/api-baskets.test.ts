@@ -58,6 +58,7 @@ describe('POST /api/baskets', () => {
       creator: { id: creatorId, name: 'Clara', avatar: null, isSleeping: false }, requestCount: 0,
     });
     expect(Object.keys(basket.creator).sort()).toEqual(['avatar', 'id', 'isSleeping', 'name']);
+    expect(Object.keys(basket.location).sort()).toEqual(['lat', 'lon']);
     const until = Date.parse(basket.until) - now;
     expect(until).toBeGreaterThanOrEqual(3 * 86_400_000 - 1000);
     expect(until).toBeLessThanOrEqual(3 * 86_400_000 + 1000);
@@ -81,7 +82,7 @@ describe('GET /api/baskets/{basketId}', () => {
     expect((await inject('GET', `/api/baskets/${id}`, other)).statusCode).toBe(404);
     expect((await inject('GET', '/api/baskets/999999', other)).statusCode).toBe(404);
     expect((await inject('GET', `/api/baskets/${'9'.repeat(40)}`, other)).statusCode).toBe(404);
-    for (const bad of ['0', '-1', 'abc', '1.5', '01', '1%20', '%2F1', '+1']) {
+    for (const bad of ['0', '-1', 'abc', '1.5', '01', '1%20', '%2F1', '+1', '1%00', '%EF%BC%91', '%E2%80%8B1', '1e3', '0x1']) {
       expect((await inject('GET', `/api/baskets/${bad}`, other)).statusCode, bad).toBe(400);
     }
   });
@@ -125,6 +126,7 @@ describe('PATCH /api/baskets/{basketId}', () => {
 
   it.each([
     ['empty description', { description: '   ' }, 'body/description'],
+    ['a NUL character in the description', { description: 'Brot\u0000' }, 'body/description'],
     ['no contact type', { contactTypes: [] }, 'body/contactTypes'],
     ['unknown contact type', { contactTypes: [3] }, 'body/contactTypes/0'],
     ['repeated contact type', { contactTypes: [1, 1] }, 'body/contactTypes'],

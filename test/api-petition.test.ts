@@ -7,7 +7,7 @@ import { buildTestApp, type TestApp } from './helpers/app.ts';
 import { makeUser } from './helpers/factories.ts';
 import { logInAs, type TestSession } from './helpers/session.ts';
 
-type Mode = 'ok' | 'failing' | 'malformed' | 'wrong-shape' | 'slow';
+type Mode = 'ok' | 'failing' | 'malformed' | 'wrong-shape' | 'out-of-range' | 'slow';
 
 /** The petition source: a local HTTP server whose behaviour the test switches. */
 let mode: Mode = 'ok';
@@ -24,6 +24,7 @@ beforeAll(async () => {
     if (mode === 'failing') return void response.writeHead(500).end('oops');
     response.writeHead(200, { 'content-type': 'application/json' });
     if (mode === 'malformed') return void response.end('{"href": "https://petition.example/x", "signa');
+    if (mode === 'out-of-range') return void response.end(JSON.stringify({ href: 'https://x.example/\u0000', signatures: 1e12, daysLeft: 1 }));
     if (mode === 'wrong-shape') return void response.end(JSON.stringify({ href: 'javascript:alert(1)', signatures: -5, daysLeft: 'soon' }));
     response.end(JSON.stringify({ href: 'https://petition.example/save-food', signatures, daysLeft: 12, extra: 'ignored' }));
   });
@@ -90,7 +91,7 @@ describe('GET /api/petition', () => {
     }
   });
 
-  it.each(['failing', 'malformed', 'wrong-shape', 'slow'] as const)('serves the last good data when the source is %s', async (failure) => {
+  it.each(['failing', 'malformed', 'wrong-shape', 'out-of-range', 'slow'] as const)('serves the last good data when the source is %s', async (failure) => {
     mode = failure;
     t.clock.advance(PETITION_CACHE_SECONDS + 1);
     const before = hits;

@@ -104,6 +104,7 @@ describe('PATCH /api/polls/{pollId}', () => {
   it.each([
     ['an empty name', { name: '  ' }],
     ['an empty description', { description: '' }],
+    ['a NUL character', { name: 'Fest\u0000', options: ['a\u0000'] }],
     ['no options', { options: [] }],
     ['a blank option', { options: ['Juni', '   '] }],
     ['options equal after trimming', { options: ['Juni', ' Juni'] }],

@@ -54,6 +54,22 @@ describe('POST /api/uploads', () => {
     }
   });
 
+  it.each(['png', 'webp', 'gif', 'tiff'] as const)('re-encodes a %s image without its metadata', async (format) => {
+    const input = await sharp({ create: { width: 8, height: 8, channels: 3, background: { r: 0, g: 90, b: 200 } } })
+      .toFormat(format).withExif({ IFD0: { Make: 'SpyCam' } }).toBuffer();
+    // libvips writes EXIF into PNG and WebP (GIF and TIFF here only test the type handling).
+    if (format === 'png' || format === 'webp') expect(input.includes(Buffer.from('SpyCam'))).toBe(true);
+    const response = await upload({ filename: `pic.${format}`, body: input.toString('base64') });
+    expect(response.statusCode).toBe(200);
+    const expectedType = format === 'tiff' ? 'image/png' : `image/${format}`;
+    expect(response.json().mimeType).toBe(expectedType);
+    const served = await t.app.inject({ url: response.json().url });
+    expect(served.headers['content-type']).toBe(expectedType);
+    const output = await sharp(served.rawPayload).metadata();
+    expect(output.exif).toBeUndefined();
+    expect(served.rawPayload.includes(Buffer.from('SpyCam'))).toBe(false);
+  });
+
   it('stores other files byte for byte with the type found in the content, whatever the name says', async () => {
     const pdf = Buffer.concat([Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n', 'latin1'), Buffer.from([0, 1, 2, 255, 254]), Buffer.from('\n%%EOF\n')]);
     const response = await upload({ filename: 'sub/dir/../plan.txt', body: pdf.toString('base64') });
@@ -91,6 +107,9 @@ describe('POST /api/uploads', () => {
     ['a data: prefix', 'data:image/png;base64,YWJj'],
     ['padding inside', 'YQ==YWJj'],
     ['an empty string', ''],
+    ['non-zero pad bits', 'YR=='],
+    ['missing padding', 'YQ'],
+    ['a lone padding character', '===='],
   ])('refuses base64 with %s (400), storing nothing', async (_name, body) => {
     const before = await countUploads();
     const response = await upload({ filename: 'x.bin', body });

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeRegion, makeUser, type TestUser } from './helpers/factories.ts';
+import { makeUser, type TestUser } from './helpers/factories.ts';
 import { CALLBACK, formFields, makeClient } from './helpers/oauth.ts';
 import { logInAs, type TestSession } from './helpers/session.ts';
 
@@ -142,5 +142,27 @@ describe.each(['GET', 'POST'] as const)('%s /oauth/authorize', (method) => {
     });
     expect(login.statusCode).toBe(303);
     expect(login.headers.location).toBe(returnTo);
+  });
+});
+
+describe('re-authentication (OpenID Connect Core §3.1.2.1)', () => {
+  test('prompt=login sends a logged-in user to /login; the request comes back as max_age=0 so the fresh login satisfies it', async () => {
+    const response = await authorize(params({ prompt: 'login consent' }));
+    expect(response.statusCode).toBe(303);
+    const location = new URL(response.headers.location as string, ISSUER);
+    expect(location.pathname).toBe('/login');
+    const back = Object.fromEntries(new URL(location.searchParams.get('return_to')!, ISSUER).searchParams);
+    expect(back).toMatchObject({ prompt: 'consent', max_age: '0', client_id: confidential });
+  });
+
+  test('max_age: an older login is sent to /login, a recent one passes', async () => {
+    const fresh = await logInAs(t.app, user);
+    expect((await authorize(params({ max_age: '60' }), 'GET', fresh.cookie)).statusCode).toBe(200);
+    t.clock.advance(61);
+    const stale = await authorize(params({ max_age: '60' }), 'GET', fresh.cookie);
+    expect(stale.statusCode).toBe(303);
+    expect(new URL(stale.headers.location as string, ISSUER).pathname).toBe('/login');
+    const none = await authorize(params({ max_age: '60', prompt: 'none' }), 'GET', fresh.cookie);
+    expect(redirectParams(none.headers.location as string).error).toBe('login_required');
   });
 });

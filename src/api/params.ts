@@ -2,29 +2,30 @@
  * Path parameters and wire formats shared by the `/api` areas (SPEC-API
  * "General rules"). The seed's patterns are Symfony route requirements, which
  * match the whole segment, hence the anchors. A length bound keeps very long
- * digit strings out; {@link toRowId} maps what still exceeds PostgreSQL's
+ * digit strings out; {@link lookupId} maps what still exceeds PostgreSQL's
  * `integer` to an id no row has, so the lookup answers 404 instead of failing.
  */
 import { Type } from '@sinclair/typebox';
+import { DIGITS_PATTERN, NO_NUL_PATTERN, POSITIVE_ID_PATTERN, toRowId } from '../http/row-id.ts';
 
-const INT4_MAX = 2_147_483_647;
+export { NO_NUL_PATTERN };
 
 /** The seed's `[1-9][0-9]*`; also used where the seed gives no pattern for an id. */
 export function IdParam(description: string) {
-  return Type.String({ pattern: '^[1-9][0-9]*$', maxLength: 10, description: `${description} (pattern [1-9][0-9]*)` });
+  return Type.String({ pattern: POSITIVE_ID_PATTERN, maxLength: 10, description: `${description} (pattern [1-9][0-9]*)` });
 }
 
 /** The seed's `\d+`. */
 export function DigitsParam(description: string) {
-  return Type.String({ pattern: '^\\d+$', maxLength: 10, description: `${description} (pattern \\d+)` });
+  return Type.String({ pattern: DIGITS_PATTERN, maxLength: 10, description: `${description} (pattern \\d+)` });
 }
 
 /** Identity columns start at 1: no row has id 0. */
 export const NO_ROW_ID = 0;
 
-export function toRowId(value: string): number {
-  const id = Number(value);
-  return Number.isSafeInteger(id) && id >= 1 && id <= INT4_MAX ? id : NO_ROW_ID;
+/** The id to look up: {@link NO_ROW_ID} when the digits cannot name a row, so the lookup finds nothing (404). */
+export function lookupId(value: string): number {
+  return toRowId(value) ?? NO_ROW_ID;
 }
 
 /** RFC 3339 date-time with offset, as every response carries it. */
@@ -38,12 +39,6 @@ export function toRfc3339OrNull(date: Date | null): string | null {
 
 export const DateTimeString = (description: string) =>
   Type.String({ format: 'date-time', description: `${description} (RFC 3339)` });
-
-/**
- * PostgreSQL `text` cannot hold U+0000: a string with it would fail in the
- * database (a 500), so body strings refuse it up front (a 400).
- */
-export const NO_NUL_PATTERN = '^[^\\u0000]*$';
 
 /** The body of a 200 for which the seed gives none: an empty JSON object, so clients can always parse JSON. */
 export const EmptyObject = Type.Object({}, { additionalProperties: false, description: 'empty JSON object' });

@@ -15,3 +15,6 @@ export function toRowId(digits: string): number | null {
 
 export const POSITIVE_ID_PATTERN = '^[1-9][0-9]*$';
 export const DIGITS_PATTERN = '^\\d+$';
+
+/** PostgreSQL text cannot hold U+0000: such input is a 400, not a database error. */
+export const NO_NUL_PATTERN = '^[^\\u0000]*$';

@@ -53,6 +53,15 @@ describe('admin screen in the browser', () => {
     await page.getByRole('link', { name: '+ Create new client' }).click();
     await page.waitForURL(`${app.baseUrl}/admin/oauthclients/new`);
 
+    // The fields come in reading order for the keyboard.
+    await page.getByLabel('Client ID').focus();
+    const order: string[] = [];
+    for (let i = 0; i < 6; i += 1) {
+      await page.keyboard.press('Tab');
+      order.push(await page.evaluate(() => document.activeElement?.id ?? ''));
+    }
+    expect(order).toEqual(['name', 'confidential', 'redirectUris', 'scope-profile', 'scope-email', 'scope-regions']);
+
     // A first attempt with a bad redirect URI: the message sits next to the field.
     await page.getByLabel('Client ID').fill('browser-app');
     await page.getByLabel('Name', { exact: true }).fill('Browser App');
@@ -99,6 +108,7 @@ describe('admin screen in the browser', () => {
     await page.getByRole('link', { name: 'I have saved the secret – back to the list' }).click();
     await page.waitForURL(`${app.baseUrl}/admin/oauthclients`);
     await expect(page.content()).resolves.not.toContain(secret);
+    await page.screenshot({ path: '/tmp/e2e-admin-list.png', fullPage: true });
     await expect(page.locator('tr', { hasText: 'browser-app' }).textContent()).resolves.toContain('Deutschland › Berlin, Deutschland › Köln');
 
     // Edit.

@@ -60,10 +60,10 @@ describe('login in the browser', () => {
     await context.close();
   });
 
-  it('"stay logged in" makes the session cookie persistent (14 days)', async () => {
-    const { context, page } = await browser.newPage();
+  it('"Angemeldet bleiben" makes the session cookie persistent (14 days)', async () => {
+    const { context, page } = await browser.newPage({ locale: 'de-DE' });
     await page.goto(`${app.baseUrl}/login`);
-    await fillLoginForm(page, app.user('orga@example.org'), { remember: true });
+    await fillLoginForm(page, app.user('orga@example.org'), { remember: true, english: false });
     await page.waitForURL(`${app.baseUrl}/`);
     const session = (await context.cookies()).find((c) => c.name === SESSION_COOKIE);
     const days = ((session?.expires ?? 0) - Date.now() / 1000) / 86400;

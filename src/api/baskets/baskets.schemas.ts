@@ -1,6 +1,6 @@
 /** The seed's basket object, the same shape in PATCH bodies and responses. */
 import { Type, type Static } from '@sinclair/typebox';
-import { DIGITS_PATTERN, POSITIVE_ID_PATTERN } from '../../http/row-id.ts';
+import { DIGITS_PATTERN, NO_NUL_PATTERN, POSITIVE_ID_PATTERN } from '../../http/row-id.ts';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -8,7 +8,7 @@ const Phone = Nullable(Type.String({ maxLength: 50, description: 'digits, spaces
 
 /** The fields a creator chooses; every other basket field is read-only. */
 const editable = {
-  description: Type.String({ minLength: 1, maxLength: 5000 }),
+  description: Type.String({ minLength: 1, maxLength: 5000, pattern: NO_NUL_PATTERN }),
   pictures: Type.Array(Type.String({ maxLength: 500 }), { maxItems: 10, description: 'URLs of the caller\'s own uploads (/api/uploads/<uuid>)' }),
   contactTypes: Type.Array(Type.Integer({ enum: [1, 2] }), { minItems: 1, uniqueItems: true, description: '1 chat message, 2 phone' }),
   mobile: Phone,

@@ -9,7 +9,7 @@ import type { DB } from '../../db/database.ts';
 import { ProblemSchema } from '../../http/problem-schema.ts';
 import { requireActor } from '../actor.ts';
 import { rejectInvalidPath } from '../deferred-input.ts';
-import { EmptyObject, toRowId } from '../params.ts';
+import { EmptyObject, lookupId } from '../params.ts';
 import { ContentEntrySchema, ContentIdSchema, ContentParams, CreateContentBody, UpdateContentBody } from './contents.schemas.ts';
 import { changeContent, createContent, readContent, removeContent } from './contents.service.ts';
 
@@ -41,7 +41,7 @@ export const contentRoutes: FastifyPluginAsyncTypebox<ContentRoutesOptions> = as
       params: ContentParams,
       response: { 200: ContentEntrySchema, 400: ProblemSchema, 404: ProblemSchema },
     },
-  }, async (request) => readContent(db, toRowId(request.params.contentId)));
+  }, async (request) => readContent(db, lookupId(request.params.contentId)));
 
   api.delete('/contents/:contentId', {
     config: { auth: 'required' },
@@ -54,7 +54,7 @@ export const contentRoutes: FastifyPluginAsyncTypebox<ContentRoutesOptions> = as
       response: { 200: EmptyObject, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
     },
   }, async (request) => {
-    await removeContent(db, await requireActor(request), toRowId(request.params.contentId));
+    await removeContent(db, await requireActor(request), lookupId(request.params.contentId));
     return {};
   });
 
@@ -72,6 +72,6 @@ export const contentRoutes: FastifyPluginAsyncTypebox<ContentRoutesOptions> = as
     },
   }, async (request) => {
     const inputError = rejectInvalidPath(request);
-    return changeContent(db, clock, await requireActor(request), toRowId(request.params.contentId), request.body, inputError);
+    return changeContent(db, clock, await requireActor(request), lookupId(request.params.contentId), request.body, inputError);
   });
 };

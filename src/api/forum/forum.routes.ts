@@ -5,7 +5,7 @@ import type { DB } from '../../db/database.ts';
 import { ProblemSchema } from '../../http/problem-schema.ts';
 import { requireActor } from '../actor.ts';
 import { rejectInvalidPath } from '../deferred-input.ts';
-import { EmptyObject, toRowId } from '../params.ts';
+import { EmptyObject, lookupId } from '../params.ts';
 import { FollowQuery, ForumRegionParams, ForumSubscriptionSchema } from './forum.schemas.ts';
 import { followForum, readForumSubscription } from './forum.service.ts';
 
@@ -28,7 +28,7 @@ export const forumRoutes: FastifyPluginAsyncTypebox<ForumRoutesOptions> = async 
     },
   }, async (request) => {
     const inputError = rejectInvalidPath(request);
-    await followForum(db, clock, await requireActor(request), toRowId(request.params.regionId), request.query.isFollowing, inputError);
+    await followForum(db, clock, await requireActor(request), lookupId(request.params.regionId), request.query.isFollowing, inputError);
     return {};
   });
 
@@ -40,5 +40,5 @@ export const forumRoutes: FastifyPluginAsyncTypebox<ForumRoutesOptions> = async 
       params: ForumRegionParams,
       response: { 200: ForumSubscriptionSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
     },
-  }, async (request) => readForumSubscription(db, await requireActor(request), toRowId(request.params.regionId)));
+  }, async (request) => readForumSubscription(db, await requireActor(request), lookupId(request.params.regionId)));
 };

@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import { ApiProblem, ValidationFailed } from '../../http/problem.ts';
 import { setSubscribed } from '../forum/forum.repository.ts';
-import { toRowId, NO_ROW_ID } from '../params.ts';
+import { lookupId, NO_ROW_ID } from '../params.ts';
 import { findMemberRegionIds, type Actor } from '../region-access.repository.ts';
 import type { RegionNotificationSetting } from './notifications.schemas.ts';
 
@@ -13,7 +13,7 @@ import type { RegionNotificationSetting } from './notifications.schemas.ts';
  */
 export async function updateRegionNotifications(db: DB, clock: Clock, actor: Actor, settings: readonly RegionNotificationSetting[]): Promise<void> {
   const ids = settings.map((s) => s.id);
-  const rowIds = ids.map((id) => toRowId(String(id)));
+  const rowIds = ids.map((id) => lookupId(String(id)));
   const memberOf = await findMemberRegionIds(db, actor.id, rowIds.filter((id) => id !== NO_ROW_ID));
   const foreign = ids.filter((id, i) => !memberOf.has(rowIds[i]!));
   if (foreign.length > 0) {

@@ -6,10 +6,13 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 
+const INT4_MAX = 2_147_483_647;
+
+/** Bounds fit the cache's columns, so no answer of the source can fail the database write. */
 export const PetitionDataSchema = Type.Object({
-  href: Type.String({ maxLength: 2000 }),
-  signatures: Type.Integer({ minimum: 0 }),
-  daysLeft: Type.Integer(),
+  href: Type.String({ maxLength: 2000, pattern: '^https?://[^\\u0000]*$' }),
+  signatures: Type.Integer({ minimum: 0, maximum: INT4_MAX }),
+  daysLeft: Type.Integer({ minimum: -INT4_MAX, maximum: INT4_MAX }),
 });
 export type PetitionData = Static<typeof PetitionDataSchema>;
 

@@ -1,6 +1,6 @@
 /** The seed's poll object and its update body. */
 import { Type, type Static } from '@sinclair/typebox';
-import { POSITIVE_ID_PATTERN } from '../../http/row-id.ts';
+import { NO_NUL_PATTERN, POSITIVE_ID_PATTERN } from '../../http/row-id.ts';
 
 export const PollSchema = Type.Object({
   id: Type.Integer(),
@@ -21,9 +21,9 @@ export const PollSchema = Type.Object({
 export type Poll = Static<typeof PollSchema>;
 
 export const PollPatchBody = Type.Object({
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-  description: Type.Optional(Type.String({ minLength: 1, maxLength: 10000 })),
-  options: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 500 }), {
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: NO_NUL_PATTERN })),
+  description: Type.Optional(Type.String({ minLength: 1, maxLength: 10000, pattern: NO_NUL_PATTERN })),
+  options: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 500, pattern: NO_NUL_PATTERN }), {
     minItems: 1, maxItems: 100, description: 'replaces every option and resets their counts; trimmed, unique',
   })),
   shuffleOptions: Type.Optional(Type.Boolean()),

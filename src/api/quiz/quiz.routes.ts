@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { DB } from '../../db/database.ts';
 import { ProblemSchema } from '../../http/problem-schema.ts';
 import { requireActor } from '../actor.ts';
-import { EmptyObject, toRowId } from '../params.ts';
+import { EmptyObject, lookupId } from '../params.ts';
 import { FoodsaverParams, QuizOverviewSchema, QuizSessionParams } from './quiz.schemas.ts';
 import { listQuizOverview, removeQuizSession } from './quiz.service.ts';
 
@@ -21,7 +21,7 @@ export const quizRoutes: FastifyPluginAsyncTypebox<QuizRoutesOptions> = async (a
       params: FoodsaverParams,
       response: { 200: QuizOverviewSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
     },
-  }, async (request) => listQuizOverview(db, await requireActor(request), toRowId(request.params.foodsaverId)));
+  }, async (request) => listQuizOverview(db, await requireActor(request), lookupId(request.params.foodsaverId)));
 
   api.delete('/quiz/session/:sessionId', {
     config: { auth: 'required' },
@@ -34,7 +34,7 @@ export const quizRoutes: FastifyPluginAsyncTypebox<QuizRoutesOptions> = async (a
       response: { 200: EmptyObject, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
     },
   }, async (request) => {
-    await removeQuizSession(db, await requireActor(request), toRowId(request.params.sessionId));
+    await removeQuizSession(db, await requireActor(request), lookupId(request.params.sessionId));
     return {};
   });
 };

@@ -5,7 +5,7 @@ import type { DB } from '../../db/database.ts';
 import { ProblemSchema } from '../../http/problem-schema.ts';
 import { requireActor } from '../actor.ts';
 import { rejectInvalidPath } from '../deferred-input.ts';
-import { toRowId } from '../params.ts';
+import { lookupId } from '../params.ts';
 import { RegionParams, RegionPinBody, RegionPinSchema } from './region-pins.schemas.ts';
 import { readRegionPin, setRegionPin } from './region-pins.service.ts';
 
@@ -22,7 +22,7 @@ export const regionPinRoutes: FastifyPluginAsyncTypebox<RegionPinRoutesOptions> 
       params: RegionParams,
       response: { 200: RegionPinSchema, 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema },
     },
-  }, async (request) => readRegionPin(db, toRowId(request.params.regionId)));
+  }, async (request) => readRegionPin(db, lookupId(request.params.regionId)));
 
   api.post('/region/:regionId/pin', {
     config: { auth: 'required' },
@@ -38,6 +38,6 @@ export const regionPinRoutes: FastifyPluginAsyncTypebox<RegionPinRoutesOptions> 
     },
   }, async (request) => {
     const inputError = rejectInvalidPath(request);
-    return setRegionPin(db, clock, await requireActor(request), toRowId(request.params.regionId), request.body, inputError);
+    return setRegionPin(db, clock, await requireActor(request), lookupId(request.params.regionId), request.body, inputError);
   });
 };

@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { DB } from '../../db/database.ts';
 import { ProblemSchema } from '../../http/problem-schema.ts';
 import { requireActor } from '../actor.ts';
-import { EmptyObject, IdParam, toRowId } from '../params.ts';
+import { EmptyObject, IdParam, lookupId } from '../params.ts';
 import { removeReport } from './reports.service.ts';
 
 export interface ReportRoutesOptions { db: DB }
@@ -21,7 +21,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ReportRoutesOptions> = asyn
       response: { 200: EmptyObject, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
     },
   }, async (request) => {
-    await removeReport(db, await requireActor(request), toRowId(request.params.reportId));
+    await removeReport(db, await requireActor(request), lookupId(request.params.reportId));
     return {};
   });
 };

@@ -4,7 +4,7 @@ import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import { ProblemSchema } from '../../http/problem-schema.ts';
 import { requireActor } from '../actor.ts';
-import { EmptyObject, toRowId } from '../params.ts';
+import { EmptyObject, lookupId } from '../params.ts';
 import { parsePickupDate, signUpForPickup } from './stores.pickups.service.ts';
 import { appointStoreManager } from './stores.managers.service.ts';
 import { ManagerParams, PickupParams, PickupSignupSchema, StoreParams, StorePostParams, WallPostListSchema } from './stores.schemas.ts';
@@ -24,7 +24,7 @@ export const storeRoutes: FastifyPluginAsyncTypebox<StoreRoutesOptions> = async 
       params: StoreParams,
       response: { 200: WallPostListSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
     },
-  }, async (request) => listWallPosts(db, await requireActor(request), toRowId(request.params.storeId)));
+  }, async (request) => listWallPosts(db, await requireActor(request), lookupId(request.params.storeId)));
 
   api.delete('/stores/:storeId/posts/:postId', {
     config: { auth: 'required' },
@@ -38,7 +38,7 @@ export const storeRoutes: FastifyPluginAsyncTypebox<StoreRoutesOptions> = async 
     },
   }, async (request) => {
     const { storeId, postId } = request.params;
-    await removeWallPost(db, clock, await requireActor(request), toRowId(storeId), toRowId(postId));
+    await removeWallPost(db, clock, await requireActor(request), lookupId(storeId), lookupId(postId));
     return {};
   });
 
@@ -58,7 +58,7 @@ export const storeRoutes: FastifyPluginAsyncTypebox<StoreRoutesOptions> = async 
   }, async (request) => {
     const pickupDate = parsePickupDate(request.params.pickupDate);
     return signUpForPickup(db, clock, await requireActor(request), {
-      storeId: toRowId(request.params.storeId), pickupDate, userId: toRowId(request.params.fsId),
+      storeId: lookupId(request.params.storeId), pickupDate, userId: lookupId(request.params.fsId),
     });
   });
 
@@ -77,7 +77,7 @@ export const storeRoutes: FastifyPluginAsyncTypebox<StoreRoutesOptions> = async 
     },
   }, async (request) => {
     const { storeId, userId } = request.params;
-    await appointStoreManager(db, clock, await requireActor(request), toRowId(storeId), toRowId(userId));
+    await appointStoreManager(db, clock, await requireActor(request), lookupId(storeId), lookupId(userId));
     return {};
   });
 };

@@ -14,18 +14,27 @@ export const UPLOAD_URL_PREFIX = '/api/uploads/';
 
 export interface UploadInfo { url: string; uuid: string; filename: string; mimeType: string; filesize: number }
 
-/** RFC 4648 §4 base64 with padding; no whitespace, no URL alphabet, no data: prefix. */
-const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/**
+ * RFC 4648 §4 base64, canonical: padded, no whitespace, no URL alphabet, no
+ * `data:` prefix, zero pad bits (§3.5). Linear: no backtracking regex over megabytes.
+ */
+export function decodeStrictBase64(text: string): Buffer | null {
+  if (text.length === 0 || text.length % 4 !== 0) return null;
+  const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+  if (!/^[A-Za-z0-9+/]*$/.test(text.slice(0, text.length - padding))) return null;
+  const bytes = Buffer.from(text, 'base64');
+  return bytes.toString('base64') === text ? bytes : null;
+}
 
 export async function storeUpload(
   db: Executor, clock: Clock, userId: number, input: { filename: string; body: string }, maxBytes: number,
 ): Promise<UploadInfo> {
   const filename = cleanFilename(input.filename);
   if (filename === '') throw new ValidationFailed([{ field: 'body/filename', message: 'must name the file' }]);
-  if (input.body === '' || !STRICT_BASE64.test(input.body)) {
+  const bytes = decodeStrictBase64(input.body);
+  if (bytes === null) {
     throw new ValidationFailed([{ field: 'body/body', message: 'must be the file content in base64 (RFC 4648, with padding)' }]);
   }
-  const bytes = Buffer.from(input.body, 'base64');
   if (bytes.length > maxBytes) {
     throw new ValidationFailed([{ field: 'body/body', message: `the file must not be larger than ${maxBytes} bytes` }]);
   }

@@ -35,6 +35,8 @@ export interface FormPage {
   mode: 'create' | 'edit';
   /** The name as stored, for the heading while an edit is being corrected. */
   storedName?: string;
+  /** Whether the stored client has a secret (offers "regenerate"). */
+  storedConfidential?: boolean;
   values: ClientFormValues;
   errors?: FieldMessages;
   formError?: string;

@@ -76,7 +76,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async 
     if (!(await pageSession(request, reply, access))) return reply;
     const client = await findClient(db, request.params.clientId);
     if (!client) return renderNotFound(request, reply);
-    return renderClientForm(request, reply, deps, { mode: 'edit', values: formValuesOf(client), storedName: client.name });
+    return renderClientForm(request, reply, deps, { mode: 'edit', values: formValuesOf(client), storedName: client.name, storedConfidential: client.confidential });
   });
 
   app.post(`${ADMIN_BASE}/:clientId`, { schema: { params: ClientIdParams, body: ClientForm } }, async (request, reply) => {
@@ -86,7 +86,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async 
     if (!client) return renderNotFound(request, reply);
     const values: ClientFormValues = { ...readClientForm(request.body), clientId: client.clientId };
     const again = (status: number, page: { errors?: Record<string, string>; formError?: string }) =>
-      renderClientForm(request, reply, deps, { mode: 'edit', values, storedName: client.name, ...page }, status);
+      renderClientForm(request, reply, deps, { mode: 'edit', values, storedName: client.name, storedConfidential: client.confidential, ...page }, status);
     if (!(await isValidFormToken(request, request.body.csrf_token))) return again(403, { formError: t('admin.csrf') });
     const errors = checkClientForm(values, t, { checkClientId: false });
     if (Object.keys(errors).length > 0) return again(400, { errors, formError: t('admin.invalid') });
