@@ -19,6 +19,8 @@ import type { Config } from './config.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import { communityRoutes } from './api/community.routes.ts';
 import { installApiContext } from './http/api-context.ts';
+import { handleFrameworkError } from './http/framework-errors.ts';
+import { compileValidator } from './http/validation.ts';
 import { adminRoutes } from './oauth/clients/admin.routes.ts';
 import { myAppsRoutes } from './oauth/consent/my-apps.routes.ts';
 import type { KeyMaterial } from './oauth/keys/key-material.ts';
@@ -51,9 +53,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
     routerOptions: { maxParamLength: 200 },
+    frameworkErrors: handleFrameworkError,
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  app.setValidatorCompiler(compileValidator);
   app.addHook('onRequest', async (request, reply) => {
     void reply.header(REQUEST_ID_HEADER, request.id);
   });

@@ -3,9 +3,10 @@
  * reuse revocation), token contents, client authentication and errors.
  */
 import { createHash } from 'node:crypto';
-import { compactDecrypt, decodeJwt, decodeProtectedHeader, createLocalJWKSet, jwtVerify } from 'jose';
+import { compactDecrypt, decodeJwt, decodeProtectedHeader, createLocalJWKSet, jwtDecrypt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { deleteClient, regenerateClientSecret } from '../src/oauth/clients/clients.service.ts';
+import { derivedKeys } from '../src/oauth/keys/derived-keys.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
 import { makeUser } from './helpers/factories.ts';
 import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from './helpers/oauth.ts';
@@ -65,8 +66,12 @@ describe('authorization code', () => {
 
     expect(decodeProtectedHeader(body.refresh_token)).toMatchObject({ alg: 'dir', enc: 'A256GCM' });
     await expect(compactDecrypt(body.refresh_token, new Uint8Array(32).fill(7))).rejects.toThrow();
-    const rows = await t.db.selectFrom('oauth_refresh_tokens').selectAll().execute();
-    expect(rows.length).toBeGreaterThan(0);
+    const { payload } = await jwtDecrypt(body.refresh_token, derivedKeys(t.keys).refreshToken);
+    const row = await t.db.selectFrom('oauth_refresh_tokens').selectAll().where('id', '=', payload.rid as number).executeTakeFirstOrThrow();
+    expect(row.rotated_at).toBeNull();
+    expect(payload.exp! - payload.iat!).toBe(30 * 24 * 3600);
+    // The database holds no usable token: nothing in the row is part of it.
+    expect(JSON.stringify(row)).not.toContain(body.refresh_token.split('.')[3]);
   });
 
   test('the ID token has no nonce when none was sent', async () => {
@@ -79,9 +84,9 @@ describe('authorization code', () => {
   test('expires after 10 minutes (injected clock)', async () => {
     const early = await obtainCode(t, { clientId: client.clientId, cookie: session.cookie });
     const late = await obtainCode(t, { clientId: client.clientId, cookie: session.cookie });
-    t.clock.advance(599);
+    t.clock.advance(595);
     expect((await exchange(early)).statusCode).toBe(200);
-    t.clock.advance(2);
+    t.clock.advance(10);
     const response = await exchange(late);
     expect(response.statusCode).toBe(400);
     expect(response.json()).toEqual(INVALID_CODE);

@@ -2,6 +2,7 @@
 import { createRegion, createUser } from '../accounts/accounts.service.ts';
 import { REGION_TYPES, type RegionType } from '../accounts/accounts.tables.ts';
 import { ROLE_NAMES, type RoleName } from '../accounts/roles.ts';
+import { describeCommunityDemo } from '../demo/demo-community.ts';
 import { loadDemoData } from '../demo/demo-data.ts';
 import { describeOAuthDemo } from '../demo/demo-oauth.ts';
 import { loadKeyMaterial } from '../oauth/keys/key-material.ts';
@@ -76,9 +77,11 @@ export const demoCommand: CliCommand = {
       'Demo dataset loaded.',
       'Regions:',
       ...summary.regions.map((r) => `  ${String(r.id).padStart(3)}  ${r.name} (${r.type})`),
-      'Users (password for all: see below):',
+      'Users:',
       ...summary.users.map((u) => `  ${String(u.id).padStart(3)}  ${u.email.padEnd(26)} ${u.password}  ${u.role}`),
+      ...describeCommunityDemo(summary.community),
       ...describeOAuthDemo(summary.oauthClients).map((line) => `  ${line}`),
+      'Everything, with all ids: demo --json',
     ];
     return { json: summary, text: lines.join('\n') };
   },

@@ -23,13 +23,13 @@ export interface DatabaseHandle {
 
 export type DatabaseTarget =
   | { readonly kind: 'postgres'; readonly url: string; readonly schema?: string; readonly poolSize?: number }
-  | { readonly kind: 'pglite'; readonly dataDir?: string };
+  | { readonly kind: 'pglite'; readonly dataDir?: string; /** Start from a `dumpDataDir()` tarball (tests). */ readonly snapshot?: Blob };
 
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 
 export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHandle> {
-  return target.kind === 'postgres' ? openPostgres(target) : openPglite(target.dataDir);
+  return target.kind === 'postgres' ? openPostgres(target) : openPglite(target.dataDir, target.snapshot);
 }
 
 async function openPostgres(target: { url: string; schema?: string; poolSize?: number }): Promise<DatabaseHandle> {
@@ -55,11 +55,12 @@ async function openPostgres(target: { url: string; schema?: string; poolSize?: n
   };
 }
 
-async function openPglite(dataDir: string | undefined): Promise<DatabaseHandle> {
+async function openPglite(dataDir: string | undefined, snapshot: Blob | undefined): Promise<DatabaseHandle> {
   const lock = dataDir === undefined ? undefined : lockDataDir(dataDir);
   try {
     const pglite = await PGlite.create({
       ...(dataDir === undefined ? {} : { dataDir: path.join(dataDir, 'pglite') }),
+      ...(snapshot === undefined ? {} : { loadDataDir: snapshot }),
       parsers: { [INT8_OID]: Number, [NUMERIC_OID]: Number },
     });
     const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });

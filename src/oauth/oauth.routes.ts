@@ -23,7 +23,6 @@ export interface OAuthRoutesOptions {
 
 export async function oauthRoutes(app: FastifyInstance, { config, db, clock, keys }: OAuthRoutesOptions): Promise<void> {
   const keyStore = new KeyStore(db, keys, clock);
-  await keyStore.start();
   const ctx: OAuthContext = {
     db, clock, issuer: config.publicUrl, material: keys, keys: keyStore, refreshGraceSeconds: config.refreshGraceSeconds,
   };

@@ -4,7 +4,9 @@
  * so concurrent runs never see each other's data.
  */
 import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
 import { migrate } from '../../src/db/migrate.ts';
 
@@ -18,8 +20,8 @@ export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
 
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (TEST_DATABASE_URL === undefined) {
-    const handle = await openDatabase({ kind: 'pglite' });
-    await migrate(handle.db);
+    const handle = await openDatabase({ kind: 'pglite', snapshot: await migratedSnapshot() });
+    await migrate(handle.db); // a no-op on the snapshot, unless a migration was added since
     return { handle, drop: () => handle.close() };
   }
   const schema = `test_${randomBytes(6).toString('hex')}`;
@@ -33,6 +35,17 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       await withAdminClient((client) => client.query(`drop schema ${schema} cascade`));
     },
   };
+}
+
+let snapshot: Promise<Blob | undefined> | undefined;
+
+/** The run's migrated database (test/helpers/global-setup.ts), or undefined outside vitest's global setup. */
+function migratedSnapshot(): Promise<Blob | undefined> {
+  snapshot ??= (async () => {
+    const file = inject('pgliteSnapshot');
+    return file ? new Blob([await readFile(file)]) : undefined;
+  })();
+  return snapshot;
 }
 
 async function withAdminClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {

@@ -6,11 +6,21 @@ const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.U
 
 const Phone = Nullable(Type.String({ maxLength: 50, description: 'digits, spaces, - and /, optionally a leading +; empty or null: none' }));
 
+const ContactType = Type.Integer({ enum: [1, 2] });
+
+/** Flattens the seed's `[[1],[2]]` form; `undefined` when a type is listed twice. */
+export function flattenContactTypes(raw: readonly (number | readonly number[])[]): number[] | undefined {
+  const flat = raw.flat();
+  return new Set(flat).size === flat.length ? flat : undefined;
+}
+
 /** The fields a creator chooses; every other basket field is read-only. */
 const editable = {
   description: Type.String({ minLength: 1, maxLength: 5000, pattern: NO_NUL_PATTERN }),
   pictures: Type.Array(Type.String({ maxLength: 500 }), { maxItems: 10, description: 'URLs of the caller\'s own uploads (/api/uploads/<uuid>)' }),
-  contactTypes: Type.Array(Type.Integer({ enum: [1, 2] }), { minItems: 1, uniqueItems: true, description: '1 chat message, 2 phone' }),
+  // The seed calls it an "array of arrays" (an artefact of its generator): [[1],[2]] is read as [1,2].
+  contactTypes: Type.Array(Type.Union([ContactType, Type.Array(ContactType, { minItems: 1, maxItems: 1 })]),
+    { minItems: 1, maxItems: 2, description: '1 chat message, 2 phone' }),
   mobile: Phone,
   telephone: Phone,
   lat: Type.Number({ minimum: -90, maximum: 90 }),

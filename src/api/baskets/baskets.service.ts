@@ -12,7 +12,7 @@ import {
 } from './baskets.repository.ts';
 import { isAvailable, isVisible, mayEditBasket } from './baskets.policy.ts';
 import { checkBasketFields, normalisePhone } from './baskets.rules.ts';
-import type { Basket, BasketCreate, BasketPatch } from './baskets.schemas.ts';
+import { flattenContactTypes, type Basket, type BasketCreate, type BasketPatch } from './baskets.schemas.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 interface Caller { id: number }
@@ -26,7 +26,7 @@ export async function createBasket(db: Executor, clock: Clock, caller: Caller, i
   const fields: BasketFields = {
     description: input.description.trim(),
     pictures: input.pictures ?? [],
-    contactTypes: input.contactTypes,
+    contactTypes: contactTypesOf(input.contactTypes),
     mobile: normalisePhone(input.mobile),
     telephone: normalisePhone(input.telephone),
     lat: input.lat,
@@ -50,7 +50,7 @@ export async function editBasket(
   const fields: BasketFields = {
     description: patch.description?.trim() ?? basket.description,
     pictures: patch.pictures ?? basket.pictures,
-    contactTypes: patch.contactTypes ?? basket.contact_types,
+    contactTypes: patch.contactTypes ? contactTypesOf(patch.contactTypes) : basket.contact_types,
     mobile: patch.mobile === undefined ? basket.mobile : normalisePhone(patch.mobile),
     telephone: patch.telephone === undefined ? basket.telephone : normalisePhone(patch.telephone),
     lat: patch.lat ?? basket.lat,
@@ -93,6 +93,12 @@ async function findAvailableBasket(db: Executor, clock: Clock, basketId: string)
   const basket = await findVisibleBasket(db, basketId);
   if (!isAvailable(basket, clock())) throw notFound();
   return basket;
+}
+
+function contactTypesOf(raw: readonly (number | readonly number[])[]): number[] {
+  const flat = flattenContactTypes(raw);
+  if (!flat) throw new ValidationFailed([{ field: 'body/contactTypes', message: 'must not list a contact type twice' }]);
+  return flat;
 }
 
 async function assertValidFields(db: Executor, userId: number, fields: BasketFields): Promise<void> {

@@ -8,7 +8,7 @@ import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import { ProblemSchema } from '../../http/problem-schema.ts';
 import { requireActor } from '../actor.ts';
-import { rejectInvalidPath } from '../deferred-input.ts';
+import { assertValidInput, assertValidParams } from '../../http/validation-order.ts';
 import { EmptyObject, lookupId } from '../params.ts';
 import { ContentEntrySchema, ContentIdSchema, ContentParams, CreateContentBody, UpdateContentBody } from './contents.schemas.ts';
 import { changeContent, createContent, readContent, removeContent } from './contents.service.ts';
@@ -27,11 +27,11 @@ export const contentRoutes: FastifyPluginAsyncTypebox<ContentRoutesOptions> = as
       description: 'Orga only. name, title and body must be non-empty; HTML tags are removed from name and title.',
       security: [{ csrf: [] }],
       body: CreateContentBody,
-      response: { 200: ContentIdSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema },
+      response: { 200: ContentIdSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
     },
   }, async (request) => {
-    const inputError = rejectInvalidPath(request);
-    return createContent(db, clock, await requireActor(request), request.body, inputError);
+    assertValidParams(request);
+    return createContent(db, clock, await requireActor(request), request.body, () => assertValidInput(request));
   });
 
   api.get('/contents/:contentId', {
@@ -71,7 +71,7 @@ export const contentRoutes: FastifyPluginAsyncTypebox<ContentRoutesOptions> = as
       response: { 200: ContentEntrySchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
     },
   }, async (request) => {
-    const inputError = rejectInvalidPath(request);
-    return changeContent(db, clock, await requireActor(request), lookupId(request.params.contentId), request.body, inputError);
+    assertValidParams(request);
+    return changeContent(db, clock, await requireActor(request), lookupId(request.params.contentId), request.body, () => assertValidInput(request));
   });
 };

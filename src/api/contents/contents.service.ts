@@ -2,7 +2,6 @@
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import { ApiProblem, ValidationFailed, type FieldError } from '../../http/problem.ts';
-import { rejectInvalidInput, type InputError } from '../deferred-input.ts';
 import { toRfc3339 } from '../params.ts';
 import type { Actor } from '../region-access.repository.ts';
 import { mayEditContents } from './contents.policy.ts';
@@ -18,18 +17,19 @@ export async function readContent(db: DB, contentId: number): Promise<ContentEnt
   return describeContent(await findContentOrThrow(db, contentId));
 }
 
-export async function createContent(db: DB, clock: Clock, actor: Actor, input: CreateContentInput, inputError: InputError): Promise<{ id: number }> {
+/** `checkInput` throws the body/query validation error, deferred until after the 404 and 403 checks (SPEC-API order). */
+export async function createContent(db: DB, clock: Clock, actor: Actor, input: CreateContentInput, checkInput: () => void): Promise<{ id: number }> {
   checkMayEdit(actor);
-  rejectInvalidInput(inputError);
+  checkInput();
   const fields = cleanFields(input) as Required<UpdateContentInput>;
   const id = await insertContent(db, { ...fields, lastModified: clock() });
   return { id };
 }
 
-export async function changeContent(db: DB, clock: Clock, actor: Actor, contentId: number, input: UpdateContentInput, inputError: InputError): Promise<ContentEntry> {
+export async function changeContent(db: DB, clock: Clock, actor: Actor, contentId: number, input: UpdateContentInput, checkInput: () => void): Promise<ContentEntry> {
   await findContentOrThrow(db, contentId);
   checkMayEdit(actor);
-  rejectInvalidInput(inputError);
+  checkInput();
   const row = await updateContent(db, contentId, { ...cleanFields(input), last_modified: clock() });
   if (!row) throw notFound(contentId);
   return describeContent(row);

@@ -4,7 +4,7 @@ import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import { ProblemSchema } from '../../http/problem-schema.ts';
 import { requireActor } from '../actor.ts';
-import { rejectInvalidPath } from '../deferred-input.ts';
+import { assertValidInput, assertValidParams } from '../../http/validation-order.ts';
 import { EmptyObject, lookupId } from '../params.ts';
 import { FollowQuery, ForumRegionParams, ForumSubscriptionSchema } from './forum.schemas.ts';
 import { followForum, readForumSubscription } from './forum.service.ts';
@@ -27,8 +27,8 @@ export const forumRoutes: FastifyPluginAsyncTypebox<ForumRoutesOptions> = async 
       response: { 200: EmptyObject, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
     },
   }, async (request) => {
-    const inputError = rejectInvalidPath(request);
-    await followForum(db, clock, await requireActor(request), lookupId(request.params.regionId), request.query.isFollowing, inputError);
+    assertValidParams(request);
+    await followForum(db, clock, await requireActor(request), lookupId(request.params.regionId), request.query.isFollowing, () => assertValidInput(request));
     return {};
   });
 

@@ -3,7 +3,6 @@ import { findRegionById } from '../../accounts/regions.repository.ts';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import { ApiProblem } from '../../http/problem.ts';
-import { rejectInvalidInput, type InputError } from '../deferred-input.ts';
 import { isRegionMember, type Actor } from '../region-access.repository.ts';
 import { mayFollowForum } from './forum.policy.ts';
 import { isSubscribed, setSubscribed } from './forum.repository.ts';
@@ -20,8 +19,9 @@ export async function readForumSubscription(db: DB, actor: Actor, regionId: numb
   return { isFollowing: await isSubscribed(db, actor.id, regionId) };
 }
 
-export async function followForum(db: DB, clock: Clock, actor: Actor, regionId: number, isFollowing: boolean, inputError: InputError): Promise<void> {
+/** `checkInput` throws the body/query validation error, deferred until after the 404 and 403 checks (SPEC-API order). */
+export async function followForum(db: DB, clock: Clock, actor: Actor, regionId: number, isFollowing: boolean, checkInput: () => void): Promise<void> {
   await checkForumAccess(db, actor, regionId);
-  rejectInvalidInput(inputError);
+  checkInput();
   await setSubscribed(db, actor.id, regionId, isFollowing, clock());
 }

@@ -4,7 +4,7 @@ import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import { ProblemSchema } from '../../http/problem-schema.ts';
 import { requireActor } from '../actor.ts';
-import { rejectInvalidPath } from '../deferred-input.ts';
+import { assertValidInput, assertValidParams } from '../../http/validation-order.ts';
 import { lookupId } from '../params.ts';
 import { RegionParams, RegionPinBody, RegionPinSchema } from './region-pins.schemas.ts';
 import { readRegionPin, setRegionPin } from './region-pins.service.ts';
@@ -37,7 +37,7 @@ export const regionPinRoutes: FastifyPluginAsyncTypebox<RegionPinRoutesOptions> 
       response: { 200: RegionPinSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
     },
   }, async (request) => {
-    const inputError = rejectInvalidPath(request);
-    return setRegionPin(db, clock, await requireActor(request), lookupId(request.params.regionId), request.body, inputError);
+    assertValidParams(request);
+    return setRegionPin(db, clock, await requireActor(request), lookupId(request.params.regionId), request.body, () => assertValidInput(request));
   });
 };

@@ -3,7 +3,6 @@ import { findRegionById } from '../../accounts/regions.repository.ts';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import { ApiProblem } from '../../http/problem.ts';
-import { rejectInvalidInput, type InputError } from '../deferred-input.ts';
 import { isRegionAmbassador, type Actor } from '../region-access.repository.ts';
 import { maySetRegionPin } from './region-pins.policy.ts';
 import { findRegionPin, upsertRegionPin } from './region-pins.repository.ts';
@@ -16,13 +15,16 @@ export async function readRegionPin(db: DB, regionId: number): Promise<RegionPin
   return { lat: pin.lat, lon: pin.lon, description: pin.description, status: pin.status };
 }
 
-/** Sets (creates or replaces) the pin; returns it as stored. */
-export async function setRegionPin(db: DB, clock: Clock, actor: Actor, regionId: number, pin: RegionPin, inputError: InputError): Promise<RegionPin> {
+/**
+ * Sets (creates or replaces) the pin; returns it as stored. `checkInput`
+ * throws the body's validation error, deferred until after 404 and 403.
+ */
+export async function setRegionPin(db: DB, clock: Clock, actor: Actor, regionId: number, pin: RegionPin, checkInput: () => void): Promise<RegionPin> {
   await findRegionOrThrow(db, regionId);
   if (!maySetRegionPin(actor, await isRegionAmbassador(db, actor.id, regionId))) {
     throw new ApiProblem(403, 'region.forbidden', 'Only orga and ambassadors of this region may set its pin.');
   }
-  rejectInvalidInput(inputError);
+  checkInput();
   await upsertRegionPin(db, { region_id: regionId, ...pin }, clock());
   return readRegionPin(db, regionId);
 }

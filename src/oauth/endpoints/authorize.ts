@@ -24,48 +24,59 @@ import '../oauth.messages.ts';
 
 export const REGIONS_MESSAGE = 'User not in required regions';
 
-type Handler = (request: FastifyRequest, reply: FastifyReply, raw: RawParameters, isPost: boolean) => Promise<FastifyReply>;
+type Respond = (reply: FastifyReply, req: AuthorizationRequest, session: SessionContext) => Promise<FastifyReply>;
 
 export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, config: Config): void {
   const redirectWithError = (reply: FastifyReply, req: { redirectUri: string; state: string | undefined }, error: OAuthError) =>
     reply.redirect(responseUrl(req.redirectUri, { error: error.error, error_description: error.description, state: req.state, iss: ctx.issuer }), 303);
 
-  const handle: Handler = async (request, reply, raw, isPost) => {
-    const t = translator(pickLocale(request.headers['accept-language']));
-    let req: AuthorizationRequest;
+  /** Steps 1–3: the parsed request, or the error page / error redirect already sent. */
+  const parse = async (request: FastifyRequest, reply: FastifyReply, raw: RawParameters): Promise<{ req: AuthorizationRequest } | { sent: FastifyReply }> => {
     try {
-      req = await parseAuthorizationRequest(ctx.db, raw);
+      return { req: await parseAuthorizationRequest(ctx.db, raw) };
     } catch (error) {
       if (error instanceof AuthorizationPageError) {
-        return reply.render('oauth-error', { heading: t('oauth.error.title'), message: error.message, hint: t('oauth.error.hint') }, error.status);
+        const t = translator(pickLocale(request.headers['accept-language']));
+        return { sent: await reply.render('oauth-error', { heading: t('oauth.error.title'), message: error.message, hint: t('oauth.error.hint') }, error.status) };
       }
-      if (error instanceof AuthorizationRedirectError) return redirectWithError(reply, error, error.error);
+      if (error instanceof AuthorizationRedirectError) return { sent: redirectWithError(reply, error, error.error) };
       throw error;
     }
-    const decision = isPost ? raw.decision : undefined;
-    const session = await request.getSession();
-    if (!session || (decision === undefined && needsFreshLogin(req, session, ctx.clock()))) {
-      if (req.prompt.has('none')) return redirectWithError(reply, req, new LoginRequired('The user is not logged in.'));
-      return reply.redirect(`/login?return_to=${encodeURIComponent(returnToAfterLogin(req))}`, 303);
+  };
+
+  /** Step 5: the 403 page with a link back carrying access_denied. */
+  const regionsPage = (request: FastifyRequest, reply: FastifyReply, req: AuthorizationRequest) => {
+    if (req.prompt.has('none')) return redirectWithError(reply, req, new AccessDenied(REGIONS_MESSAGE));
+    const t = translator(pickLocale(request.headers['accept-language']));
+    const back = responseUrl(req.redirectUri, { error: 'access_denied', error_description: REGIONS_MESSAGE, state: req.state, iss: ctx.issuer });
+    return reply.render('oauth-error', {
+      heading: t('oauth.regions.title'), message: REGIONS_MESSAGE, hint: t('oauth.regions.hint'),
+      link: { href: back, text: t('oauth.backToClient', { name: req.client.name }) },
+    }, 403);
+  };
+
+  /** Step 7: a code bound to client, user, redirect URI, scopes, PKCE challenge, nonce and auth_time. */
+  const approve: Respond = async (reply, req, session) => {
+    const code = await issueAuthorizationCode(ctx, {
+      clientRowId: req.client.id, userId: session.user.id, redirectUri: req.redirectUri, scopes: req.scopes,
+      codeChallenge: req.codeChallenge, nonce: req.nonce, authTime: session.authTime,
+    });
+    return reply.redirect(responseUrl(req.redirectUri, { code, state: req.state, iss: ctx.issuer }), 303);
+  };
+
+  /** Step 6, the user's answer on the consent page (CSRF-protected). */
+  const decide = async (request: FastifyRequest, reply: FastifyReply, req: AuthorizationRequest, session: SessionContext, raw: RawParameters) => {
+    if (!(await isValidFormToken(request, raw.csrf_token))) {
+      const t = translator(pickLocale(request.headers['accept-language']));
+      return reply.render('oauth-error', { heading: t('oauth.consent.title'), message: t('oauth.consent.csrf') }, 403);
     }
-    if (!(await isInRequiredRegions(ctx.db, session.user.id, req.client.required_regions))) {
-      if (req.prompt.has('none')) return redirectWithError(reply, req, new AccessDenied(REGIONS_MESSAGE));
-      const back = responseUrl(req.redirectUri, { error: 'access_denied', error_description: REGIONS_MESSAGE, state: req.state, iss: ctx.issuer });
-      return reply.render('oauth-error', {
-        heading: t('oauth.regions.title'), message: REGIONS_MESSAGE, hint: t('oauth.regions.hint'),
-        link: { href: back, text: t('oauth.backToClient', { name: req.client.name }) },
-      }, 403);
-    }
-    if (decision !== undefined) {
-      if (!(await isValidFormToken(request, raw.csrf_token))) {
-        return reply.render('oauth-error', { heading: t('oauth.consent.title'), message: t('oauth.consent.csrf') }, 403);
-      }
-      if (decision !== 'allow') return redirectWithError(reply, req, new AccessDenied('The user denied the request.'));
-      if (raw.remember === '1' || raw.remember === 'on') {
-        await rememberConsent(ctx.db, session.user.id, req.client.id, req.scopes, ctx.clock());
-      }
-      return approve(reply, req, session);
-    }
+    if (raw.decision !== 'allow') return redirectWithError(reply, req, new AccessDenied('The user denied the request.'));
+    if (raw.remember === '1' || raw.remember === 'on') await rememberConsent(ctx.db, session.user.id, req.client.id, req.scopes, ctx.clock());
+    return approve(reply, req, session);
+  };
+
+  /** Step 6: a covering remembered consent approves at once; otherwise the consent page. */
+  const consent = async (request: FastifyRequest, reply: FastifyReply, req: AuthorizationRequest, session: SessionContext) => {
     const remembered = await findConsentScopes(ctx.db, session.user.id, req.client.id);
     if (remembered && coversScopes(remembered, req.scopes) && !req.prompt.has('consent')) return approve(reply, req, session);
     if (req.prompt.has('none')) return redirectWithError(reply, req, new ConsentRequired('The user has not consented to this request.'));
@@ -79,12 +90,19 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, confi
     });
   };
 
-  const approve = async (reply: FastifyReply, req: AuthorizationRequest, session: SessionContext) => {
-    const code = await issueAuthorizationCode(ctx, {
-      clientRowId: req.client.id, userId: session.user.id, redirectUri: req.redirectUri, scopes: req.scopes,
-      codeChallenge: req.codeChallenge, nonce: req.nonce, authTime: session.authTime,
-    });
-    return reply.redirect(responseUrl(req.redirectUri, { code, state: req.state, iss: ctx.issuer }), 303);
+  const handle = async (request: FastifyRequest, reply: FastifyReply, raw: RawParameters, isPost: boolean) => {
+    const parsed = await parse(request, reply, raw);
+    if ('sent' in parsed) return parsed.sent;
+    const { req } = parsed;
+    const isDecision = isPost && raw.decision !== undefined;
+    const session = await request.getSession();
+    // Step 4; the consent decision was checked for freshness when its page was shown.
+    if (!session || (!isDecision && needsFreshLogin(req, session, ctx.clock()))) {
+      if (req.prompt.has('none')) return redirectWithError(reply, req, new LoginRequired('The user is not logged in.'));
+      return reply.redirect(`/login?return_to=${encodeURIComponent(returnToAfterLogin(req))}`, 303);
+    }
+    if (!(await isInRequiredRegions(ctx.db, session.user.id, req.client.required_regions))) return regionsPage(request, reply, req);
+    return isDecision ? decide(request, reply, req, session, raw) : consent(request, reply, req, session);
   };
 
   app.get('/oauth/authorize', (request, reply) => handle(request, reply, (request.query ?? {}) as RawParameters, false));

@@ -28,15 +28,20 @@ export class KeyStore {
 
   constructor(private readonly db: DB, private readonly material: KeyMaterial, private readonly clock: Clock) {}
 
-  /** Imports the configured key when the table is empty, then loads. */
-  async start(): Promise<void> {
-    await bootstrapSigningKey(this.db, this.material, this.clock());
-    await this.reload();
-  }
+  private bootstrapped = false;
 
+  /**
+   * Loads the keys; the first load also imports the configured key when the
+   * table is empty. Lazy, so that building the app needs no database (an
+   * instance whose database is down still starts and answers 503).
+   */
   reload(): Promise<void> {
     this.loading ??= (async () => {
       try {
+        if (!this.bootstrapped) {
+          await bootstrapSigningKey(this.db, this.material, this.clock());
+          this.bootstrapped = true;
+        }
         const keys = await loadSigningKeys(this.db, this.material, this.clock());
         this.keys = keys;
         this.byKid = new Map(keys.map((k) => [k.kid, k.publicKey]));

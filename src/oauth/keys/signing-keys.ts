@@ -77,7 +77,10 @@ export async function loadSigningKeys(db: Executor, keys: KeyMaterial, now: Date
     .execute();
   const wrap = derivedKeys(keys).signingKeyWrap;
   return Promise.all(rows.map(async (row) => {
-    const { plaintext } = await compactDecrypt(row.private_jwe, wrap, { keyManagementAlgorithms: ['dir'], contentEncryptionAlgorithms: ['A256GCM'] });
+    const { plaintext } = await compactDecrypt(row.private_jwe, wrap, { keyManagementAlgorithms: ['dir'], contentEncryptionAlgorithms: ['A256GCM'] })
+      .catch(() => {
+        throw new Error(`signing key ${row.kid} in the database cannot be decrypted: the encryption key (OAUTH_ENCRYPTION_KEY or <DATA_DIR>/keys/encryption.key) is not the one it was stored with`);
+      });
     const privateJwk = JSON.parse(new TextDecoder().decode(plaintext)) as JWK;
     return {
       kid: row.kid,

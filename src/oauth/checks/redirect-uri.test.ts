@@ -1,0 +1,36 @@
+/** SPEC §5.1 redirect URI registration rules. */
+import { describe, expect, test } from 'vitest';
+import { redirectUriProblem, webOrigin } from './redirect-uri.ts';
+
+describe('redirectUriProblem', () => {
+  test.each([
+    'https://wiki.example.org/callback',
+    'https://wiki.example.org/cb?tenant=1',
+    'http://127.0.0.1:3000/callback',
+    'http://localhost/cb',
+    'http://[::1]:8080/cb',
+    'com.example.app:/oauth2redirect',
+    'org.foodsharing.app://callback',
+  ])('accepts %s', (uri) => {
+    expect(redirectUriProblem(uri)).toBeUndefined();
+  });
+
+  test.each([
+    ['', 'must not be empty'],
+    ['/relative/path', 'must be an absolute URL'],
+    ['https://app.example/cb#fragment', 'must not contain a fragment (#)'],
+    ['http://app.example/cb', 'must use https (http only for 127.0.0.1, [::1] or localhost)'],
+    ['https://user:pw@app.example/cb', 'must not contain a user name or password'],
+    ['https://app.example/c b', 'must not contain spaces or control characters'],
+    ['javascript:alert(1)', 'must use https, http on a loopback host, or a reverse-domain scheme of a native app (com.example.app:/callback)'],
+    ['myapp:/callback', 'must use https, http on a loopback host, or a reverse-domain scheme of a native app (com.example.app:/callback)'],
+    [`https://app.example/${'a'.repeat(2000)}`, 'must be at most 2000 characters'],
+  ])('refuses %s', (uri, message) => {
+    expect(redirectUriProblem(uri)).toBe(message);
+  });
+
+  test('web origins for CORS; none for native schemes', () => {
+    expect(webOrigin('https://spa.example:8443/cb?x=1')).toBe('https://spa.example:8443');
+    expect(webOrigin('com.example.app:/cb')).toBeUndefined();
+  });
+});

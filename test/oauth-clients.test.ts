@@ -1,0 +1,105 @@
+/**
+ * Issue 3 item 11 (service part; the admin screen is tested with it by its
+ * own suite): client validation per field, update, secrets, delete, and the
+ * remembered-apps functions behind /settings/apps.
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { findConsentScopes, listRememberedApps, rememberConsent, revokeConsent } from '../src/oauth/consent/consents.repository.ts';
+import { createClient, deleteClient, findClient, listClients, regenerateClientSecret, updateClient, ClientNotFound } from '../src/oauth/clients/clients.service.ts';
+import { ValidationFailed } from '../src/http/problem.ts';
+import { buildTestApp, type TestApp } from './helpers/app.ts';
+import { makeRegion, makeUser } from './helpers/factories.ts';
+import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from './helpers/oauth.ts';
+import { logInAs } from './helpers/session.ts';
+
+let t: TestApp;
+beforeAll(async () => { t = await buildTestApp(); });
+afterAll(() => t.close());
+
+const valid = { clientId: 'valid-1', name: 'Valid', confidential: true, redirectUris: [CALLBACK], scopes: ['profile'], grantTypes: [], requiredRegions: [] };
+
+async function fieldErrors(work: Promise<unknown>): Promise<Record<string, string>> {
+  const error = await work.then(() => undefined, (e: unknown) => e);
+  expect(error).toBeInstanceOf(ValidationFailed);
+  return Object.fromEntries((error as ValidationFailed).errors!.map((e) => [e.field, e.message]));
+}
+
+describe('createClient', () => {
+  test('stores every field; openid and authorization_code are always included', async () => {
+    const region = await makeRegion(t.db);
+    const { clientId, secret } = await createClient(t.db, t.keys, { ...valid, clientId: 'full.client_1', requiredRegions: [region], grantTypes: ['refresh_token'] });
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await findClient(t.db, clientId)).toMatchObject({
+      clientId: 'full.client_1', name: 'Valid', confidential: true, redirectUris: [CALLBACK],
+      scopes: ['openid', 'profile'], grantTypes: ['authorization_code', 'refresh_token'], requiredRegions: [region],
+    });
+    const row = await t.db.selectFrom('oauth_clients').select('secret_digest').where('client_id', '=', clientId).executeTakeFirstOrThrow();
+    expect(Buffer.from(row.secret_digest!).toString('base64url')).not.toBe(secret);
+    expect((await listClients(t.db)).map((c) => c.clientId)).toContain('full.client_1');
+  });
+
+  test('a clear message per field', async () => {
+    const errors = await fieldErrors(createClient(t.db, t.keys, {
+      clientId: 'bad id!', name: ' ', confidential: false, redirectUris: ['http://app.example/cb'], scopes: ['admin'], grantTypes: ['password'], requiredRegions: [999999],
+    }));
+    expect(errors).toEqual({
+      clientId: 'must be 1 to 100 characters: letters, digits, "-", "_" or "."',
+      name: 'must be 1 to 200 characters',
+      redirectUris: '"http://app.example/cb" must use https (http only for 127.0.0.1, [::1] or localhost)',
+      scopes: 'unknown scope "admin"; allowed: openid, profile, email, regions',
+      grantTypes: 'unknown grant type "password"; allowed: authorization_code, refresh_token',
+      requiredRegions: 'region 999999 does not exist',
+    });
+    expect((await fieldErrors(createClient(t.db, t.keys, { ...valid, redirectUris: ['', '  '] }))).redirectUris).toBe('must contain at least one redirect URI');
+    await createClient(t.db, t.keys, { ...valid, clientId: 'taken' });
+    expect((await fieldErrors(createClient(t.db, t.keys, { ...valid, clientId: 'taken' }))).clientId).toBe('is already taken by another client');
+  });
+
+  test('public clients have no secret', async () => {
+    expect((await createClient(t.db, t.keys, { ...valid, clientId: 'pub-1', confidential: false })).secret).toBeNull();
+  });
+});
+
+describe('updateClient, regenerateClientSecret, deleteClient', () => {
+  test('update changes settings; public → confidential returns a new secret once; confidential → public drops it', async () => {
+    await createClient(t.db, t.keys, { ...valid, clientId: 'upd', confidential: false });
+    const { secret } = await updateClient(t.db, t.keys, 'upd', { ...valid, name: 'Renamed', confidential: true, scopes: ['email'] });
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await findClient(t.db, 'upd')).toMatchObject({ name: 'Renamed', confidential: true, scopes: ['openid', 'email'] });
+    expect((await updateClient(t.db, t.keys, 'upd', { ...valid, confidential: true })).secret).toBeNull();
+    expect((await updateClient(t.db, t.keys, 'upd', { ...valid, confidential: false })).secret).toBeNull();
+    const row = await t.db.selectFrom('oauth_clients').select('secret_digest').where('client_id', '=', 'upd').executeTakeFirstOrThrow();
+    expect(row.secret_digest).toBeNull();
+    expect((await fieldErrors(updateClient(t.db, t.keys, 'upd', { ...valid, name: '' }))).name).toBeDefined();
+    await expect(updateClient(t.db, t.keys, 'missing', valid)).rejects.toBeInstanceOf(ClientNotFound);
+  });
+
+  test('regenerating a public client secret is refused; unknown clients are ClientNotFound', async () => {
+    await expect(regenerateClientSecret(t.db, t.keys, 'pub-1')).rejects.toBeInstanceOf(ValidationFailed);
+    await expect(regenerateClientSecret(t.db, t.keys, 'nope')).rejects.toBeInstanceOf(ClientNotFound);
+    await expect(deleteClient(t.db, 'nope')).rejects.toBeInstanceOf(ClientNotFound);
+  });
+});
+
+describe('remembered apps', () => {
+  test('listRememberedApps and revokeConsent (which also ends the refresh tokens)', async () => {
+    const user = await makeUser(t.db);
+    const session = await logInAs(t.app, user);
+    const c = (await makeClient(t, { name: 'Chat' })) as { clientId: string; secret: string };
+    const clientRow = await t.db.selectFrom('oauth_clients').select('id').where('client_id', '=', c.clientId).executeTakeFirstOrThrow();
+    await rememberConsent(t.db, user.id, clientRow.id, ['openid', 'email'], t.clock.now());
+    await rememberConsent(t.db, user.id, clientRow.id, ['openid', 'profile'], t.clock.now());
+    expect(await findConsentScopes(t.db, user.id, clientRow.id)).toEqual(['email', 'openid', 'profile']);
+    const apps = await listRememberedApps(t.db, user.id);
+    expect(apps).toEqual([{ clientId: c.clientId, name: 'Chat', scopes: ['openid', 'profile', 'email'], grantedAt: expect.any(Date) }]);
+
+    const code = await obtainCode(t, { clientId: c.clientId, cookie: session.cookie, scope: 'openid email' });
+    const tokens = (await tokenRequest(t, { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: TEST_VERIFIER, client_id: c.clientId, client_secret: c.secret })).json();
+    expect(await revokeConsent(t.db, t.clock.now, user.id, c.clientId)).toBe(true);
+    expect(await listRememberedApps(t.db, user.id)).toEqual([]);
+    const refresh = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: c.clientId, client_secret: c.secret });
+    expect(refresh.json().error).toBe('invalid_grant');
+    expect(await revokeConsent(t.db, t.clock.now, user.id, c.clientId)).toBe(false);
+    expect(await revokeConsent(t.db, t.clock.now, user.id, 'unknown')).toBe(false);
+  });
+});
