@@ -2,7 +2,7 @@
  * Issue 3 items 7–8: userinfo claims exactly per granted scope (seed table),
  * 401 + WWW-Authenticate for every bad token, and revocation (RFC 7009).
  */
-import { generateKeyPair, SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
+import { generateKeyPair, importPKCS8, SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
 import { makeRegion, makeUser } from './helpers/factories.ts';
@@ -97,6 +97,26 @@ describe('userinfo rejects bad tokens with 401 and WWW-Authenticate', () => {
     await expectInvalid(await userinfo(none));
   });
 
+  test('wrong typ: a token signed by the server with every access-token claim but typ JWT is refused', async () => {
+    const tokens = await tokensFor('openid');
+    const key = await importPKCS8(t.keys.signingKeyPem, 'RS256');
+    const header = decodeProtectedHeader(tokens.access_token);
+    const resign = (typ: string) => new SignJWT(decodeJwt(tokens.access_token)).setProtectedHeader({ ...header, alg: 'RS256', typ } as never).sign(key);
+    // Control: the same claims re-signed with typ at+jwt pass, so only typ makes the difference.
+    expect((await userinfo(await resign('at+jwt'))).statusCode).toBe(200);
+    await expectInvalid(await userinfo(await resign('JWT')));
+  });
+
+  test('a valid token without openid (narrowed at refresh) is 403 insufficient_scope (RFC 6750 §3.1)', async () => {
+    const tokens = await tokensFor('openid profile');
+    const narrowed = (await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, scope: 'profile', client_id: client.clientId, client_secret: client.secret })).json();
+    expect(narrowed.scope).toBe('profile');
+    const response = await userinfo(narrowed.access_token);
+    expect(response.statusCode).toBe(403);
+    expect(response.json()).toEqual({ error: 'insufficient_scope', error_description: 'The access token lacks the openid scope.' });
+    expect(response.headers['www-authenticate']).toBe('Bearer error="insufficient_scope", scope="openid", error_description="The access token lacks the openid scope."');
+  });
+
   test('expired after one hour', async () => {
     const tokens = await tokensFor('openid');
     // exp counts whole seconds from iat: 3598 s later it is surely still valid, 3601 s later surely not.
@@ -137,5 +157,31 @@ describe('revocation (RFC 7009)', () => {
     expect(unauthenticated.statusCode).toBe(401);
     expect(unauthenticated.json().error).toBe('invalid_client');
     expect((await userinfo(tokens.access_token)).statusCode).toBe(200);
+  });
+});
+
+describe('userinfo request errors', () => {
+  test('a token in both the header and the form body is a 400 invalid_request with its Bearer challenge', async () => {
+    const { access_token } = await tokensFor('openid');
+    const response = await t.app.inject({
+      method: 'POST', url: '/oauth/userinfo',
+      headers: { authorization: `Bearer ${access_token}`, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ access_token }).toString(),
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({ error: 'invalid_request', error_description: 'Send the access token in one place only.' });
+    expect(response.headers['www-authenticate']).toBe('Bearer error="invalid_request", error_description="Send the access token in one place only."');
+  });
+});
+
+describe('POST-only endpoints', () => {
+  test('GET /oauth/token and /oauth/revoke answer 405 in OAuth JSON, not an HTML page', async () => {
+    for (const url of ['/oauth/token', '/oauth/revoke']) {
+      const response = await t.app.inject({ method: 'GET', url });
+      expect(response.statusCode).toBe(405);
+      expect(response.headers['content-type']).toContain('application/json');
+      expect(response.headers.allow).toBe('POST, OPTIONS');
+      expect(response.json()).toEqual({ error: 'invalid_request', error_description: 'This endpoint accepts POST only.' });
+    }
   });
 });

@@ -53,6 +53,34 @@ export class InvalidToken extends OAuthError {
   }
 }
 
+/** RFC 6750 §3.1: a valid token without the scope the resource needs, 403 with its challenge. */
+export class InsufficientScope extends OAuthError {
+  readonly error = 'insufficient_scope';
+  override readonly status = 403;
+  constructor(description: string, scope: string) {
+    super(description);
+    this.headers['www-authenticate'] = `Bearer error="insufficient_scope", scope="${scope}", error_description="${description.replace(/["\\]/g, '')}"`;
+  }
+}
+
+/** RFC 6750 §3.1: a malformed request at a protected resource, 400 with its challenge. */
+export class InvalidBearerRequest extends InvalidRequest {
+  constructor(description: string) {
+    super(description);
+    this.headers['www-authenticate'] = `Bearer error="invalid_request", error_description="${description.replace(/["\\]/g, '')}"`;
+  }
+}
+
+/** A JSON endpoint that accepts POST only (RFC 6749 §3.2, RFC 7009 §2.1), asked with GET. */
+export class MethodNotAllowed extends OAuthError {
+  readonly error = 'invalid_request';
+  override readonly status = 405;
+  constructor() {
+    super('This endpoint accepts POST only.');
+    this.headers.allow = 'POST, OPTIONS';
+  }
+}
+
 export class TooManyRequests extends OAuthError {
   readonly error = 'invalid_request';
   override readonly status = 429;

@@ -10,7 +10,7 @@ import { discoveryEndpoints } from './endpoints/discovery.ts';
 import { revokeEndpoint } from './endpoints/revoke.ts';
 import { tokenEndpoint } from './endpoints/token.ts';
 import { userinfoEndpoint } from './endpoints/userinfo.ts';
-import { InvalidRequest, OAuthError, ServerError, TemporarilyUnavailable } from './errors.ts';
+import { InvalidRequest, MethodNotAllowed, OAuthError, ServerError, TemporarilyUnavailable } from './errors.ts';
 import { FailureLimiter } from './failure-limiter.ts';
 import type { OAuthContext } from './oauth-context.ts';
 
@@ -33,6 +33,9 @@ export async function oauthEndpoints(app: FastifyInstance, options: { ctx: OAuth
       .header('cache-control', 'no-store').send(oauthError.toJSON());
   });
 
+  for (const url of ['/oauth/token', '/oauth/revoke']) {
+    app.get(url, async () => { throw new MethodNotAllowed(); });
+  }
   tokenEndpoint(app, ctx, limiter);
   userinfoEndpoint(app, ctx);
   revokeEndpoint(app, ctx, limiter);

@@ -3,7 +3,7 @@
  * one signature verification with a cached key and one indexed query.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { InvalidRequest, InvalidToken } from '../errors.ts';
+import { InsufficientScope, InvalidBearerRequest, InvalidToken } from '../errors.ts';
 import type { OAuthContext } from '../oauth-context.ts';
 import { verifyAccessToken } from '../tokens/access-token.ts';
 import { claimsFor, findUserOfLiveGrant } from '../userinfo-claims.ts';
@@ -16,10 +16,10 @@ function bearerToken(request: FastifyRequest): string {
   let fromBody: string | undefined;
   if (request.method === 'POST' && isFormRequest(request)) {
     const value = (request.body as Record<string, unknown> | undefined)?.access_token;
-    if (value !== undefined && typeof value !== 'string') throw new InvalidRequest('access_token must be given once.');
+    if (value !== undefined && typeof value !== 'string') throw new InvalidBearerRequest('access_token must be given once.');
     fromBody = value;
   }
-  if (fromHeader !== undefined && fromBody !== undefined) throw new InvalidRequest('Send the access token in one place only.');
+  if (fromHeader !== undefined && fromBody !== undefined) throw new InvalidBearerRequest('Send the access token in one place only.');
   const token = fromHeader ?? fromBody;
   if (token === undefined || token === '') throw new InvalidToken('An access token is required.');
   return token;
@@ -32,7 +32,10 @@ export function userinfoEndpoint(app: FastifyInstance, ctx: OAuthContext): void 
     const userId = Number(token.sub);
     const user = Number.isSafeInteger(userId) ? await findUserOfLiveGrant(ctx.db, token.grantId, userId, now) : undefined;
     if (!user) throw new InvalidToken('The access token has been revoked.');
-    return claimsFor(user, token.scope.split(' '), ctx.issuer);
+    const scopes = token.scope.split(' ');
+    // OpenID Connect Core §5.3: userinfo serves OpenID tokens only (a refresh may have narrowed `openid` away).
+    if (!scopes.includes('openid')) throw new InsufficientScope('The access token lacks the openid scope.', 'openid');
+    return claimsFor(user, scopes, ctx.issuer);
   };
   app.get('/oauth/userinfo', async (request, reply) => reply.header('cache-control', 'no-store').send(await handler(request)));
   app.post('/oauth/userinfo', async (request, reply) => reply.header('cache-control', 'no-store').send(await handler(request)));
