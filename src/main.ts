@@ -61,7 +61,10 @@ async function main(): Promise<void> {
   await app.listen({ port: config.port, host: config.host });
   app.log.info(`Food-sharing server ready at ${config.publicUrl} (${database.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`);
   if (demoLogins.length > 0) {
-    app.log.info(`Demo dataset loaded. Log in at ${config.publicUrl}/login with:\n  ${demoLogins.join('\n  ')}`);
+    const banner = `Demo dataset loaded. Log in at ${config.publicUrl}/login with:\n  ${demoLogins.join('\n  ')}`;
+    app.log.info(banner);
+    // People starting it by hand read JSON log lines badly: repeat it as plain text on a terminal.
+    if (process.stdout.isTTY) process.stdout.write(`\n${banner}\n\n`);
   }
 }
 

@@ -75,7 +75,8 @@ describe('GET /api/contents/{contentId}, PATCH /api/content/{contentId}', () => 
     expectProblem(await call(t.app, 'PATCH', '/api/content/999999', s.ambassador, { name: '' }), 404, 'content.not-found');
     expectProblem(await call(t.app, 'PATCH', `/api/content/${id}`, s.ambassador, { name: '' }), 403, 'content.forbidden');
     expectProblem(await call(t.app, 'PATCH', `/api/content/${id}`, undefined, { name: 'a' }), 401);
-    for (const bad of [{ name: '' }, {}, { title: '<br>' }, { body: null }, [1]]) {
+    // Only unknown or read-only fields: nothing to change, so 400 and lastModified stays.
+    for (const bad of [{ name: '' }, {}, { title: '<br>' }, { body: null }, [1], { id: 7 }, { lastModified: '2030-01-01T00:00:00Z', foo: 1 }]) {
       expectProblem(await call(t.app, 'PATCH', `/api/content/${id}`, s.orga, bad), 400, 'request.invalid');
     }
     expect(await row(id)).toEqual(before);

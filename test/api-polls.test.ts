@@ -94,6 +94,24 @@ describe('PATCH /api/polls/{pollId}', () => {
     expect(after.poll).toMatchObject({ scope: 0, type: 2, start_date: before.poll.start_date, end_date: before.poll.end_date });
   });
 
+  it('replaces only the options when nothing else is sent, and answers an empty body with the unchanged poll', async () => {
+    const id = await makePoll(24);
+    const before = await snapshot(id);
+    const optionsOnly = await inject('PATCH', `/api/polls/${id}`, author, { options: ['August'] });
+    expect(optionsOnly.statusCode, optionsOnly.body).toBe(200);
+    expect(optionsOnly.json()).toMatchObject({ id, name: 'Sommerfest', votes: 0 });
+    const after = await snapshot(id);
+    expect(after.options.map((o) => o.text)).toEqual(['August']);
+    expect(after.poll).toEqual(before.poll);
+    const empty = await inject('PATCH', `/api/polls/${id}`, author, {});
+    expect(empty.statusCode, empty.body).toBe(200);
+    expect(await snapshot(id)).toEqual(after);
+    await t.db.updateTable('polls').set({ start_date: new Date(t.clock.now().getTime() - HOUR) }).where('id', '=', id).execute();
+    const started = await snapshot(id);
+    expect((await inject('PATCH', `/api/polls/${id}`, author, { options: ['Zu spät'] })).json()).toMatchObject({ code: 'poll.started' });
+    expect(await snapshot(id)).toEqual(started);
+  });
+
   it('keeps the options when none are sent', async () => {
     const id = await makePoll(24);
     const before = await snapshot(id);

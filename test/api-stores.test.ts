@@ -251,6 +251,12 @@ describe('POST /api/stores/{storeId}/pickups/{pickupDate}/{fsId}', () => {
     expectProblem(await call(t.app, 'POST', url(at.toISOString(), id('member'), 999_999), sessions.member), 404, 'store.not-found');
   });
 
+  it('answers 404, never 500, for valid RFC 3339 instants the database cannot store (years 0000 and 10000)', async () => {
+    for (const edge of ['0000-01-01T00:00:00Z', '0001-01-01T00:00:00+01:00', '0000-12-31T23:59:59.999z', '9999-12-31T23:59:59-23:59']) {
+      expectProblem(await call(t.app, 'POST', url(encodeURIComponent(edge), id('member')), sessions.member), 404, 'store.pickup-slot-not-found');
+    }
+  });
+
   it('answers 409 for a slot in the past, a full slot, and a second sign-up, writing nothing', async () => {
     const past = await slotIn(-1);
     expectProblem(await call(t.app, 'POST', url(past.at.toISOString(), id('member')), sessions.member), 409, 'store.pickup-in-past');

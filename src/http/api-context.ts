@@ -23,6 +23,17 @@ declare module 'fastify' {
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export function installApiContext(api: FastifyInstance): void {
+  // JSON in and out (SPEC-API). A form body is what a cross-site HTML form can
+  // send without a preflight: accepted here, it would allow login CSRF.
+  api.removeContentTypeParser('application/x-www-form-urlencoded');
+  // Many HTTP clients send `Content-Type: application/json` on every request,
+  // a body-less DELETE too: an empty body is no body, not a syntax error.
+  const parseJson = api.getDefaultJsonParser('error', 'error');
+  api.removeContentTypeParser('application/json');
+  api.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') done(null, undefined);
+    else parseJson(request, body as string, done);
+  });
   api.addHook('onRequest', async (request) => {
     const config = request.routeOptions.config ?? {};
     const auth = config.auth ?? 'optional';

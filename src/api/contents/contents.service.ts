@@ -30,6 +30,10 @@ export async function changeContent(db: DB, clock: Clock, actor: Actor, contentI
   await findContentOrThrow(db, contentId);
   checkMayEdit(actor);
   checkInput();
+  // The schema's minProperties counts unknown fields before they are dropped: `{"id": 7}` arrives as `{}`.
+  if (input.name === undefined && input.title === undefined && input.body === undefined) {
+    throw new ValidationFailed([{ field: 'body', message: 'must contain at least one of name, title, body' }]);
+  }
   const row = await updateContent(db, contentId, { ...cleanFields(input), last_modified: clock() });
   if (!row) throw notFound(contentId);
   return describeContent(row);

@@ -38,11 +38,17 @@ export async function insertPoll(db: Executor, poll: NewPoll, now: Date): Promis
 export async function updatePollTexts(
   db: Executor, id: number, changes: { name?: string; description?: string; shuffleOptions?: boolean }, now: Date,
 ): Promise<boolean> {
-  const result = await db.updateTable('polls').set({
+  const set = {
     ...(changes.name === undefined ? {} : { name: changes.name }),
     ...(changes.description === undefined ? {} : { description: changes.description }),
     ...(changes.shuffleOptions === undefined ? {} : { shuffle_options: changes.shuffleOptions }),
-  }).where('id', '=', id).where('start_date', '>', now).executeTakeFirst();
+  };
+  if (Object.keys(set).length === 0) {
+    // Only options, or nothing, change: an UPDATE with an empty SET is invalid SQL; lock the row for the same check.
+    const row = await db.selectFrom('polls').select('id').where('id', '=', id).where('start_date', '>', now).forUpdate().executeTakeFirst();
+    return row !== undefined;
+  }
+  const result = await db.updateTable('polls').set(set).where('id', '=', id).where('start_date', '>', now).executeTakeFirst();
   return result.numUpdatedRows > 0n;
 }
 

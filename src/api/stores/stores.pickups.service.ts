@@ -18,6 +18,15 @@ export function parsePickupDate(value: string): ParsedDateTime {
   return parsed;
 }
 
+/**
+ * RFC 3339 admits instants in the year 0000 and, through an offset, in 10000,
+ * which the database drivers cannot send as `timestamptz`: no slot starts then.
+ */
+function isStorableInstant(date: Date): boolean {
+  const year = date.getUTCFullYear();
+  return year >= 1 && year <= 9999;
+}
+
 export interface PickupSignupRequest {
   storeId: number;
   pickupDate: ParsedDateTime;
@@ -27,7 +36,8 @@ export interface PickupSignupRequest {
 /** Signs the caller up for the slot; returns whether the sign-up is confirmed at once (the caller manages the store). */
 export async function signUpForPickup(db: DB, clock: Clock, actor: Actor, request: PickupSignupRequest): Promise<{ isConfirmed: boolean }> {
   const store = await findStoreOrThrow(db, request.storeId);
-  const slotMissing = request.pickupDate.hasSubMillisecond || !(await findPickupSlot(db, store.id, request.pickupDate.date));
+  const slotMissing = request.pickupDate.hasSubMillisecond || !isStorableInstant(request.pickupDate.date)
+    || !(await findPickupSlot(db, store.id, request.pickupDate.date));
   if (slotMissing) {
     throw new ApiProblem(404, 'store.pickup-slot-not-found', `Store ${store.id} has no pickup slot at ${request.pickupDate.date.toISOString()}.`);
   }

@@ -1,0 +1,78 @@
+/**
+ * Issue 4 "Must hold" 10: `npm run cli -- demo --json` prints every demo
+ * object with its ids: stores with managers, members, posts and pickup times;
+ * baskets and requests; polls with author, start and end; quizzes and
+ * sessions; contents; reports with reporter and reported user; feature
+ * toggles; the region pin. Run as an operator runs it, on its own data directory.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../src/cli.ts';
+
+const id = expect.any(Number);
+const user = { id, email: expect.stringMatching(/@example\.org$/) };
+const dateTime = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+
+let dataDir: string;
+let demo: Record<string, any>;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(path.join(tmpdir(), 'fs-demo-json-'));
+  let out = '';
+  const code = await runCli(['demo', '--json'], {
+    out: { write: (s: string) => { out += s; } },
+    err: { write: () => {} },
+    env: { NODE_ENV: 'test', DATA_DIR: dataDir },
+  });
+  expect(code).toBe(0);
+  demo = JSON.parse(out);
+}, 120_000);
+afterAll(() => rm(dataDir, { recursive: true, force: true }));
+
+describe('cli demo --json', () => {
+  it('prints the stores with managers, members, standby, wall posts and pickup times', () => {
+    const stores = demo.community.stores as any[];
+    expect(stores.length).toBeGreaterThanOrEqual(2);
+    for (const store of stores) {
+      expect(store).toMatchObject({ id, name: expect.any(String), regionId: id });
+      for (const group of ['managers', 'members', 'standby']) {
+        expect(store[group].length, group).toBeGreaterThan(0);
+        for (const member of store[group]) expect(member).toEqual(user);
+      }
+      for (const post of store.posts) expect(post).toEqual({ id, authorId: id, text: expect.any(String), createdAt: dateTime });
+      for (const pickup of store.pickups) {
+        expect(pickup).toMatchObject({ id, at: dateTime, capacity: id });
+        for (const signup of pickup.signedUp) expect(signup).toEqual({ userId: id, isConfirmed: expect.any(Boolean) });
+      }
+    }
+    expect(stores.flatMap((s) => s.posts).length).toBeGreaterThan(0);
+    expect(stores.flatMap((s) => s.pickups).length).toBeGreaterThan(0);
+  });
+
+  it('prints baskets with their requests, and polls with author, start and end', () => {
+    const baskets = demo.sharing.baskets as any[];
+    expect(baskets.length).toBeGreaterThan(0);
+    for (const basket of baskets) expect(basket).toMatchObject({ id, creator: user, until: dateTime });
+    const requests = baskets.flatMap((b) => b.requests);
+    expect(requests.length).toBeGreaterThan(0);
+    for (const request of requests) expect(request).toMatchObject({ user, status: expect.any(Number) });
+    const polls = demo.sharing.polls as any[];
+    expect(polls.map((p) => p.hasStarted).sort()).toEqual([false, true]);
+    for (const poll of polls) expect(poll).toMatchObject({ id, regionId: id, author: user, startDate: dateTime, endDate: dateTime });
+  });
+
+  it('prints quizzes with sessions of each status, contents, the region pin, reports and feature toggles', () => {
+    const quizzes = demo.community.quizzes as any[];
+    const sessions = quizzes.flatMap((q) => q.sessions);
+    for (const session of sessions) expect(session).toMatchObject({ id, foodsaverId: id, status: expect.any(Number) });
+    expect([...new Set(sessions.map((s) => s.status))].sort()).toEqual([0, 1, 2]);
+    expect(demo.community.contents.length).toBeGreaterThan(0);
+    for (const content of demo.community.contents) expect(content).toMatchObject({ id, name: expect.any(String), title: expect.any(String) });
+    expect(demo.community.regionPins).toEqual([expect.objectContaining({ regionId: id, lat: expect.any(Number), lon: expect.any(Number), status: 1 })]);
+    expect(demo.community.reports.length).toBeGreaterThan(0);
+    for (const report of demo.community.reports) expect(report).toMatchObject({ id, reporter: user, reported: user });
+    expect(demo.sharing.featureToggles).toContainEqual({ identifier: 'petitionBanner', isActive: true });
+  });
+});
