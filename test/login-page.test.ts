@@ -38,6 +38,14 @@ describe('GET /login', () => {
     expect(page.cookies.find((c) => c.name === 'CSRF_TOKEN')?.value).toBe(csrf);
   });
 
+  it('keeps a sign-in popup connected to its opener (no same-origin COOP) but cannot be framed', async () => {
+    const { page } = await openLoginPage('?return_to=%2F');
+    expect(page.headers['cross-origin-opener-policy']).toBe('unsafe-none');
+    expect(page.headers['x-frame-options']).toBe('SAMEORIGIN');
+    const home = await t.app.inject({ url: '/' });
+    expect(home.headers['cross-origin-opener-policy']).toBe('same-origin');
+  });
+
   it('speaks English to browsers that prefer it', async () => {
     const { page } = await openLoginPage('', { 'accept-language': 'en-GB,en;q=0.9,de;q=0.5' });
     expect(page.body).toContain('<html lang="en">');

@@ -48,6 +48,14 @@ function redirectParams(location: string | undefined): Record<string, string> {
 }
 
 describe.each(['GET', 'POST'] as const)('%s /oauth/authorize', (method) => {
+  test('popup sign-in keeps its opener (no COOP same-origin); framing stays forbidden', async () => {
+    for (const response of [await authorize(params(), method), await authorize(params(), method, null), await authorize(params({ client_id: 'nope' }), method)]) {
+      expect(response.headers['cross-origin-opener-policy']).toBe('unsafe-none');
+      expect(response.headers['x-frame-options']).toBe('SAMEORIGIN');
+      expect(response.headers['content-security-policy']).toContain("frame-ancestors 'self'");
+    }
+  });
+
   test('unknown or missing client_id: error page 400, no redirect', async () => {
     for (const clientId of ['nope', undefined, '']) {
       const response = await authorize(params({ client_id: clientId }), method);
@@ -111,6 +119,11 @@ describe.each(['GET', 'POST'] as const)('%s /oauth/authorize', (method) => {
     expect(withState.state).toBe(state);
     const withoutState = redirectParams((await authorize(params({ state: undefined, response_type: 'token' }), method)).headers.location as string);
     expect('state' in withoutState).toBe(false);
+  });
+
+  test('an unknown scope is echoed only in the error_description charset of RFC 6749 §4.1.2.1', async () => {
+    const p = redirectParams((await authorize(params({ scope: 'openid "x\\y\u00e9<b>' }), method)).headers.location as string);
+    expect(p).toMatchObject({ error: 'invalid_scope', error_description: 'Unknown scope: ?x?y?<b>', state: 'xyz', iss: ISSUER });
   });
 
   test('repeated parameters are refused', async () => {

@@ -43,7 +43,11 @@ describe('CORS', () => {
   });
 
   test('discovery and JWKS are open to every origin', async () => {
-    for (const url of ['/.well-known/openid-configuration', '/.well-known/jwks.json']) {
+    for (const url of ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server', '/.well-known/jwks.json']) {
+      // Publicly cacheable: a copy fetched without Origin must still satisfy a browser later.
+      const plain = await t.app.inject({ method: 'GET', url });
+      expect(plain.statusCode).toBe(200);
+      expect(plain.headers['access-control-allow-origin']).toBe('*');
       const response = await t.app.inject({ method: 'GET', url, headers: { origin: 'https://anyone.example' } });
       expect(response.statusCode).toBe(200);
       expect(response.headers['access-control-allow-origin']).toBe('*');

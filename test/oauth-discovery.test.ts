@@ -64,6 +64,14 @@ describe('discovery', () => {
     expect(response.json().claims_supported).toEqual(expect.arrayContaining(['sub', 'preferred_username', 'email', 'region_ids', 'region_ambassador', 'auth_time', 'nonce']));
   });
 
+  test('RFC 8414 clients find the same metadata at /.well-known/oauth-authorization-server', async () => {
+    const oidc = await t.app.inject({ method: 'GET', url: '/.well-known/openid-configuration' });
+    const oauth2 = await t.app.inject({ method: 'GET', url: '/.well-known/oauth-authorization-server' });
+    expect(oauth2.statusCode).toBe(200);
+    expect(oauth2.headers['content-type']).toContain('application/json');
+    expect(oauth2.body).toBe(oidc.body);
+  });
+
   test('the issuer is byte-identical in discovery, ID token, access token and the iss response parameter', async () => {
     const discovered = (await t.app.inject({ method: 'GET', url: '/.well-known/openid-configuration' })).json().issuer;
     const issued = await tokens();

@@ -6,7 +6,7 @@
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeUser } from './helpers/factories.ts';
+import { makeRegion, makeUser } from './helpers/factories.ts';
 import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from './helpers/oauth.ts';
 import { logInAs, type TestSession } from './helpers/session.ts';
 
@@ -111,6 +111,21 @@ describe('refresh_token grant', () => {
     expect(response.json().error).toBe('invalid_grant');
     // And it did not harm the owner's token.
     expect((await refresh(tokens.refresh_token, other)).statusCode).toBe(200);
+  });
+
+  test('a user who left every required region of the client gets no new tokens; a member of any one still does', async () => {
+    const [north, south] = [await makeRegion(t.db), await makeRegion(t.db)];
+    const member = await makeUser(t.db, { regionIds: [north, south] });
+    const cookie = (await logInAs(t.app, member)).cookie;
+    const restricted = (await makeClient(t, { requiredRegions: [north, south] })) as Registered;
+    const tokens = await tokensFor(restricted, t, cookie);
+    await t.db.deleteFrom('region_memberships').where('user_id', '=', member.id).where('region_id', '=', north).execute();
+    const stillMember = await refresh(tokens.refresh_token, restricted);
+    expect(stillMember.statusCode).toBe(200);
+    await t.db.deleteFrom('region_memberships').where('user_id', '=', member.id).execute();
+    const left = await refresh(stillMember.json().refresh_token, restricted);
+    expect(left.statusCode).toBe(400);
+    expect(left.json()).toEqual({ error: 'invalid_grant', error_description: 'User not in required regions' });
   });
 
   test('a client without the refresh_token grant gets no refresh token and unauthorized_client', async () => {

@@ -27,6 +27,11 @@ const LoginForm = Type.Object({
 });
 
 export const loginPages: FastifyPluginAsyncTypebox<LoginPagesOptions> = async (app, { config, db, clock }) => {
+  // Sign-in in a popup (oidc-client-ts, MSAL) passes through the login page: a
+  // same-origin opener policy here would cut the popup off from its opener.
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.url === '/login' || request.url.startsWith('/login?')) void reply.header('cross-origin-opener-policy', 'unsafe-none');
+  });
   app.get('/', (_request, reply) => reply.render('home'));
 
   app.get('/login', {

@@ -8,6 +8,7 @@ import type { Executor } from '../db/executor.ts';
 import { isValidS256Challenge } from './checks/pkce.ts';
 import { checkRequestedScopes } from './checks/scope.ts';
 import { findClientRow, type ClientRow } from './clients/clients.repository.ts';
+import { CLIENT_ID_PATTERN } from './clients/clients.service.ts';
 import {
   InvalidRequest, InvalidScope, RequestNotSupported, RequestUriNotSupported, UnsupportedResponseType, type OAuthError,
 } from './errors.ts';
@@ -53,7 +54,8 @@ export class AuthorizationRedirectError extends Error {
 /** Parses and checks a request; throws {@link AuthorizationPageError} or {@link AuthorizationRedirectError}. */
 export async function parseAuthorizationRequest(db: Executor, raw: RawParameters): Promise<AuthorizationRequest> {
   const clientId = raw.client_id;
-  if (typeof clientId !== 'string' || clientId === '' || clientId.length > 100) {
+  // Only ids that could be registered reach the database (a NUL byte would make PostgreSQL fail).
+  if (typeof clientId !== 'string' || !CLIENT_ID_PATTERN.test(clientId)) {
     throw new AuthorizationPageError(400, 'Invalid client_id');
   }
   const client = await findClientRow(db, clientId);
@@ -74,6 +76,8 @@ export async function parseAuthorizationRequest(db: Executor, raw: RawParameters
     // RFC 6749 §3.1: parameters must not be repeated.
     if (typeof value !== 'string') fail(new InvalidRequest(`The parameter ${name} must be given once.`));
     if ((value as string).length > MAX_PARAMETER_LENGTH) fail(new InvalidRequest(`The parameter ${name} is too long.`));
+    // PostgreSQL text cannot hold NUL (the nonce is stored with the code).
+    if ((value as string).includes('\u0000')) fail(new InvalidRequest(`The parameter ${name} contains a NUL character.`));
     parameters[name] = value as string;
   }
   if (parameters.request !== undefined) fail(new RequestNotSupported('Request objects are not supported.'));

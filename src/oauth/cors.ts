@@ -8,16 +8,18 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { DB } from '../db/database.ts';
 import { isRegisteredOrigin } from './clients/clients.repository.ts';
 
-export const PUBLIC_DOCUMENTS = ['/.well-known/openid-configuration', '/.well-known/jwks.json'];
+export const PUBLIC_DOCUMENTS = ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server', '/.well-known/jwks.json'];
 export const CLIENT_ENDPOINTS = ['/oauth/token', '/oauth/userinfo', '/oauth/revoke'];
 
 const MAX_AGE_SECONDS = '600';
 
 async function allowedOrigin(db: DB, request: FastifyRequest): Promise<string | undefined> {
+  const path = request.url.split('?')[0] ?? '';
+  // Always `*`, with or without Origin: these responses are publicly cacheable,
+  // and a cached copy fetched without Origin must still serve a browser.
+  if (PUBLIC_DOCUMENTS.includes(path)) return '*';
   const origin = request.headers.origin;
   if (origin === undefined || origin.length > 300) return undefined;
-  const path = request.url.split('?')[0] ?? '';
-  if (PUBLIC_DOCUMENTS.includes(path)) return '*';
   if (CLIENT_ENDPOINTS.includes(path) && await isRegisteredOrigin(db, origin)) return origin;
   return undefined;
 }

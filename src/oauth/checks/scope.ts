@@ -10,7 +10,7 @@ export function checkRequestedScopes(scopeParam: string | undefined, allowed: re
   const requested = (scopeParam ?? '').split(' ').filter((s) => s !== '');
   if (!requested.includes('openid')) return { ok: false, description: 'The scope must include openid.' };
   const unknown = requested.filter((s) => !isScope(s));
-  if (unknown.length > 0) return { ok: false, description: `Unknown scope: ${unknown.join(' ').slice(0, 200)}` };
+  if (unknown.length > 0) return { ok: false, description: `Unknown scope: ${printable(unknown.join(' ').slice(0, 200))}` };
   const notAllowed = requested.filter((s) => !allowed.includes(s));
   if (notAllowed.length > 0) return { ok: false, description: `Scope not allowed for this client: ${notAllowed.join(' ')}` };
   return { ok: true, scopes: sortScopes(requested) };
@@ -19,4 +19,9 @@ export function checkRequestedScopes(scopeParam: string | undefined, allowed: re
 /** Whether every scope in `requested` is in `granted`. */
 export function coversScopes(granted: readonly string[], requested: readonly string[]): boolean {
   return requested.every((s) => granted.includes(s));
+}
+
+/** RFC 6749 §4.1.2.1: error_description is %x20-21 / %x23-5B / %x5D-7E; echoed input is reduced to that. */
+function printable(text: string): string {
+  return text.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '?');
 }

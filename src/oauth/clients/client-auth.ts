@@ -9,6 +9,7 @@ import { InvalidClient, InvalidRequest } from '../errors.ts';
 import type { KeyMaterial } from '../keys/key-material.ts';
 import { isClientSecretValid } from './client-secret.ts';
 import { findClientRow, type ClientRow } from './clients.repository.ts';
+import { CLIENT_ID_PATTERN } from './clients.service.ts';
 
 interface Credentials {
   clientId: string;
@@ -47,7 +48,8 @@ function readCredentials(authorization: string | undefined, body: Record<string,
 /** The authenticated client, or {@link InvalidClient}. One indexed query; the secret check is constant-time. */
 export async function authenticateClient(db: Executor, keys: KeyMaterial, authorization: string | undefined, body: Record<string, string | undefined>): Promise<ClientRow> {
   const credentials = readCredentials(authorization, body);
-  const client = credentials.clientId.length <= 100 ? await findClientRow(db, credentials.clientId) : undefined;
+  // Only ids that could be registered reach the database (a NUL byte would make PostgreSQL fail).
+  const client = CLIENT_ID_PATTERN.test(credentials.clientId) ? await findClientRow(db, credentials.clientId) : undefined;
   if (!client) throw new InvalidClient('Unknown client or wrong credentials.', credentials.basic);
   if (client.confidential) {
     if (credentials.secret === undefined || !isClientSecretValid(keys, client.secret_digest, credentials.secret)) {

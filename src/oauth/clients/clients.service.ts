@@ -132,6 +132,8 @@ export async function listClients(db: DB): Promise<Client[]> {
 }
 
 export async function findClient(db: DB, clientId: string): Promise<Client | undefined> {
+  // Only ids that could be registered reach the database (a NUL byte would make PostgreSQL fail).
+  if (!CLIENT_ID_PATTERN.test(clientId)) return undefined;
   const row = await findClientRow(db, clientId);
   return row && toClient(row);
 }
@@ -146,6 +148,8 @@ export async function revokeClientTokens(db: DB, clientId: string, now: Date): P
 async function validateSettings(db: DB, input: ClientSettings, errors: FieldError[]): Promise<Omit<ClientValues, 'secretDigest'>> {
   const name = input.name.trim();
   if (name.length === 0 || name.length > 200) errors.push({ field: 'name', message: 'must be 1 to 200 characters' });
+  // Shown on the consent page; PostgreSQL text cannot hold NUL anyway.
+  else if (/[\u0000-\u001f\u007f]/.test(name)) errors.push({ field: 'name', message: 'must not contain control characters' });
 
   const redirectUris = [...new Set(input.redirectUris.map((u) => u.trim()).filter((u) => u !== ''))];
   if (redirectUris.length === 0) errors.push({ field: 'redirectUris', message: 'must contain at least one redirect URI' });

@@ -10,7 +10,7 @@ import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
 import { pickLocale, translator } from '../../web/i18n.ts';
 import { pageSession } from '../clients/admin-page-access.ts';
-import { findClient } from '../clients/clients.service.ts';
+import { CLIENT_ID_PATTERN, findClient } from '../clients/clients.service.ts';
 import { listRememberedApps, revokeConsent } from './consents.repository.ts';
 import './my-apps.messages.ts';
 
@@ -51,7 +51,8 @@ export const myAppsRoutes: FastifyPluginAsyncTypebox<MyAppsOptions> = async (app
       return reply.render('error', { message: t('myapps.csrf'), link: { href: PAGE, text: t('myapps.title') } }, 403);
     }
     const clientId = request.body.client_id ?? '';
-    const revoked = await revokeConsent(db, clock, session.user.id, clientId);
+    // Only ids that could be registered reach the database (a NUL byte would make PostgreSQL fail).
+    const revoked = CLIENT_ID_PATTERN.test(clientId) && await revokeConsent(db, clock, session.user.id, clientId);
     if (!revoked) return reply.render('error', { message: t('myapps.unknown'), link: { href: PAGE, text: t('myapps.title') } }, 404);
     return reply.redirect(`${PAGE}?revoked=${encodeURIComponent(clientId)}`, 303);
   });

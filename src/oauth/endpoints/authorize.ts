@@ -105,8 +105,13 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, confi
     return isDecision ? decide(request, reply, req, session, raw) : consent(request, reply, req, session);
   };
 
-  app.get('/oauth/authorize', (request, reply) => handle(request, reply, (request.query ?? {}) as RawParameters, false));
-  app.post('/oauth/authorize', (request, reply) => {
+  // Popup sign-in (oidc-client-ts signinPopup, MSAL, …) needs the popup to keep its opener through this
+  // page; the site-wide `Cross-Origin-Opener-Policy: same-origin` would sever it. Framing stays forbidden.
+  const onRequest = async (_request: FastifyRequest, reply: FastifyReply) => {
+    void reply.header('cross-origin-opener-policy', 'unsafe-none');
+  };
+  app.get('/oauth/authorize', { onRequest }, (request, reply) => handle(request, reply, (request.query ?? {}) as RawParameters, false));
+  app.post('/oauth/authorize', { onRequest }, (request, reply) => {
     const body = request.body;
     return handle(request, reply, typeof body === 'object' && body !== null && !Array.isArray(body) ? body as RawParameters : {}, true);
   });

@@ -1,9 +1,10 @@
 /**
  * `/.well-known/openid-configuration` (OpenID Connect Discovery 1.0 §3,
- * RFC 8414; SPEC §5.5) and `/.well-known/jwks.json`: bodies computed once,
- * cacheable. The issuer is PUBLIC_URL, byte-identical everywhere.
+ * SPEC §5.5), the same document at `/.well-known/oauth-authorization-server`
+ * (RFC 8414), and `/.well-known/jwks.json`: bodies computed once, cacheable. The issuer is PUBLIC_URL, byte-identical everywhere.
  */
 import type { FastifyInstance } from 'fastify';
+import { JWKS_CACHE_SECONDS } from '../keys/key-store.ts';
 import type { OAuthContext } from '../oauth-context.ts';
 import { GRANT_TYPES, SCOPES } from '../scopes.ts';
 
@@ -41,12 +42,15 @@ export function discoveryDocument(issuer: string): Record<string, unknown> {
 }
 
 /** Clients may cache these for minutes: after a rotation, client libraries refetch the JWKS when they meet an unknown `kid`. */
-const CACHE_CONTROL = 'public, max-age=300';
+const CACHE_CONTROL = `public, max-age=${JWKS_CACHE_SECONDS}`;
 
 export function discoveryEndpoints(app: FastifyInstance, ctx: OAuthContext): void {
   const discoveryBody = JSON.stringify(discoveryDocument(ctx.issuer));
-  app.get('/.well-known/openid-configuration', (_request, reply) => reply
-    .header('cache-control', CACHE_CONTROL).type('application/json; charset=utf-8').send(discoveryBody));
+  // RFC 8414 §3: the same metadata for OAuth-only clients (oauth4webapi's `algorithm: 'oauth2'`, Auth.js `type: "oauth"`).
+  for (const url of ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server']) {
+    app.get(url, (_request, reply) => reply
+      .header('cache-control', CACHE_CONTROL).type('application/json; charset=utf-8').send(discoveryBody));
+  }
   app.get('/.well-known/jwks.json', async (_request, reply) => reply
     .header('cache-control', CACHE_CONTROL).type('application/json; charset=utf-8').send(await ctx.keys.jwks()));
 }

@@ -14,6 +14,8 @@ export function formParameters<K extends string>(request: FastifyRequest, names:
   for (const name of names) {
     const value = body[name];
     if (value !== undefined && typeof value !== 'string') throw new InvalidRequest(`The parameter ${name} must be given once.`);
+    // PostgreSQL text cannot hold NUL: refuse it here rather than fail in a query.
+    if (value !== undefined && value.includes('\u0000')) throw new InvalidRequest(`The parameter ${name} contains a NUL character.`);
     result[name] = value;
   }
   return result;

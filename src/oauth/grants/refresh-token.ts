@@ -4,6 +4,7 @@
  * gets a valid answer (naming the successor) instead of killing the session;
  * any later reuse revokes the whole family (the grant).
  */
+import { isInRequiredRegions } from '../checks/required-regions.ts';
 import type { ClientRow } from '../clients/clients.repository.ts';
 import { InvalidGrant, InvalidRequest, InvalidScope, UnauthorizedClient } from '../errors.ts';
 import { REFRESH_TOKEN_SECONDS } from '../lifetimes.ts';
@@ -29,6 +30,9 @@ export async function exchangeRefreshToken(ctx: OAuthContext, client: ClientRow,
     if (!row || row.client_id !== client.id || row.revoked_at !== null || row.expires_at <= now) {
       throw new InvalidGrant('Invalid or expired refresh token');
     }
+    // The region restriction (SPEC §5.2 step 5) holds for the whole session, not only at sign-in:
+    // a member who left every required region gets no new tokens.
+    if (!(await isInRequiredRegions(ctx.db, row.user_id, client.required_regions))) throw new InvalidGrant('User not in required regions');
     const scopes = narrowedScopes(row.scopes, params.scope);
     if (row.rotated_at === null) {
       const expiresAt = new Date(now.getTime() + REFRESH_TOKEN_SECONDS * 1000);

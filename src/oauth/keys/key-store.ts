@@ -10,6 +10,8 @@ import type { KeyMaterial } from './key-material.ts';
 import { bootstrapSigningKey, loadSigningKeys, type StoredSigningKey } from './signing-keys.ts';
 
 export const KEY_RELOAD_SECONDS = 60;
+/** Clients and HTTP caches may keep the JWKS (and discovery) document this long. */
+export const JWKS_CACHE_SECONDS = 300;
 /** An unknown kid triggers at most one reload per this many seconds. */
 const UNKNOWN_KID_RELOAD_SECONDS = 5;
 
@@ -58,7 +60,11 @@ export class KeyStore {
     if (this.clock().getTime() - this.loadedAt > maxAgeSeconds * 1000) await this.reload();
   }
 
-  /** The active key: the newest one not retired. */
+  /**
+   * The active key: the newest one not retired. `keys rotate` activates a new
+   * key at once (SPEC §3); a client meeting its `kid` in a cached JWKS refetches
+   * the JWKS (OIDC Core §10.1.1), and instances reload on an unknown `kid`.
+   */
   async signer(): Promise<Signer> {
     await this.fresh(KEY_RELOAD_SECONDS);
     const active = this.keys.find((k) => k.retiredAt === null) ?? this.keys[0];

@@ -10,7 +10,11 @@ import type { Executor } from '../../db/executor.ts';
 import { derivedKeys } from './derived-keys.ts';
 import type { KeyMaterial } from './key-material.ts';
 
-/** A retired key stays published this long: the longest token lifetime (1 h) plus the instances' key-reload interval and slack. */
+/**
+ * A retired key stays published this long: its last tokens live the longest
+ * token lifetime (1 h), plus slack for instances that sign with it until their
+ * next key reload (at most a minute) and for clock skew.
+ */
 export const RETIRED_KEY_OVERLAP_SECONDS = 3600 + 10 * 60;
 
 export interface StoredSigningKey {
