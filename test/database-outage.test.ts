@@ -1,22 +1,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
 import { openDatabase, type DatabaseHandle } from '../src/db/database.ts';
-import { testKeys } from './helpers/app.ts';
+import { testConfig, testKeys } from './helpers/app.ts';
 
 // A database that refuses connections (nothing listens on port 1): every
 // answer stays clean, nothing leaks, nothing crashes.
 let app: FastifyInstance;
+let setup: Awaited<ReturnType<typeof testConfig>>;
 let database: DatabaseHandle;
 const sessionCookie = `fs_session=${'a'.repeat(43)}`;
 
 beforeAll(async () => {
+  setup = await testConfig();
   database = await openDatabase({ kind: 'postgres', url: 'postgres://postgres@127.0.0.1:1/unreachable', poolSize: 1 });
-  app = await buildApp(loadConfig({ NODE_ENV: 'test' }), { database, keys: await testKeys() });
+  app = await buildApp(setup.config, { database, keys: await testKeys() });
   await app.ready();
 });
-afterAll(async () => { await app.close(); await database.close(); });
+afterAll(async () => { await app.close(); await database.close(); await setup.removeDataDir(); });
 
 describe('database outage', () => {
   it('/health still answers 200; /ready answers 503', async () => {

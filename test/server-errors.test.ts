@@ -1,19 +1,20 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.ts';
-import { loadConfig } from '../src/config.ts';
 import { installApiContext } from '../src/http/api-context.ts';
-import { testKeys } from './helpers/app.ts';
+import { testConfig, testKeys } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 
 // A handler with a bug: the 500 must hide its cause and carry the request id.
 let app: FastifyInstance;
+let setup: Awaited<ReturnType<typeof testConfig>>;
 let database: TestDatabase;
 const logged: unknown[] = [];
 
 beforeAll(async () => {
+  setup = await testConfig();
   database = await createTestDatabase();
-  app = await buildApp(loadConfig({ NODE_ENV: 'test' }), { database: database.handle, keys: await testKeys() });
+  app = await buildApp(setup.config, { database: database.handle, keys: await testKeys() });
   const bug = () => { throw new Error('relation "secret_table" does not exist at /srv/app/src/x.ts:12'); };
   app.get('/buggy-page', bug);
   await app.register(async (api) => {
@@ -23,7 +24,7 @@ beforeAll(async () => {
   app.addHook('onError', async (_request, _reply, error) => { logged.push(error); });
   await app.ready();
 });
-afterAll(async () => { await app.close(); await database.drop(); });
+afterAll(async () => { await app.close(); await database.drop(); await setup.removeDataDir(); });
 
 describe('500', () => {
   it('/api: generic problem+json, request id header, cause only in the log', async () => {

@@ -37,10 +37,18 @@ export function testKeys(): Promise<KeyMaterial> {
   return sharedKeys;
 }
 
-export async function buildTestApp(options: { env?: Record<string, string>; clock?: TestClock } = {}): Promise<TestApp> {
+/**
+ * A test configuration whose DATA_DIR is a fresh temporary directory, so that
+ * nothing a test generates (keys) lands in the checkout's ./data.
+ */
+export async function testConfig(env: Record<string, string> = {}): Promise<{ config: Config; removeDataDir(): Promise<void> }> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'fs-test-'));
-  const env = { NODE_ENV: 'test', DATA_DIR: dataDir, PUBLIC_URL: 'http://localhost:8080', ...options.env };
-  const config = loadConfig(env);
+  const config = loadConfig({ NODE_ENV: 'test', DATA_DIR: dataDir, PUBLIC_URL: 'http://localhost:8080', ...env });
+  return { config, removeDataDir: () => rm(dataDir, { recursive: true, force: true }) };
+}
+
+export async function buildTestApp(options: { env?: Record<string, string>; clock?: TestClock } = {}): Promise<TestApp> {
+  const { config, removeDataDir } = await testConfig(options.env);
   const database = await createTestDatabase();
   const keys = await testKeys();
   const clock = options.clock ?? new TestClock();
@@ -61,7 +69,7 @@ export async function buildTestApp(options: { env?: Record<string, string>; cloc
     async close() {
       await app.close();
       await database.drop();
-      await rm(dataDir, { recursive: true, force: true });
+      await removeDataDir();
     },
   };
   return testApp;
