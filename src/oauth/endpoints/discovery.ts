@@ -41,16 +41,17 @@ export function discoveryDocument(issuer: string): Record<string, unknown> {
   };
 }
 
-/** Clients may cache these for minutes: after a rotation, client libraries refetch the JWKS when they meet an unknown `kid`. */
-const CACHE_CONTROL = `public, max-age=${JWKS_CACHE_SECONDS}`;
+/** The metadata never changes while the server runs; the JWKS changes with a key rotation. */
+const DISCOVERY_CACHE_CONTROL = 'public, max-age=300';
+const JWKS_CACHE_CONTROL = `public, max-age=${JWKS_CACHE_SECONDS}`;
 
 export function discoveryEndpoints(app: FastifyInstance, ctx: OAuthContext): void {
   const discoveryBody = JSON.stringify(discoveryDocument(ctx.issuer));
   // RFC 8414 §3: the same metadata for OAuth-only clients (oauth4webapi's `algorithm: 'oauth2'`, Auth.js `type: "oauth"`).
   for (const url of ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server']) {
     app.get(url, (_request, reply) => reply
-      .header('cache-control', CACHE_CONTROL).type('application/json; charset=utf-8').send(discoveryBody));
+      .header('cache-control', DISCOVERY_CACHE_CONTROL).type('application/json; charset=utf-8').send(discoveryBody));
   }
   app.get('/.well-known/jwks.json', async (_request, reply) => reply
-    .header('cache-control', CACHE_CONTROL).type('application/json; charset=utf-8').send(await ctx.keys.jwks()));
+    .header('cache-control', JWKS_CACHE_CONTROL).type('application/json; charset=utf-8').send(await ctx.keys.jwks()));
 }

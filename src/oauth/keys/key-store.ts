@@ -2,7 +2,10 @@
  * The instance's view of the shared signing keys: imported key objects and the
  * JWKS body, computed once per load (SPEC §8), reloaded every
  * {@link KEY_RELOAD_SECONDS} and when a token names an unknown `kid`, so that
- * a rotation done by any instance or the CLI reaches every instance.
+ * a rotation done by any instance or the CLI reaches every instance. The JWKS
+ * is held to {@link JWKS_RELOAD_SECONDS}: whichever instance a client asks,
+ * it lists a new key within seconds, before any instance can have signed with
+ * it for long.
  */
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
@@ -10,8 +13,15 @@ import type { KeyMaterial } from './key-material.ts';
 import { bootstrapSigningKey, loadSigningKeys, type StoredSigningKey } from './signing-keys.ts';
 
 export const KEY_RELOAD_SECONDS = 60;
-/** Clients and HTTP caches may keep the JWKS (and discovery) document this long. */
-export const JWKS_CACHE_SECONDS = 300;
+/** The JWKS served by an instance is at most this old. */
+export const JWKS_RELOAD_SECONDS = 5;
+/**
+ * HTTP caches may keep the JWKS this long: no longer than client libraries
+ * wait before refetching on an unknown `kid` (openid-client and oauth4webapi:
+ * 60 s), so that their refetch after a rotation is not answered from a stale
+ * browser cache.
+ */
+export const JWKS_CACHE_SECONDS = 60;
 /** An unknown kid triggers at most one reload per this many seconds. */
 const UNKNOWN_KID_RELOAD_SECONDS = 5;
 
@@ -85,7 +95,7 @@ export class KeyStore {
   }
 
   async jwks(): Promise<string> {
-    await this.fresh(KEY_RELOAD_SECONDS);
+    await this.fresh(JWKS_RELOAD_SECONDS);
     return this.jwksBody;
   }
 }
