@@ -159,13 +159,53 @@ describe.each(['GET', 'POST'] as const)('%s /oauth/authorize', (method) => {
 });
 
 describe('re-authentication (OpenID Connect Core §3.1.2.1)', () => {
-  test('prompt=login sends a logged-in user to /login; the request comes back as max_age=0 so the fresh login satisfies it', async () => {
+  /** Logs `user` in through the /login form with `returnTo` and follows the redirect back after `delaySeconds`. */
+  async function logInAndReturn(returnTo: string, delaySeconds: number) {
+    const page = await t.app.inject({ method: 'GET', url: `/login?return_to=${encodeURIComponent(returnTo)}` });
+    const cookies = page.cookies.map((c) => `${c.name}=${c.value}`).join('; ');
+    const login = await t.app.inject({
+      method: 'POST', url: '/login', headers: { cookie: cookies, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ ...formFields(page.body), email: user.email, password: user.password }).toString(),
+    });
+    expect(login.statusCode).toBe(303);
+    expect(login.headers.location).toBe(returnTo);
+    const sessionCookie = login.cookies.filter((c) => c.name === 'fs_session').map((c) => `${c.name}=${c.value}`).join('; ');
+    t.clock.advance(delaySeconds);
+    return t.app.inject({ method: 'GET', url: returnTo, headers: { cookie: sessionCookie } });
+  }
+
+  test('prompt=login sends a logged-in user to /login; the request comes back marked so that the fresh login satisfies it', async () => {
     const response = await authorize(params({ prompt: 'login consent' }));
     expect(response.statusCode).toBe(303);
     const location = new URL(response.headers.location as string, ISSUER);
     expect(location.pathname).toBe('/login');
-    const back = Object.fromEntries(new URL(location.searchParams.get('return_to')!, ISSUER).searchParams);
-    expect(back).toMatchObject({ prompt: 'consent', max_age: '0', client_id: confidential });
+    const returnTo = location.searchParams.get('return_to')!;
+    const back = Object.fromEntries(new URL(returnTo, ISSUER).searchParams);
+    expect(back).toMatchObject({ prompt: 'consent', login_after: String(Math.floor(t.clock.now().getTime() / 1000)), client_id: confidential });
+    expect(back.max_age).toBeUndefined();
+    // A slow way back (a mobile network, a password manager) does not loop back to /login.
+    const consentPage = await logInAndReturn(returnTo, 5);
+    expect(consentPage.statusCode).toBe(200);
+    expect(consentPage.body).toContain('name="decision"');
+  });
+
+  test('max_age=0 from the client: satisfied by the login it causes, even seconds later', async () => {
+    const response = await authorize(params({ max_age: '0' }));
+    const returnTo = new URL(response.headers.location as string, ISSUER).searchParams.get('return_to')!;
+    expect(Object.fromEntries(new URL(returnTo, ISSUER).searchParams)).toMatchObject({ max_age: '0', login_after: expect.stringMatching(/^\d+$/) });
+    expect((await logInAndReturn(returnTo, 3)).statusCode).toBe(200);
+  });
+
+  test('the login marker only counts a login made after it, and only while it is recent', async () => {
+    const now = Math.floor(t.clock.now().getTime() / 1000);
+    // The current session logged in before the marker: prompt=login still asks for a login.
+    const before = await authorize(params({ prompt: 'login', login_after: String(now + 10) }));
+    expect(new URL(before.headers.location as string, ISSUER).pathname).toBe('/login');
+    // A forged old marker (login_after=0) does not skip prompt=login.
+    const forged = await authorize(params({ prompt: 'login', login_after: '0' }));
+    expect(new URL(forged.headers.location as string, ISSUER).pathname).toBe('/login');
+    const stale = await authorize(params({ max_age: '0', login_after: String(now - 2 * 3600) }));
+    expect(new URL(stale.headers.location as string, ISSUER).pathname).toBe('/login');
   });
 
   test('max_age: an older login is sent to /login, a recent one passes', async () => {

@@ -14,10 +14,18 @@ import {
 } from './errors.ts';
 import type { Scope } from './scopes.ts';
 
+/**
+ * Ours, not OpenID's: added to a request sent to /login for a fresh login
+ * (`prompt=login`, `max_age`), it says that a login at or after this time
+ * (Unix seconds) satisfies the request when it comes back.
+ */
+export const LOGIN_AFTER_PARAMETER = 'login_after';
+
 /** The parameters an authorization request may carry; others are ignored (RFC 6749 §3.1). */
 export const AUTHORIZATION_PARAMETERS = [
   'response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method',
   'nonce', 'prompt', 'max_age', 'response_mode', 'login_hint', 'ui_locales', 'request', 'request_uri',
+  LOGIN_AFTER_PARAMETER,
 ] as const;
 const PROMPTS = new Set(['none', 'login', 'consent', 'select_account']);
 const MAX_PARAMETER_LENGTH = 2048;
@@ -33,6 +41,8 @@ export interface AuthorizationRequest {
   nonce: string | null;
   prompt: ReadonlySet<string>;
   maxAge: number | undefined;
+  /** See {@link LOGIN_AFTER_PARAMETER}; undefined when absent or malformed. */
+  loginAfter: number | undefined;
   /** The request's own parameters, to re-send it after login or from the consent form. */
   parameters: Record<string, string>;
 }
@@ -118,6 +128,7 @@ export async function parseAuthorizationRequest(db: Executor, raw: RawParameters
     nonce: parameters.nonce !== undefined && parameters.nonce !== '' ? parameters.nonce : null,
     prompt,
     maxAge,
+    loginAfter: /^\d{1,12}$/.test(parameters.login_after ?? '') ? Number(parameters.login_after) : undefined,
     parameters,
   };
 }

@@ -10,7 +10,7 @@ import type { SessionContext } from '../../accounts/sessions.ts';
 import type { Config } from '../../config.ts';
 import { pickLocale, translator } from '../../web/i18n.ts';
 import {
-  AuthorizationPageError, AuthorizationRedirectError, parseAuthorizationRequest, responseUrl,
+  AuthorizationPageError, AuthorizationRedirectError, LOGIN_AFTER_PARAMETER, parseAuthorizationRequest, responseUrl,
   type AuthorizationRequest, type RawParameters,
 } from '../authorization-request.ts';
 import { isInRequiredRegions } from '../checks/required-regions.ts';
@@ -99,7 +99,7 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, confi
     // Step 4; the consent decision was checked for freshness when its page was shown.
     if (!session || (!isDecision && needsFreshLogin(req, session, ctx.clock()))) {
       if (req.prompt.has('none')) return redirectWithError(reply, req, new LoginRequired('The user is not logged in.'));
-      return reply.redirect(`/login?return_to=${encodeURIComponent(returnToAfterLogin(req))}`, 303);
+      return reply.redirect(`/login?return_to=${encodeURIComponent(returnToAfterLogin(req, ctx.clock()))}`, 303);
     }
     if (!(await isInRequiredRegions(ctx.db, session.user.id, req.client.required_regions))) return regionsPage(request, reply, req);
     return isDecision ? decide(request, reply, req, session, raw) : consent(request, reply, req, session);
@@ -117,23 +117,35 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, confi
   });
 }
 
-/** OpenID Connect Core §3.1.2.1: `prompt=login` and `max_age` ask for a recent login. */
+/** A login marker older than this is ignored, so that a forged `login_after=0` cannot skip `prompt=login`. */
+const LOGIN_AFTER_VALID_SECONDS = 3600;
+
+/**
+ * OpenID Connect Core §3.1.2.1: `prompt=login` and `max_age` ask for a recent
+ * login. A login made after the request was sent to /login satisfies both,
+ * however long the way back took.
+ */
 function needsFreshLogin(req: AuthorizationRequest, session: SessionContext, now: Date): boolean {
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  if (req.loginAfter !== undefined && nowSeconds - req.loginAfter <= LOGIN_AFTER_VALID_SECONDS
+    && session.authTime.getTime() >= req.loginAfter * 1000) return false;
   if (req.prompt.has('login')) return true;
-  return req.maxAge !== undefined && Math.floor((now.getTime() - session.authTime.getTime()) / 1000) > req.maxAge;
+  return req.maxAge !== undefined && nowSeconds - Math.floor(session.authTime.getTime() / 1000) > req.maxAge;
 }
 
 /**
- * The same request, GET or POST alike, as a URL on this site. `prompt=login`
- * becomes `max_age=0` so that the fresh login satisfies it instead of looping.
+ * The same request, GET or POST alike, as a URL on this site. When it asks for
+ * a fresh login, it is marked so that the login about to happen satisfies it
+ * (`prompt=login` dropped, `login_after` set to now) instead of sending the
+ * user back to /login in a loop.
  */
-function returnToAfterLogin(req: AuthorizationRequest): string {
+function returnToAfterLogin(req: AuthorizationRequest, now: Date): string {
   const parameters = { ...req.parameters };
   if (req.prompt.has('login')) {
     const rest = [...req.prompt].filter((p) => p !== 'login');
     if (rest.length > 0) parameters.prompt = rest.join(' ');
     else delete parameters.prompt;
-    parameters.max_age = '0';
   }
+  if (req.prompt.has('login') || req.maxAge !== undefined) parameters[LOGIN_AFTER_PARAMETER] = String(Math.floor(now.getTime() / 1000));
   return `/oauth/authorize?${new URLSearchParams(parameters).toString()}`;
 }
