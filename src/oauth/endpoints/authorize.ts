@@ -96,6 +96,9 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, confi
     const { req } = parsed;
     const isDecision = isPost && raw.decision !== undefined;
     const session = await request.getSession();
+    // A client's cross-site POST arrives without the SameSite=Lax session cookie: the same
+    // request as a GET (a top-level navigation, which carries it) finds the session, if any.
+    if (!session && isPost && !isDecision) return reply.redirect(authorizeUrl(req.parameters), 303);
     // Step 4; the consent decision was checked for freshness when its page was shown.
     if (!session || (!isDecision && needsFreshLogin(req, session, ctx.clock()))) {
       if (req.prompt.has('none')) return redirectWithError(reply, req, new LoginRequired('The user is not logged in.'));
@@ -147,5 +150,9 @@ function returnToAfterLogin(req: AuthorizationRequest, now: Date): string {
     else delete parameters.prompt;
   }
   if (req.prompt.has('login') || req.maxAge !== undefined) parameters[LOGIN_AFTER_PARAMETER] = String(Math.floor(now.getTime() / 1000));
+  return authorizeUrl(parameters);
+}
+
+function authorizeUrl(parameters: Record<string, string>): string {
   return `/oauth/authorize?${new URLSearchParams(parameters).toString()}`;
 }
