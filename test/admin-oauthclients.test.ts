@@ -245,6 +245,11 @@ describe('edit', () => {
     expect(bad.statusCode).toBe(400);
     expect(bad.body).toContain('id="name-error"');
     expect(bad.body).toContain('id="redirectUris-error">Ungültig: “ftp://x/cb”');
+    // A pasted name with a tab: the message says what is wrong with it, not that it is missing.
+    const control = await post('/admin/oauthclients/karte', orga, [['csrf_token', orga.csrfToken], ['name', 'Karte\t3'], ['confidential', '1'], ['redirect_uris', 'https://karte.example.org/v2/cb']]);
+    expect(control.statusCode).toBe(400);
+    expect(control.body).toContain('<p class="field-error" id="name-error">Der Name darf keine Steuerzeichen (etwa Tabulatoren oder Zeilenumbrüche) enthalten.</p>');
+    expect(control.body).not.toContain('id="redirectUris-error"');
     const forged = await post('/admin/oauthclients/karte', orga, [['name', 'Hijacked'], ['confidential', '1'], ['redirect_uris', 'https://evil.example/cb']]);
     expect(forged.statusCode).toBe(403);
     expect(await findClient(t.db, 'karte')).toMatchObject({ name: 'Karte 2', redirectUris: ['https://karte.example.org/v2/cb'] });

@@ -153,6 +153,25 @@ describe.each(['GET', 'POST'] as const)('%s /oauth/authorize', (method) => {
     expect(noConsent).toMatchObject({ error: 'consent_required', state: 'xyz', iss: ISSUER });
   });
 
+  test('step 3 comes before the login: a logged-out user\'s bad request goes back to the client, not to /login', async () => {
+    const response = await authorize(params({ response_type: 'token' }), method, null);
+    expect(response.statusCode).toBe(303);
+    expect(redirectParams(response.headers.location as string)).toEqual({
+      error: 'unsupported_response_type', error_description: 'Only response_type=code is supported.', state: 'xyz', iss: ISSUER,
+    });
+    const publicWithout = await authorize(params({ client_id: publicClient, code_challenge: undefined, code_challenge_method: undefined }), method, null);
+    expect(redirectParams(publicWithout.headers.location as string)).toMatchObject({ error: 'invalid_request', error_description: 'Code challenge required' });
+  });
+
+  test('step 3 in the order of SPEC §5.2: response_type, then scope, then PKCE', async () => {
+    const first = async (overrides: Record<string, string | undefined>) =>
+      redirectParams((await authorize(params(overrides), method)).headers.location as string).error;
+    expect(await first({ response_type: 'token', scope: 'openid bogus', code_challenge_method: 'plain' })).toBe('unsupported_response_type');
+    expect(await first({ scope: 'openid bogus', code_challenge_method: 'plain' })).toBe('invalid_scope');
+    expect(await first({ scope: 'profile', client_id: publicClient, code_challenge: undefined, code_challenge_method: undefined })).toBe('invalid_scope');
+    expect(await first({ code_challenge_method: 'plain' })).toBe('invalid_request');
+  });
+
   test('not logged in: to /login and, after login, straight back to the same request', async () => {
     const response = await authorizeLoggedOut(params({ state: 'a b&c' }), method);
     expect(response.statusCode).toBe(303);

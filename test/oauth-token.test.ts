@@ -47,6 +47,7 @@ describe('authorization code', () => {
     const response = await exchange(code);
     expect(response.statusCode).toBe(200);
     expect(response.headers['cache-control']).toBe('no-store');
+    expect(response.headers.pragma).toBe('no-cache'); // RFC 6749 §5.1
     const body = response.json();
     expect(Object.keys(body).sort()).toEqual(['access_token', 'expires_in', 'id_token', 'refresh_token', 'scope', 'token_type']);
     expect(body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'openid profile email regions' });
@@ -105,6 +106,7 @@ describe('authorization code', () => {
     for (const response of failures) {
       expect(response.statusCode).toBe(400);
       expect(response.headers['cache-control']).toBe('no-store');
+      expect(response.headers.pragma).toBe('no-cache');
       expect(response.json()).toEqual(INVALID_CODE);
     }
     // None of the failures consumed it.

@@ -107,6 +107,16 @@ describe('userinfo rejects bad tokens with 401 and WWW-Authenticate', () => {
     await expectInvalid(await userinfo(await resign('JWT')));
   });
 
+  test('wrong iss: a token signed by the server for another issuer is refused', async () => {
+    const tokens = await tokensFor('openid');
+    const key = await importPKCS8(t.keys.signingKeyPem, 'RS256');
+    const header = decodeProtectedHeader(tokens.access_token);
+    const resign = (iss: string) => new SignJWT({ ...decodeJwt(tokens.access_token), iss }).setProtectedHeader({ ...header, alg: 'RS256' } as never).sign(key);
+    expect((await userinfo(await resign('http://localhost:8080'))).statusCode).toBe(200);
+    await expectInvalid(await userinfo(await resign('https://evil.example')));
+    await expectInvalid(await userinfo(await resign('http://localhost:8080/')));
+  });
+
   test('a valid token without openid (narrowed at refresh) is 403 insufficient_scope (RFC 6750 §3.1)', async () => {
     const tokens = await tokensFor('openid profile');
     const narrowed = (await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, scope: 'profile', client_id: client.clientId, client_secret: client.secret })).json();

@@ -8,7 +8,7 @@ import type { FieldError } from '../../http/problem.ts';
 import type { Translate } from '../../web/i18n.ts';
 import { redirectUriProblem } from '../checks/redirect-uri.ts';
 import { isGrantType, isScope } from '../scopes.ts';
-import { CLIENT_ID_PATTERN, MAX_REDIRECT_URIS, type Client, type ClientInput } from './clients.service.ts';
+import { CLIENT_ID_PATTERN, hasControlCharacters, MAX_REDIRECT_URIS, type Client, type ClientInput } from './clients.service.ts';
 
 const Many = Type.Union([Type.String({ maxLength: 100 }), Type.Array(Type.String({ maxLength: 100 }), { maxItems: 1000 })]);
 
@@ -94,6 +94,7 @@ export function checkClientForm(values: ClientFormValues, t: Translate, options:
   const name = values.name.trim();
   if (name === '') messages.name = t('admin.error.nameMissing');
   else if (name.length > 200) messages.name = t('admin.error.nameLong');
+  else if (hasControlCharacters(name)) messages.name = t('admin.error.nameControl');
   const uris = values.redirectUris.split(/\r?\n/).map((u) => u.trim()).filter((u) => u !== '');
   const bad = uris.filter((u) => redirectUriProblem(u) !== undefined);
   if (uris.length === 0) messages.redirectUris = t('admin.error.redirectMissing');

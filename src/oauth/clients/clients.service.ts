@@ -145,11 +145,16 @@ export async function revokeClientTokens(db: DB, clientId: string, now: Date): P
   await revokeGrantsOfClient(db, row.id, now);
 }
 
+/** Names are shown on the consent page; PostgreSQL text cannot hold NUL anyway. */
+export function hasControlCharacters(text: string): boolean {
+  return /[\u0000-\u001f\u007f]/.test(text);
+}
+
 async function validateSettings(db: DB, input: ClientSettings, errors: FieldError[]): Promise<Omit<ClientValues, 'secretDigest'>> {
   const name = input.name.trim();
   if (name.length === 0 || name.length > 200) errors.push({ field: 'name', message: 'must be 1 to 200 characters' });
   // Shown on the consent page; PostgreSQL text cannot hold NUL anyway.
-  else if (/[\u0000-\u001f\u007f]/.test(name)) errors.push({ field: 'name', message: 'must not contain control characters' });
+  else if (hasControlCharacters(name)) errors.push({ field: 'name', message: 'must not contain control characters' });
 
   const redirectUris = [...new Set(input.redirectUris.map((u) => u.trim()).filter((u) => u !== ''))];
   if (redirectUris.length === 0) errors.push({ field: 'redirectUris', message: 'must contain at least one redirect URI' });
