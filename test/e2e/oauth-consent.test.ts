@@ -151,6 +151,27 @@ describe('authorization in the browser', () => {
     await other.close();
   });
 
+  it('an authorization request POSTed from the client\'s own site finds the logged-in session (SameSite=Lax)', async () => {
+    await logInInBrowser(page, app.baseUrl, app.user('foodsaver@example.org'));
+    const postFrom = (path: string, prompt?: string) => {
+      const fields = Object.fromEntries(new URL(start('openid profile', `post-${path}`, prompt ? { prompt } : {}).url).searchParams);
+      const inputs = Object.entries(fields).map(([name, value]) => `<input type="hidden" name="${name}" value="${value}">`).join('');
+      return callback.servePage(`/${path}`, `<!doctype html><title>Client app</title>
+        <form method="post" action="${app.baseUrl}/oauth/authorize">${inputs}<button>Sign in with Foodsharing</button></form>`);
+    };
+    await page.goto(postFrom('signin'));
+    await page.getByRole('button', { name: 'Sign in with Foodsharing' }).click();
+    await page.waitForURL((url) => url.pathname === '/oauth/authorize');
+    await expect(page.getByRole('button', { name: CONSENT.allow }).count()).resolves.toBe(1);
+
+    // prompt=none by POST: the session is found, so the answer is about consent, not login.
+    await page.goto(postFrom('silent', 'none'));
+    await page.getByRole('button', { name: 'Sign in with Foodsharing' }).click();
+    const params = await landedOnClient();
+    expect(params.get('error')).toBe('consent_required');
+    expect(params.get('state')).toBe('post-silent');
+  });
+
   it('a remembered app is listed on /settings/apps; revoking it ends its refresh tokens and asks again', async () => {
     await logInInBrowser(page, app.baseUrl, app.user('ambassador@example.org'));
     const first = start('openid profile regions', 'apps-1');

@@ -11,6 +11,11 @@ export interface CallbackServer {
   readonly received: URLSearchParams[];
   /** The parameters of the next response to arrive (or the one already waiting). */
   next(): Promise<URLSearchParams>;
+  /**
+   * Serves `html` as the client application's own page at `path`; the URL on
+   * `localhost`, which is another site than the `127.0.0.1` the server under test uses.
+   */
+  servePage(path: string, html: string): string;
   close(): Promise<void>;
 }
 
@@ -18,8 +23,14 @@ export async function startCallbackServer(): Promise<CallbackServer> {
   const received: URLSearchParams[] = [];
   let taken = 0;
   const waiters: ((params: URLSearchParams) => void)[] = [];
+  const pages = new Map<string, string>();
   const server: Server = createServer((request, response) => {
     const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    const page = pages.get(url.pathname);
+    if (page !== undefined) {
+      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(page);
+      return;
+    }
     if (url.pathname !== '/callback') {
       response.writeHead(404).end();
       return;
@@ -34,6 +45,10 @@ export async function startCallbackServer(): Promise<CallbackServer> {
   return {
     redirectUri: `http://127.0.0.1:${port}/callback`,
     received,
+    servePage(path, html) {
+      pages.set(path, html);
+      return `http://localhost:${port}${path}`;
+    },
     next() {
       if (taken < received.length) return Promise.resolve(received[taken++] as URLSearchParams);
       return new Promise((resolve) => {
