@@ -55,6 +55,24 @@ async function authorizeLoggedOut(p: Record<string, string>, method: 'GET' | 'PO
   return authorize(Object.fromEntries(location.searchParams), 'GET', null);
 }
 
+/**
+ * Logs `user` in through the /login form with `returnTo`, checks that the login sends the
+ * browser there, and follows that redirect after `delaySeconds`.
+ */
+async function logInAndReturn(returnTo: string, delaySeconds: number) {
+  const page = await t.app.inject({ method: 'GET', url: `/login?return_to=${encodeURIComponent(returnTo)}` });
+  const cookies = page.cookies.map((c) => `${c.name}=${c.value}`).join('; ');
+  const login = await t.app.inject({
+    method: 'POST', url: '/login', headers: { cookie: cookies, 'content-type': 'application/x-www-form-urlencoded' },
+    payload: new URLSearchParams({ ...formFields(page.body), email: user.email, password: user.password }).toString(),
+  });
+  expect(login.statusCode).toBe(303);
+  expect(login.headers.location).toBe(returnTo);
+  const sessionCookie = login.cookies.filter((c) => c.name === 'fs_session').map((c) => `${c.name}=${c.value}`).join('; ');
+  t.clock.advance(delaySeconds);
+  return t.app.inject({ method: 'GET', url: returnTo, headers: { cookie: sessionCookie } });
+}
+
 function redirectParams(location: string | undefined): Record<string, string> {
   expect(location).toBeDefined();
   expect(location!.startsWith(`${CALLBACK}?`)).toBe(true);
@@ -179,34 +197,13 @@ describe.each(['GET', 'POST'] as const)('%s /oauth/authorize', (method) => {
     expect(location.pathname).toBe('/login');
     const returnTo = location.searchParams.get('return_to')!;
     expect(Object.fromEntries(new URL(returnTo, ISSUER).searchParams)).toEqual(params({ state: 'a b&c' }));
-
-    const page = await t.app.inject({ method: 'GET', url: `${location.pathname}${location.search}` });
-    const cookies = page.cookies.map((c) => `${c.name}=${c.value}`).join('; ');
-    const login = await t.app.inject({
-      method: 'POST', url: '/login', headers: { cookie: cookies, 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ ...formFields(page.body), email: user.email, password: user.password }).toString(),
-    });
-    expect(login.statusCode).toBe(303);
-    expect(login.headers.location).toBe(returnTo);
+    const back = await logInAndReturn(returnTo, 0);
+    expect(back.statusCode).toBe(200);
+    expect(back.body).toContain('name="decision"');
   });
 });
 
 describe('re-authentication (OpenID Connect Core §3.1.2.1)', () => {
-  /** Logs `user` in through the /login form with `returnTo` and follows the redirect back after `delaySeconds`. */
-  async function logInAndReturn(returnTo: string, delaySeconds: number) {
-    const page = await t.app.inject({ method: 'GET', url: `/login?return_to=${encodeURIComponent(returnTo)}` });
-    const cookies = page.cookies.map((c) => `${c.name}=${c.value}`).join('; ');
-    const login = await t.app.inject({
-      method: 'POST', url: '/login', headers: { cookie: cookies, 'content-type': 'application/x-www-form-urlencoded' },
-      payload: new URLSearchParams({ ...formFields(page.body), email: user.email, password: user.password }).toString(),
-    });
-    expect(login.statusCode).toBe(303);
-    expect(login.headers.location).toBe(returnTo);
-    const sessionCookie = login.cookies.filter((c) => c.name === 'fs_session').map((c) => `${c.name}=${c.value}`).join('; ');
-    t.clock.advance(delaySeconds);
-    return t.app.inject({ method: 'GET', url: returnTo, headers: { cookie: sessionCookie } });
-  }
-
   test('prompt=login sends a logged-in user to /login; the request comes back marked so that the fresh login satisfies it', async () => {
     const response = await authorize(params({ prompt: 'login consent' }));
     expect(response.statusCode).toBe(303);
