@@ -9,6 +9,7 @@ import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { tokensMatch } from '../accounts/csrf.ts';
 import { ApiProblem, problemBody, type FieldError, type ProblemBody } from './problem.ts';
 import { classifyFailure } from './failures.ts';
+import { compileApiValidator } from './validation.ts';
 import type { ProblemCode } from './problem-codes.ts';
 
 declare module 'fastify' {
@@ -23,6 +24,7 @@ declare module 'fastify' {
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export function installApiContext(api: FastifyInstance): void {
+  api.setValidatorCompiler(compileApiValidator);
   // JSON in and out (SPEC-API). A form body is what a cross-site HTML form can
   // send without a preflight: accepted here, it would allow login CSRF.
   api.removeContentTypeParser('application/x-www-form-urlencoded');
@@ -72,9 +74,11 @@ export function sendProblem(reply: FastifyReply, body: ProblemBody): FastifyRepl
 function validationErrors(error: FastifyError): FieldError[] {
   const context = error.validationContext ?? 'body';
   return (error.validation ?? []).map((v) => {
-    const missing = (v.params as { missingProperty?: string } | undefined)?.missingProperty;
-    const path = `${v.instancePath}${missing ? `/${missing}` : ''}`;
-    return { field: `${context}${path}`, message: v.message ?? 'is invalid' };
+    const { missingProperty, additionalProperty } = (v.params ?? {}) as { missingProperty?: string; additionalProperty?: string };
+    const key = missingProperty ?? additionalProperty;
+    const path = `${v.instancePath}${key === undefined ? '' : `/${key}`}`;
+    const message = additionalProperty === undefined ? v.message ?? 'is invalid' : 'is not a parameter of this operation';
+    return { field: `${context}${path}`, message };
   });
 }
 
