@@ -8,6 +8,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { tokensMatch } from '../accounts/csrf.ts';
 import { ApiProblem, problemBody, type FieldError, type ProblemBody } from './problem.ts';
+import { installApiBodyParsers } from './api-body.ts';
 import { classifyFailure } from './failures.ts';
 import { compileApiValidator } from './validation.ts';
 import type { ProblemCode } from './problem-codes.ts';
@@ -25,17 +26,7 @@ const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export function installApiContext(api: FastifyInstance): void {
   api.setValidatorCompiler(compileApiValidator);
-  // JSON in and out (SPEC-API). A form body is what a cross-site HTML form can
-  // send without a preflight: accepted here, it would allow login CSRF.
-  api.removeContentTypeParser('application/x-www-form-urlencoded');
-  // Many HTTP clients send `Content-Type: application/json` on every request,
-  // a body-less DELETE too: an empty body is no body, not a syntax error.
-  const parseJson = api.getDefaultJsonParser('error', 'error');
-  api.removeContentTypeParser('application/json');
-  api.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') done(null, undefined);
-    else parseJson(request, body as string, done);
-  });
+  installApiBodyParsers(api);
   api.addHook('onRequest', async (request) => {
     const config = request.routeOptions.config ?? {};
     const auth = config.auth ?? 'optional';
