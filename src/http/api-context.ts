@@ -75,6 +75,7 @@ function validationErrors(error: FastifyError): FieldError[] {
 
 function codeForStatus(status: number): ProblemCode {
   switch (status) {
+    case 403: return 'request.forbidden';
     case 404: return 'request.not-found';
     case 405: return 'request.method-not-allowed';
     case 413: return 'request.too-large';
