@@ -10,6 +10,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.ts';
+import { documentOperation } from './openapi-operation.ts';
 
 export const OPENAPI_PATH = '/api/openapi.json';
 export const OPENAPI_UI_PREFIX = '/api/doc';
@@ -34,9 +35,9 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
         },
       },
     },
-    transform: ({ schema, url }) => {
+    transform: ({ schema, url, route }) => {
       const hide = !url.startsWith('/api/') || url.startsWith(`${OPENAPI_UI_PREFIX}/`) || url === OPENAPI_UI_PREFIX;
-      return { schema: hide ? { ...schema, hide: true } : schema, url };
+      return { schema: hide ? { ...schema, hide: true } : documentOperation(schema ?? {}, route), url };
     },
   });
 }
