@@ -21,6 +21,7 @@ import { communityRoutes } from './api/community.routes.ts';
 import { installApiContext } from './http/api-context.ts';
 import { handleClientError } from './http/client-errors.ts';
 import { handleFrameworkError } from './http/framework-errors.ts';
+import { MAX_PATH_PARAM_LENGTH } from './http/row-id.ts';
 import { compileValidator } from './http/validation.ts';
 import { adminRoutes } from './oauth/clients/admin.routes.ts';
 import { myAppsRoutes } from './oauth/consent/my-apps.routes.ts';
@@ -53,7 +54,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     requestIdHeader: false,
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
-    routerOptions: { maxParamLength: 200 },
+    routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
     frameworkErrors: handleFrameworkError,
     clientErrorHandler: handleClientError,
     return503OnClosing: true,
