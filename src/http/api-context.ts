@@ -1,9 +1,11 @@
 /**
  * The `/api` context (SPEC §4, §7): problem+json errors, 404 for unknown
- * routes, and the order of checks every operation shares: not logged in → 401
- * (403 for the two operations the seed lists without 401), then a missing or
- * wrong `X-CSRF-Token` on POST/PUT/PATCH/DELETE → 403, then schema validation.
- * Routes declare what they need in `config`.
+ * routes, JSON-only bodies (api-body.ts), closed query strings
+ * (validation.ts), and the order of checks every operation shares: not
+ * logged in → 401 (403 for the two operations the seed lists without 401),
+ * then a missing or wrong `X-CSRF-Token` on POST/PUT/PATCH/DELETE → 403, then
+ * schema validation (routes that answer 404/403 first defer the body and
+ * query part: validation-order.ts). Routes declare what they need in `config`.
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { tokensMatch } from '../accounts/csrf.ts';
