@@ -19,7 +19,9 @@ import type { Config } from './config.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import { communityRoutes } from './api/community.routes.ts';
 import { installApiContext } from './http/api-context.ts';
+import { handleClientError } from './http/client-errors.ts';
 import { handleFrameworkError } from './http/framework-errors.ts';
+import { MAX_PATH_PARAM_LENGTH } from './http/row-id.ts';
 import { compileValidator } from './http/validation.ts';
 import { adminRoutes } from './oauth/clients/admin.routes.ts';
 import { myAppsRoutes } from './oauth/consent/my-apps.routes.ts';
@@ -52,8 +54,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     requestIdHeader: false,
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
-    routerOptions: { maxParamLength: 200 },
+    routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
     frameworkErrors: handleFrameworkError,
+    clientErrorHandler: handleClientError,
     return503OnClosing: true,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -92,7 +95,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     await api.register(userRoutes, { config, db, clock });
     await api.register(communityRoutes, { db, clock });
     await api.register(sharingRoutes, { config, db, clock });
-    await api.register(openApiRoutes);
+    await api.register(openApiRoutes, { config });
   }, { prefix: '/api' });
 
   return app;

@@ -14,6 +14,7 @@ let other: TestSession;
 let otherId: number;
 let ownPicture: string;
 let othersPicture: string;
+let ownDocument: string;
 
 const valid = { description: 'Brot und Brötchen vom Vortag', contactTypes: [1, 2], mobile: '+49 170/123-45', lat: 52.5, lon: 13.4, lifeTimeInDays: 3, weightInGrams: 1500 };
 
@@ -28,6 +29,8 @@ beforeAll(async () => {
   const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
   ownPicture = (await inject('POST', '/api/uploads', creator, { filename: 'a.png', body: png })).json().url;
   othersPicture = (await inject('POST', '/api/uploads', other, { filename: 'b.png', body: png })).json().url;
+  const pdf = Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n%%EOF\n', 'latin1').toString('base64');
+  ownDocument = (await inject('POST', '/api/uploads', creator, { filename: 'menu.pdf', body: pdf })).json().url;
 });
 afterAll(() => t.close());
 
@@ -141,6 +144,7 @@ describe('PATCH /api/baskets/{basketId}', () => {
     ['lifetime 0', { lifeTimeInDays: 0 }, 'body/lifeTimeInDays'],
     ['lifetime 22', { lifeTimeInDays: 22 }, 'body/lifeTimeInDays'],
     ['someone else\'s upload', { pictures: () => [othersPicture] }, 'body/pictures/0'],
+    ['an own upload that is no image', { pictures: () => [ownPicture, ownDocument] }, 'body/pictures/1'],
     ['a foreign URL', { pictures: ['https://evil.example/x.jpg'] }, 'body/pictures/0'],
     ['an unknown upload', { pictures: ['/api/uploads/8a1c2f5e-3b4d-4c6e-9f00-112233445566'] }, 'body/pictures/0'],
   ])('refuses %s with 400 and changes nothing', async (_name, change, field) => {
@@ -154,6 +158,20 @@ describe('PATCH /api/baskets/{basketId}', () => {
     expect(await basketRow(id)).toEqual(before);
     const create = await inject('POST', '/api/baskets', creator, { ...valid, ...body });
     expect(create.statusCode).toBe(400);
+  });
+
+  it('names why a picture is refused: not one of the caller\'s uploads, or not an image', async () => {
+    const id = await createBasket();
+    const before = await basketRow(id);
+    expect((await t.db.selectFrom('uploads').select('mime_type').where('uuid', '=', ownDocument.split('/').pop()!).executeTakeFirstOrThrow()).mime_type)
+      .toBe('application/pdf');
+    const response = await inject('PATCH', `/api/baskets/${id}`, creator, { pictures: [ownDocument, othersPicture, ownPicture] });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().errors).toEqual([
+      { field: 'body/pictures/0', message: 'must be an image upload, not application/pdf' },
+      { field: 'body/pictures/1', message: 'must be the URL of one of your own uploads (/api/uploads/<uuid>)' },
+    ]);
+    expect(await basketRow(id)).toEqual(before);
   });
 
   it('answers 403 to anyone but the creator (before looking at the body), changing nothing', async () => {

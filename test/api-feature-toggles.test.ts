@@ -79,6 +79,42 @@ describe('PATCH /api/feature-toggles/{featureToggle}', () => {
   });
 });
 
+describe('PATCH /api/feature-toggles/{featureToggle}: query parameters', () => {
+  it.each([
+    ['a misspelled key', '?newstate=false', ['querystring/newstate']],
+    ['a snake_case key', '?new_state=false', ['querystring/new_state']],
+    ['the array form', '?newState[]=true', ['querystring/newState[]']],
+    ['a known key and an unknown one', '?newState=false&force=1', ['querystring/force']],
+    ['two unknown keys', '?a=1&b=2', ['querystring/a', 'querystring/b']],
+  ])('refuses %s with 400 naming each unknown key, and the toggle keeps its state', async (_name, query, fields) => {
+    expect((await patch('/api/feature-toggles/webPushNotifications?newState=true', orga)).statusCode).toBe(200);
+    const before = await storedRows();
+    const response = await patch(`/api/feature-toggles/webPushNotifications${query}`, orga);
+    expect(response.statusCode, response.body).toBe(400);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.json()).toMatchObject({ status: 400, code: 'request.invalid' });
+    expect(response.json().errors).toEqual(fields.map((field) => ({ field, message: 'is not a parameter of this operation' })));
+    expect(await storedRows()).toEqual(before);
+    expect(await isFeatureActive(t.db, 'webPushNotifications')).toBe(true);
+  });
+
+  it('refuses an empty or repeated newState with 400 instead of flipping', async () => {
+    expect((await patch('/api/feature-toggles/webPushNotifications?newState=true', orga)).statusCode).toBe(200);
+    const before = await storedRows();
+    for (const query of ['?newState=', '?newState=false&newState=true', '?newState=0']) {
+      const response = await patch(`/api/feature-toggles/webPushNotifications${query}`, orga);
+      expect(response.statusCode, query).toBe(400);
+      expect(response.json().errors[0].field, query).toBe('querystring/newState');
+    }
+    expect(await storedRows()).toEqual(before);
+  });
+
+  it('checks the query after 404 and 403, as every body and query', async () => {
+    expect((await patch('/api/feature-toggles/nothing?newstate=false', orga)).statusCode).toBe(404);
+    expect((await patch('/api/feature-toggles/petitionBanner?newstate=false', foodsaver)).statusCode).toBe(403);
+  });
+});
+
 describe('GET /api/feature-toggles', () => {
   it('lists every defined toggle with its state', async () => {
     await patch('/api/feature-toggles/petitionBanner?newState=true', orga);

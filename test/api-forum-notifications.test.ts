@@ -59,9 +59,11 @@ describe('PUT /api/regions/{regionId}/forum/subscriptions', () => {
     expectProblem(await subscribe(s.outsider, region, '?isFollowing=true'), 403, 'region.forbidden');
     expectProblem(await subscribe(s.outsider, region, ''), 403, 'region.forbidden');
     expectProblem(await subscribe(s.member, 999_999, ''), 404, 'region.not-found');
-    for (const query of ['', '?isFollowing=', '?isFollowing=maybe', '?isfollowing=true']) {
+    for (const query of ['', '?isFollowing=', '?isFollowing=maybe', '?isfollowing=true', '?isFollowing=true&notify=1', '?isFollowing[]=true']) {
       expectProblem(await subscribe(s.member, region, query), 400, 'request.invalid');
     }
+    const unknown = await subscribe(s.member, region, '?isFollowing=true&notify=1');
+    expect(unknown.json().errors).toEqual([{ field: 'querystring/notify', message: 'is not a parameter of this operation' }]);
     expectProblem(await call(t.app, 'GET', `/api/regions/${region}/forum/subscriptions`, s.outsider), 403, 'region.forbidden');
     expectProblem(await call(t.app, 'GET', `/api/regions/${region}/forum/subscriptions`), 401);
     expect(await subscriptions(member.id)).toEqual([]);

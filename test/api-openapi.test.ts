@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
 import { listRoutes, toOpenApiPath } from './helpers/routes.ts';
 
-interface Operation { tags?: string[]; summary?: string; security?: Record<string, string[]>[]; responses: Record<string, unknown> }
+interface Operation { tags?: string[]; summary?: string; security?: Record<string, string[]>[]; requestBody?: unknown; responses: Record<string, unknown> }
 interface Document { openapi: string; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, unknown> } }
 
 /** The seed's operations with the status codes its Errors table lists (otherwise its success code). */
@@ -42,6 +42,10 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+function operations(): Array<[string, string, Operation]> {
+  return Object.entries(doc.paths).flatMap(([path, byMethod]) => Object.entries(byMethod).map(([method, operation]) => [path, method, operation] as [string, string, Operation]));
+}
+
 describe('GET /api/openapi.json', () => {
   it('is a valid OpenAPI 3.1 document', async () => {
     const validator = new Validator();
@@ -74,15 +78,64 @@ describe('GET /api/openapi.json', () => {
   });
 
   it('gives every operation tags, a summary, and the csrf scheme on every mutating one but login', () => {
-    for (const [path, operations] of Object.entries(doc.paths)) {
-      for (const [method, operation] of Object.entries(operations)) {
-        expect(operation.tags?.length, `${method} ${path} tags`).toBeGreaterThan(0);
-        expect(operation.summary, `${method} ${path} summary`).toBeTruthy();
-        if (['post', 'put', 'patch', 'delete'].includes(method) && path !== '/api/user/login') {
-          expect(operation.security, `${method} ${path} security`).toContainEqual({ csrf: [] });
-        }
+    for (const [path, method, operation] of operations()) {
+      expect(operation.tags?.length, `${method} ${path} tags`).toBeGreaterThan(0);
+      expect(operation.summary, `${method} ${path} summary`).toBeTruthy();
+      if (['post', 'put', 'patch', 'delete'].includes(method) && path !== '/api/user/login') {
+        // Each requirement that names a session also needs its CSRF token (keys of one requirement: all of them).
+        const requirements = (operation.security ?? []).filter((r) => Object.keys(r).length > 0);
+        expect(requirements.length, `${method} ${path} security`).toBeGreaterThan(0);
+        for (const requirement of requirements) expect(requirement, `${method} ${path} security`).toMatchObject({ csrf: [] });
       }
     }
+  });
+
+  it('references the session cookie scheme on every operation that needs a login, and only defined schemes', () => {
+    expect(doc.components.securitySchemes.session).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'fs_session' });
+    for (const [path, method, operation] of operations()) {
+      for (const requirement of operation.security ?? []) {
+        for (const scheme of Object.keys(requirement)) expect(doc.components.securitySchemes, `${method} ${path}`).toHaveProperty(scheme);
+      }
+      // Login's 401 means wrong credentials; everywhere else it means "log in first".
+      if ('401' in operation.responses && path !== '/api/user/login') expect(operation.security, `${method} ${path}`).toEqual([expect.objectContaining({ session: [] })]);
+    }
+    const security = (method: string, path: string) => doc.paths[path]![method]!.security;
+    expect(security('get', '/api/baskets/{basketId}')).toEqual([{ session: [] }]);
+    expect(security('patch', '/api/baskets/{basketId}')).toEqual([{ session: [], csrf: [] }]);
+    expect(security('patch', '/api/feature-toggles/{featureToggle}')).toEqual([{ session: [], csrf: [] }]);
+    expect(security('patch', '/api/notifications/regions')).toEqual([{ session: [], csrf: [] }]);
+    for (const [method, path] of [['get', '/api/petition'], ['get', '/api/feature-toggles'], ['get', '/api/uploads/{uuid}'], ['post', '/api/user/login']]) {
+      expect(security(method!, path!), `${method} ${path}`).toBeUndefined();
+    }
+  });
+
+  it('declares every error response as application/problem+json, the media type it is sent with', () => {
+    let count = 0;
+    for (const [path, method, operation] of operations()) {
+      for (const [status, response] of Object.entries(operation.responses as Record<string, { content?: Record<string, { schema: any }> }>)) {
+        if (Number(status) < 400) continue;
+        count += 1;
+        expect(Object.keys(response.content ?? {}), `${method} ${path} ${status}`).toEqual(['application/problem+json']);
+        expect(Object.keys(response.content!['application/problem+json']!.schema.properties).sort())
+          .toEqual(['code', 'detail', 'errors', 'status', 'title', 'type']);
+      }
+    }
+    expect(count).toBeGreaterThan(100);
+  });
+
+  it('lists 413 and 415 for every operation that takes a body', () => {
+    const withBody = operations().filter(([, , operation]) => operation.requestBody !== undefined);
+    expect(withBody.map(([path, method]) => `${method} ${path}`)).toEqual(expect.arrayContaining(['patch /api/baskets/{basketId}', 'post /api/uploads', 'post /api/user/login']));
+    for (const [path, method, operation] of withBody) {
+      expect(Object.keys(operation.responses), `${method} ${path}`).toEqual(expect.arrayContaining(['413', '415']));
+    }
+    expect(Object.keys(doc.paths['/api/baskets/{basketId}']!.get!.responses)).not.toContain('415');
+  });
+
+  it('declares the served upload as binary content of its own media type, not JSON', () => {
+    const ok = doc.paths['/api/uploads/{uuid}']!.get!.responses['200'] as { content: Record<string, { schema: unknown }> };
+    expect(Object.keys(ok.content)).toEqual(['image/*', '*/*']);
+    for (const media of Object.values(ok.content)) expect(media.schema).toEqual({ type: 'string', format: 'binary' });
   });
 });
 

@@ -1,9 +1,10 @@
-import { stat } from 'node:fs/promises';
-import { createPublicKey } from 'node:crypto';
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadVapidKeys, VAPID_KEY_FILE } from '../src/api/push/vapid-keys.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
+import { buildApp } from '../src/app.ts';
+import { buildTestApp, testConfig, type TestApp } from './helpers/app.ts';
 import { makeUser } from './helpers/factories.ts';
 import { logInAs, type TestSession } from './helpers/session.ts';
 
@@ -80,5 +81,51 @@ describe('configured VAPID keys', () => {
     const offCurve = Buffer.alloc(65, 1);
     offCurve[0] = 4;
     await expect(loadVapidKeys({ ...t.config, vapidPublicKey: offCurve.toString('base64url'), vapidPrivateKey: privateKey })).rejects.toThrow();
+  });
+});
+
+describe('a configured VAPID pair that does not belong together', () => {
+  function generatePair(): { publicKey: string; privateKey: string } {
+    const jwk = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
+    const point = Buffer.concat([Buffer.from([4]), Buffer.from(jwk.x!, 'base64url'), Buffer.from(jwk.y!, 'base64url')]);
+    return { publicKey: point.toString('base64url'), privateKey: jwk.d! };
+  }
+
+  it('stops the start with a message naming VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY', async () => {
+    const [a, b] = [generatePair(), generatePair()];
+    await expect(loadVapidKeys({ ...t.config, vapidPublicKey: a.publicKey, vapidPrivateKey: a.privateKey })).resolves.toEqual(a);
+    const mismatch = /VAPID keys \(VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY\) do not belong together: VAPID_PUBLIC_KEY is not the public key of VAPID_PRIVATE_KEY/;
+    await expect(loadVapidKeys({ ...t.config, vapidPublicKey: a.publicKey, vapidPrivateKey: b.privateKey })).rejects.toThrow(mismatch);
+    const { config, removeDataDir } = await testConfig({ VAPID_PUBLIC_KEY: a.publicKey, VAPID_PRIVATE_KEY: b.privateKey });
+    try {
+      const handle = { db: t.db, kind: 'pglite' as const, ping: async () => {}, close: async () => {} };
+      await expect(buildApp(config, { database: handle, keys: t.keys })).rejects.toThrow(mismatch);
+    } finally {
+      await removeDataDir();
+    }
+  });
+
+  it('refuses a private key that is no P-256 scalar', async () => {
+    const { publicKey } = generatePair();
+    const order = Buffer.from('ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551', 'hex');
+    for (const scalar of [Buffer.alloc(32), order]) {
+      await expect(loadVapidKeys({ ...t.config, vapidPublicKey: publicKey, vapidPrivateKey: scalar.toString('base64url') }))
+        .rejects.toThrow('VAPID_PRIVATE_KEY is not a valid P-256 private key');
+    }
+  });
+
+  it('refuses a generated key file whose public half was changed', async () => {
+    const { config, removeDataDir } = await testConfig();
+    try {
+      const first = await loadVapidKeys(config);
+      const file = path.join(config.dataDir, 'keys', VAPID_KEY_FILE);
+      const jwk = JSON.parse(await readFile(file, 'utf8'));
+      const other = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
+      await writeFile(file, JSON.stringify({ ...jwk, x: other.x, y: other.y }));
+      await expect(loadVapidKeys(config)).rejects.toThrow(/do not belong together/);
+      expect(first.publicKey).toMatch(/^[A-Za-z0-9_-]{87}$/);
+    } finally {
+      await removeDataDir();
+    }
   });
 });

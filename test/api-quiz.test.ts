@@ -103,8 +103,10 @@ describe('DELETE /api/quiz/session/{sessionId}', () => {
     expectProblem(await call(t.app, 'DELETE', '/api/quiz/session/999999', s.orga), 404, 'quiz.session-not-found');
     // `\d+` admits 0 and leading zeros: valid, but no such session.
     expectProblem(await call(t.app, 'DELETE', '/api/quiz/session/0', s.orga), 404, 'quiz.session-not-found');
-    expectProblem(await call(t.app, 'DELETE', '/api/quiz/session/9999999999', s.orga), 404, 'quiz.session-not-found');
-    for (const bad of ['abc', '-1', '1.5', '1e3', '%20', '123456789012345678901234567890', '1a', '%2e']) {
+    for (const missing of ['9999999999', '123456789012345678901234567890']) {
+      expectProblem(await call(t.app, 'DELETE', `/api/quiz/session/${missing}`, s.orga), 404, 'quiz.session-not-found');
+    }
+    for (const bad of ['abc', '-1', '1.5', '1e3', '%20', '1a', '%2e']) {
       expectProblem(await call(t.app, 'DELETE', `/api/quiz/session/${bad}`, s.orga), 400, 'request.invalid');
     }
     expect(await sessionExists(id)).toBe(true);

@@ -1,6 +1,7 @@
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
+import { buildApp } from '../src/app.ts';
+import { buildTestApp, testConfig, type TestApp } from './helpers/app.ts';
 import { makeUser } from './helpers/factories.ts';
 import { logInAs, type TestSession } from './helpers/session.ts';
 
@@ -61,7 +62,8 @@ describe('POST /api/uploads', () => {
     if (format === 'png' || format === 'webp') expect(input.includes(Buffer.from('SpyCam'))).toBe(true);
     const response = await upload({ filename: `pic.${format}`, body: input.toString('base64') });
     expect(response.statusCode).toBe(200);
-    const expectedType = format === 'tiff' ? 'image/png' : `image/${format}`;
+    // TIFF is none of the four formats served inline: without alpha it becomes JPEG.
+    const expectedType = format === 'tiff' ? 'image/jpeg' : `image/${format}`;
     expect(response.json().mimeType).toBe(expectedType);
     const served = await t.app.inject({ url: response.json().url });
     expect(served.headers['content-type']).toBe(expectedType);
@@ -97,6 +99,39 @@ describe('POST /api/uploads', () => {
     const far = await upload({ filename: 'a.bin', body: Buffer.alloc(MAX * 40, 7).toString('base64') });
     expect(far.statusCode).toBe(413);
     expect(await countUploads()).toBe(before);
+  });
+
+  it('refuses an image whose re-encoded form is still over MAX_UPLOAD_BYTES with 400, storing nothing', async () => {
+    const noise = Buffer.alloc(300 * 300 * 3);
+    for (let i = 0; i < noise.length; i += 1) noise[i] = (i * 2654435761) >>> 24;
+    const avif = await sharp(noise, { raw: { width: 300, height: 300, channels: 3 } }).avif({ quality: 1, effort: 0 }).toBuffer();
+    expect(avif.length).toBeLessThanOrEqual(MAX);
+    const before = await countUploads();
+    const response = await upload({ filename: 'noise.avif', body: avif.toString('base64') });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().errors).toEqual([{
+      field: 'body/body', message: `the image is still larger than ${MAX} bytes after re-encoding (at most 2560×2560 pixels)`,
+    }]);
+    expect(await countUploads()).toBe(before);
+  });
+
+  it('cuts a long file name after 255 characters, never inside an emoji, and answers, stores and serves the same name', async () => {
+    const cases: Array<[string, string]> = [
+      ['a' + '\u{1F600}'.repeat(300), 'a' + '\u{1F600}'.repeat(254)],
+      ['broken\uD83D.txt', 'broken\uFFFD.txt'],
+      ['  dir\\spaced name.txt  ', 'spaced name.txt'],
+    ];
+    for (const [sent, expected] of cases) {
+      const response = await upload({ filename: sent, body: Buffer.from('x').toString('base64') });
+      expect(response.statusCode, response.body).toBe(200);
+      const info = response.json();
+      expect(info.filename).toBe(expected);
+      expect([...info.filename].length).toBeLessThanOrEqual(255);
+      const row = await t.db.selectFrom('uploads').select('filename').where('uuid', '=', info.uuid).executeTakeFirstOrThrow();
+      expect(row.filename).toBe(expected);
+      const served = await t.app.inject({ url: info.url });
+      expect(served.headers['content-disposition']).toBe(`attachment; filename*=UTF-8''${encodeURIComponent(expected)}`);
+    }
   });
 
   it.each([
@@ -144,6 +179,24 @@ describe('GET /api/uploads/{uuid}', () => {
     expect((await t.app.inject({ url: '/api/uploads/8a1c2f5e-3b4d-4c6e-9f00-112233445566' })).statusCode).toBe(404);
     for (const bad of ['123', 'not-a-uuid', '8a1c2f5e-3b4d-4c6e-9f00-1122334455667', '..%2F..%2Fetc%2Fpasswd']) {
       expect((await t.app.inject({ url: `/api/uploads/${bad}` })).statusCode, bad).toBe(400);
+    }
+  });
+
+  it('serves an upload from another instance on the same database: files live in the database, not on one machine', async () => {
+    const created = (await upload({ filename: 'shared.bin', body: Buffer.from([9, 8, 7]).toString('base64') })).json();
+    const { config, removeDataDir } = await testConfig({ MAX_UPLOAD_BYTES: String(MAX) });
+    expect(config.dataDir).not.toBe(t.config.dataDir);
+    const handle = { db: t.db, kind: 'pglite' as const, ping: async () => {}, close: async () => {} };
+    const second = await buildApp(config, { database: handle, keys: t.keys, clock: t.clock.now });
+    try {
+      const response = await second.inject({ url: created.url });
+      expect(response.statusCode).toBe(200);
+      expect([...response.rawPayload]).toEqual([9, 8, 7]);
+      expect(response.headers['content-disposition']).toBe("attachment; filename*=UTF-8''shared.bin");
+      expect((await second.inject({ url: '/api/uploads/8a1c2f5e-3b4d-4c6e-9f00-112233445566' })).statusCode).toBe(404);
+    } finally {
+      await second.close();
+      await removeDataDir();
     }
   });
 

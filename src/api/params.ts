@@ -1,23 +1,24 @@
 /**
  * Path parameters and wire formats shared by the `/api` areas (SPEC-API
  * "General rules"). The seed's patterns are Symfony route requirements, which
- * match the whole segment, hence the anchors. A length bound keeps very long
- * digit strings out; {@link lookupId} maps what still exceeds PostgreSQL's
+ * match the whole segment, hence the anchors. No length bound below the
+ * router's {@link MAX_PATH_PARAM_LENGTH}: SPEC-API answers a pattern-valid id
+ * of nothing with 404, and {@link lookupId} maps what exceeds PostgreSQL's
  * `integer` to an id no row has, so the lookup answers 404 instead of failing.
  */
 import { Type } from '@sinclair/typebox';
-import { DIGITS_PATTERN, NO_NUL_PATTERN, POSITIVE_ID_PATTERN, toRowId } from '../http/row-id.ts';
+import { DIGITS_PATTERN, MAX_PATH_PARAM_LENGTH, NO_NUL_PATTERN, POSITIVE_ID_PATTERN, toRowId } from '../http/row-id.ts';
 
 export { NO_NUL_PATTERN };
 
 /** The seed's `[1-9][0-9]*`; also used where the seed gives no pattern for an id. */
 export function IdParam(description: string) {
-  return Type.String({ pattern: POSITIVE_ID_PATTERN, maxLength: 10, description: `${description} (pattern [1-9][0-9]*)` });
+  return Type.String({ pattern: POSITIVE_ID_PATTERN, maxLength: MAX_PATH_PARAM_LENGTH, description: `${description} (pattern [1-9][0-9]*)` });
 }
 
 /** The seed's `\d+`. */
 export function DigitsParam(description: string) {
-  return Type.String({ pattern: DIGITS_PATTERN, maxLength: 10, description: `${description} (pattern \\d+)` });
+  return Type.String({ pattern: DIGITS_PATTERN, maxLength: MAX_PATH_PARAM_LENGTH, description: `${description} (pattern \\d+)` });
 }
 
 /** Identity columns start at 1: no row has id 0. */

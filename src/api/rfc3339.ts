@@ -10,6 +10,8 @@ export interface ParsedDateTime {
   readonly date: Date;
   /** Whether the fraction had non-zero digits below the millisecond (no stored time can equal it). */
   readonly hasSubMillisecond: boolean;
+  /** The value as it was sent, for messages: `date` may be a different spelling of the instant, or cut to the millisecond. */
+  readonly text: string;
 }
 
 export function parseRfc3339(value: string): ParsedDateTime | undefined {
@@ -25,7 +27,7 @@ export function parseRfc3339(value: string): ParsedDateTime | undefined {
   date.setUTCFullYear(year, month - 1, day);
   date.setUTCHours(hour, minute, second, Number(fraction.slice(0, 3).padEnd(3, '0')));
   date.setTime(date.getTime() - offsetMinutes * 60_000);
-  return { date, hasSubMillisecond: /[1-9]/.test(fraction.slice(3)) };
+  return { date, hasSubMillisecond: /[1-9]/.test(fraction.slice(3)), text: value };
 }
 
 function daysInMonth(year: number, month: number): number {

@@ -1,14 +1,18 @@
 /**
  * The `/api` context (SPEC §4, §7): problem+json errors, 404 for unknown
- * routes, and the order of checks every operation shares: not logged in → 401
- * (403 for the two operations the seed lists without 401), then a missing or
- * wrong `X-CSRF-Token` on POST/PUT/PATCH/DELETE → 403, then schema validation.
- * Routes declare what they need in `config`.
+ * routes, JSON-only bodies (api-body.ts), closed query strings
+ * (validation.ts), and the order of checks every operation shares: not
+ * logged in → 401 (403 for the two operations the seed lists without 401),
+ * then a missing or wrong `X-CSRF-Token` on POST/PUT/PATCH/DELETE → 403, then
+ * schema validation (routes that answer 404/403 first defer the body and
+ * query part: validation-order.ts). Routes declare what they need in `config`.
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { tokensMatch } from '../accounts/csrf.ts';
 import { ApiProblem, problemBody, type FieldError, type ProblemBody } from './problem.ts';
+import { installApiBodyParsers } from './api-body.ts';
 import { classifyFailure } from './failures.ts';
+import { compileApiValidator } from './validation.ts';
 import type { ProblemCode } from './problem-codes.ts';
 
 declare module 'fastify' {
@@ -23,17 +27,8 @@ declare module 'fastify' {
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export function installApiContext(api: FastifyInstance): void {
-  // JSON in and out (SPEC-API). A form body is what a cross-site HTML form can
-  // send without a preflight: accepted here, it would allow login CSRF.
-  api.removeContentTypeParser('application/x-www-form-urlencoded');
-  // Many HTTP clients send `Content-Type: application/json` on every request,
-  // a body-less DELETE too: an empty body is no body, not a syntax error.
-  const parseJson = api.getDefaultJsonParser('error', 'error');
-  api.removeContentTypeParser('application/json');
-  api.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') done(null, undefined);
-    else parseJson(request, body as string, done);
-  });
+  api.setValidatorCompiler(compileApiValidator);
+  installApiBodyParsers(api);
   api.addHook('onRequest', async (request) => {
     const config = request.routeOptions.config ?? {};
     const auth = config.auth ?? 'optional';
@@ -72,14 +67,17 @@ export function sendProblem(reply: FastifyReply, body: ProblemBody): FastifyRepl
 function validationErrors(error: FastifyError): FieldError[] {
   const context = error.validationContext ?? 'body';
   return (error.validation ?? []).map((v) => {
-    const missing = (v.params as { missingProperty?: string } | undefined)?.missingProperty;
-    const path = `${v.instancePath}${missing ? `/${missing}` : ''}`;
-    return { field: `${context}${path}`, message: v.message ?? 'is invalid' };
+    const { missingProperty, additionalProperty } = (v.params ?? {}) as { missingProperty?: string; additionalProperty?: string };
+    const key = missingProperty ?? additionalProperty;
+    const path = `${v.instancePath}${key === undefined ? '' : `/${key}`}`;
+    const message = additionalProperty === undefined ? v.message ?? 'is invalid' : 'is not a parameter of this operation';
+    return { field: `${context}${path}`, message };
   });
 }
 
 function codeForStatus(status: number): ProblemCode {
   switch (status) {
+    case 403: return 'request.forbidden';
     case 404: return 'request.not-found';
     case 405: return 'request.method-not-allowed';
     case 413: return 'request.too-large';

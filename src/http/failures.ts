@@ -34,6 +34,7 @@ function clientMessage(e: Partial<FastifyError>, status: number): string {
   switch (status) {
     case 413: return 'The request body is too large.';
     case 415: return 'Unsupported content type.';
+    case 403: return 'Access to this resource is forbidden.';
     case 404: return 'Not found.';
     case 429: return 'Too many requests. Please slow down.';
     default:

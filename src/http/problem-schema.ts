@@ -1,11 +1,22 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 
-/** RFC 9457 problem details as `/api` answers them; referenced by every route's error responses. */
-export const ProblemSchema = Type.Object({
+/** RFC 9457 problem details as `/api` answers them. */
+export const ProblemBodySchema = Type.Object({
   type: Type.String(),
   title: Type.String(),
   status: Type.Integer(),
   detail: Type.String(),
   code: Type.String({ description: 'stable machine-readable error code' }),
   errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
-}, { description: 'application/problem+json (RFC 9457)' });
+});
+
+/**
+ * The declaration of every `/api` error response: {@link ProblemBodySchema}
+ * as `application/problem+json`, the media type the error handler sends.
+ * Fastify picks the serialiser by that media type, and the OpenAPI document
+ * lists it instead of `application/json`.
+ */
+export const ProblemSchema = Type.Unsafe<Static<typeof ProblemBodySchema>>({
+  description: 'problem details (RFC 9457)',
+  content: { 'application/problem+json': { schema: ProblemBodySchema } },
+});

@@ -14,6 +14,13 @@ export function toRowId(digits: string): number | null {
 }
 
 export const POSITIVE_ID_PATTERN = '^[1-9][0-9]*$';
+
+/**
+ * The longest path parameter the router accepts (longer: 400, "A path
+ * parameter is too long"). Only a guard against huge inputs: below it, an id
+ * that matches its pattern but names nothing is 404, whatever its length.
+ */
+export const MAX_PATH_PARAM_LENGTH = 200;
 export const DIGITS_PATTERN = '^\\d+$';
 
 /** PostgreSQL text cannot hold U+0000: such input is a 400, not a database error. */

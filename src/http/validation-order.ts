@@ -2,10 +2,20 @@
  * SPEC-API's order of checks puts "path parameter breaks its pattern → 400"
  * before 404 and 403, but "invalid body or query → 400" after them. Routes
  * that need both declare `attachValidation: true` and call these two at the
- * right points; the `/api` error handler turns the rethrown validation error
- * into the usual 400 problem with one entry per field.
+ * right points; the `/api` error handler turns the rethrown error into the
+ * usual problem (400 with one entry per field, or 415 for a media type that
+ * is not JSON).
  */
 import type { FastifyRequest } from 'fastify';
+import type { ApiProblem } from './problem.ts';
+
+/** A body that could not be parsed, kept until the route checks its input. */
+const deferredBodyFailures = new WeakMap<FastifyRequest, ApiProblem>();
+
+/** Records a body the parser refused (api-body.ts) on a route that checks its input late. */
+export function deferBodyFailure(request: FastifyRequest, failure: ApiProblem): void {
+  deferredBodyFailures.set(request, failure);
+}
 
 /** Throws when a path parameter failed its schema. */
 export function assertValidParams(request: FastifyRequest): void {
@@ -13,7 +23,9 @@ export function assertValidParams(request: FastifyRequest): void {
   if (error && (error as { validationContext?: string }).validationContext === 'params') throw error;
 }
 
-/** Throws when the body, query or headers failed their schema. */
+/** Throws when the body could not be parsed, or the body, query or headers failed their schema. */
 export function assertValidInput(request: FastifyRequest): void {
+  const bodyFailure = deferredBodyFailures.get(request);
+  if (bodyFailure) throw bodyFailure;
   if (request.validationError) throw request.validationError;
 }

@@ -16,6 +16,21 @@ const COMMON: Options = { useDefaults: true, removeAdditional: true, allErrors: 
 
 const coercing = addFormats(new Ajv({ ...COMMON, coerceTypes: 'array' }));
 const exact = addFormats(new Ajv({ ...COMMON, coerceTypes: false }));
+/** Unknown keys are errors, not silently dropped. */
+const strictQuery = addFormats(new Ajv({ ...COMMON, coerceTypes: 'array', removeAdditional: false }));
 
 export const compileValidator: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
   (httpPart === 'body' ? exact : coercing).compile(schema as object);
+
+/**
+ * The `/api` validator: as {@link compileValidator}, but a query string may
+ * carry only the parameters its schema declares. Dropping an unknown one
+ * would turn `?newstate=false` (a typo) into "no newState", which flips a
+ * feature toggle instead of switching it off; so it is a 400 naming the key.
+ * A query schema that does not say otherwise is closed.
+ */
+export const compileApiValidator: FastifySchemaCompiler<unknown> = ({ schema, httpPart, ...rest }) => {
+  if (httpPart !== 'querystring') return compileValidator({ schema, httpPart, ...rest });
+  const object = schema as { additionalProperties?: unknown };
+  return strictQuery.compile(object.additionalProperties === undefined ? { ...object, additionalProperties: false } : object);
+};

@@ -16,7 +16,7 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketRoutesOptions> = asyn
   api.post('/baskets', {
     config: { auth: 'required' },
     schema: {
-      tags: TAGS, summary: 'Offer a basket; it expires lifeTimeInDays from now', security: [{ csrf: [] }],
+      tags: TAGS, summary: 'Offer a basket; it expires lifeTimeInDays from now',
       body: BasketCreateBody,
       response: { 201: BasketSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema },
     },
@@ -39,7 +39,7 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketRoutesOptions> = asyn
     config: { auth: 'required' },
     attachValidation: true,
     schema: {
-      tags: TAGS, summary: 'Edit a basket (its creator, while active and unexpired); until does not move', security: [{ csrf: [] }],
+      tags: TAGS, summary: 'Edit a basket (its creator, while active and unexpired); until does not move',
       params: BasketParams,
       body: BasketPatchBody,
       response: { 200: BasketSchema, ...errors },
@@ -53,7 +53,7 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketRoutesOptions> = asyn
   api.post('/baskets/:basketId/request', {
     config: { auth: 'required' },
     schema: {
-      tags: TAGS, summary: 'Request a basket', security: [{ csrf: [] }],
+      tags: TAGS, summary: 'Request a basket',
       params: BasketParams,
       response: { 200: BasketSchema, ...errors, 409: ProblemSchema },
     },
@@ -65,7 +65,7 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketRoutesOptions> = asyn
   api.post('/baskets/:basketId/withdraw', {
     config: { auth: 'required' },
     schema: {
-      tags: TAGS, summary: 'Withdraw the caller\'s open request for a basket (request status 5)', security: [{ csrf: [] }],
+      tags: TAGS, summary: 'Withdraw the caller\'s open request for a basket (request status 5)',
       params: WithdrawParams,
       response: { 200: BasketSchema, ...errors },
     },

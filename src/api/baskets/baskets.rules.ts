@@ -4,7 +4,7 @@
  */
 import type { Executor } from '../../db/executor.ts';
 import type { FieldError } from '../../http/problem.ts';
-import { findOwnUploadUuids } from '../uploads/uploads.repository.ts';
+import { findOwnUploadTypes } from '../uploads/uploads.repository.ts';
 import type { BasketFields } from './baskets.repository.ts';
 
 const PHONE = /^\+?[0-9\-/ ]+$/;
@@ -34,9 +34,15 @@ export async function checkBasketFields(db: Executor, userId: number, fields: Ba
   return errors;
 }
 
+/** Each picture must be the URL of an image the caller uploaded (a PDF of theirs is no picture). */
 async function checkPictures(db: Executor, userId: number, pictures: readonly string[]): Promise<FieldError[]> {
   const uuids = pictures.map((url) => UPLOAD_URL.exec(url)?.[1]);
-  const own = await findOwnUploadUuids(db, userId, uuids.filter((u): u is string => u !== undefined));
-  return uuids.flatMap((uuid, index) => uuid !== undefined && own.has(uuid) ? []
-    : [{ field: `body/pictures/${index}`, message: 'must be the URL of one of your own uploads (/api/uploads/<uuid>)' }]);
+  const own = await findOwnUploadTypes(db, userId, uuids.filter((u): u is string => u !== undefined));
+  return uuids.flatMap((uuid, index): FieldError[] => {
+    const mimeType = uuid === undefined ? undefined : own.get(uuid);
+    const field = `body/pictures/${index}`;
+    if (mimeType === undefined) return [{ field, message: 'must be the URL of one of your own uploads (/api/uploads/<uuid>)' }];
+    if (!mimeType.startsWith('image/')) return [{ field, message: `must be an image upload, not ${mimeType}` }];
+    return [];
+  });
 }

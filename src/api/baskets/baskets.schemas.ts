@@ -1,6 +1,7 @@
 /** The seed's basket object, the same shape in PATCH bodies and responses. */
 import { Type, type Static } from '@sinclair/typebox';
-import { DIGITS_PATTERN, NO_NUL_PATTERN, POSITIVE_ID_PATTERN } from '../../http/row-id.ts';
+import { NO_NUL_PATTERN } from '../../http/row-id.ts';
+import { DigitsParam, IdParam } from '../params.ts';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -83,6 +84,6 @@ export const BasketCreateBody = Type.Object({
 }, { additionalProperties: false });
 export type BasketCreate = Static<typeof BasketCreateBody>;
 
-export const BasketParams = Type.Object({ basketId: Type.String({ pattern: POSITIVE_ID_PATTERN }) });
+export const BasketParams = Type.Object({ basketId: IdParam('basket id') });
 /** The seed gives `\d+` for withdraw. */
-export const WithdrawParams = Type.Object({ basketId: Type.String({ pattern: DIGITS_PATTERN }) });
+export const WithdrawParams = Type.Object({ basketId: DigitsParam('basket id') });

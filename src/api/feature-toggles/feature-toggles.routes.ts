@@ -25,7 +25,6 @@ export const featureToggleRoutes: FastifyPluginAsyncTypebox<FeatureToggleRoutesO
     schema: {
       tags: ['feature-toggles'],
       summary: 'Switch a feature toggle (orga); without newState it flips',
-      security: [{ csrf: [] }],
       params: FeatureToggleParams,
       querystring: FeatureToggleQuery,
       response: { 200: FeatureToggleSchema, 400: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },

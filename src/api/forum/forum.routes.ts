@@ -21,7 +21,6 @@ export const forumRoutes: FastifyPluginAsyncTypebox<ForumRoutesOptions> = async 
       tags,
       summary: 'Follow or unfollow a region\'s forum (an email about every new thread)',
       description: 'Members of the region or working group, and orga. The same setting as notifyByEmailAboutNewThreads of PATCH /api/notifications/regions.',
-      security: [{ csrf: [] }],
       params: ForumRegionParams,
       querystring: FollowQuery,
       response: { 200: EmptyObject, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },

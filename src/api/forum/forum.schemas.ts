@@ -5,7 +5,7 @@ export const ForumRegionParams = Type.Object({ regionId: IdParam('region or work
 
 export const FollowQuery = Type.Object({
   isFollowing: Type.Boolean({ description: 'true: email me about every new thread in this forum; false: stop' }),
-});
+}, { additionalProperties: false });
 
 export const ForumSubscriptionSchema = Type.Object({
   isFollowing: Type.Boolean({ description: 'whether the caller gets an email about every new thread in this forum' }),

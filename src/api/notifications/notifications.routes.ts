@@ -19,7 +19,6 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<NotificationRoutesOpt
       summary: 'Email about new forum threads, per region or working group',
       description: 'Every id must be a region or working group the caller is a member of; otherwise 403 and nothing changes. '
         + 'All settings are updated in one transaction.',
-      security: [{ csrf: [] }],
       body: RegionNotificationSettingsBody,
       response: { 200: EmptyObject, 400: ProblemSchema, 403: ProblemSchema },
     },

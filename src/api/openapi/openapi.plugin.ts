@@ -1,18 +1,21 @@
 /**
  * OpenAPI 3.1 document generated from the route schemas (SPEC-API "General
- * rules"): `GET /api/openapi.json`, browsable at `/api/doc`. Registered before
- * any route so that @fastify/swagger's onRoute hook sees every one; only
- * `/api` operations appear in the document.
+ * rules"): `GET /api/openapi.json`, browsable at `/api/doc`. The generator is
+ * registered on the root before any route so that @fastify/swagger's onRoute
+ * hook sees every one; only `/api` operations appear in the document. The UI
+ * is registered inside the `/api` context (openapi.routes.ts), so that its
+ * missing or refused files answer problem+json like everything under `/api`.
  */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.ts';
+import { documentOperation } from './openapi-operation.ts';
 
 export const OPENAPI_PATH = '/api/openapi.json';
 export const OPENAPI_UI_PREFIX = '/api/doc';
 
-/** Registers the document generator and the UI on the root instance. */
+/** Registers the document generator on the root instance. */
 export async function installOpenApi(app: FastifyInstance, config: Config): Promise<void> {
   await app.register(swagger, {
     openapi: {
@@ -32,13 +35,17 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
         },
       },
     },
-    transform: ({ schema, url }) => {
+    transform: ({ schema, url, route }) => {
       const hide = !url.startsWith('/api/') || url.startsWith(`${OPENAPI_UI_PREFIX}/`) || url === OPENAPI_UI_PREFIX;
-      return { schema: hide ? { ...schema, hide: true } : schema, url };
+      return { schema: hide ? { ...schema, hide: true } : documentOperation(schema ?? {}, route), url };
     },
   });
-  await app.register(swaggerUi, {
-    routePrefix: OPENAPI_UI_PREFIX,
+}
+
+/** Swagger UI at `/doc` of the context it is registered in (the `/api` context: {@link OPENAPI_UI_PREFIX}). */
+export async function installSwaggerUi(api: FastifyInstance, config: Config): Promise<void> {
+  await api.register(swaggerUi, {
+    routePrefix: OPENAPI_UI_PREFIX.slice('/api'.length),
     staticCSP: true,
     // Plain-http development must not be told to upgrade every request (as helmet is configured in app.ts).
     transformStaticCSP: (header) => config.isProduction ? header : header.replace(/\s*upgrade-insecure-requests;?/, ''),

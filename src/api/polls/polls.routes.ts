@@ -26,7 +26,7 @@ export const pollRoutes: FastifyPluginAsyncTypebox<PollRoutesOptions> = async (a
     config: { auth: 'required' },
     attachValidation: true,
     schema: {
-      tags: ['polls'], summary: 'Change a poll (its author, before voting starts)', security: [{ csrf: [] }],
+      tags: ['polls'], summary: 'Change a poll (its author, before voting starts)',
       params: PollParams,
       body: PollPatchBody,
       response: { 200: PollSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },

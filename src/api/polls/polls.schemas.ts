@@ -1,6 +1,7 @@
 /** The seed's poll object and its update body. */
 import { Type, type Static } from '@sinclair/typebox';
-import { NO_NUL_PATTERN, POSITIVE_ID_PATTERN } from '../../http/row-id.ts';
+import { NO_NUL_PATTERN } from '../../http/row-id.ts';
+import { IdParam } from '../params.ts';
 
 export const PollSchema = Type.Object({
   id: Type.Integer(),
@@ -30,4 +31,4 @@ export const PollPatchBody = Type.Object({
 }, { additionalProperties: false, description: 'scope, type and dates never change; other fields are ignored' });
 export type PollPatch = Static<typeof PollPatchBody>;
 
-export const PollParams = Type.Object({ pollId: Type.String({ pattern: POSITIVE_ID_PATTERN }) });
+export const PollParams = Type.Object({ pollId: IdParam('poll id') });

@@ -4,7 +4,7 @@
  * into `<DATA_DIR>/keys/vapid-key.json` (mode 0600) beside the other keys and
  * reused on every later start. Several instances share it by configuration.
  */
-import { createPublicKey, generateKeyPairSync, type JsonWebKey } from 'node:crypto';
+import { createECDH, generateKeyPairSync, type JsonWebKey } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../../config.ts';
@@ -18,13 +18,18 @@ export interface VapidKeys {
   readonly privateKey: string;
 }
 
+/**
+ * The configured pair, or the generated one. Throws (stopping the start) when
+ * a key is malformed or the public key is not the private key's: push
+ * services would then refuse every message the server signs.
+ */
 export async function loadVapidKeys(config: Config): Promise<VapidKeys> {
   if (config.vapidPublicKey !== undefined && config.vapidPrivateKey !== undefined) {
-    return checkedKeys(config.vapidPublicKey, config.vapidPrivateKey);
+    return checkedKeys(config.vapidPublicKey, config.vapidPrivateKey, 'VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY');
   }
   const file = path.join(config.dataDir, 'keys', VAPID_KEY_FILE);
   const jwk = JSON.parse(await readOrCreate(file, () => JSON.stringify(generateJwk()))) as JsonWebKey;
-  return checkedKeys(publicKeyOf(jwk), jwk.d ?? '');
+  return checkedKeys(publicKeyOf(jwk), jwk.d ?? '', file);
 }
 
 function generateJwk(): JsonWebKey {
@@ -38,14 +43,30 @@ function publicKeyOf(jwk: JsonWebKey): string {
   return Buffer.concat([Buffer.from([4]), x, y]).toString('base64url');
 }
 
-function checkedKeys(publicKey: string, privateKey: string): VapidKeys {
+function checkedKeys(publicKey: string, privateKey: string, source: string): VapidKeys {
   const point = Buffer.from(publicKey, 'base64url');
-  if (point.length !== 65 || point[0] !== 4 || Buffer.from(privateKey, 'base64url').length !== 32) {
-    throw new Error('VAPID keys must be a base64url 65-byte uncompressed P-256 public key and a 32-byte private key');
+  const scalar = Buffer.from(privateKey, 'base64url');
+  if (point.length !== 65 || point[0] !== 4 || scalar.length !== 32) {
+    throw new Error(`VAPID keys (${source}) must be a base64url 65-byte uncompressed P-256 public key (VAPID_PUBLIC_KEY) `
+      + 'and a 32-byte private key (VAPID_PRIVATE_KEY)');
   }
-  // Throws unless the point lies on P-256.
-  createPublicKey({ key: { kty: 'EC', crv: 'P-256', x: b64u(point.subarray(1, 33)), y: b64u(point.subarray(33)) }, format: 'jwk' });
+  const derived = publicPointOf(scalar, source);
+  if (!derived.equals(point)) {
+    throw new Error(`VAPID keys (${source}) do not belong together: VAPID_PUBLIC_KEY is not the public key of VAPID_PRIVATE_KEY `
+      + `(that would be ${b64u(derived)})`);
+  }
   return { publicKey: b64u(point), privateKey };
+}
+
+/** The uncompressed public point of a P-256 private scalar. */
+function publicPointOf(scalar: Buffer, source: string): Buffer {
+  const ecdh = createECDH('prime256v1');
+  try {
+    ecdh.setPrivateKey(scalar);
+  } catch {
+    throw new Error(`VAPID keys (${source}): VAPID_PRIVATE_KEY is not a valid P-256 private key`);
+  }
+  return ecdh.getPublicKey();
 }
 
 function b64u(bytes: Uint8Array): string {

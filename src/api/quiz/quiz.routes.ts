@@ -29,7 +29,6 @@ export const quizRoutes: FastifyPluginAsyncTypebox<QuizRoutesOptions> = async (a
       tags,
       summary: 'Delete a quiz session',
       description: 'Orga only.',
-      security: [{ csrf: [] }],
       params: QuizSessionParams,
       response: { 200: EmptyObject, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
     },

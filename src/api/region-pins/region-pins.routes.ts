@@ -31,7 +31,6 @@ export const regionPinRoutes: FastifyPluginAsyncTypebox<RegionPinRoutesOptions> 
       tags,
       summary: 'Set a region\'s pin on the map',
       description: 'Orga, or an ambassador of that region. Returns the pin as stored.',
-      security: [{ csrf: [] }],
       params: RegionParams,
       body: RegionPinBody,
       response: { 200: RegionPinSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },

@@ -16,7 +16,6 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ReportRoutesOptions> = asyn
       tags: ['reports'],
       summary: 'Delete a report',
       description: 'Orga, except the user the report is about.',
-      security: [{ csrf: [] }],
       params: Type.Object({ reportId: IdParam('report id') }),
       response: { 200: EmptyObject, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
     },

@@ -38,9 +38,7 @@ export async function signUpForPickup(db: DB, clock: Clock, actor: Actor, reques
   const store = await findStoreOrThrow(db, request.storeId);
   const slotMissing = request.pickupDate.hasSubMillisecond || !isStorableInstant(request.pickupDate.date)
     || !(await findPickupSlot(db, store.id, request.pickupDate.date));
-  if (slotMissing) {
-    throw new ApiProblem(404, 'store.pickup-slot-not-found', `Store ${store.id} has no pickup slot at ${request.pickupDate.date.toISOString()}.`);
-  }
+  if (slotMissing) throw slotNotFound(store.id, request.pickupDate);
   if (request.userId !== actor.id) throw new ApiProblem(403, 'store.forbidden', 'You can only sign up yourself for a pickup.');
   const relation = await relationToStore(db, store, actor);
   if (!maySignUpForPickup(actor, relation)) {
@@ -50,7 +48,7 @@ export async function signUpForPickup(db: DB, clock: Clock, actor: Actor, reques
   const now = clock();
   await db.transaction().execute(async (trx) => {
     const slot = await lockPickupSlot(trx, store.id, request.pickupDate.date);
-    if (!slot) throw new ApiProblem(404, 'store.pickup-slot-not-found', `Store ${store.id} has no pickup slot at ${request.pickupDate.date.toISOString()}.`);
+    if (!slot) throw slotNotFound(store.id, request.pickupDate);
     if (slot.pickup_at.getTime() <= now.getTime()) throw new ApiProblem(409, 'store.pickup-in-past', 'This pickup has already taken place.');
     const signedUp = await listSignupUserIds(trx, slot.id);
     if (signedUp.includes(actor.id)) throw new ApiProblem(409, 'store.pickup-already-signed-up', 'You are already signed up for this pickup.');
@@ -62,4 +60,9 @@ export async function signUpForPickup(db: DB, clock: Clock, actor: Actor, reques
     });
   });
   return { isConfirmed };
+}
+
+/** Names the time as sent: its millisecond cut (`.0001Z` → `.000Z`) may be a time at which a slot does exist. */
+function slotNotFound(storeId: number, pickupDate: ParsedDateTime): ApiProblem {
+  return new ApiProblem(404, 'store.pickup-slot-not-found', `Store ${storeId} has no pickup slot at ${pickupDate.text}.`);
 }

@@ -32,7 +32,6 @@ export const storeRoutes: FastifyPluginAsyncTypebox<StoreRoutesOptions> = async 
       tags,
       summary: 'Remove a wall post; writes a store-log entry',
       description: 'Orga any post; the author their own; a manager of the store other people\'s posts older than one month.',
-      security: [{ csrf: [] }],
       params: StorePostParams,
       response: { 200: EmptyObject, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
     },
@@ -49,7 +48,6 @@ export const storeRoutes: FastifyPluginAsyncTypebox<StoreRoutesOptions> = async 
       summary: 'Sign oneself up for a pickup slot; writes a store-log entry',
       description: 'The caller (fsId) must be a verified member or manager of the store. 404 when the store has no slot at exactly '
         + 'that time; 409 when the slot is in the past, full, or the caller is already signed up.',
-      security: [{ csrf: [] }],
       params: PickupParams,
       response: {
         200: PickupSignupSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema,
@@ -69,7 +67,6 @@ export const storeRoutes: FastifyPluginAsyncTypebox<StoreRoutesOptions> = async 
       summary: 'Make a user a member and manager of the store; writes a store-log entry',
       description: 'Orga, a manager of the store, or an ambassador of its region. 422 when the user does not exist, already manages '
         + 'the store, has a role below store manager, or the store has 3 managers already (orga and ambassadors may exceed that).',
-      security: [{ csrf: [] }],
       params: ManagerParams,
       response: {
         200: EmptyObject, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 422: ProblemSchema,

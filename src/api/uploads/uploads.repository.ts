@@ -29,10 +29,10 @@ export async function findUpload(db: Executor, uuid: string): Promise<StoredUplo
   };
 }
 
-/** The uuids among `uuids` that `userId` uploaded. */
-export async function findOwnUploadUuids(db: Executor, userId: number, uuids: readonly string[]): Promise<Set<string>> {
-  if (uuids.length === 0) return new Set();
-  const rows = await db.selectFrom('uploads').select('uuid')
+/** The media type of each upload among `uuids` that `userId` made (others are absent). */
+export async function findOwnUploadTypes(db: Executor, userId: number, uuids: readonly string[]): Promise<Map<string, string>> {
+  if (uuids.length === 0) return new Map();
+  const rows = await db.selectFrom('uploads').select(['uuid', 'mime_type'])
     .where('user_id', '=', userId).where('uuid', 'in', [...uuids]).execute();
-  return new Set(rows.map((r) => r.uuid));
+  return new Map(rows.map((r) => [r.uuid, r.mime_type]));
 }

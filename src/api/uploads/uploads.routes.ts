@@ -9,6 +9,14 @@ import { isServedInline } from './upload-content.ts';
 import { UploadBody, UploadInfoSchema, UploadParams } from './uploads.schemas.ts';
 import { getUpload, storeUpload } from './uploads.service.ts';
 
+const binary = { schema: { type: 'string', format: 'binary' } };
+
+/** The bytes as stored, with the media type detected at upload: images inline, any other type as an attachment. */
+const StoredFileResponse = Type.Unsafe<Buffer>({
+  description: 'the file as stored: image/jpeg, image/png, image/webp or image/gif inline; any other type as an attachment',
+  content: { 'image/*': binary, '*/*': binary },
+});
+
 export interface UploadRoutesOptions { config: Config; db: DB; clock: Clock }
 
 export const uploadRoutes: FastifyPluginAsyncTypebox<UploadRoutesOptions> = async (api, { config, db, clock }) => {
@@ -20,7 +28,6 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<UploadRoutesOptions> = asyn
     schema: {
       tags: ['uploads'],
       summary: 'Upload a file (base64); images are re-encoded without metadata',
-      security: [{ csrf: [] }],
       body: UploadBody,
       response: { 200: UploadInfoSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 413: ProblemSchema },
     },
@@ -34,7 +41,7 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<UploadRoutesOptions> = asyn
       tags: ['uploads'],
       summary: 'The uploaded file, byte for byte as stored; public and immutable',
       params: UploadParams,
-      response: { 200: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'the file' }), 400: ProblemSchema, 404: ProblemSchema },
+      response: { 200: StoredFileResponse, 400: ProblemSchema, 404: ProblemSchema },
     },
   }, async (request, reply) => {
     const upload = await getUpload(db, request.params.uuid);

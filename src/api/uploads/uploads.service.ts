@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../db/executor.ts';
 import { ApiProblem, ValidationFailed } from '../../http/problem.ts';
-import { cleanContent, UndecodableImage } from './upload-content.ts';
+import { cleanContent, MAX_IMAGE_SIDE, UnusableImage } from './upload-content.ts';
 import { findUpload, insertUpload, type StoredUpload } from './uploads.repository.ts';
 
 export const UPLOAD_URL_PREFIX = '/api/uploads/';
@@ -38,18 +38,25 @@ export async function storeUpload(
   if (bytes.length > maxBytes) {
     throw new ValidationFailed([{ field: 'body/body', message: `the file must not be larger than ${maxBytes} bytes` }]);
   }
-  let clean;
-  try {
-    clean = await cleanContent(filename, bytes);
-  } catch (error) {
-    if (!(error instanceof UndecodableImage)) throw error;
-    throw new ValidationFailed([{ field: 'body/body', message: 'is not a readable image' }]);
+  const clean = await cleanOrRefuse(filename, bytes);
+  if (clean.content.length > maxBytes) {
+    throw new ValidationFailed([{ field: 'body/body', message:
+      `the image is still larger than ${maxBytes} bytes after re-encoding (at most ${MAX_IMAGE_SIDE}×${MAX_IMAGE_SIDE} pixels)` }]);
   }
   const upload: StoredUpload = {
     uuid: randomUUID(), userId, filename, mimeType: clean.mimeType, filesize: clean.content.length, content: clean.content,
   };
   await insertUpload(db, upload, clock());
   return describeUpload(upload);
+}
+
+async function cleanOrRefuse(filename: string, bytes: Buffer) {
+  try {
+    return await cleanContent(filename, bytes);
+  } catch (error) {
+    if (!(error instanceof UnusableImage)) throw error;
+    throw new ValidationFailed([{ field: 'body/body', message: error.message }]);
+  }
 }
 
 export async function getUpload(db: Executor, uuid: string): Promise<StoredUpload> {
@@ -62,8 +69,17 @@ export function describeUpload(upload: StoredUpload): UploadInfo {
   return { url: `${UPLOAD_URL_PREFIX}${upload.uuid}`, uuid: upload.uuid, filename: upload.filename, mimeType: upload.mimeType, filesize: upload.filesize };
 }
 
-/** The last path segment, without control characters; the name is only ever shown, never used as a path. */
-function cleanFilename(raw: string): string {
-  const base = raw.replace(/[\u0000-\u001f\u007f]/g, '').split(/[/\\]/).pop() ?? '';
-  return base.trim().slice(0, 255);
+/** At most this many characters (code points: an emoji is never cut in half). */
+export const MAX_FILENAME_LENGTH = 255;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * The last path segment, without control characters, as UTF-8 can hold it (a
+ * lone surrogate becomes U+FFFD, as the database would store it), so that the
+ * answer, the stored row and the served Content-Disposition all carry the same
+ * name. The name is only ever shown, never used as a path.
+ */
+export function cleanFilename(raw: string): string {
+  const base = raw.replace(/[\u0000-\u001f\u007f]/g, '').replace(LONE_SURROGATE, '\uFFFD').split(/[/\\]/).pop() ?? '';
+  return Array.from(base.trim()).slice(0, MAX_FILENAME_LENGTH).join('').trimEnd();
 }

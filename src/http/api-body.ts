@@ -1,0 +1,53 @@
+/**
+ * How `/api` reads request bodies: JSON only (SPEC-API). A form body is what
+ * a cross-site HTML form can send without a preflight: accepted, it would
+ * allow login CSRF, so it is a 415 like every other media type.
+ *
+ * Where a body is refused depends on the route. SPEC-API puts "invalid body →
+ * 400" after 404 and 403, so on routes that check their input late
+ * (`attachValidation`) a syntax error or an unsupported media type is only
+ * recorded here and reported by `assertValidInput()` (validation-order.ts);
+ * elsewhere it answers at once. A body over the size limit is cut off before
+ * any parser runs (413), whatever the route.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { ApiProblem } from './problem.ts';
+import { deferBodyFailure } from './validation-order.ts';
+
+type Done = (error: Error | null, body?: unknown) => void;
+
+export function installApiBodyParsers(api: FastifyInstance): void {
+  api.removeContentTypeParser('application/x-www-form-urlencoded');
+  // Many HTTP clients send `Content-Type: application/json` on every request,
+  // a body-less DELETE too: an empty body is no body, not a syntax error.
+  const parseJson = api.getDefaultJsonParser('error', 'error');
+  api.removeContentTypeParser('application/json');
+  api.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') return done(null, undefined);
+    parseJson(request, body as string, (error: Error | null, value?: unknown) => {
+      if (error) refuseBody(request, done, notJson());
+      else done(null, value);
+    });
+  });
+  // Every media type without a parser of its own (and a body without any content type).
+  api.addContentTypeParser('*', { parseAs: 'buffer' }, (request, _body, done) => {
+    refuseBody(request, done, unsupportedMediaType());
+  });
+}
+
+function refuseBody(request: FastifyRequest, done: Done, failure: ApiProblem): void {
+  if (request.routeOptions.attachValidation) {
+    deferBodyFailure(request, failure);
+    done(null, undefined);
+  } else {
+    done(failure);
+  }
+}
+
+function notJson(): ApiProblem {
+  return new ApiProblem(400, 'request.invalid', 'The request body is not valid JSON.', [{ field: 'body', message: 'is not valid JSON' }]);
+}
+
+function unsupportedMediaType(): ApiProblem {
+  return new ApiProblem(415, 'request.unsupported-media-type', 'Unsupported content type: send JSON with Content-Type: application/json.');
+}
