@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -100,6 +100,29 @@ describe('CLI', () => {
 });
 
 describe('CLI demo', () => {
+  it('refuses to load the demo dataset in production, before touching the keys or the database', async () => {
+    const productionDir = await mkdtemp(path.join(tmpdir(), 'fs-cli-prod-'));
+    try {
+      for (const json of [false, true]) {
+        let out = '';
+        let err = '';
+        const code = await runCli(json ? ['demo', '--json'] : ['demo'], {
+          out: { write: (s: string) => { out += s; } },
+          err: { write: (s: string) => { err += s; } },
+          // Nothing listens on port 1: reaching for the database would fail with a connection error instead.
+          env: { NODE_ENV: 'production', PUBLIC_URL: 'https://id.example.org', DATABASE_URL: 'postgres://postgres@127.0.0.1:1/unreachable', DATA_DIR: productionDir },
+        });
+        expect(code).toBe(1);
+        const message = 'The demo dataset is never loaded in production (NODE_ENV=production): its accounts have published passwords.';
+        if (json) expect(JSON.parse(out)).toEqual({ error: message });
+        else expect(err).toBe(`error: ${message}\n`);
+      }
+      expect(await readdir(productionDir)).toEqual([]); // no keys generated
+    } finally {
+      await rm(productionDir, { recursive: true, force: true });
+    }
+  });
+
   it('loads the demo dataset into an empty database and prints it with ids, once', async () => {
     const emptyDir = await mkdtemp(path.join(tmpdir(), 'fs-cli-demo-'));
     try {

@@ -2,7 +2,8 @@
  * Creating accounts and regions (used by the CLI and the demo dataset), with
  * the same validation wherever they come from.
  */
-import type { DB } from '../db/database.ts';
+import type { Executor } from '../db/executor.ts';
+import { inTransaction } from '../db/transaction.ts';
 import { ValidationFailed, type FieldError } from '../http/problem.ts';
 import { REGION_TYPES, type RegionType } from './accounts.tables.ts';
 import { hashPassword } from './passwords.ts';
@@ -25,7 +26,7 @@ export interface CreateUserInput {
 }
 
 /** Creates a user with memberships; throws {@link ValidationFailed} naming each bad field. */
-export async function createUser(db: DB, input: CreateUserInput): Promise<number> {
+export async function createUser(db: Executor, input: CreateUserInput): Promise<number> {
   const errors: FieldError[] = [];
   const email = input.email.trim();
   if (!EMAIL_PATTERN.test(email) || email.length > 254) errors.push({ field: 'email', message: 'must be a valid email address' });
@@ -46,7 +47,7 @@ export async function createUser(db: DB, input: CreateUserInput): Promise<number
   if (errors.length > 0) throw new ValidationFailed(errors);
 
   const passwordHash = await hashPassword(input.password);
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const id = await insertUser(trx, {
       email,
       passwordHash,
@@ -69,7 +70,7 @@ export interface CreateRegionInput {
   type?: RegionType;
 }
 
-export async function createRegion(db: DB, input: CreateRegionInput): Promise<number> {
+export async function createRegion(db: Executor, input: CreateRegionInput): Promise<number> {
   const errors: FieldError[] = [];
   const name = input.name.trim();
   if (name.length === 0 || name.length > 200) errors.push({ field: 'name', message: 'must be 1 to 200 characters' });
