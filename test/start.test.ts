@@ -62,6 +62,27 @@ describe('npm start', () => {
     expect(running.output()).toContain('NODE_ENV=production requires an https PUBLIC_URL');
   });
 
+  it('refuses a bad TRUST_PROXY or HOST before opening the database', async () => {
+    const running = start({ TRUST_PROXY: 'yes', HOST: 'my host', DATA_DIR: dataDir });
+    expect(await running.exited).toBe(1);
+    expect(running.output()).toContain('TRUST_PROXY="yes" must be true, false or a comma-separated list of IP addresses or CIDR ranges');
+    expect(running.output()).toContain('HOST="my host" must be an IP address or a host name');
+    expect(existsSync(path.join(dataDir, 'pglite'))).toBe(false);
+  });
+
+  it('refuses a signing key file that holds no key, with one line naming it, before opening the database or generating keys', async () => {
+    const running = start({ OAUTH_PRIVATE_KEY_FILE: '/etc/hostname', DATA_DIR: dataDir });
+    expect(await running.exited).toBe(1);
+    expect(running.output()).toBe('Invalid configuration:\n'
+      + '  - OAUTH_PRIVATE_KEY_FILE=/etc/hostname is not a PEM-encoded private key (PKCS#8 or PKCS#1, unencrypted)\n');
+    expect(existsSync(path.join(dataDir, 'pglite'))).toBe(false);
+    expect(existsSync(path.join(dataDir, 'keys'))).toBe(false);
+    const missing = start({ OAUTH_ENCRYPTION_KEY_FILE: path.join(dataDir, 'nope.key'), DATA_DIR: dataDir });
+    expect(await missing.exited).toBe(1);
+    expect(missing.output()).toContain(`OAUTH_ENCRYPTION_KEY_FILE=${path.join(dataDir, 'nope.key')} cannot be read: no such file`);
+    expect(existsSync(path.join(dataDir, 'pglite'))).toBe(false);
+  });
+
   it('first start: creates and migrates the embedded database, generates keys (0600), loads the demo, serves, stops cleanly', async () => {
     const port = await freePort();
     const running = start({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir });
@@ -98,6 +119,32 @@ describe('npm start', () => {
     expect(again.output()).not.toContain('Demo dataset loaded');
     again.child.kill('SIGINT');
     expect(await again.exited).toBe(0);
+  });
+
+  it.runIf(TEST_DATABASE_URL)('in production: never loads the demo dataset, and warns about keys generated per instance', async () => {
+    const schema = `test_start_prod_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    const keysDir = await mkdtemp(path.join(tmpdir(), 'fs-start-prod-'));
+    try {
+      const port = await freePort();
+      const url = new URL(TEST_DATABASE_URL!);
+      url.searchParams.set('options', `-c search_path=${schema}`);
+      const running = start({ NODE_ENV: 'production', PUBLIC_URL: 'https://id.example.org', PORT: String(port), HOST: '127.0.0.1',
+        DATA_DIR: keysDir, DATABASE_URL: url.toString() });
+      await waitFor(running, 'ready at https://id.example.org');
+      expect(running.output()).not.toContain('Demo dataset loaded');
+      expect(running.output()).toMatch(/"level":40,.*NODE_ENV=production without OAUTH_PRIVATE_KEY\(_FILE\) and OAUTH_ENCRYPTION_KEY\(_FILE\)/);
+      const { rows } = await admin.query(`select count(*)::int as n from ${schema}.users`);
+      expect(rows[0].n).toBe(0);
+      running.child.kill('SIGTERM');
+      expect(await running.exited).toBe(0);
+    } finally {
+      await admin.query(`drop schema ${schema} cascade`);
+      await admin.end();
+      await rm(keysDir, { recursive: true, force: true });
+    }
   });
 
   it.runIf(TEST_DATABASE_URL)('runs the same on an empty PostgreSQL database', async () => {
