@@ -21,6 +21,18 @@ async function cli(...argv: string[]): Promise<{ code: number; out: string; err:
   return { code, out, err };
 }
 
+/** Every user and region in the CLI's data directory (opened once the CLI has let go of it). */
+async function storedRows(): Promise<{ users: string[]; regions: string[] }> {
+  const handle = await openDatabase({ kind: 'pglite', dataDir });
+  try {
+    const users = await handle.db.selectFrom('users').select('email').orderBy('id').execute();
+    const regions = await handle.db.selectFrom('regions').select('name').orderBy('id').execute();
+    return { users: users.map((u) => u.email), regions: regions.map((r) => r.name) };
+  } finally {
+    await handle.close();
+  }
+}
+
 describe('CLI', () => {
   it('migrate creates the schema and is harmless the second time', async () => {
     const first = await cli('migrate', '--json');
@@ -64,6 +76,7 @@ describe('CLI', () => {
   });
 
   it('user add names every bad field and writes nothing', async () => {
+    const before = await storedRows();
     const result = await cli('user', 'add', '--email', 'not-an-email', '--password', 'short', '--first-name', 'A', '--last-name', 'B', '--region', '424242');
     expect(result.code).toBe(1);
     expect(result.err).toContain('--email: must be a valid email address');
@@ -76,6 +89,23 @@ describe('CLI', () => {
     const duplicate = await cli('user', 'add', '--email', 'ADA@example.test', '--password', 'long enough', '--first-name', 'A', '--last-name', 'B');
     expect(duplicate.code).toBe(1);
     expect(duplicate.err).toContain('--email: is already registered');
+    expect(await storedRows()).toEqual(before);
+  });
+
+  it('refuses NUL bytes and other control characters in emails and names with a clear message, writing nothing', async () => {
+    const before = await storedRows();
+    const result = await cli('user', 'add', '--email', 'a\u0000b@example.test', '--password', 'long enough',
+      '--first-name', 'A\u0000', '--last-name', 'B\nC', '--json');
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.out)).toEqual({ error: 'The request is invalid.', errors: [
+      { field: 'email', message: 'must be a valid email address' },
+      { field: 'firstName', message: 'must not contain control characters' },
+      { field: 'lastName', message: 'must not contain control characters' },
+    ] });
+    const region = await cli('region', 'add', '--name', 'Nul\u0000stadt');
+    expect(region.code).toBe(1);
+    expect(region.err).toBe('error: The request is invalid.\n  --name: must not contain control characters\n');
+    expect(await storedRows()).toEqual(before);
   });
 
   it('unknown commands print the usage and exit 2', async () => {
