@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli.ts';
 import { openDatabase } from '../src/db/database.ts';
@@ -172,5 +174,35 @@ describe('CLI demo', () => {
     } finally {
       await rm(emptyDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the package bin (bin/foodsharing.js)', () => {
+  const BIN = fileURLToPath(new URL('../bin/foodsharing.js', import.meta.url));
+  const run = (...argv: string[]) => new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+    execFile(process.execPath, [BIN, ...argv], { env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', DATA_DIR: dataDir } },
+      (error, out, err) => resolve({ code: error ? (error.code as number) : 0, out, err }));
+  });
+
+  it('prints the usage with --help and exits 0', async () => {
+    const result = await run('--help');
+    expect(result.code).toBe(0);
+    expect(result.out).toMatch(/^Usage: npm run cli -- <command> \[options\] \[--json\]\n\nCommands:\n {2}migrate\n/);
+    expect(result.out).toContain('  demo\n');
+    expect(result.err).toBe('');
+  });
+
+  it('exits 2 with the usage on an unknown command', async () => {
+    const result = await run('frobnicate');
+    expect(result.code).toBe(2);
+    expect(result.err).toMatch(/^error: unknown command "frobnicate"\nUsage: npm run cli/);
+  });
+
+  it('runs a command on the configured data directory', async () => {
+    const first = await run('migrate', '--json');
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.out)).toEqual({ applied: expect.any(Array) });
+    const second = await run('migrate');
+    expect(second).toEqual({ code: 0, out: 'Database schema is up to date.\n', err: '' });
   });
 });

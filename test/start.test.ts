@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { request as httpRequest, type ClientRequest } from 'node:http';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -31,6 +32,20 @@ async function waitFor(running: Running, text: string, timeoutMs = 60_000): Prom
     if (Date.now() > deadline || running.child.exitCode !== null) throw new Error(`"${text}" not seen:\n${running.output()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** Polls new connections until one is refused; returns the error code. */
+async function waitUntilRefused(port: number, timeoutMs = 5_000): Promise<string | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const code = await new Promise<string | undefined>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => { socket.destroy(); resolve(undefined); });
+      socket.on('error', (error: NodeJS.ErrnoException) => resolve(error.code));
+    });
+    if (code !== undefined) return code;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return undefined;
 }
 
 function freePort(): Promise<number> {
@@ -119,6 +134,38 @@ describe('npm start', () => {
     expect(again.output()).not.toContain('Demo dataset loaded');
     again.child.kill('SIGINT');
     expect(await again.exited).toBe(0);
+  });
+
+  it('SIGTERM: stops accepting connections, lets an in-flight request finish, then exits 0', async () => {
+    const port = await freePort();
+    const running = start({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir });
+    await waitFor(running, 'ready at');
+    const body = JSON.stringify({ email: 'nobody@example.org', password: 'not the password' });
+    let inFlight: ClientRequest | undefined;
+    const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const request = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/api/user/login',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => { text += chunk.toString(); });
+        response.on('end', () => resolve({ status: response.statusCode!, body: text }));
+      });
+      request.on('error', reject);
+      request.write(body.slice(0, 10)); // the rest follows after SIGTERM
+      inFlight = request;
+    });
+    await new Promise((r) => setTimeout(r, 300));
+
+    running.child.kill('SIGTERM');
+    await waitFor(running, 'shutting down');
+    const refused = await waitUntilRefused(port);
+    expect(refused).toBe('ECONNREFUSED');
+    expect(running.child.exitCode).toBeNull(); // still finishing the request
+
+    inFlight!.end(body.slice(10));
+    const response = await answer;
+    expect(response.status).toBe(401);
+    expect(JSON.parse(response.body)).toMatchObject({ status: 401, code: 'auth.invalid-credentials' });
+    expect(await running.exited).toBe(0);
   });
 
   it.runIf(TEST_DATABASE_URL)('in production: never loads the demo dataset, and warns about keys generated per instance', async () => {
