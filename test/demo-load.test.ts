@@ -8,12 +8,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { DB } from '../src/db/database.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
-import { DatabaseNotEmptyError, loadDemoData, loadDemoDataIfEmpty } from '../src/demo/demo-data.ts';
+import { DatabaseNotEmptyError, DEMO_PASSWORD, loadDemoData, loadDemoDataIfEmpty } from '../src/demo/demo-data.ts';
 import { ValidationFailed } from '../src/http/problem.ts';
 import { createClient } from '../src/oauth/clients/clients.service.ts';
 import { loadDemoOnFirstStart } from '../src/ops/startup.ts';
-import { testConfig, testKeys } from './helpers/app.ts';
+import { buildTestApp, testConfig, testKeys } from './helpers/app.ts';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from './helpers/database.ts';
+import { logInAs } from './helpers/session.ts';
 
 const TABLES = ['users', 'regions', 'region_memberships', 'stores', 'store_pickup_slots', 'quizzes', 'baskets', 'basket_requests',
   'polls', 'contents', 'feature_toggles', 'reports', 'oauth_clients'] as const;
@@ -111,5 +112,36 @@ describe('demo dataset loading', () => {
     // Nothing half-loaded blocks a later attempt.
     await db.deleteFrom('oauth_clients').execute();
     expect((await loadDemoData(db, keys)).users).toHaveLength(6);
+  });
+});
+
+describe('demo dataset over time', () => {
+  it('stays usable for weeks: 20 days on, README\'s basket still answers, the future poll has not started, free pickups lie ahead', async () => {
+    const t = await buildTestApp();
+    try {
+      const demo = await loadDemoData(t.db, t.keys);
+      t.clock.advance(20 * 86_400);
+      const bread = demo.sharing.baskets[0]!;
+      const frieda = await logInAs(t.app, { email: bread.creator.email, password: DEMO_PASSWORD });
+      const patch = await t.app.inject({ method: 'PATCH', url: `/api/baskets/${bread.id}`, headers: frieda.headers,
+        payload: { description: 'Zwei Laibe Sauerteigbrot, noch heute abzuholen.' } });
+      expect(patch.statusCode, patch.body).toBe(200);
+
+      const notStarted = demo.sharing.polls.find((p) => !p.hasStarted)!;
+      const author = await logInAs(t.app, { email: notStarted.author.email, password: DEMO_PASSWORD });
+      const edit = await t.app.inject({ method: 'PATCH', url: `/api/polls/${notStarted.id}`, headers: author.headers, payload: { name: 'Neu' } });
+      expect(edit.statusCode, edit.body).toBe(200);
+
+      const fabian = demo.users.find((u) => u.email === 'foodsaver@example.org')!;
+      const session = await logInAs(t.app, fabian);
+      const store = demo.community.stores[0]!;
+      const now = t.clock.now().getTime();
+      const free = store.pickups.filter((p) => Date.parse(p.at) > now && p.signedUp.length < p.capacity);
+      expect(free.length).toBeGreaterThan(0);
+      const signup = await t.app.inject({ method: 'POST', url: `/api/stores/${store.id}/pickups/${free[0]!.at}/${fabian.id}`, headers: session.headers });
+      expect(signup.statusCode, signup.body).toBe(200);
+    } finally {
+      await t.close();
+    }
   });
 });

@@ -90,11 +90,12 @@ async function loadStores(db: Executor, people: People, berlin: number, now: Dat
     for (const entry of signedUp) await insertSignup(db, { slotId: id, userId: entry.user.id, isConfirmed: entry.isConfirmed, at: now });
     s.pickups.push({ id, at: when.toISOString(), capacity, signedUp: signedUp.map((e) => ({ userId: e.user.id, isConfirmed: e.isConfirmed })) });
   };
+  // Future slots lie 2 to 9 weeks ahead, so that the demo keeps free and full future pickups for a while.
   await pickup(bioMarkt, at(-1, 17), 2, [{ user: people.foodsaver, isConfirmed: true }]);
-  await pickup(bioMarkt, at(1, 17), 2, [{ user: people.manager, isConfirmed: true }]);
-  await pickup(bioMarkt, at(2, 17), 1, [{ user: people.manager, isConfirmed: true }]);
-  await pickup(bioMarkt, at(3, 17), 3, []);
-  await pickup(baeckerei, at(1, 18), 2, []);
+  await pickup(bioMarkt, at(14, 17), 2, [{ user: people.manager, isConfirmed: true }]);
+  await pickup(bioMarkt, at(30, 17), 1, [{ user: people.manager, isConfirmed: true }]);
+  await pickup(bioMarkt, at(60, 17), 3, []);
+  await pickup(baeckerei, at(21, 18), 2, []);
 
   return [bioMarkt, baeckerei];
 }

@@ -2,7 +2,9 @@
  * Demo objects of the sharing areas (SPEC §9; issue 4 "Must hold" 10):
  * baskets with an open and a withdrawn request, a poll that has not started
  * and one that has, and the feature toggles (petitionBanner switched on).
- * Times are relative to the moment of loading.
+ * Times are relative to the moment of loading and reach far enough ahead for
+ * the demo to stay usable for weeks: baskets live the longest lifetime allowed
+ * (README's curl examples use basket 1), the poll not started opens in 60 days.
  */
 import { createBasket, requestBasket, withdrawRequest } from '../api/baskets/baskets.service.ts';
 import { saveToggleState } from '../api/feature-toggles/feature-toggles.repository.ts';
@@ -23,6 +25,8 @@ export interface DemoSharing {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** The schema's maximum `lifeTimeInDays`. */
+const MAX_BASKET_LIFETIME_DAYS = 21;
 
 export async function loadSharingDemo(db: Executor, input: DemoInput): Promise<DemoSharing> {
   const user = (email: string): UserRef => {
@@ -41,11 +45,11 @@ export async function loadSharingDemo(db: Executor, input: DemoInput): Promise<D
 async function loadBaskets(db: Executor, frieda: UserRef, fabian: UserRef, klara: UserRef): Promise<DemoSharing['baskets']> {
   const bread = await createBasket(db, systemClock, frieda, {
     description: 'Zwei Laibe Sauerteigbrot und sechs Brötchen vom Vortag, abzuholen in Kreuzberg.',
-    contactTypes: [1, 2], mobile: '+49 170 1234567', lat: 52.4986, lon: 13.4030, lifeTimeInDays: 3, weightInGrams: 1800,
+    contactTypes: [1, 2], mobile: '+49 170 1234567', lat: 52.4986, lon: 13.4030, lifeTimeInDays: MAX_BASKET_LIFETIME_DAYS, weightInGrams: 1800,
   });
   const veggies = await createBasket(db, systemClock, fabian, {
     description: 'Eine Kiste Gemüse: Möhren, Lauch und etwas Kohlrabi.',
-    contactTypes: [1], lat: 52.5163, lon: 13.3777, lifeTimeInDays: 7, weightInGrams: 4000,
+    contactTypes: [1], lat: 52.5163, lon: 13.3777, lifeTimeInDays: MAX_BASKET_LIFETIME_DAYS, weightInGrams: 4000,
   });
   await requestBasket(db, systemClock, fabian, String(bread.id));
   await requestBasket(db, systemClock, klara, String(bread.id));
@@ -62,9 +66,9 @@ async function loadPolls(db: Executor, berlin: number, alma: UserRef): Promise<D
   const now = Date.now();
   const specs = [
     { name: 'Termin für das Sommerfest', description: 'Wann feiern wir gemeinsam?', type: 0, scope: 0,
-      start: now + 7 * DAY_MS, end: now + 14 * DAY_MS, options: ['Samstag, 14. Juni', 'Samstag, 21. Juni', 'Sonntag, 22. Juni'] },
+      start: now + 60 * DAY_MS, end: now + 74 * DAY_MS, options: ['Samstag, 14. Juni', 'Samstag, 21. Juni', 'Sonntag, 22. Juni'] },
     { name: 'Neue Abholregeln', description: 'Wie findet ihr die neuen Abholregeln?', type: 2, scope: 1,
-      start: now - DAY_MS, end: now + 6 * DAY_MS, options: ['Abholung nur mit Anmeldung', 'Höchstens zwei Personen pro Abholung'] },
+      start: now - DAY_MS, end: now + 90 * DAY_MS, options: ['Abholung nur mit Anmeldung', 'Höchstens zwei Personen pro Abholung'] },
   ];
   const polls: DemoSharing['polls'] = [];
   for (const spec of specs) {
