@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/db/database.ts';
 import { TEST_DATABASE_URL } from './helpers/database.ts';
 
 // `npm start` as an operator runs it: a real process, real port, real files.
@@ -134,6 +135,39 @@ describe('npm start', () => {
     expect(again.output()).not.toContain('Demo dataset loaded');
     again.child.kill('SIGINT');
     expect(await again.exited).toBe(0);
+  });
+
+  it('SIGTERM during the first start\'s demo load: the load completes or leaves nothing, the process exits 0, the next start is whole', async () => {
+    const freshDir = await mkdtemp(path.join(tmpdir(), 'fs-start-sigterm-'));
+    try {
+      const port = await freePort();
+      const first = start({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: freshDir });
+      await waitFor(first, 'using key files'); // logged right before the demo dataset is loaded
+      first.child.kill('SIGTERM');
+      expect(await first.exited).toBe(0);
+      expect(first.output()).not.toContain('ready at');
+
+      const second = start({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: freshDir });
+      await waitFor(second, 'ready at');
+      const login = await fetch(`http://127.0.0.1:${port}/api/user/login`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'koeln@example.org', password: 'demo-password' }),
+      });
+      expect(login.status).toBe(200);
+      second.child.kill('SIGTERM');
+      expect(await second.exited).toBe(0);
+
+      const handle = await openDatabase({ kind: 'pglite', dataDir: freshDir });
+      try {
+        const count = async (table: 'users' | 'regions' | 'stores' | 'oauth_clients') =>
+          Number((await handle.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+        expect({ users: await count('users'), regions: await count('regions'), stores: await count('stores'), clients: await count('oauth_clients') })
+          .toEqual({ users: 6, regions: 5, stores: 2, clients: 2 });
+      } finally {
+        await handle.close();
+      }
+    } finally {
+      await rm(freshDir, { recursive: true, force: true });
+    }
   });
 
   it('SIGTERM: stops accepting connections, lets an in-flight request finish, then exits 0', async () => {
