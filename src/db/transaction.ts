@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Executor } from './executor.ts';
 import type { Database } from './schema.ts';
 
@@ -8,4 +8,9 @@ import type { Database } from './schema.ts';
  */
 export function inTransaction<T>(db: Executor, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
   return db.isTransaction ? work(db as Transaction<Database>) : db.transaction().execute(work);
+}
+
+/** `pg_advisory_xact_lock`: waits for, then holds until the transaction ends, the lock named by `key`. */
+export async function lockForTransaction(trx: Transaction<Database>, key: number): Promise<void> {
+  await sql`select pg_advisory_xact_lock(${key})`.execute(trx);
 }

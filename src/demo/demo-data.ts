@@ -5,13 +5,13 @@
  * as one transaction under an advisory lock: instances starting together load
  * it once, and an interrupted load leaves the database empty, not half-filled.
  */
-import { sql } from 'kysely';
 import { createRegion, createUser } from '../accounts/accounts.service.ts';
 import type { RegionType } from '../accounts/accounts.tables.ts';
 import { ROLES, type RoleName } from '../accounts/roles.ts';
 import { countUsers } from '../accounts/users.repository.ts';
 import type { DB } from '../db/database.ts';
 import type { Executor } from '../db/executor.ts';
+import { lockForTransaction } from '../db/transaction.ts';
 import type { KeyMaterial } from '../oauth/keys/key-material.ts';
 import { describeOAuthDemo, loadOAuthDemo, type DemoOAuthClient } from './demo-oauth.ts';
 import { loadCommunityDemo, type DemoCommunity } from './demo-community.ts';
@@ -68,7 +68,7 @@ export async function loadDemoData(db: DB, keys?: KeyMaterial): Promise<DemoSumm
  */
 export function loadDemoDataIfEmpty(db: DB, keys?: KeyMaterial): Promise<DemoSummary | undefined> {
   return db.transaction().execute(async (trx) => {
-    await sql`select pg_advisory_xact_lock(${DEMO_LOCK_KEY})`.execute(trx);
+    await lockForTransaction(trx, DEMO_LOCK_KEY);
     if (!(await isDatabaseEmpty(trx))) return undefined;
     return fillDemoData(trx, keys);
   });
