@@ -12,7 +12,7 @@ import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { DataDirBusyError } from './db/data-dir-lock.ts';
 import { migrate } from './db/migrate.ts';
 import { databaseTarget } from './db/target.ts';
-import { DatabaseNotEmptyError } from './demo/demo-data.ts';
+import { DatabaseNotEmptyError, DemoRefusedInProduction } from './demo/demo-data.ts';
 import { ValidationFailed } from './http/problem.ts';
 
 export const COMMANDS: CliCommand[] = [migrateCommand, regionAddCommand, userAddCommand, clientAddCommand, keysRotateCommand, demoCommand];
@@ -74,7 +74,9 @@ export async function runCli(argv: readonly string[], io: CliIo = { out: process
     }
     if (error instanceof ValidationFailed) return fail(1, error.detail, error.errors);
     if (error instanceof ConfigError) return fail(1, error.message);
-    if (error instanceof DataDirBusyError || error instanceof DatabaseNotEmptyError) return fail(1, error.message);
+    if (error instanceof DataDirBusyError || error instanceof DatabaseNotEmptyError || error instanceof DemoRefusedInProduction) {
+      return fail(1, error.message);
+    }
     return fail(1, error instanceof Error ? error.message : String(error));
   } finally {
     await handle?.close();

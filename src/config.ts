@@ -2,7 +2,9 @@
  * The only reader of `process.env` (SPEC §3). Every variable is parsed and
  * validated here; a bad value yields one clear line per problem and the caller
  * exits non-zero. The result is frozen and passed explicitly to whoever needs it.
+ * Key files are read and checked by `loadKeyMaterial`, still before the database opens.
  */
+import { isIP } from 'node:net';
 import path from 'node:path';
 
 export interface Config {
@@ -20,6 +22,7 @@ export interface Config {
   readonly oauthEncryptionKey: string | undefined;
   readonly oauthEncryptionKeyFile: string | undefined;
   readonly rsaKeyBits: number;
+  /** false, true, or a comma-separated list of proxy addresses/CIDRs (as Fastify takes it). */
   readonly trustProxy: boolean | string;
   readonly petitionSourceUrl: string | undefined;
   readonly vapidPublicKey: string | undefined;
@@ -50,122 +53,159 @@ export const CONFIG_VARIABLES = [
   'UPLOAD_DIR', 'MAX_UPLOAD_BYTES', 'REFRESH_TOKEN_GRACE_SECONDS',
 ] as const;
 
-/** Parses and validates the environment. Throws {@link ConfigError} listing every bad value. */
-export function loadConfig(env: Env = process.env): Config {
-  const problems: string[] = [];
-  const read = (name: string): string | undefined => {
-    const value = env[name]?.trim();
+/** Reads variables and collects one line per bad value. */
+class EnvReader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: Env) {}
+
+  text(name: string): string | undefined {
+    const value = this.env[name]?.trim();
     return value === undefined || value === '' ? undefined : value;
-  };
-  const integer = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = read(name);
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const raw = this.text(name);
     if (raw === undefined) return fallback;
     if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-      problems.push(`${name}=${JSON.stringify(raw)} must be a whole number from ${min} to ${max}`);
-      return fallback;
+      return this.refuse(`${name}=${JSON.stringify(raw)} must be a whole number from ${min} to ${max}`, fallback);
     }
     return Number(raw);
-  };
-  const oneOf = <T extends string>(name: string, allowed: readonly T[], fallback: T): T => {
-    const raw = read(name);
-    if (raw === undefined) return fallback;
-    if (!(allowed as readonly string[]).includes(raw)) {
-      problems.push(`${name}=${JSON.stringify(raw)} must be one of: ${allowed.join(', ')}`);
-      return fallback;
-    }
-    return raw as T;
-  };
-  const url = (name: string, protocols: readonly string[]): string | undefined => {
-    const raw = read(name);
-    if (raw === undefined) return undefined;
-    try {
-      const parsed = new URL(raw);
-      if (!protocols.includes(parsed.protocol)) throw new Error('protocol');
-      return raw;
-    } catch {
-      problems.push(`${name}=${JSON.stringify(redactUrl(raw))} must be a ${protocols.join(' or ')} URL`);
-      return undefined;
-    }
-  };
-
-  const port = integer('PORT', 8080, 0, 65535);
-  const host = read('HOST') ?? '0.0.0.0';
-  const nodeEnv = oneOf('NODE_ENV', NODE_ENVS, 'development');
-  const isProduction = nodeEnv === 'production';
-  const logLevel = oneOf('LOG_LEVEL', LOG_LEVELS, nodeEnv === 'test' ? 'silent' : 'info');
-  const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:']);
-  const publicUrlRaw = url('PUBLIC_URL', ['http:', 'https:']);
-  let publicUrl = (publicUrlRaw ?? `http://localhost:${port}`).replace(/\/+$/, '');
-  if (publicUrlRaw !== undefined) {
-    const parsed = new URL(publicUrlRaw);
-    if (parsed.search !== '' || parsed.hash !== '') {
-      problems.push('PUBLIC_URL must not carry a query or fragment');
-      publicUrl = `http://localhost:${port}`;
-    }
   }
-  const dataDir = path.resolve(read('DATA_DIR') ?? './data');
-  const rsaKeyBits = integer('RSA_KEY_BITS', 2048, 2048, 8192);
-  if (rsaKeyBits % 1024 !== 0) problems.push(`RSA_KEY_BITS=${rsaKeyBits} must be a multiple of 1024`);
-  const maxUploadBytes = integer('MAX_UPLOAD_BYTES', 1_572_864, 1, 100 * 1024 * 1024);
-  const refreshGraceSeconds = integer('REFRESH_TOKEN_GRACE_SECONDS', 30, 0, 600);
 
-  const oauthPrivateKey = read('OAUTH_PRIVATE_KEY');
-  const oauthPrivateKeyFile = read('OAUTH_PRIVATE_KEY_FILE');
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const raw = this.text(name);
+    if (raw === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(raw)) return this.refuse(`${name}=${JSON.stringify(raw)} must be one of: ${allowed.join(', ')}`, fallback);
+    return raw as T;
+  }
+
+  url(name: string, protocols: readonly string[]): URL | undefined {
+    const raw = this.text(name);
+    if (raw === undefined) return undefined;
+    const parsed = URL.canParse(raw) ? new URL(raw) : undefined;
+    if (parsed && protocols.includes(parsed.protocol)) return parsed;
+    return this.refuse(`${name}=${JSON.stringify(redactUrl(raw))} must be a ${protocols.join(' or ')} URL`, undefined);
+  }
+
+  refuse<T>(problem: string, fallback: T): T {
+    this.problems.push(problem);
+    return fallback;
+  }
+}
+
+/** Parses and validates the environment. Throws {@link ConfigError} listing every bad value. */
+export function loadConfig(env: Env = process.env): Config {
+  const read = new EnvReader(env);
+  const runtime = readRuntime(read);
+  const http = readHttp(read);
+  const storage = readStorage(read);
+  const keys = readKeySettings(read);
+  const api = readApiSettings(read);
+  if (runtime.isProduction) checkProduction(read, storage.databaseUrl, http.publicUrl);
+  if (read.problems.length > 0) throw new ConfigError(read.problems);
+  return Object.freeze({ ...runtime, ...http, ...storage, ...keys, ...api });
+}
+
+function readRuntime(read: EnvReader) {
+  const nodeEnv = read.oneOf('NODE_ENV', NODE_ENVS, 'development');
+  const logLevel = read.oneOf('LOG_LEVEL', LOG_LEVELS, nodeEnv === 'test' ? 'silent' : 'info');
+  return { nodeEnv, isProduction: nodeEnv === 'production', logLevel };
+}
+
+function readHttp(read: EnvReader) {
+  const port = read.integer('PORT', 8080, 0, 65535);
+  const host = read.text('HOST') ?? '0.0.0.0';
+  if (!isIP(host) && !isHostName(host)) read.refuse(`HOST=${JSON.stringify(host)} must be an IP address or a host name`, undefined);
+  const fallbackUrl = `http://localhost:${port}`;
+  const parsed = read.url('PUBLIC_URL', ['http:', 'https:']);
+  let publicUrl = fallbackUrl;
+  if (parsed && (parsed.search !== '' || parsed.hash !== '')) read.refuse('PUBLIC_URL must not carry a query or fragment', undefined);
+  else if (parsed) publicUrl = read.text('PUBLIC_URL')!.replace(/\/+$/, '');
+  return { port, host, publicUrl, trustProxy: readTrustProxy(read) };
+}
+
+function readStorage(read: EnvReader) {
+  const databaseUrl = read.url('DATABASE_URL', ['postgres:', 'postgresql:']) && read.text('DATABASE_URL');
+  const dataDir = path.resolve(read.text('DATA_DIR') ?? './data');
+  return { databaseUrl, dataDir, uploadDir: path.resolve(read.text('UPLOAD_DIR') ?? path.join(dataDir, 'uploads')) };
+}
+
+/** The shapes only: `loadKeyMaterial` reads and imports the keys themselves. */
+function readKeySettings(read: EnvReader) {
+  const oauthPrivateKey = read.text('OAUTH_PRIVATE_KEY');
+  const oauthPrivateKeyFile = read.text('OAUTH_PRIVATE_KEY_FILE');
   if (oauthPrivateKey !== undefined && oauthPrivateKeyFile !== undefined) {
-    problems.push('set only one of OAUTH_PRIVATE_KEY and OAUTH_PRIVATE_KEY_FILE');
+    read.refuse('set only one of OAUTH_PRIVATE_KEY and OAUTH_PRIVATE_KEY_FILE', undefined);
   }
   if (oauthPrivateKey !== undefined && !oauthPrivateKey.includes('PRIVATE KEY')) {
-    problems.push('OAUTH_PRIVATE_KEY must be a PEM-encoded RSA private key');
+    read.refuse('OAUTH_PRIVATE_KEY must be a PEM-encoded RSA private key', undefined);
   }
-  const oauthEncryptionKey = read('OAUTH_ENCRYPTION_KEY');
-  const oauthEncryptionKeyFile = read('OAUTH_ENCRYPTION_KEY_FILE');
+  const oauthEncryptionKey = read.text('OAUTH_ENCRYPTION_KEY');
+  const oauthEncryptionKeyFile = read.text('OAUTH_ENCRYPTION_KEY_FILE');
   if (oauthEncryptionKey !== undefined && oauthEncryptionKeyFile !== undefined) {
-    problems.push('set only one of OAUTH_ENCRYPTION_KEY and OAUTH_ENCRYPTION_KEY_FILE');
+    read.refuse('set only one of OAUTH_ENCRYPTION_KEY and OAUTH_ENCRYPTION_KEY_FILE', undefined);
   }
   if (oauthEncryptionKey !== undefined && !isBase64Key(oauthEncryptionKey)) {
-    problems.push('OAUTH_ENCRYPTION_KEY must be 32 bytes in base64 or base64url (openssl rand -base64 32)');
+    read.refuse('OAUTH_ENCRYPTION_KEY must be 32 bytes in base64 or base64url (openssl rand -base64 32)', undefined);
   }
-
-  const vapidPublicKey = read('VAPID_PUBLIC_KEY');
-  const vapidPrivateKey = read('VAPID_PRIVATE_KEY');
-  if ((vapidPublicKey === undefined) !== (vapidPrivateKey === undefined)) {
-    problems.push('set both VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY, or neither');
-  }
-
-  if (isProduction) {
-    if (databaseUrl === undefined) problems.push('NODE_ENV=production requires DATABASE_URL (PostgreSQL)');
-    if (!publicUrl.startsWith('https://')) problems.push('NODE_ENV=production requires an https PUBLIC_URL');
-  }
-
-  if (problems.length > 0) throw new ConfigError(problems);
-  return Object.freeze({
-    port,
-    host,
-    publicUrl,
-    databaseUrl,
-    dataDir,
-    nodeEnv,
-    isProduction,
-    logLevel,
+  const rsaKeyBits = read.integer('RSA_KEY_BITS', 2048, 2048, 8192);
+  if (rsaKeyBits % 1024 !== 0) read.refuse(`RSA_KEY_BITS=${rsaKeyBits} must be a multiple of 1024`, undefined);
+  return {
     oauthPrivateKey,
     oauthPrivateKeyFile: oauthPrivateKeyFile && path.resolve(oauthPrivateKeyFile),
     oauthEncryptionKey,
     oauthEncryptionKeyFile: oauthEncryptionKeyFile && path.resolve(oauthEncryptionKeyFile),
     rsaKeyBits,
-    trustProxy: parseTrustProxy(read('TRUST_PROXY')),
-    petitionSourceUrl: url('PETITION_SOURCE_URL', ['http:', 'https:']),
-    vapidPublicKey,
-    vapidPrivateKey,
-    uploadDir: path.resolve(read('UPLOAD_DIR') ?? path.join(dataDir, 'uploads')),
-    maxUploadBytes,
-    refreshGraceSeconds,
-  });
+    refreshGraceSeconds: read.integer('REFRESH_TOKEN_GRACE_SECONDS', 30, 0, 600),
+  };
 }
 
-function parseTrustProxy(raw: string | undefined): boolean | string {
+function readApiSettings(read: EnvReader) {
+  const vapidPublicKey = read.text('VAPID_PUBLIC_KEY');
+  const vapidPrivateKey = read.text('VAPID_PRIVATE_KEY');
+  if ((vapidPublicKey === undefined) !== (vapidPrivateKey === undefined)) {
+    read.refuse('set both VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY, or neither', undefined);
+  }
+  return {
+    petitionSourceUrl: read.url('PETITION_SOURCE_URL', ['http:', 'https:']) && read.text('PETITION_SOURCE_URL'),
+    vapidPublicKey,
+    vapidPrivateKey,
+    maxUploadBytes: read.integer('MAX_UPLOAD_BYTES', 1_572_864, 1, 100 * 1024 * 1024),
+  };
+}
+
+function checkProduction(read: EnvReader, databaseUrl: string | undefined, publicUrl: string): void {
+  if (databaseUrl === undefined) read.refuse('NODE_ENV=production requires DATABASE_URL (PostgreSQL)', undefined);
+  if (!publicUrl.startsWith('https://')) read.refuse('NODE_ENV=production requires an https PUBLIC_URL', undefined);
+}
+
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** What Fastify (proxy-addr) accepts, checked now instead of failing after migration. */
+function readTrustProxy(read: EnvReader): boolean | string {
+  const raw = read.text('TRUST_PROXY');
   if (raw === undefined || raw === 'false') return false;
   if (raw === 'true') return true;
-  return raw; // a comma-separated list of addresses/CIDRs, as Fastify accepts
+  const entries = raw.split(',').map((entry) => entry.trim());
+  const bad = entries.find((entry) => !PROXY_NAMES.includes(entry) && !isAddressOrRange(entry));
+  if (bad === undefined) return entries.join(',');
+  return read.refuse(`TRUST_PROXY=${JSON.stringify(raw)} must be true, false or a comma-separated list of `
+    + `IP addresses or CIDR ranges (${JSON.stringify(bad)} is none of these)`, false);
+}
+
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', range, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  if (range === undefined) return true;
+  if (/^\d{1,3}$/.test(range)) return Number(range) <= (version === 4 ? 32 : 128);
+  return version === 4 && isIP(range) === 4; // an IPv4 netmask, e.g. 10.0.0.0/255.0.0.0
+}
+
+/** RFC 1123 host name: dot-separated labels of letters, digits and inner hyphens. */
+function isHostName(value: string): boolean {
+  return value.length <= 253
+    && value.split('.').every((label) => /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(label));
 }
 
 function isBase64Key(value: string): boolean {

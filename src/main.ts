@@ -1,67 +1,72 @@
 /**
- * Entry point: load config → open database → migrate → (demo data) → keys →
- * buildApp → listen. SIGTERM/SIGINT stop accepting, finish in-flight
- * requests and close the database.
+ * Entry point: load config → read the keys → open database → migrate → buildApp
+ * → (demo data) → listen. SIGTERM/SIGINT stop accepting, finish in-flight
+ * requests and close the database; one arriving during start-up lets the step
+ * under way (the demo dataset's transaction, say) finish, then stops.
  */
+import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
-import { openDatabase } from './db/database.ts';
+import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { databaseTarget } from './db/target.ts';
-import { describeDemoLogins, isDatabaseEmpty, loadDemoData } from './demo/demo-data.ts';
-import { loadKeyMaterial } from './oauth/keys/key-material.ts';
+import { describeDemoLogins } from './demo/demo-data.ts';
+import { loadKeyMaterial, type KeyMaterial } from './oauth/keys/key-material.ts';
 import { startMaintenance } from './ops/maintenance.ts';
+import { keyOriginNotice, loadDemoOnFirstStart } from './ops/startup.ts';
 import { systemClock } from './clock.ts';
 
 const SHUTDOWN_TIMEOUT_MS = 15_000;
 
+interface Running {
+  database?: DatabaseHandle;
+  app?: FastifyInstance;
+  maintenance?: { stop(): void };
+  stopping: boolean;
+}
+
 async function main(): Promise<void> {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      process.stderr.write(`${error.message}\n`);
-      process.exit(1);
-    }
-    throw error;
-  }
-
-  const database = await openDatabase(databaseTarget(config));
-  const applied = await migrate(database.db);
-  const keys = await loadKeyMaterial(config);
-  const app = await buildApp(config, { database, keys });
-  if (applied.length > 0) app.log.info({ migrations: applied }, 'database migrated');
-  if (keys.generatedIn) app.log.info({ dir: keys.generatedIn }, 'using key files (generated on first start)');
-
-  let demoLogins: string[] = [];
-  if (!config.isProduction && await isDatabaseEmpty(database.db)) {
-    demoLogins = describeDemoLogins(await loadDemoData(database.db, keys));
-  }
-
-  const maintenance = startMaintenance(database.db, systemClock, app.log);
-  let closing = false;
+  const config = loadConfig();
+  const keys = await loadKeyMaterial(config); // before the database: a bad key stops the start here
+  const running: Running = { stopping: false };
+  let startup: Promise<void> = Promise.resolve();
   const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
-    app.log.info({ signal }, 'shutting down');
-    const timer = setTimeout(() => {
-      app.log.error('shutdown took too long; exiting');
+    if (running.stopping) return;
+    running.stopping = true;
+    if (running.app) running.app.log.info({ signal }, 'shutting down');
+    else process.stderr.write(`${signal}: stopping\n`);
+    setTimeout(() => {
+      process.stderr.write('shutdown took too long; exiting\n');
       process.exit(1);
-    }, SHUTDOWN_TIMEOUT_MS);
-    timer.unref();
-    maintenance.stop();
-    await app.close();
-    await database.close();
+    }, SHUTDOWN_TIMEOUT_MS).unref();
+    await startup.catch(() => {});
+    running.maintenance?.stop();
+    await running.app?.close();
+    await running.database?.close();
     process.exit(0);
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  startup = start(config, keys, running);
+  await startup;
+}
 
+async function start(config: Config, keys: KeyMaterial, running: Running): Promise<void> {
+  const database = running.database = await openDatabase(databaseTarget(config));
+  const applied = await migrate(database.db);
+  const app = running.app = await buildApp(config, { database, keys });
+  if (applied.length > 0) app.log.info({ migrations: applied }, 'database migrated');
+  const notice = keyOriginNotice(config, keys);
+  if (notice) app.log[notice.level]({ dir: keys.generatedIn }, notice.message);
+  if (running.stopping) return;
+  const demo = await loadDemoOnFirstStart(config, database.db, keys);
+  if (running.stopping) return;
+
+  running.maintenance = startMaintenance(database.db, systemClock, app.log);
   await app.listen({ port: config.port, host: config.host });
   app.log.info(`Food-sharing server ready at ${config.publicUrl} (${database.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`);
-  if (demoLogins.length > 0) {
-    const banner = `Demo dataset loaded. Log in at ${config.publicUrl}/login with:\n  ${demoLogins.join('\n  ')}`;
+  if (demo) {
+    const banner = `Demo dataset loaded. Log in at ${config.publicUrl}/login with:\n  ${describeDemoLogins(demo).join('\n  ')}`;
     app.log.info(banner);
     // People starting it by hand read JSON log lines badly: repeat it as plain text on a terminal.
     if (process.stdout.isTTY) process.stdout.write(`\n${banner}\n\n`);
@@ -69,6 +74,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`Failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  if (error instanceof ConfigError) process.stderr.write(`${error.message}\n`);
+  else process.stderr.write(`Failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });

@@ -1,6 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli.ts';
 import { openDatabase } from '../src/db/database.ts';
@@ -19,6 +21,18 @@ async function cli(...argv: string[]): Promise<{ code: number; out: string; err:
     env: { NODE_ENV: 'test', DATA_DIR: dataDir },
   });
   return { code, out, err };
+}
+
+/** Every user and region in the CLI's data directory (opened once the CLI has let go of it). */
+async function storedRows(): Promise<{ users: string[]; regions: string[] }> {
+  const handle = await openDatabase({ kind: 'pglite', dataDir });
+  try {
+    const users = await handle.db.selectFrom('users').select('email').orderBy('id').execute();
+    const regions = await handle.db.selectFrom('regions').select('name').orderBy('id').execute();
+    return { users: users.map((u) => u.email), regions: regions.map((r) => r.name) };
+  } finally {
+    await handle.close();
+  }
 }
 
 describe('CLI', () => {
@@ -64,6 +78,7 @@ describe('CLI', () => {
   });
 
   it('user add names every bad field and writes nothing', async () => {
+    const before = await storedRows();
     const result = await cli('user', 'add', '--email', 'not-an-email', '--password', 'short', '--first-name', 'A', '--last-name', 'B', '--region', '424242');
     expect(result.code).toBe(1);
     expect(result.err).toContain('--email: must be a valid email address');
@@ -76,6 +91,23 @@ describe('CLI', () => {
     const duplicate = await cli('user', 'add', '--email', 'ADA@example.test', '--password', 'long enough', '--first-name', 'A', '--last-name', 'B');
     expect(duplicate.code).toBe(1);
     expect(duplicate.err).toContain('--email: is already registered');
+    expect(await storedRows()).toEqual(before);
+  });
+
+  it('refuses NUL bytes and other control characters in emails and names with a clear message, writing nothing', async () => {
+    const before = await storedRows();
+    const result = await cli('user', 'add', '--email', 'a\u0000b@example.test', '--password', 'long enough',
+      '--first-name', 'A\u0000', '--last-name', 'B\nC', '--json');
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.out)).toEqual({ error: 'The request is invalid.', errors: [
+      { field: 'email', message: 'must be a valid email address' },
+      { field: 'firstName', message: 'must not contain control characters' },
+      { field: 'lastName', message: 'must not contain control characters' },
+    ] });
+    const region = await cli('region', 'add', '--name', 'Nul\u0000stadt');
+    expect(region.code).toBe(1);
+    expect(region.err).toBe('error: The request is invalid.\n  --name: must not contain control characters\n');
+    expect(await storedRows()).toEqual(before);
   });
 
   it('unknown commands print the usage and exit 2', async () => {
@@ -100,6 +132,29 @@ describe('CLI', () => {
 });
 
 describe('CLI demo', () => {
+  it('refuses to load the demo dataset in production, before touching the keys or the database', async () => {
+    const productionDir = await mkdtemp(path.join(tmpdir(), 'fs-cli-prod-'));
+    try {
+      for (const json of [false, true]) {
+        let out = '';
+        let err = '';
+        const code = await runCli(json ? ['demo', '--json'] : ['demo'], {
+          out: { write: (s: string) => { out += s; } },
+          err: { write: (s: string) => { err += s; } },
+          // Nothing listens on port 1: reaching for the database would fail with a connection error instead.
+          env: { NODE_ENV: 'production', PUBLIC_URL: 'https://id.example.org', DATABASE_URL: 'postgres://postgres@127.0.0.1:1/unreachable', DATA_DIR: productionDir },
+        });
+        expect(code).toBe(1);
+        const message = 'The demo dataset is never loaded in production (NODE_ENV=production): its accounts have published passwords.';
+        if (json) expect(JSON.parse(out)).toEqual({ error: message });
+        else expect(err).toBe(`error: ${message}\n`);
+      }
+      expect(await readdir(productionDir)).toEqual([]); // no keys generated
+    } finally {
+      await rm(productionDir, { recursive: true, force: true });
+    }
+  });
+
   it('loads the demo dataset into an empty database and prints it with ids, once', async () => {
     const emptyDir = await mkdtemp(path.join(tmpdir(), 'fs-cli-demo-'));
     try {
@@ -119,5 +174,35 @@ describe('CLI demo', () => {
     } finally {
       await rm(emptyDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the package bin (bin/foodsharing.js)', () => {
+  const BIN = fileURLToPath(new URL('../bin/foodsharing.js', import.meta.url));
+  const run = (...argv: string[]) => new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+    execFile(process.execPath, [BIN, ...argv], { env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', DATA_DIR: dataDir } },
+      (error, out, err) => resolve({ code: error ? (error.code as number) : 0, out, err }));
+  });
+
+  it('prints the usage with --help and exits 0', async () => {
+    const result = await run('--help');
+    expect(result.code).toBe(0);
+    expect(result.out).toMatch(/^Usage: npm run cli -- <command> \[options\] \[--json\]\n\nCommands:\n {2}migrate\n/);
+    expect(result.out).toContain('  demo\n');
+    expect(result.err).toBe('');
+  });
+
+  it('exits 2 with the usage on an unknown command', async () => {
+    const result = await run('frobnicate');
+    expect(result.code).toBe(2);
+    expect(result.err).toMatch(/^error: unknown command "frobnicate"\nUsage: npm run cli/);
+  });
+
+  it('runs a command on the configured data directory', async () => {
+    const first = await run('migrate', '--json');
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.out)).toEqual({ applied: expect.any(Array) });
+    const second = await run('migrate');
+    expect(second).toEqual({ code: 0, out: 'Database schema is up to date.\n', err: '' });
   });
 });

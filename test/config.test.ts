@@ -1,6 +1,12 @@
-import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { generateKeyPairSync } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../src/config.ts';
+import { loadKeyMaterial } from '../src/oauth/keys/key-material.ts';
+import { keyOriginNotice } from '../src/ops/startup.ts';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -58,6 +64,37 @@ describe('configuration', () => {
     expect(config.isProduction).toBe(true);
   });
 
+  it('checks PETITION_SOURCE_URL with the other values', () => {
+    expect(problemsOf({ PETITION_SOURCE_URL: 'ftp://x', PORT: 'abc' })).toEqual([
+      'PORT="abc" must be a whole number from 0 to 65535',
+      'PETITION_SOURCE_URL="ftp://x" must be a http: or https: URL',
+    ]);
+    expect(loadConfig({ PETITION_SOURCE_URL: 'https://petition.example.org/s.json' }).petitionSourceUrl).toBe('https://petition.example.org/s.json');
+    expect(loadConfig({}).petitionSourceUrl).toBeUndefined();
+  });
+
+  it('accepts TRUST_PROXY as true, false or a list of addresses and ranges, and names a bad entry', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1/128, loopback,192.168.0.0/255.255.0.0' }).trustProxy)
+      .toBe('10.0.0.0/8,127.0.0.1,::1/128,loopback,192.168.0.0/255.255.0.0');
+    expect(problemsOf({ TRUST_PROXY: 'yes' })).toEqual([
+      'TRUST_PROXY="yes" must be true, false or a comma-separated list of IP addresses or CIDR ranges ("yes" is none of these)',
+    ]);
+    for (const bad of ['10.0.0.0/33', '::1/129', '10.0.0.1,', '1.2.3.4/8/9', '10.0.0.0/ffff::', 'proxy.example.org']) {
+      expect(problemsOf({ TRUST_PROXY: bad }), bad).toHaveLength(1);
+    }
+  });
+
+  it('checks that HOST is an IP address or a host name', () => {
+    for (const good of ['0.0.0.0', '::', '127.0.0.1', 'localhost', 'app-1.internal.example.org']) {
+      expect(loadConfig({ HOST: good }).host).toBe(good);
+    }
+    expect(problemsOf({ HOST: 'my host' })).toEqual(['HOST="my host" must be an IP address or a host name']);
+    for (const bad of ['-x', 'a..b', 'x_y', 'http://x', '1.2.3.4:80']) expect(problemsOf({ HOST: bad }), bad).toHaveLength(1);
+  });
+
   it('checks key settings', () => {
     expect(problemsOf({ OAUTH_ENCRYPTION_KEY: 'short' })).toHaveLength(1);
     expect(problemsOf({ OAUTH_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') })).toEqual([]);
@@ -69,5 +106,70 @@ describe('configuration', () => {
     const example = readFileSync(new URL('../.env.example', import.meta.url), 'utf8');
     const listed = [...example.matchAll(/^#?\s*([A-Z_]+)=/gm)].map((m) => m[1]);
     expect(new Set(listed)).toEqual(new Set(CONFIG_VARIABLES));
+  });
+});
+
+describe('key material (read and checked before the database opens)', () => {
+  let dir: string;
+  beforeAll(async () => { dir = await mkdtemp(path.join(tmpdir(), 'fs-keys-')); });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  const rsaPem = (bits: number, type: 'pkcs1' | 'pkcs8') =>
+    generateKeyPairSync('rsa', { modulusLength: bits }).privateKey.export({ type, format: 'pem' }).toString();
+  const encryptionKey = Buffer.alloc(32, 3).toString('base64');
+  const keyProblems = async (env: Record<string, string>): Promise<string[]> => {
+    const error = await loadKeyMaterial(loadConfig({ DATA_DIR: path.join(dir, 'data'), ...env })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    return [...(error as ConfigError).problems];
+  };
+  const write = async (name: string, content: string) => {
+    await writeFile(path.join(dir, name), content);
+    return path.join(dir, name);
+  };
+
+  it('names a key file that is no key, is missing, or holds a weak or non-RSA key, one line each', async () => {
+    const notAKey = await write('hostname', 'my-host\n');
+    expect(await keyProblems({ OAUTH_PRIVATE_KEY_FILE: notAKey })).toEqual([
+      `OAUTH_PRIVATE_KEY_FILE=${notAKey} is not a PEM-encoded private key (PKCS#8 or PKCS#1, unencrypted)`,
+    ]);
+    const missing = path.join(dir, 'missing.pem');
+    const badEncryption = await write('short.key', Buffer.alloc(16, 1).toString('base64'));
+    expect(await keyProblems({ OAUTH_PRIVATE_KEY_FILE: missing, OAUTH_ENCRYPTION_KEY_FILE: badEncryption })).toEqual([
+      `OAUTH_PRIVATE_KEY_FILE=${missing} cannot be read: no such file`,
+      `OAUTH_ENCRYPTION_KEY_FILE=${badEncryption} must hold 32 bytes in base64 or base64url (openssl rand -base64 32)`,
+    ]);
+    expect(await keyProblems({ OAUTH_PRIVATE_KEY: rsaPem(1024, 'pkcs8'), OAUTH_ENCRYPTION_KEY: encryptionKey }))
+      .toEqual(['OAUTH_PRIVATE_KEY holds a 1024-bit RSA key; at least 2048 bits are required']);
+    const ec = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    expect(await keyProblems({ OAUTH_PRIVATE_KEY: ec, OAUTH_ENCRYPTION_KEY: encryptionKey }))
+      .toEqual(['OAUTH_PRIVATE_KEY holds a ec key; RS256 needs an RSA key']);
+    expect(await keyProblems({ OAUTH_PRIVATE_KEY: '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----', OAUTH_ENCRYPTION_KEY: encryptionKey }))
+      .toEqual(['OAUTH_PRIVATE_KEY is not a PEM-encoded private key (PKCS#8 or PKCS#1, unencrypted)']);
+    expect(existsSync(path.join(dir, 'data'))).toBe(false); // nothing generated for a configuration that fails
+  });
+
+  it('accepts PKCS#1 and PKCS#8 RSA keys (also with escaped newlines) and hands on PKCS#8', async () => {
+    const pkcs1 = rsaPem(2048, 'pkcs1');
+    expect(pkcs1).toContain('BEGIN RSA PRIVATE KEY');
+    const file = await write('signing.pem', pkcs1);
+    const fromFile = await loadKeyMaterial(loadConfig({ OAUTH_PRIVATE_KEY_FILE: file, OAUTH_ENCRYPTION_KEY: encryptionKey, DATA_DIR: dir }));
+    expect(fromFile.signingKeyPem).toMatch(/^-----BEGIN PRIVATE KEY-----\n/);
+    expect(fromFile.generatedIn).toBeUndefined();
+    expect(Buffer.from(fromFile.encryptionKey)).toEqual(Buffer.alloc(32, 3));
+    const inline = await loadKeyMaterial(loadConfig({ OAUTH_PRIVATE_KEY: pkcs1.replace(/\n/g, '\\n'), OAUTH_ENCRYPTION_KEY: encryptionKey, DATA_DIR: dir }));
+    expect(inline.signingKeyPem).toBe(fromFile.signingKeyPem);
+  });
+
+  it('generates missing keys into DATA_DIR/keys and warns about that in production only', async () => {
+    const dataDir = path.join(dir, 'generated');
+    const keys = await loadKeyMaterial(loadConfig({ DATA_DIR: dataDir }));
+    expect(keys.generatedIn).toBe(path.join(dataDir, 'keys'));
+    expect(keyOriginNotice(loadConfig({ DATA_DIR: dataDir }), keys)).toEqual({
+      level: 'info', message: `using key files in ${path.join(dataDir, 'keys')} (generated on first start)`,
+    });
+    const production = loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x', PUBLIC_URL: 'https://id.example.org', DATA_DIR: dataDir });
+    expect(keyOriginNotice(production, keys)).toEqual({ level: 'warn', message: expect.stringContaining(
+      'NODE_ENV=production without OAUTH_PRIVATE_KEY(_FILE) and OAUTH_ENCRYPTION_KEY(_FILE): using keys generated for this instance in') });
+    expect(keyOriginNotice(production, { ...keys, generatedIn: undefined })).toBeUndefined();
   });
 });

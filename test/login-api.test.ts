@@ -66,6 +66,17 @@ describe('POST /api/user/login', () => {
     expect(wrongPassword.json()).toMatchObject({ status: 401, code: 'auth.invalid-credentials', detail: 'Wrong email or password.' });
   });
 
+  it('answers an email with a NUL byte like any wrong credentials, not with a database error', async () => {
+    const wrong = await login({ email: user.email, password: 'not the password' });
+    for (const email of ['a\u0000b@example.org', `${user.email}\u0000`]) {
+      const response = await login({ email, password: TEST_PASSWORD });
+      expect(response.statusCode).toBe(401);
+      expect(response.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+      expect(response.json()).toEqual(wrong.json());
+      expect(response.cookies).toEqual([]);
+    }
+  });
+
   it('rejects malformed bodies with 400 and one entry per field', async () => {
     const response = await login({ email: '', password: 5, extra: true });
     expect(response.statusCode).toBe(400);

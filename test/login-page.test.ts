@@ -105,6 +105,17 @@ describe('POST /login', () => {
     expect(await t.db.selectFrom('sessions').select('id_digest').execute()).toHaveLength(sessionsBefore.length);
   });
 
+  it('answers an email with a NUL byte with the wrong-credentials message, not an error page', async () => {
+    const { csrf, cookie } = await openLoginPage();
+    const response = await t.app.inject({ method: 'POST', url: '/login',
+      payload: `email=a%00b%40x.de&password=${encodeURIComponent(TEST_PASSWORD)}&csrf_token=${csrf}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie } });
+    expect(response.statusCode).toBe(401);
+    expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(response.body).toContain('E-Mail-Adresse oder Passwort ist falsch.');
+    expect(response.cookies.find((c) => c.name === 'fs_session')).toBeUndefined();
+  });
+
   it('refuses a forged form (no or wrong CSRF token) and logs nobody in', async () => {
     const { cookie } = await openLoginPage();
     for (const token of ['', 'forged-token-forged-token-forged-token-xxxxx']) {

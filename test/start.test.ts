@@ -1,12 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { request as httpRequest, type ClientRequest } from 'node:http';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/db/database.ts';
 import { TEST_DATABASE_URL } from './helpers/database.ts';
 
 // `npm start` as an operator runs it: a real process, real port, real files.
@@ -31,6 +33,20 @@ async function waitFor(running: Running, text: string, timeoutMs = 60_000): Prom
     if (Date.now() > deadline || running.child.exitCode !== null) throw new Error(`"${text}" not seen:\n${running.output()}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** Polls new connections until one is refused; returns the error code. */
+async function waitUntilRefused(port: number, timeoutMs = 5_000): Promise<string | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const code = await new Promise<string | undefined>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => { socket.destroy(); resolve(undefined); });
+      socket.on('error', (error: NodeJS.ErrnoException) => resolve(error.code));
+    });
+    if (code !== undefined) return code;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return undefined;
 }
 
 function freePort(): Promise<number> {
@@ -60,6 +76,27 @@ describe('npm start', () => {
     expect(await running.exited).toBe(1);
     expect(running.output()).toContain('NODE_ENV=production requires DATABASE_URL (PostgreSQL)');
     expect(running.output()).toContain('NODE_ENV=production requires an https PUBLIC_URL');
+  });
+
+  it('refuses a bad TRUST_PROXY or HOST before opening the database', async () => {
+    const running = start({ TRUST_PROXY: 'yes', HOST: 'my host', DATA_DIR: dataDir });
+    expect(await running.exited).toBe(1);
+    expect(running.output()).toContain('TRUST_PROXY="yes" must be true, false or a comma-separated list of IP addresses or CIDR ranges');
+    expect(running.output()).toContain('HOST="my host" must be an IP address or a host name');
+    expect(existsSync(path.join(dataDir, 'pglite'))).toBe(false);
+  });
+
+  it('refuses a signing key file that holds no key, with one line naming it, before opening the database or generating keys', async () => {
+    const running = start({ OAUTH_PRIVATE_KEY_FILE: '/etc/hostname', DATA_DIR: dataDir });
+    expect(await running.exited).toBe(1);
+    expect(running.output()).toBe('Invalid configuration:\n'
+      + '  - OAUTH_PRIVATE_KEY_FILE=/etc/hostname is not a PEM-encoded private key (PKCS#8 or PKCS#1, unencrypted)\n');
+    expect(existsSync(path.join(dataDir, 'pglite'))).toBe(false);
+    expect(existsSync(path.join(dataDir, 'keys'))).toBe(false);
+    const missing = start({ OAUTH_ENCRYPTION_KEY_FILE: path.join(dataDir, 'nope.key'), DATA_DIR: dataDir });
+    expect(await missing.exited).toBe(1);
+    expect(missing.output()).toContain(`OAUTH_ENCRYPTION_KEY_FILE=${path.join(dataDir, 'nope.key')} cannot be read: no such file`);
+    expect(existsSync(path.join(dataDir, 'pglite'))).toBe(false);
   });
 
   it('first start: creates and migrates the embedded database, generates keys (0600), loads the demo, serves, stops cleanly', async () => {
@@ -98,6 +135,97 @@ describe('npm start', () => {
     expect(again.output()).not.toContain('Demo dataset loaded');
     again.child.kill('SIGINT');
     expect(await again.exited).toBe(0);
+  });
+
+  it('SIGTERM during the first start\'s demo load: the load completes or leaves nothing, the process exits 0, the next start is whole', async () => {
+    const freshDir = await mkdtemp(path.join(tmpdir(), 'fs-start-sigterm-'));
+    try {
+      const port = await freePort();
+      const first = start({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: freshDir });
+      await waitFor(first, 'using key files'); // logged right before the demo dataset is loaded
+      first.child.kill('SIGTERM');
+      expect(await first.exited).toBe(0);
+      expect(first.output()).not.toContain('ready at');
+
+      const second = start({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: freshDir });
+      await waitFor(second, 'ready at');
+      const login = await fetch(`http://127.0.0.1:${port}/api/user/login`, {
+        method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'koeln@example.org', password: 'demo-password' }),
+      });
+      expect(login.status).toBe(200);
+      second.child.kill('SIGTERM');
+      expect(await second.exited).toBe(0);
+
+      const handle = await openDatabase({ kind: 'pglite', dataDir: freshDir });
+      try {
+        const count = async (table: 'users' | 'regions' | 'stores' | 'oauth_clients') =>
+          Number((await handle.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+        expect({ users: await count('users'), regions: await count('regions'), stores: await count('stores'), clients: await count('oauth_clients') })
+          .toEqual({ users: 6, regions: 5, stores: 2, clients: 2 });
+      } finally {
+        await handle.close();
+      }
+    } finally {
+      await rm(freshDir, { recursive: true, force: true });
+    }
+  });
+
+  it('SIGTERM: stops accepting connections, lets an in-flight request finish, then exits 0', async () => {
+    const port = await freePort();
+    const running = start({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir });
+    await waitFor(running, 'ready at');
+    const body = JSON.stringify({ email: 'nobody@example.org', password: 'not the password' });
+    let inFlight: ClientRequest | undefined;
+    const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const request = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/api/user/login',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => { text += chunk.toString(); });
+        response.on('end', () => resolve({ status: response.statusCode!, body: text }));
+      });
+      request.on('error', reject);
+      request.write(body.slice(0, 10)); // the rest follows after SIGTERM
+      inFlight = request;
+    });
+    await new Promise((r) => setTimeout(r, 300));
+
+    running.child.kill('SIGTERM');
+    await waitFor(running, 'shutting down');
+    const refused = await waitUntilRefused(port);
+    expect(refused).toBe('ECONNREFUSED');
+    expect(running.child.exitCode).toBeNull(); // still finishing the request
+
+    inFlight!.end(body.slice(10));
+    const response = await answer;
+    expect(response.status).toBe(401);
+    expect(JSON.parse(response.body)).toMatchObject({ status: 401, code: 'auth.invalid-credentials' });
+    expect(await running.exited).toBe(0);
+  });
+
+  it.runIf(TEST_DATABASE_URL)('in production: never loads the demo dataset, and warns about keys generated per instance', async () => {
+    const schema = `test_start_prod_${Date.now()}`;
+    const admin = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    const keysDir = await mkdtemp(path.join(tmpdir(), 'fs-start-prod-'));
+    try {
+      const port = await freePort();
+      const url = new URL(TEST_DATABASE_URL!);
+      url.searchParams.set('options', `-c search_path=${schema}`);
+      const running = start({ NODE_ENV: 'production', PUBLIC_URL: 'https://id.example.org', PORT: String(port), HOST: '127.0.0.1',
+        DATA_DIR: keysDir, DATABASE_URL: url.toString() });
+      await waitFor(running, 'ready at https://id.example.org');
+      expect(running.output()).not.toContain('Demo dataset loaded');
+      expect(running.output()).toMatch(/"level":40,.*NODE_ENV=production without OAUTH_PRIVATE_KEY\(_FILE\) and OAUTH_ENCRYPTION_KEY\(_FILE\)/);
+      const { rows } = await admin.query(`select count(*)::int as n from ${schema}.users`);
+      expect(rows[0].n).toBe(0);
+      running.child.kill('SIGTERM');
+      expect(await running.exited).toBe(0);
+    } finally {
+      await admin.query(`drop schema ${schema} cascade`);
+      await admin.end();
+      await rm(keysDir, { recursive: true, force: true });
+    }
   });
 
   it.runIf(TEST_DATABASE_URL)('runs the same on an empty PostgreSQL database', async () => {

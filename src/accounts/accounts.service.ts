@@ -2,7 +2,8 @@
  * Creating accounts and regions (used by the CLI and the demo dataset), with
  * the same validation wherever they come from.
  */
-import type { DB } from '../db/database.ts';
+import type { Executor } from '../db/executor.ts';
+import { inTransaction } from '../db/transaction.ts';
 import { ValidationFailed, type FieldError } from '../http/problem.ts';
 import { REGION_TYPES, type RegionType } from './accounts.tables.ts';
 import { hashPassword } from './passwords.ts';
@@ -12,6 +13,7 @@ import { addAmbassadorships, addMemberships, findUserCredentialsByEmail, insertU
 
 export const MIN_PASSWORD_LENGTH = 8;
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
 export interface CreateUserInput {
   email: string;
@@ -25,14 +27,16 @@ export interface CreateUserInput {
 }
 
 /** Creates a user with memberships; throws {@link ValidationFailed} naming each bad field. */
-export async function createUser(db: DB, input: CreateUserInput): Promise<number> {
+export async function createUser(db: Executor, input: CreateUserInput): Promise<number> {
   const errors: FieldError[] = [];
   const email = input.email.trim();
-  if (!EMAIL_PATTERN.test(email) || email.length > 254) errors.push({ field: 'email', message: 'must be a valid email address' });
+  if (!EMAIL_PATTERN.test(email) || email.length > 254 || CONTROL_CHARACTER.test(email)) errors.push({ field: 'email', message: 'must be a valid email address' });
   if (input.password.length < MIN_PASSWORD_LENGTH) errors.push({ field: 'password', message: `must be at least ${MIN_PASSWORD_LENGTH} characters` });
   if (input.password.length > 1024) errors.push({ field: 'password', message: 'must be at most 1024 characters' });
-  if (!isName(input.firstName)) errors.push({ field: 'firstName', message: 'must be 1 to 100 characters' });
-  if (!isName(input.lastName)) errors.push({ field: 'lastName', message: 'must be 1 to 100 characters' });
+  for (const field of ['firstName', 'lastName'] as const) {
+    const problem = nameProblem(input[field], 100);
+    if (problem) errors.push({ field, message: problem });
+  }
   const role = input.role ?? 'foodsharer';
   if (!(role in ROLES)) errors.push({ field: 'role', message: `must be one of ${Object.keys(ROLES).join(', ')}` });
   const regionIds = [...new Set(input.regionIds ?? [])];
@@ -46,7 +50,7 @@ export async function createUser(db: DB, input: CreateUserInput): Promise<number
   if (errors.length > 0) throw new ValidationFailed(errors);
 
   const passwordHash = await hashPassword(input.password);
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const id = await insertUser(trx, {
       email,
       passwordHash,
@@ -69,10 +73,11 @@ export interface CreateRegionInput {
   type?: RegionType;
 }
 
-export async function createRegion(db: DB, input: CreateRegionInput): Promise<number> {
+export async function createRegion(db: Executor, input: CreateRegionInput): Promise<number> {
   const errors: FieldError[] = [];
   const name = input.name.trim();
-  if (name.length === 0 || name.length > 200) errors.push({ field: 'name', message: 'must be 1 to 200 characters' });
+  const problem = nameProblem(name, 200);
+  if (problem) errors.push({ field: 'name', message: problem });
   const type = input.type ?? 'region';
   if (!REGION_TYPES.includes(type)) errors.push({ field: 'type', message: `must be one of ${REGION_TYPES.join(', ')}` });
   const parentId = input.parentId ?? null;
@@ -83,7 +88,9 @@ export async function createRegion(db: DB, input: CreateRegionInput): Promise<nu
   return insertRegion(db, { name, parentId, type });
 }
 
-function isName(value: string): boolean {
+/** Shown on pages and stored as PostgreSQL text, which cannot hold NUL. */
+function nameProblem(value: string, maxLength: number): string | undefined {
   const trimmed = value.trim();
-  return trimmed.length >= 1 && trimmed.length <= 100;
+  if (trimmed.length < 1 || trimmed.length > maxLength) return `must be 1 to ${maxLength} characters`;
+  return CONTROL_CHARACTER.test(trimmed) ? 'must not contain control characters' : undefined;
 }

@@ -7,10 +7,9 @@ import type { DB } from '../db/database.ts';
 import { ApiProblem } from '../http/problem.ts';
 import { translator, pickLocale } from '../web/i18n.ts';
 import { formToken, isValidFormToken } from './csrf.ts';
-import { logIn } from './login.service.ts';
+import { logIn, logOut } from './login.service.ts';
 import { safeReturnTo } from './return-to.ts';
 import { clearSessionCookies, SESSION_COOKIE, setSessionCookies } from './session-http.ts';
-import { deleteSession } from './sessions.ts';
 
 export interface LoginPagesOptions {
   config: Config;
@@ -54,9 +53,9 @@ export const loginPages: FastifyPluginAsyncTypebox<LoginPagesOptions> = async (a
 
     if (!(await isValidFormToken(request, form.csrf_token))) return again(403, t('login.csrf'));
     try {
-      const { session } = await logIn(db, clock, { email, password: form.password ?? '', rememberMe: remember, ip: request.ip });
-      const previous = request.cookies[SESSION_COOKIE];
-      if (previous) await deleteSession(db, previous);
+      const { session } = await logIn(db, clock, {
+        email, password: form.password ?? '', rememberMe: remember, ip: request.ip, previousSessionId: request.cookies[SESSION_COOKIE],
+      });
       setSessionCookies(reply, config, session);
       return reply.redirect(returnTo, 303);
     } catch (error) {
@@ -70,8 +69,7 @@ export const loginPages: FastifyPluginAsyncTypebox<LoginPagesOptions> = async (a
   });
 
   const logout = async (request: { cookies: Record<string, string | undefined> }, reply: Parameters<typeof clearSessionCookies>[0]) => {
-    const id = request.cookies[SESSION_COOKIE];
-    if (id) await deleteSession(db, id);
+    await logOut(db, request.cookies[SESSION_COOKIE]);
     clearSessionCookies(reply, config);
     return reply.redirect('/', 303);
   };

@@ -6,9 +6,8 @@ import type { Config } from '../config.ts';
 import type { DB } from '../db/database.ts';
 import { ProblemSchema } from '../http/problem-schema.ts';
 import { CurrentUserSchema, describeCurrentUser } from './current-user.ts';
-import { logIn } from './login.service.ts';
+import { logIn, logOut } from './login.service.ts';
 import { clearSessionCookies, SESSION_COOKIE, setSessionCookies } from './session-http.ts';
-import { deleteSession } from './sessions.ts';
 
 export interface UserRoutesOptions {
   config: Config;
@@ -33,9 +32,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (a
     },
   }, async (request, reply) => {
     const { email, password, rememberMe = false } = request.body;
-    const { session, user } = await logIn(db, clock, { email, password, rememberMe, ip: request.ip });
-    const previous = request.cookies[SESSION_COOKIE];
-    if (previous) await deleteSession(db, previous);
+    const { session, user } = await logIn(db, clock, { email, password, rememberMe, ip: request.ip, previousSessionId: request.cookies[SESSION_COOKIE] });
     setSessionCookies(reply, config, session);
     return describeCurrentUser(db, user, session.csrfToken);
   });
@@ -49,7 +46,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (a
       response: { 204: Type.Null(), 401: ProblemSchema, 403: ProblemSchema },
     },
   }, async (request, reply) => {
-    await deleteSession(db, request.cookies[SESSION_COOKIE] ?? '');
+    await logOut(db, request.cookies[SESSION_COOKIE]);
     clearSessionCookies(reply, config);
     return reply.code(204).send(null);
   });

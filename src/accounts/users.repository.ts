@@ -1,4 +1,3 @@
-import type { DB } from '../db/database.ts';
 import type { Executor } from '../db/executor.ts';
 
 export interface UserRow {
@@ -72,7 +71,7 @@ export async function findRegionIdsOfUser(db: Executor, userId: number): Promise
   return { member: member.map((r) => r.region_id), ambassador: ambassador.map((r) => r.region_id) };
 }
 
-export async function countUsers(db: DB): Promise<number> {
+export async function countUsers(db: Executor): Promise<number> {
   const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }

@@ -3,7 +3,7 @@ import { createRegion, createUser } from '../accounts/accounts.service.ts';
 import { REGION_TYPES, type RegionType } from '../accounts/accounts.tables.ts';
 import { ROLE_NAMES, type RoleName } from '../accounts/roles.ts';
 import { describeCommunityDemo } from '../demo/demo-community.ts';
-import { loadDemoData } from '../demo/demo-data.ts';
+import { DemoRefusedInProduction, loadDemoData } from '../demo/demo-data.ts';
 import { describeOAuthDemo } from '../demo/demo-oauth.ts';
 import { loadKeyMaterial } from '../oauth/keys/key-material.ts';
 import { positiveIntegers, requiredString, optionalString, UsageError, type CliCommand } from './command.ts';
@@ -72,6 +72,8 @@ export const demoCommand: CliCommand = {
   usage: 'demo',
   options: {},
   async run(context) {
+    // SPEC §3: never in production. Checked before the keys or the database are touched.
+    if (context.config.isProduction) throw new DemoRefusedInProduction();
     const summary = await loadDemoData(await context.database(), await loadKeyMaterial(context.config));
     const lines = [
       'Demo dataset loaded.',

@@ -9,6 +9,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { lockDataDir } from './data-dir-lock.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
+import { guardPool } from './unavailable.ts';
 import type { Database } from './schema.ts';
 
 export type DB = Kysely<Database>;
@@ -46,7 +47,7 @@ async function openPostgres(target: { url: string; schema?: string; poolSize?: n
   });
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: guardPool(pool) }) });
   return {
     db,
     kind: 'postgres',

@@ -12,7 +12,7 @@ import { insertPickupSlot, insertSignup } from '../api/stores/stores.pickups.rep
 import { insertStore, setTeamRole } from '../api/stores/stores.repository.ts';
 import type { StoreTeamRole } from '../api/stores/stores.tables.ts';
 import { insertWallPost } from '../api/stores/stores.wall.repository.ts';
-import type { DB } from '../db/database.ts';
+import type { Executor } from '../db/executor.ts';
 
 interface UserRef { id: number; email: string }
 export interface DemoStore {
@@ -37,7 +37,7 @@ export interface DemoBase {
 
 const DAY_MS = 86_400_000;
 
-export async function loadCommunityDemo(db: DB, base: DemoBase, now = new Date()): Promise<DemoCommunity> {
+export async function loadCommunityDemo(db: Executor, base: DemoBase, now = new Date()): Promise<DemoCommunity> {
   const user = (email: string): UserRef => {
     const found = base.users.find((u) => u.email === email);
     if (!found) throw new Error(`demo user ${email} is missing`);
@@ -62,7 +62,7 @@ export async function loadCommunityDemo(db: DB, base: DemoBase, now = new Date()
 
 type People = Record<'foodsharer' | 'foodsaver' | 'manager' | 'ambassador' | 'orga' | 'koeln', UserRef>;
 
-async function loadStores(db: DB, people: People, berlin: number, now: Date): Promise<DemoStore[]> {
+async function loadStores(db: Executor, people: People, berlin: number, now: Date): Promise<DemoStore[]> {
   const today = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
   const at = (days: number, hour: number) => new Date(today + days * DAY_MS + hour * 3_600_000);
 
@@ -90,18 +90,19 @@ async function loadStores(db: DB, people: People, berlin: number, now: Date): Pr
     for (const entry of signedUp) await insertSignup(db, { slotId: id, userId: entry.user.id, isConfirmed: entry.isConfirmed, at: now });
     s.pickups.push({ id, at: when.toISOString(), capacity, signedUp: signedUp.map((e) => ({ userId: e.user.id, isConfirmed: e.isConfirmed })) });
   };
+  // Future slots lie 2 to 9 weeks ahead, so that the demo keeps free and full future pickups for a while.
   await pickup(bioMarkt, at(-1, 17), 2, [{ user: people.foodsaver, isConfirmed: true }]);
-  await pickup(bioMarkt, at(1, 17), 2, [{ user: people.manager, isConfirmed: true }]);
-  await pickup(bioMarkt, at(2, 17), 1, [{ user: people.manager, isConfirmed: true }]);
-  await pickup(bioMarkt, at(3, 17), 3, []);
-  await pickup(baeckerei, at(1, 18), 2, []);
+  await pickup(bioMarkt, at(14, 17), 2, [{ user: people.manager, isConfirmed: true }]);
+  await pickup(bioMarkt, at(30, 17), 1, [{ user: people.manager, isConfirmed: true }]);
+  await pickup(bioMarkt, at(60, 17), 3, []);
+  await pickup(baeckerei, at(21, 18), 2, []);
 
   return [bioMarkt, baeckerei];
 }
 
 const STATUS_NAMES = ['running', 'passed', 'failed'] as const;
 
-async function loadQuizzes(db: DB, people: Record<'foodsaver' | 'manager' | 'ambassador', UserRef>, now: Date): Promise<DemoCommunity['quizzes']> {
+async function loadQuizzes(db: Executor, people: Record<'foodsaver' | 'manager' | 'ambassador', UserRef>, now: Date): Promise<DemoCommunity['quizzes']> {
   const specs = [
     { name: 'Foodsaver-Quiz', maxFailure: 3, timed: 10, untimed: 20 },
     { name: 'Betriebsverantwortlichen-Quiz', maxFailure: 2, timed: 10, untimed: 20 },
@@ -135,7 +136,7 @@ async function loadQuizzes(db: DB, people: Record<'foodsaver' | 'manager' | 'amb
   return quizzes;
 }
 
-async function loadContents(db: DB, now: Date): Promise<DemoCommunity['contents']> {
+async function loadContents(db: Executor, now: Date): Promise<DemoCommunity['contents']> {
   const entries = [
     { name: 'impressum', title: 'Impressum', body: '<p>Foodsharing Demo e. V., Musterstraße 1, 10115 Berlin</p>' },
     { name: 'datenschutz', title: 'Datenschutzerklärung', body: '<p>Wir speichern nur, was die Plattform braucht.</p>' },
@@ -148,13 +149,13 @@ async function loadContents(db: DB, now: Date): Promise<DemoCommunity['contents'
   return result;
 }
 
-async function loadPin(db: DB, regionId: number, now: Date): Promise<DemoCommunity['regionPins'][number]> {
+async function loadPin(db: Executor, regionId: number, now: Date): Promise<DemoCommunity['regionPins'][number]> {
   const pin = { lat: 52.520008, lon: 13.404954, description: 'Fairteiler am Alexanderplatz', status: 1 };
   await upsertRegionPin(db, { region_id: regionId, ...pin }, now);
   return { regionId, ...pin };
 }
 
-async function loadReport(db: DB, reporter: UserRef, reported: UserRef, now: Date): Promise<DemoCommunity['reports'][number]> {
+async function loadReport(db: Executor, reporter: UserRef, reported: UserRef, now: Date): Promise<DemoCommunity['reports'][number]> {
   const reason = 'Abholung nicht wahrgenommen';
   const id = await insertReport(db, { reporterId: reporter.id, reportedId: reported.id, reason, message: 'Ohne Absage nicht erschienen.', createdAt: now });
   return { id, reporter, reported, reason };

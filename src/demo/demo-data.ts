@@ -1,13 +1,17 @@
 /**
  * The demo dataset (SPEC §9): small, realistic, German-flavoured, with known
  * passwords. Loaded into an empty database outside production only; later
- * areas add their objects in {@link loadDemoData}.
+ * areas add their objects in {@link fillDemoData}. The whole dataset goes in
+ * as one transaction under an advisory lock: instances starting together load
+ * it once, and an interrupted load leaves the database empty, not half-filled.
  */
 import { createRegion, createUser } from '../accounts/accounts.service.ts';
 import type { RegionType } from '../accounts/accounts.tables.ts';
 import { ROLES, type RoleName } from '../accounts/roles.ts';
 import { countUsers } from '../accounts/users.repository.ts';
 import type { DB } from '../db/database.ts';
+import type { Executor } from '../db/executor.ts';
+import { lockForTransaction } from '../db/transaction.ts';
 import type { KeyMaterial } from '../oauth/keys/key-material.ts';
 import { describeOAuthDemo, loadOAuthDemo, type DemoOAuthClient } from './demo-oauth.ts';
 import { loadCommunityDemo, type DemoCommunity } from './demo-community.ts';
@@ -36,13 +40,41 @@ export class DatabaseNotEmptyError extends Error {
   }
 }
 
-export async function isDatabaseEmpty(db: DB): Promise<boolean> {
+export class DemoRefusedInProduction extends Error {
+  constructor() {
+    super('The demo dataset is never loaded in production (NODE_ENV=production): its accounts have published passwords.');
+    this.name = 'DemoRefusedInProduction';
+  }
+}
+
+/** Arbitrary constant naming the demo loader's lock (the migrations use 7_140_523_981). */
+const DEMO_LOCK_KEY = 7_140_523_982;
+
+export async function isDatabaseEmpty(db: Executor): Promise<boolean> {
   return (await countUsers(db)) === 0;
 }
 
 /** Loads the demo dataset; throws {@link DatabaseNotEmptyError} unless the database is empty. */
 export async function loadDemoData(db: DB, keys?: KeyMaterial): Promise<DemoSummary> {
-  if (!(await isDatabaseEmpty(db))) throw new DatabaseNotEmptyError();
+  const summary = await loadDemoDataIfEmpty(db, keys);
+  if (!summary) throw new DatabaseNotEmptyError();
+  return summary;
+}
+
+/**
+ * Loads the demo dataset when the database holds no users; returns undefined
+ * otherwise. Emptiness is checked after taking the lock, inside the transaction
+ * that loads everything, so a concurrent loader finds the committed dataset.
+ */
+export function loadDemoDataIfEmpty(db: DB, keys?: KeyMaterial): Promise<DemoSummary | undefined> {
+  return db.transaction().execute(async (trx) => {
+    await lockForTransaction(trx, DEMO_LOCK_KEY);
+    if (!(await isDatabaseEmpty(trx))) return undefined;
+    return fillDemoData(trx, keys);
+  });
+}
+
+async function fillDemoData(db: Executor, keys: KeyMaterial | undefined): Promise<DemoSummary> {
   const regions: DemoRegion[] = [];
   const region = async (name: string, type: RegionType, parentId: number | null) => {
     const id = await createRegion(db, { name, type, parentId });

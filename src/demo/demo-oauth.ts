@@ -4,7 +4,7 @@
  * secret is fixed so that README can show a copy-paste flow; the demo dataset
  * is never loaded in production.
  */
-import type { DB } from '../db/database.ts';
+import type { Executor } from '../db/executor.ts';
 import { createClient } from '../oauth/clients/clients.service.ts';
 import type { KeyMaterial } from '../oauth/keys/key-material.ts';
 
@@ -21,7 +21,7 @@ export interface DemoOAuthClient {
   grantTypes: string[];
 }
 
-export async function loadOAuthDemo(db: DB, keys: KeyMaterial): Promise<DemoOAuthClient[]> {
+export async function loadOAuthDemo(db: Executor, keys: KeyMaterial): Promise<DemoOAuthClient[]> {
   const clients: DemoOAuthClient[] = [
     {
       clientId: 'demo-app', name: 'Demo-App (Server)', confidential: true, secret: DEMO_CLIENT_SECRET,

@@ -2,14 +2,17 @@
  * Demo objects of the sharing areas (SPEC §9; issue 4 "Must hold" 10):
  * baskets with an open and a withdrawn request, a poll that has not started
  * and one that has, and the feature toggles (petitionBanner switched on).
- * Times are relative to the moment of loading.
+ * Times are relative to the moment of loading and reach far enough ahead for
+ * the demo to stay usable for weeks: baskets live the longest lifetime allowed
+ * (README's curl examples use basket 1), the poll not started opens in 60 days.
  */
 import { createBasket, requestBasket, withdrawRequest } from '../api/baskets/baskets.service.ts';
 import { saveToggleState } from '../api/feature-toggles/feature-toggles.repository.ts';
 import { FEATURE_TOGGLES } from '../api/feature-toggles/feature-toggles.service.ts';
-import { createPoll } from '../api/polls/polls.service.ts';
+import { valuesOfType } from '../api/polls/polls.policy.ts';
+import { countEligibleVoters, insertPoll, replaceOptions } from '../api/polls/polls.repository.ts';
 import { systemClock } from '../clock.ts';
-import type { DB } from '../db/database.ts';
+import type { Executor } from '../db/executor.ts';
 
 interface UserRef { id: number; email: string }
 interface DemoInput { regions: Array<{ id: number; name: string }>; users: UserRef[] }
@@ -22,8 +25,10 @@ export interface DemoSharing {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** The schema's maximum `lifeTimeInDays`. */
+const MAX_BASKET_LIFETIME_DAYS = 21;
 
-export async function loadSharingDemo(db: DB, input: DemoInput): Promise<DemoSharing> {
+export async function loadSharingDemo(db: Executor, input: DemoInput): Promise<DemoSharing> {
   const user = (email: string): UserRef => {
     const found = input.users.find((u) => u.email === email);
     if (!found) throw new Error(`demo user ${email} missing`);
@@ -37,14 +42,14 @@ export async function loadSharingDemo(db: DB, input: DemoInput): Promise<DemoSha
   };
 }
 
-async function loadBaskets(db: DB, frieda: UserRef, fabian: UserRef, klara: UserRef): Promise<DemoSharing['baskets']> {
+async function loadBaskets(db: Executor, frieda: UserRef, fabian: UserRef, klara: UserRef): Promise<DemoSharing['baskets']> {
   const bread = await createBasket(db, systemClock, frieda, {
     description: 'Zwei Laibe Sauerteigbrot und sechs Brötchen vom Vortag, abzuholen in Kreuzberg.',
-    contactTypes: [1, 2], mobile: '+49 170 1234567', lat: 52.4986, lon: 13.4030, lifeTimeInDays: 3, weightInGrams: 1800,
+    contactTypes: [1, 2], mobile: '+49 170 1234567', lat: 52.4986, lon: 13.4030, lifeTimeInDays: MAX_BASKET_LIFETIME_DAYS, weightInGrams: 1800,
   });
   const veggies = await createBasket(db, systemClock, fabian, {
     description: 'Eine Kiste Gemüse: Möhren, Lauch und etwas Kohlrabi.',
-    contactTypes: [1], lat: 52.5163, lon: 13.3777, lifeTimeInDays: 7, weightInGrams: 4000,
+    contactTypes: [1], lat: 52.5163, lon: 13.3777, lifeTimeInDays: MAX_BASKET_LIFETIME_DAYS, weightInGrams: 4000,
   });
   await requestBasket(db, systemClock, fabian, String(bread.id));
   await requestBasket(db, systemClock, klara, String(bread.id));
@@ -57,28 +62,30 @@ async function loadBaskets(db: DB, frieda: UserRef, fabian: UserRef, klara: User
   ];
 }
 
-async function loadPolls(db: DB, berlin: number, alma: UserRef): Promise<DemoSharing['polls']> {
+async function loadPolls(db: Executor, berlin: number, alma: UserRef): Promise<DemoSharing['polls']> {
   const now = Date.now();
   const specs = [
     { name: 'Termin für das Sommerfest', description: 'Wann feiern wir gemeinsam?', type: 0, scope: 0,
-      start: now + 7 * DAY_MS, end: now + 14 * DAY_MS, options: ['Samstag, 14. Juni', 'Samstag, 21. Juni', 'Sonntag, 22. Juni'] },
+      start: now + 60 * DAY_MS, end: now + 74 * DAY_MS, options: ['Samstag, 14. Juni', 'Samstag, 21. Juni', 'Sonntag, 22. Juni'] },
     { name: 'Neue Abholregeln', description: 'Wie findet ihr die neuen Abholregeln?', type: 2, scope: 1,
-      start: now - DAY_MS, end: now + 6 * DAY_MS, options: ['Abholung nur mit Anmeldung', 'Höchstens zwei Personen pro Abholung'] },
+      start: now - DAY_MS, end: now + 90 * DAY_MS, options: ['Abholung nur mit Anmeldung', 'Höchstens zwei Personen pro Abholung'] },
   ];
   const polls: DemoSharing['polls'] = [];
   for (const spec of specs) {
     const startDate = new Date(spec.start);
     const endDate = new Date(spec.end);
-    const id = await createPoll(db, systemClock, {
+    // The repository directly, not createPoll(), which opens its own transaction: this is part of the demo's one.
+    const id = await insertPoll(db, {
       regionId: berlin, authorId: alma.id, name: spec.name, description: spec.description, scope: spec.scope, type: spec.type,
-      startDate, endDate, shuffleOptions: false,
-    }, spec.options);
+      startDate, endDate, shuffleOptions: false, eligibleVotesCount: await countEligibleVoters(db, berlin, spec.scope),
+    }, new Date(now));
+    await replaceOptions(db, id, spec.options, valuesOfType(spec.type));
     polls.push({ id, name: spec.name, regionId: berlin, author: alma, startDate: startDate.toISOString(), endDate: endDate.toISOString(), hasStarted: spec.start <= now });
   }
   return polls;
 }
 
-async function loadToggles(db: DB, orga: UserRef): Promise<DemoSharing['featureToggles']> {
+async function loadToggles(db: Executor, orga: UserRef): Promise<DemoSharing['featureToggles']> {
   const states: Record<string, boolean> = { ...FEATURE_TOGGLES, petitionBanner: true };
   for (const [identifier, isActive] of Object.entries(states)) await saveToggleState(db, identifier, isActive, orga.id, new Date());
   return Object.entries(states).map(([identifier, isActive]) => ({ identifier, isActive }));

@@ -3,10 +3,12 @@
  * exposing the cause of a 5xx (SPEC §7). Shared by the three error vocabularies.
  */
 import type { FastifyError } from 'fastify';
+import { DATABASE_UNAVAILABLE } from '../db/unavailable.ts';
 
 const DATABASE_DOWN_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND',
   '08000', '08001', '08003', '08006', '57P01', '57P02', '57P03', '53300',
+  DATABASE_UNAVAILABLE, // pg's code-less connection errors, tagged by src/db/unavailable.ts
 ]);
 
 export interface Failure {
@@ -19,8 +21,7 @@ export interface Failure {
 
 export function classifyFailure(error: unknown): Failure {
   const e = error as Partial<FastifyError> & { code?: string };
-  if (typeof e.code === 'string' && DATABASE_DOWN_CODES.has(e.code) ||
-      /Connection terminated|timeout exceeded when trying to connect/i.test(String(e.message))) {
+  if (typeof e.code === 'string' && DATABASE_DOWN_CODES.has(e.code)) {
     return { status: 503, message: 'The service is temporarily unavailable. Please try again shortly.', isServerFault: true };
   }
   const status = typeof e.statusCode === 'number' ? e.statusCode : 500;

@@ -5,6 +5,8 @@
  */
 import { findExistingRegionIds } from '../../accounts/regions.repository.ts';
 import type { DB } from '../../db/database.ts';
+import type { Executor } from '../../db/executor.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { ApiProblem, ValidationFailed, type FieldError } from '../../http/problem.ts';
 import { redirectUriProblem, webOrigin } from '../checks/redirect-uri.ts';
 import type { KeyMaterial } from '../keys/key-material.ts';
@@ -60,7 +62,7 @@ export class ClientNotFound extends ApiProblem {
  * Registers a client. Returns the secret of a confidential client: it is shown
  * once and stored only as a keyed digest. `fixedSecret` is for the demo dataset.
  */
-export async function createClient(db: DB, keys: KeyMaterial, input: ClientInput, fixedSecret?: string): Promise<{ clientId: string; secret: string | null }> {
+export async function createClient(db: Executor, keys: KeyMaterial, input: ClientInput, fixedSecret?: string): Promise<{ clientId: string; secret: string | null }> {
   const errors: FieldError[] = [];
   const clientId = input.clientId.trim();
   if (!CLIENT_ID_PATTERN.test(clientId)) {
@@ -72,7 +74,7 @@ export async function createClient(db: DB, keys: KeyMaterial, input: ClientInput
   if (errors.length > 0) throw new ValidationFailed(errors);
   const secret = input.confidential ? fixedSecret ?? generateClientSecret() : null;
   try {
-    await db.transaction().execute(async (trx) => {
+    await inTransaction(db, async (trx) => {
       const id = await insertClient(trx, clientId, { ...settings, secretDigest: secret === null ? null : digestClientSecret(keys, secret) });
       await replaceRequiredRegions(trx, id, input.requiredRegions);
     });
@@ -150,10 +152,9 @@ export function hasControlCharacters(text: string): boolean {
   return /[\u0000-\u001f\u007f]/.test(text);
 }
 
-async function validateSettings(db: DB, input: ClientSettings, errors: FieldError[]): Promise<Omit<ClientValues, 'secretDigest'>> {
+async function validateSettings(db: Executor, input: ClientSettings, errors: FieldError[]): Promise<Omit<ClientValues, 'secretDigest'>> {
   const name = input.name.trim();
   if (name.length === 0 || name.length > 200) errors.push({ field: 'name', message: 'must be 1 to 200 characters' });
-  // Shown on the consent page; PostgreSQL text cannot hold NUL anyway.
   else if (hasControlCharacters(name)) errors.push({ field: 'name', message: 'must not contain control characters' });
 
   const redirectUris = [...new Set(input.redirectUris.map((u) => u.trim()).filter((u) => u !== ''))];

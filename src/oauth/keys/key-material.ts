@@ -5,10 +5,10 @@
  * instances must share keys through configuration, not generate their own.
  */
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { randomBytes } from 'node:crypto';
+import { createPrivateKey, randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { exportPKCS8, generateKeyPair } from 'jose';
-import type { Config } from '../../config.ts';
+import { ConfigError, type Config } from '../../config.ts';
 
 export interface KeyMaterial {
   /** PEM (PKCS#8) of the initial RSA signing key. */
@@ -22,34 +22,93 @@ export interface KeyMaterial {
 export const SIGNING_KEY_FILE = 'signing-key.pem';
 export const ENCRYPTION_KEY_FILE = 'encryption.key';
 
+/**
+ * Reads, checks and (when not configured) generates the keys. Runs before the
+ * database is opened: a bad key stops the start with one {@link ConfigError}
+ * line naming the variable or file, not a late failure at the first token.
+ */
 export async function loadKeyMaterial(config: Config): Promise<KeyMaterial> {
   const keysDir = path.join(config.dataDir, 'keys');
-  let generatedIn: string | undefined;
+  const signing = signingKeySource(config, keysDir);
+  const encryption = encryptionKeySource(config, keysDir);
+  const problems: string[] = [];
+  // Configured keys first: nothing is generated for a configuration that is refused.
+  let signingKeyPem = signing.generated ? undefined : await readKey(signing, toSigningKeyPem, problems);
+  let encryptionKey = encryption.generated ? undefined : await readKey(encryption, toEncryptionKey, problems);
+  if (problems.length === 0) {
+    signingKeyPem ??= await readKey(signing, toSigningKeyPem, problems);
+    encryptionKey ??= await readKey(encryption, toEncryptionKey, problems);
+  }
+  if (signingKeyPem === undefined || encryptionKey === undefined) throw new ConfigError(problems);
+  return { signingKeyPem, encryptionKey, generatedIn: signing.generated || encryption.generated ? keysDir : undefined };
+}
 
-  let signingKeyPem = config.oauthPrivateKey?.replace(/\\n/g, '\n');
-  if (signingKeyPem === undefined && config.oauthPrivateKeyFile !== undefined) {
-    signingKeyPem = await readFile(config.oauthPrivateKeyFile, 'utf8');
-  }
-  if (signingKeyPem === undefined) {
-    signingKeyPem = await readOrCreate(path.join(keysDir, SIGNING_KEY_FILE), async () => {
-      const { privateKey } = await generateKeyPair('RS256', { modulusLength: config.rsaKeyBits, extractable: true });
-      return exportPKCS8(privateKey);
-    });
-    generatedIn = keysDir;
-  }
+interface KeySource {
+  /** How a problem names it: the variable, or the generated file. */
+  readonly label: string;
+  readonly generated: boolean;
+  read(): Promise<string>;
+}
 
-  let encryptionKeyText = config.oauthEncryptionKey;
-  if (encryptionKeyText === undefined && config.oauthEncryptionKeyFile !== undefined) {
-    encryptionKeyText = (await readFile(config.oauthEncryptionKeyFile, 'utf8')).trim();
+function signingKeySource(config: Config, keysDir: string): KeySource {
+  const { oauthPrivateKey: inline, oauthPrivateKeyFile: file } = config;
+  if (inline !== undefined) return { label: 'OAUTH_PRIVATE_KEY', generated: false, read: async () => inline.replace(/\\n/g, '\n') };
+  if (file !== undefined) return { label: `OAUTH_PRIVATE_KEY_FILE=${file}`, generated: false, read: () => readFile(file, 'utf8') };
+  const generatedFile = path.join(keysDir, SIGNING_KEY_FILE);
+  return { label: generatedFile, generated: true, read: () => readOrCreate(generatedFile, async () => {
+    const { privateKey } = await generateKeyPair('RS256', { modulusLength: config.rsaKeyBits, extractable: true });
+    return exportPKCS8(privateKey);
+  }) };
+}
+
+function encryptionKeySource(config: Config, keysDir: string): KeySource {
+  const { oauthEncryptionKey: inline, oauthEncryptionKeyFile: file } = config;
+  if (inline !== undefined) return { label: 'OAUTH_ENCRYPTION_KEY', generated: false, read: async () => inline };
+  if (file !== undefined) return { label: `OAUTH_ENCRYPTION_KEY_FILE=${file}`, generated: false, read: () => readFile(file, 'utf8') };
+  const generatedFile = path.join(keysDir, ENCRYPTION_KEY_FILE);
+  return { label: generatedFile, generated: true, read: () => readOrCreate(generatedFile, async () => `${randomBytes(32).toString('base64url')}\n`) };
+}
+
+async function readKey<T>(source: KeySource, parse: (text: string) => T, problems: string[]): Promise<T | undefined> {
+  try {
+    return parse(await source.read());
+  } catch (error) {
+    problems.push(`${source.label} ${error instanceof KeyProblem ? error.message : `cannot be read: ${describeReadError(error)}`}`);
+    return undefined;
   }
-  if (encryptionKeyText === undefined) {
-    encryptionKeyText = (await readOrCreate(path.join(keysDir, ENCRYPTION_KEY_FILE),
-      async () => `${randomBytes(32).toString('base64url')}\n`)).trim();
-    generatedIn = keysDir;
+}
+
+class KeyProblem extends Error {}
+
+/** An RSA private key (PKCS#8 or PKCS#1 PEM) of at least 2048 bits, returned as PKCS#8 PEM. */
+function toSigningKeyPem(pem: string): string {
+  let key;
+  try {
+    key = createPrivateKey(pem);
+  } catch {
+    throw new KeyProblem('is not a PEM-encoded private key (PKCS#8 or PKCS#1, unencrypted)');
   }
-  const encryptionKey = Buffer.from(encryptionKeyText, 'base64');
-  if (encryptionKey.length !== 32) throw new Error('the encryption key must be 32 bytes (base64)');
-  return { signingKeyPem, encryptionKey, generatedIn };
+  if (key.asymmetricKeyType !== 'rsa') throw new KeyProblem(`holds a ${key.asymmetricKeyType ?? 'non-RSA'} key; RS256 needs an RSA key`);
+  const bits = key.asymmetricKeyDetails?.modulusLength ?? 0;
+  if (bits < 2048) throw new KeyProblem(`holds a ${bits}-bit RSA key; at least 2048 bits are required`);
+  return key.export({ type: 'pkcs8', format: 'pem' }).toString();
+}
+
+function toEncryptionKey(text: string): Uint8Array {
+  const trimmed = text.trim();
+  const key = Buffer.from(trimmed, 'base64');
+  if (!/^[A-Za-z0-9+/_-]{43}=?$/.test(trimmed) || key.length !== 32) {
+    throw new KeyProblem('must hold 32 bytes in base64 or base64url (openssl rand -base64 32)');
+  }
+  return key;
+}
+
+function describeReadError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EACCES') return 'permission denied';
+  if (code === 'EISDIR') return 'it is a directory';
+  return error instanceof Error ? error.message : String(error);
 }
 
 async function readOrCreate(file: string, create: () => Promise<string>): Promise<string> {

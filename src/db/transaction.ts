@@ -1,0 +1,16 @@
+import { sql, type Transaction } from 'kysely';
+import type { Executor } from './executor.ts';
+import type { Database } from './schema.ts';
+
+/**
+ * Runs `work` in a transaction: the caller's own when it passes one (so a
+ * service can be part of a larger unit, such as the demo dataset), else a new one.
+ */
+export function inTransaction<T>(db: Executor, work: (trx: Transaction<Database>) => Promise<T>): Promise<T> {
+  return db.isTransaction ? work(db as Transaction<Database>) : db.transaction().execute(work);
+}
+
+/** `pg_advisory_xact_lock`: waits for, then holds until the transaction ends, the lock named by `key`. */
+export async function lockForTransaction(trx: Transaction<Database>, key: number): Promise<void> {
+  await sql`select pg_advisory_xact_lock(${key})`.execute(trx);
+}
