@@ -42,7 +42,6 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (a
     schema: {
       tags: ['user'],
       summary: 'End the session',
-      security: [{ csrf: [] }],
       response: { 204: Type.Null(), 401: ProblemSchema, 403: ProblemSchema },
     },
   }, async (request, reply) => {
