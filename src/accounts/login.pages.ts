@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { DB } from '../db/database.ts';
+import { toLocation } from '../http/location.ts';
 import { ApiProblem } from '../http/problem.ts';
 import { translator, pickLocale } from '../web/i18n.ts';
 import { formToken, isValidFormToken } from './csrf.ts';
@@ -57,7 +58,7 @@ export const loginPages: FastifyPluginAsyncTypebox<LoginPagesOptions> = async (a
         email, password: form.password ?? '', rememberMe: remember, ip: request.ip, previousSessionId: request.cookies[SESSION_COOKIE],
       });
       setSessionCookies(reply, config, session);
-      return reply.redirect(returnTo, 303);
+      return reply.redirect(toLocation(returnTo), 303);
     } catch (error) {
       if (!(error instanceof ApiProblem)) throw error;
       if (error.status === 429) {

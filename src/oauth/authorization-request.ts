@@ -4,6 +4,7 @@
  * redirect: RFC 6749 §4.1.2.1, RFC 9700 §4.1); afterwards they go back to the
  * client's redirect URI.
  */
+import { toLocation } from '../http/location.ts';
 import type { Executor } from '../db/executor.ts';
 import { isValidS256Challenge } from './checks/pkce.ts';
 import { checkRequestedScopes } from './checks/scope.ts';
@@ -133,11 +134,14 @@ export async function parseAuthorizationRequest(db: Executor, raw: RawParameters
   };
 }
 
-/** The client's redirect URI with response parameters added to its query (RFC 6749 §4.1.2, RFC 9207). */
+/**
+ * The client's redirect URI with response parameters added to its query (RFC 6749 §4.1.2, RFC 9207),
+ * as an ASCII URI reference for the Location header (a registered URI may hold non-ASCII characters).
+ */
 export function responseUrl(redirectUri: string, params: Record<string, string | undefined>): string {
   const query = Object.entries(params)
     .filter((entry): entry is [string, string] => entry[1] !== undefined)
     .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
   const separator = !redirectUri.includes('?') ? '?' : /[?&]$/.test(redirectUri) ? '' : '&';
-  return `${redirectUri}${separator}${query}`;
+  return toLocation(`${redirectUri}${separator}${query}`);
 }
