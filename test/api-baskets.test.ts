@@ -114,6 +114,34 @@ describe('PATCH /api/baskets/{basketId}', () => {
     expect((await basketRow(id)).until).toEqual(before.until);
   });
 
+  it.each([
+    ['an empty body', {}],
+    ['only read-only fields', { id: 1, status: 5, updated: '2030-01-01T00:00:00Z', requestCount: 3 }],
+    ['the basket sent back as it is', null],
+  ])('answers %s with the basket unchanged and writes nothing (updated stays)', async (_name, body) => {
+    const id = await createBasket();
+    const before = await basketRow(id);
+    t.clock.advance(60);
+    const payload = body ?? (await inject('GET', `/api/baskets/${id}`, creator)).json();
+    const response = await inject('PATCH', `/api/baskets/${id}`, creator, payload);
+    expect(response.statusCode).toBe(200);
+    expect(response.json().updated).toBe(before.updated_at.toISOString());
+    expect(await basketRow(id)).toEqual(before);
+  });
+
+  it('refuses unknown fields with 400 naming each one, and writes nothing', async () => {
+    const id = await createBasket();
+    const before = await basketRow(id);
+    t.clock.advance(60);
+    for (const payload of [{ descripton: 'typo' }, { foo: 1, description: 'Neu' }]) {
+      const response = await inject('PATCH', `/api/baskets/${id}`, creator, payload);
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toMatchObject({ code: 'request.invalid' });
+      expect(response.json().errors).toContainEqual({ field: `body/${Object.keys(payload)[0]}`, message: 'is not a field of this operation' });
+    }
+    expect(await basketRow(id)).toEqual(before);
+  });
+
   it('accepts the seed\'s array-of-arrays form of contactTypes, stored as integers', async () => {
     const id = await createBasket();
     const response = await inject('PATCH', `/api/baskets/${id}`, creator, { contactTypes: [[1], [2]] });

@@ -70,7 +70,8 @@ function validationErrors(error: FastifyError): FieldError[] {
     const { missingProperty, additionalProperty } = (v.params ?? {}) as { missingProperty?: string; additionalProperty?: string };
     const key = missingProperty ?? additionalProperty;
     const path = `${v.instancePath}${key === undefined ? '' : `/${key}`}`;
-    const message = additionalProperty === undefined ? v.message ?? 'is invalid' : 'is not a parameter of this operation';
+    const unknown = context === 'body' ? 'is not a field of this operation' : 'is not a parameter of this operation';
+    const message = additionalProperty === undefined ? v.message ?? 'is invalid' : unknown;
     return { field: `${context}${path}`, message };
   });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compileApiValidator } from './validation.ts';
+import { CLOSED_BODY, compileApiValidator } from './validation.ts';
 
 type Validate = ((data: unknown) => boolean) & { errors?: { params: Record<string, unknown> }[] | null };
 
@@ -28,5 +28,12 @@ describe('compileApiValidator', () => {
     expect(validate(body)).toBe(true);
     expect(body).toEqual({ flag: true });
     expect(validate({ flag: 'true' })).toBe(false);
+  });
+
+  it('refuses unknown fields of a body schema marked closed, naming them', () => {
+    const validate = compile('body', { ...OPEN, additionalProperties: false, ...CLOSED_BODY });
+    expect(validate({ flag: true, extra: 1 })).toBe(false);
+    expect(validate.errors?.map((e) => e.params)).toEqual([{ additionalProperty: 'extra' }]);
+    expect(validate({ flag: true })).toBe(true);
   });
 });

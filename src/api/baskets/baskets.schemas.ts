@@ -1,6 +1,7 @@
 /** The seed's basket object, the same shape in PATCH bodies and responses. */
 import { Type, type Static } from '@sinclair/typebox';
 import { NO_NUL_PATTERN } from '../../http/row-id.ts';
+import { CLOSED_BODY } from '../../http/validation.ts';
 import { DigitsParam, IdParam } from '../params.ts';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -68,7 +69,7 @@ export const BasketPatchBody = Type.Object({
   updated: readOnly('time of the last change'),
   until: readOnly('expiry; an edit never moves it'),
   requestCount: readOnly('open requests'),
-}, { additionalProperties: false, description: 'the basket object; omitted fields stay as they are' });
+}, { additionalProperties: false, ...CLOSED_BODY, description: 'the basket object; omitted fields stay as they are, unknown fields are refused' });
 export type BasketPatch = Static<typeof BasketPatchBody>;
 
 export const BasketCreateBody = Type.Object({

@@ -40,27 +40,40 @@ export async function createBasket(db: Executor, clock: Clock, caller: Caller, i
   return toBasket((await findBasket(db, id))!);
 }
 
-/** 404 unavailable → 403 not the creator → `checkInput()` (schema) → 400 field rules. */
+/**
+ * 404 unavailable → 403 not the creator → `checkInput()` (schema) → 400 field rules. A patch that
+ * changes no field (`{}`, only read-only fields, the basket sent back as it is) writes nothing:
+ * `updated` keeps its value.
+ */
 export async function editBasket(
   db: Executor, clock: Clock, caller: Caller, basketId: string, patch: BasketPatch, checkInput: () => void,
 ): Promise<Basket> {
   const basket = await findAvailableBasket(db, clock, basketId);
   if (!mayEditBasket(caller, basket)) throw new ApiProblem(403, 'basket.forbidden', 'Only the creator may edit this basket.');
   checkInput();
+  const current = fieldsOf(basket);
   const fields: BasketFields = {
-    description: patch.description?.trim() ?? basket.description,
-    pictures: patch.pictures ?? basket.pictures,
-    contactTypes: patch.contactTypes ? contactTypesOf(patch.contactTypes) : basket.contact_types,
-    mobile: patch.mobile === undefined ? basket.mobile : normalisePhone(patch.mobile),
-    telephone: patch.telephone === undefined ? basket.telephone : normalisePhone(patch.telephone),
-    lat: patch.lat ?? basket.lat,
-    lon: patch.lon ?? basket.lon,
-    lifeTimeInDays: patch.lifeTimeInDays ?? basket.life_time_in_days,
-    weightInGrams: patch.weightInGrams ?? basket.weight_in_grams,
+    description: patch.description?.trim() ?? current.description,
+    pictures: patch.pictures ?? current.pictures,
+    contactTypes: patch.contactTypes ? contactTypesOf(patch.contactTypes) : current.contactTypes,
+    mobile: patch.mobile === undefined ? current.mobile : normalisePhone(patch.mobile),
+    telephone: patch.telephone === undefined ? current.telephone : normalisePhone(patch.telephone),
+    lat: patch.lat ?? current.lat,
+    lon: patch.lon ?? current.lon,
+    lifeTimeInDays: patch.lifeTimeInDays ?? current.lifeTimeInDays,
+    weightInGrams: patch.weightInGrams ?? current.weightInGrams,
   };
+  if (JSON.stringify(fields) === JSON.stringify(current)) return toBasket(basket);
   await assertValidFields(db, caller.id, fields);
   if (!(await updateBasket(db, basket.id, fields, clock()))) throw notFound();
   return toBasket((await findBasket(db, basket.id))!);
+}
+
+function fieldsOf(row: BasketRow): BasketFields {
+  return {
+    description: row.description, pictures: row.pictures, contactTypes: row.contact_types, mobile: row.mobile,
+    telephone: row.telephone, lat: row.lat, lon: row.lon, lifeTimeInDays: row.life_time_in_days, weightInGrams: row.weight_in_grams,
+  };
 }
 
 export async function requestBasket(db: Executor, clock: Clock, caller: Caller, basketId: string): Promise<Basket> {
