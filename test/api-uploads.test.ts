@@ -207,3 +207,39 @@ describe('GET /api/uploads/{uuid}', () => {
     expect([...response.rawPayload]).toEqual([1, 2, 3]);
   });
 });
+
+describe('GET /api/uploads/{uuid} with If-None-Match', () => {
+  let url: string;
+  let etag: string;
+  beforeAll(async () => {
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
+    url = (await upload({ filename: 'dot.png', body: png })).json().url;
+    etag = String((await t.app.inject({ url })).headers.etag);
+  });
+
+  it.each([
+    ['the ETag itself', () => etag],
+    ['its weak form', () => `W/${etag}`],
+    ['a list holding it', () => `"other", ${etag}`],
+    ['*', () => '*'],
+  ])('answers 304 without a body, with ETag and Cache-Control, for %s', async (_name, header) => {
+    const response = await t.app.inject({ url, headers: { 'if-none-match': header() } });
+    expect(response.statusCode).toBe(304);
+    expect(response.body).toBe('');
+    expect(response.headers.etag).toBe(etag);
+    expect(response.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+  });
+
+  it('answers 200 with the file for another tag', async () => {
+    const response = await t.app.inject({ url, headers: { 'if-none-match': '"something-else", W/"x"' } });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers['content-type']).toBe('image/png');
+    expect(response.rawPayload.length).toBeGreaterThan(0);
+  });
+
+  it('answers 404 (not 304, nothing cacheable) for an unknown upload even with *', async () => {
+    const response = await t.app.inject({ url: '/api/uploads/00000000-0000-4000-8000-000000000000', headers: { 'if-none-match': '*' } });
+    expect(response.statusCode).toBe(404);
+    expect(String(response.headers['cache-control'] ?? '')).not.toContain('immutable');
+  });
+});

@@ -29,6 +29,11 @@ export async function findUpload(db: Executor, uuid: string): Promise<StoredUplo
   };
 }
 
+/** Whether an upload exists, without reading its bytes (a conditional GET needs no more). */
+export async function hasUpload(db: Executor, uuid: string): Promise<boolean> {
+  return (await db.selectFrom('uploads').select('uuid').where('uuid', '=', uuid).executeTakeFirst()) !== undefined;
+}
+
 /** The media type of each upload among `uuids` that `userId` made (others are absent). */
 export async function findOwnUploadTypes(db: Executor, userId: number, uuids: readonly string[]): Promise<Map<string, string>> {
   if (uuids.length === 0) return new Map();

@@ -7,7 +7,7 @@ import type { DB } from '../../db/database.ts';
 import { ProblemSchema } from '../../http/problem-schema.ts';
 import { isServedInline } from './upload-content.ts';
 import { UploadBody, UploadInfoSchema, UploadParams } from './uploads.schemas.ts';
-import { getUpload, storeUpload } from './uploads.service.ts';
+import { getUpload, isUploadCurrent, storeUpload, uploadEtag } from './uploads.service.ts';
 
 const binary = { schema: { type: 'string', format: 'binary' } };
 
@@ -39,18 +39,21 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<UploadRoutesOptions> = asyn
   api.get('/uploads/:uuid', {
     schema: {
       tags: ['uploads'],
-      summary: 'The uploaded file, byte for byte as stored; public and immutable',
+      summary: 'The uploaded file, byte for byte as stored; public and immutable; 304 when If-None-Match names it',
       params: UploadParams,
-      response: { 200: StoredFileResponse, 400: ProblemSchema, 404: ProblemSchema },
+      response: { 200: StoredFileResponse, 304: Type.Null({ description: 'the copy named by If-None-Match is current' }), 400: ProblemSchema, 404: ProblemSchema },
     },
   }, async (request, reply) => {
-    const upload = await getUpload(db, request.params.uuid);
+    const { uuid } = request.params;
+    // RFC 9110 §15.4.5: a 304 carries the Cache-Control and ETag the 200 would.
+    const cacheHeaders = { 'cache-control': 'public, max-age=31536000, immutable', etag: uploadEtag(uuid) };
+    if (await isUploadCurrent(db, uuid, request.headers['if-none-match'])) return reply.code(304).headers(cacheHeaders).send();
+    const upload = await getUpload(db, uuid);
     const disposition = isServedInline(upload.mimeType) ? 'inline' : 'attachment';
     return reply
       .header('content-type', upload.mimeType)
       .header('content-length', upload.content.length)
-      .header('cache-control', 'public, max-age=31536000, immutable')
-      .header('etag', `"${upload.uuid}"`)
+      .headers(cacheHeaders)
       .header('content-disposition', `${disposition}; filename*=UTF-8''${encodeURIComponent(upload.filename)}`)
       // A stored file is never a page: no script, no plugin, even if a browser sniffs it.
       .header('content-security-policy', "default-src 'none'; sandbox")

@@ -6,9 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../db/executor.ts';
+import { ifNoneMatchMatches } from '../../http/conditional.ts';
 import { ApiProblem, ValidationFailed } from '../../http/problem.ts';
 import { cleanContent, MAX_IMAGE_SIDE, UnusableImage } from './upload-content.ts';
-import { findUpload, insertUpload, type StoredUpload } from './uploads.repository.ts';
+import { findUpload, hasUpload, insertUpload, type StoredUpload } from './uploads.repository.ts';
 
 export const UPLOAD_URL_PREFIX = '/api/uploads/';
 
@@ -63,6 +64,18 @@ export async function getUpload(db: Executor, uuid: string): Promise<StoredUploa
   const upload = await findUpload(db, uuid.toLowerCase());
   if (!upload) throw new ApiProblem(404, 'upload.not-found', 'There is no such upload.');
   return upload;
+}
+
+/** Whether the client's copy named by `If-None-Match` is current; 404 for an unknown upload. */
+export async function isUploadCurrent(db: Executor, uuid: string, ifNoneMatch: string | string[] | undefined): Promise<boolean> {
+  if (ifNoneMatch === undefined) return false;
+  if (!(await hasUpload(db, uuid.toLowerCase()))) throw new ApiProblem(404, 'upload.not-found', 'There is no such upload.');
+  return ifNoneMatchMatches(ifNoneMatch, uploadEtag(uuid));
+}
+
+/** The ETag of an upload: its uuid, since the bytes of an upload never change. */
+export function uploadEtag(uuid: string): string {
+  return `"${uuid.toLowerCase()}"`;
 }
 
 export function describeUpload(upload: StoredUpload): UploadInfo {
