@@ -5,7 +5,8 @@
  * logged in → 401 (403 for the two operations the seed lists without 401),
  * then a missing or wrong `X-CSRF-Token` on POST/PUT/PATCH/DELETE → 403, then
  * schema validation (routes that answer 404/403 first defer the body and
- * query part: validation-order.ts). Routes declare what they need in `config`.
+ * query part: validation-order.ts). A route that declares no query schema
+ * takes no query parameters. Routes declare what they need in `config`.
  */
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { tokensMatch } from '../accounts/csrf.ts';
@@ -26,9 +27,17 @@ declare module 'fastify' {
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** The query schema of an operation that declares no query parameters: none are allowed. */
+const NO_QUERY = { type: 'object', properties: {}, additionalProperties: false } as const;
+
 export function installApiContext(api: FastifyInstance): void {
   api.setValidatorCompiler(compileApiValidator);
   installApiBodyParsers(api);
+  // Closed query strings hold on every route, not only where one declares a query:
+  // `DELETE /api/contents/2?foo=1` is a 400 like any other unknown parameter.
+  api.addHook('onRoute', (route) => {
+    if (route.schema?.querystring === undefined) route.schema = { ...route.schema, querystring: NO_QUERY };
+  });
   api.addHook('onRequest', async (request) => {
     const config = request.routeOptions.config ?? {};
     const auth = config.auth ?? 'optional';
