@@ -1,0 +1,72 @@
+/** Command-line flags of `npm run bench`. */
+
+export const SCENARIO_KEYS = ['exchange', 'refresh', 'userinfo', 'authorize', 'discovery', 'jwks', 'rest-read', 'rest-write'] as const;
+export type ScenarioKey = typeof SCENARIO_KEYS[number];
+
+export interface Options {
+  duration: number;
+  runs: number;
+  connections: number;
+  only: ReadonlySet<ScenarioKey>;
+  peer: boolean;
+  ceilings: boolean;
+  big: boolean;
+  pglite: boolean;
+  json: string | undefined;
+}
+
+export const USAGE = `usage: npm run bench -- [options]
+  --duration S       seconds per scenario run (default 10)
+  --runs N           runs per scenario; the table shows medians (default 2)
+  --connections N    concurrent connections of the load generator (default 32)
+  --only a,b         scenarios: ${SCENARIO_KEYS.join(',')}
+  --no-peer          skip oidc-provider
+  --no-ceilings      skip the HTTP, database and crypto ceilings
+  --big              afterwards seed 100,000 users, 1,000,000 refresh tokens and
+                     1,000,000 expired codes, rerun, and compare (PostgreSQL only)
+  --pglite           use the embedded PGlite even when PostgreSQL answers
+  --json FILE        also write the results as JSON`;
+
+export class UsageError extends Error {}
+
+export function parseArgs(argv: readonly string[]): Options | 'help' {
+  const options: Options = {
+    duration: 10, runs: 2, connections: 32, only: new Set(SCENARIO_KEYS),
+    peer: true, ceilings: true, big: false, pglite: false, json: undefined,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const eq = arg.indexOf('=');
+    const name = eq > 0 ? arg.slice(0, eq) : arg;
+    const value = (): string => {
+      const v = eq > 0 ? arg.slice(eq + 1) : argv[++i];
+      if (v === undefined || v === '') throw new UsageError(`${name} needs a value`);
+      return v;
+    };
+    const positive = (min: number): number => {
+      const n = Number(value());
+      if (!Number.isFinite(n) || n < min) throw new UsageError(`${name} must be a number ≥ ${min}`);
+      return n;
+    };
+    switch (name) {
+      case '--help': case '-h': return 'help';
+      case '--duration': options.duration = positive(0.5); break;
+      case '--runs': options.runs = Math.round(positive(1)); break;
+      case '--connections': options.connections = Math.round(positive(1)); break;
+      case '--only': {
+        const keys = value().split(',').map((k) => k.trim()).filter((k) => k !== '');
+        const unknown = keys.filter((k) => !(SCENARIO_KEYS as readonly string[]).includes(k));
+        if (unknown.length > 0) throw new UsageError(`unknown scenario ${unknown.join(', ')}; known: ${SCENARIO_KEYS.join(', ')}`);
+        options.only = new Set(keys as ScenarioKey[]);
+        break;
+      }
+      case '--no-peer': options.peer = false; break;
+      case '--no-ceilings': options.ceilings = false; break;
+      case '--big': options.big = true; break;
+      case '--pglite': options.pglite = true; break;
+      case '--json': options.json = value(); break;
+      default: throw new UsageError(`unknown option ${arg}`);
+    }
+  }
+  return options;
+}

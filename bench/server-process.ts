@@ -1,0 +1,69 @@
+/**
+ * Our server as the child under test, started the way `npm start` does: the
+ * compiled `dist/main.js` when a build exists and is newer than every source
+ * file, otherwise `src/main.ts` through tsx's loader — in both cases `node`
+ * itself is the child, so its pid is the server's.
+ */
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { freePort, startChild, type Child } from './child-process.ts';
+
+export const ROOT = path.resolve(import.meta.dirname, '..');
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    const mtime = entry.isDirectory() ? newestMtime(full) : statSync(full).mtimeMs;
+    if (mtime > newest) newest = mtime;
+  }
+  return newest;
+}
+
+/**
+ * The entry runs with its own folder as the working directory and a relative
+ * path (`main.ts`), which changes nothing for the server (every path it uses is
+ * absolute or given) but keeps a `pkill -f src/main.ts` aimed at a server
+ * started by hand from taking the bench's server down mid-run.
+ */
+export function serverEntry(): { args: string[]; cwd: string; describe: string } {
+  const dist = path.join(ROOT, 'dist', 'main.js');
+  if (existsSync(dist) && statSync(dist).mtimeMs >= newestMtime(path.join(ROOT, 'src'))) {
+    return { args: ['main.js'], cwd: path.dirname(dist), describe: 'node dist/main.js' };
+  }
+  return { args: ['--import', 'tsx', 'main.ts'], cwd: path.join(ROOT, 'src'), describe: 'node --import tsx src/main.ts' };
+}
+
+export interface ServerSetup {
+  databaseUrl: string | undefined;
+  dataDir: string;
+}
+
+/** Environment of a child: the parent's minus anything that would change the server's behaviour. */
+export function childEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of ['NODE_ENV', 'DATABASE_URL', 'DATA_DIR', 'PUBLIC_URL', 'PORT', 'HOST', 'LOG_LEVEL', 'NODE_OPTIONS',
+    'OAUTH_PRIVATE_KEY', 'OAUTH_PRIVATE_KEY_FILE', 'OAUTH_ENCRYPTION_KEY', 'OAUTH_ENCRYPTION_KEY_FILE', 'TRUST_PROXY']) {
+    delete env[name];
+  }
+  for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v;
+  return env;
+}
+
+export async function startServer(setup: ServerSetup): Promise<Child & { startupMs: number }> {
+  const port = await freePort();
+  const { args, cwd } = serverEntry();
+  const started = performance.now();
+  const child = await startChild({
+    name: 'server',
+    args,
+    cwd,
+    port,
+    readyPath: '/ready',
+    env: childEnv({
+      PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${port}`,
+      DATABASE_URL: setup.databaseUrl, DATA_DIR: setup.dataDir, LOG_LEVEL: 'warn',
+    }),
+  });
+  return Object.assign(child, { startupMs: performance.now() - started });
+}
