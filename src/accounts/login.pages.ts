@@ -1,4 +1,4 @@
-/** The HTML login and logout pages (SPEC §4) and the start page. */
+/** The HTML login and logout pages (SPEC §4; logout: logout.pages.ts) and the start page. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Clock } from '../clock.ts';
@@ -8,9 +8,10 @@ import { toLocation } from '../http/location.ts';
 import { ApiProblem } from '../http/problem.ts';
 import { translator, pickLocale } from '../web/i18n.ts';
 import { formToken, isValidFormToken } from './csrf.ts';
-import { logIn, logOut } from './login.service.ts';
+import { logIn } from './login.service.ts';
+import { installLogoutPages } from './logout.pages.ts';
 import { safeReturnTo } from './return-to.ts';
-import { clearSessionCookies, SESSION_COOKIE, setSessionCookies } from './session-http.ts';
+import { SESSION_COOKIE, setSessionCookies } from './session-http.ts';
 
 export interface LoginPagesOptions {
   config: Config;
@@ -69,11 +70,5 @@ export const loginPages: FastifyPluginAsyncTypebox<LoginPagesOptions> = async (a
     }
   });
 
-  const logout = async (request: { cookies: Record<string, string | undefined> }, reply: Parameters<typeof clearSessionCookies>[0]) => {
-    await logOut(db, request.cookies[SESSION_COOKIE]);
-    clearSessionCookies(reply, config);
-    return reply.redirect('/', 303);
-  };
-  app.get('/logout', logout);
-  app.post('/logout', logout);
+  installLogoutPages(app, { config, db });
 };

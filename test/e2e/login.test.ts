@@ -72,7 +72,7 @@ describe('login in the browser', () => {
     await context.close();
   });
 
-  it('logs out from the navigation', async () => {
+  it('logs out from the navigation after confirming on the logout page', async () => {
     const { context, page } = await browser.newPage();
     await page.goto(`${app.baseUrl}/login`);
     await fillLoginForm(page, app.user('foodsharer@example.org'));
@@ -80,6 +80,10 @@ describe('login in the browser', () => {
     await expect(page.locator('main').textContent()).resolves.toContain('Logged in as Frieda Teiler');
 
     await page.getByRole('link', { name: 'Log out' }).click();
+    await page.waitForURL(`${app.baseUrl}/logout`);
+    await expect(page.locator('main').textContent()).resolves.toContain('Do you really want to log out?');
+    expect((await context.cookies()).some((c) => c.name === SESSION_COOKIE)).toBe(true);
+    await page.getByRole('button', { name: 'Log out' }).click();
     await page.waitForURL(`${app.baseUrl}/`);
     await expect(page.locator('main').textContent()).resolves.toContain('You are not logged in.');
     expect((await context.cookies()).some((c) => c.name === SESSION_COOKIE)).toBe(false);

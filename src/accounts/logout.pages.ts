@@ -1,0 +1,35 @@
+/**
+ * `GET /logout` shows a confirmation page; only `POST /logout` with the
+ * form's CSRF token ends the session (SPEC §4). A GET that logged out would
+ * let any site end a member's session with an image tag or a link (logout
+ * CSRF), and link prefetchers would do it by accident.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.ts';
+import type { DB } from '../db/database.ts';
+import { translator, pickLocale } from '../web/i18n.ts';
+import { formToken, isValidFormToken } from './csrf.ts';
+import { logOut } from './login.service.ts';
+import { clearSessionCookies, SESSION_COOKIE } from './session-http.ts';
+
+interface LogoutForm { csrf_token?: unknown }
+
+export function installLogoutPages(app: FastifyInstance, { config, db }: { config: Config; db: DB }): void {
+  app.get('/logout', async (request, reply) => {
+    if (!(await request.getSession())) return reply.redirect('/', 303);
+    return reply.render('logout', { csrfToken: await formToken(request, reply, config) });
+  });
+
+  app.post('/logout', async (request, reply) => {
+    const session = await request.getSession();
+    const form = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as LogoutForm;
+    if (session && !(await isValidFormToken(request, form.csrf_token))) {
+      const t = translator(pickLocale(request.headers['accept-language']));
+      return reply.render('logout', { csrfToken: session.csrfToken, error: t('logout.csrf') }, 403);
+    }
+    // Without a session there is nobody to log out: only stale cookies to clear.
+    await logOut(db, request.cookies[SESSION_COOKIE]);
+    clearSessionCookies(reply, config);
+    return reply.redirect('/', 303);
+  });
+}
