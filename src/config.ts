@@ -25,6 +25,8 @@ export interface Config {
   /** false, true, or a comma-separated list of proxy addresses/CIDRs (as Fastify takes it). */
   readonly trustProxy: boolean | string;
   readonly petitionSourceUrl: string | undefined;
+  /** Whether the petition source (and its redirects) may be on loopback or a private network. */
+  readonly petitionAllowPrivate: boolean;
   readonly vapidPublicKey: string | undefined;
   readonly vapidPrivateKey: string | undefined;
   readonly uploadDir: string;
@@ -49,7 +51,7 @@ const NODE_ENVS = ['development', 'production', 'test'] as const;
 export const CONFIG_VARIABLES = [
   'PORT', 'HOST', 'PUBLIC_URL', 'DATABASE_URL', 'DATA_DIR', 'NODE_ENV', 'LOG_LEVEL',
   'OAUTH_PRIVATE_KEY', 'OAUTH_PRIVATE_KEY_FILE', 'OAUTH_ENCRYPTION_KEY', 'OAUTH_ENCRYPTION_KEY_FILE',
-  'RSA_KEY_BITS', 'TRUST_PROXY', 'PETITION_SOURCE_URL', 'VAPID_PUBLIC_KEY', 'VAPID_PRIVATE_KEY',
+  'RSA_KEY_BITS', 'TRUST_PROXY', 'PETITION_SOURCE_URL', 'PETITION_ALLOW_PRIVATE', 'VAPID_PUBLIC_KEY', 'VAPID_PRIVATE_KEY',
   'UPLOAD_DIR', 'MAX_UPLOAD_BYTES', 'REFRESH_TOKEN_GRACE_SECONDS',
 ] as const;
 
@@ -168,6 +170,7 @@ function readApiSettings(read: EnvReader) {
   }
   return {
     petitionSourceUrl: read.url('PETITION_SOURCE_URL', ['http:', 'https:']) && read.text('PETITION_SOURCE_URL'),
+    petitionAllowPrivate: read.oneOf('PETITION_ALLOW_PRIVATE', ['true', 'false'], 'false') === 'true',
     vapidPublicKey,
     vapidPrivateKey,
     maxUploadBytes: read.integer('MAX_UPLOAD_BYTES', 1_572_864, 1, 100 * 1024 * 1024),

@@ -30,7 +30,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => source.listen(0, '127.0.0.1', resolve));
   const { port } = source.address() as AddressInfo;
-  t = await buildTestApp({ env: { PETITION_SOURCE_URL: `http://127.0.0.1:${port}/petition.json` } });
+  t = await buildTestApp({ env: { PETITION_SOURCE_URL: `http://127.0.0.1:${port}/petition.json`, PETITION_ALLOW_PRIVATE: 'true' } });
   orga = await logInAs(t.app, await makeUser(t.db, { role: 'orga' }));
 });
 afterAll(async () => {

@@ -17,7 +17,7 @@ export const petitionRoutes: FastifyPluginAsyncTypebox<PetitionRoutesOptions> = 
       response: { 200: PetitionDataSchema, 503: ProblemSchema },
     },
   }, async (_request, reply) => {
-    const data = await getPetition(db, clock, { sourceUrl: config.petitionSourceUrl });
+    const data = await getPetition(db, clock, { sourceUrl: config.petitionSourceUrl, allowPrivate: config.petitionAllowPrivate });
     void reply.header('cache-control', 'public, max-age=60');
     return data;
   });

@@ -17,7 +17,12 @@ export const PETITION_CACHE_SECONDS = 10 * 60;
 export const PETITION_RETRY_SECONDS = 60;
 export const PETITION_FETCH_TIMEOUT_MS = 2_000;
 
-export interface PetitionOptions { sourceUrl: string | undefined; timeoutMs?: number }
+export interface PetitionOptions {
+  sourceUrl: string | undefined;
+  timeoutMs?: number;
+  /** `PETITION_ALLOW_PRIVATE`: the source may be on loopback or a private network. */
+  allowPrivate?: boolean;
+}
 
 export async function getPetition(db: Executor, clock: Clock, options: PetitionOptions): Promise<PetitionData> {
   if (!(await isFeatureActive(db, 'petitionBanner'))) throw unavailable('The petition banner is switched off.');
@@ -31,7 +36,10 @@ export async function getPetition(db: Executor, clock: Clock, options: PetitionO
     if (cachedData) return cachedData;
     throw unavailable('The petition status is not available yet.');
   }
-  const fresh = await fetchPetitionData(sourceUrl, options.timeoutMs ?? PETITION_FETCH_TIMEOUT_MS);
+  const fresh = await fetchPetitionData(sourceUrl, {
+    timeoutMs: options.timeoutMs ?? PETITION_FETCH_TIMEOUT_MS,
+    ...(options.allowPrivate ? { isAllowedAddress: () => true } : {}),
+  });
   if (fresh) {
     await savePetitionData(db, sourceUrl, fresh, clock());
     return fresh;

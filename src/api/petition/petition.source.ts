@@ -1,10 +1,15 @@
 /**
  * Reads the petition status from `PETITION_SOURCE_URL`: a JSON document
  * `{href, signatures, daysLeft}`. Anything slow, failing, oversized or of
- * another shape is a failed fetch (null), never an exception.
+ * another shape is a failed fetch (null), never an exception. The source and
+ * every redirect hop must resolve to public addresses (src/http/guarded-get.ts),
+ * unless `PETITION_ALLOW_PRIVATE=true`: no request of ours reaches loopback,
+ * the private network or a cloud metadata service because a URL says so.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { guardedGet } from '../../http/guarded-get.ts';
+import { isPublicAddress } from '../../http/public-address.ts';
 
 const INT4_MAX = 2_147_483_647;
 
@@ -18,15 +23,20 @@ export type PetitionData = Static<typeof PetitionDataSchema>;
 
 const MAX_BODY_BYTES = 64 * 1024;
 
-export async function fetchPetitionData(sourceUrl: string, timeoutMs: number): Promise<PetitionData | null> {
+export interface PetitionFetchOptions {
+  timeoutMs: number;
+  /** Whether a resolved address may be reached; by default only public ones (no loopback, private, link-local). */
+  isAllowedAddress?: (address: string) => boolean;
+}
+
+export async function fetchPetitionData(sourceUrl: string, options: PetitionFetchOptions): Promise<PetitionData | null> {
   try {
-    const response = await fetch(sourceUrl, {
-      signal: AbortSignal.timeout(timeoutMs),
+    const text = await guardedGet(sourceUrl, {
+      timeoutMs: options.timeoutMs,
+      maxBytes: MAX_BODY_BYTES,
+      isAllowedAddress: options.isAllowedAddress ?? isPublicAddress,
       headers: { accept: 'application/json' },
-      redirect: 'follow',
     });
-    if (!response.ok) return null;
-    const text = await readLimited(response, MAX_BODY_BYTES);
     if (text === null) return null;
     const data: unknown = JSON.parse(text);
     if (!Value.Check(PetitionDataSchema, data) || !isHttpUrl(data.href)) return null;
@@ -34,18 +44,6 @@ export async function fetchPetitionData(sourceUrl: string, timeoutMs: number): P
   } catch {
     return null;
   }
-}
-
-async function readLimited(response: Response, limit: number): Promise<string | null> {
-  if (!response.body) return null;
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of response.body) {
-    size += chunk.byteLength;
-    if (size > limit) return null;
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function isHttpUrl(value: string): boolean {
