@@ -5,7 +5,6 @@
 import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
-import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { loginPages } from './accounts/login.pages.ts';
@@ -21,6 +20,7 @@ import { communityRoutes } from './api/community.routes.ts';
 import { installApiContext } from './http/api-context.ts';
 import { handleClientError } from './http/client-errors.ts';
 import { handleFrameworkError } from './http/framework-errors.ts';
+import { securityHeaders } from './http/security-headers.ts';
 import { MAX_PATH_PARAM_LENGTH } from './http/row-id.ts';
 import { compileValidator } from './http/validation.ts';
 import { adminRoutes } from './oauth/clients/admin.routes.ts';
@@ -61,11 +61,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(compileValidator);
-  app.addHook('onRequest', async (request, reply) => {
-    void reply.header(REQUEST_ID_HEADER, request.id);
-  });
-
-  await app.register(helmet, {
+  const headers = securityHeaders({
     contentSecurityPolicy: {
       directives: {
         // The consent form's POST ends in a redirect to the client: form-action
@@ -75,6 +71,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       },
     },
     hsts: config.isProduction,
+  });
+  app.addHook('onRequest', (request, reply, done) => {
+    void reply.headers(headers).header(REQUEST_ID_HEADER, request.id);
+    done();
   });
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: 64 * 1024 });

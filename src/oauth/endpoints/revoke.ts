@@ -20,7 +20,7 @@ const REVOKE_PARAMETERS = ['token', 'token_type_hint', 'client_id', 'client_secr
 
 async function grantOfToken(ctx: OAuthContext, client: ClientRow, token: string, now: Date): Promise<number | undefined> {
   if (token.split('.').length === 5) {
-    const payload = await decryptRefreshToken(ctx.material, token, now);
+    const payload = decryptRefreshToken(ctx.material, token, now);
     if (!payload || payload.clientId !== client.client_id) return undefined;
     const row = await findRefreshToken(ctx.db, payload.rowId);
     return row && row.client_id === client.id ? row.grant_id : undefined;

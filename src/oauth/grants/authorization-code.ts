@@ -74,6 +74,7 @@ export async function exchangeAuthorizationCode(ctx: OAuthContext, client: Clien
     scopes: redeemed.scopes,
     authTime: redeemed.auth_time,
     nonce: redeemed.nonce,
+    now,
     refresh: redeemed.refresh_id === null || refreshExpiresAt === null ? null : { rowId: redeemed.refresh_id, expiresAt: refreshExpiresAt },
   });
 }

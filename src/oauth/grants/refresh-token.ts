@@ -23,7 +23,7 @@ export async function exchangeRefreshToken(ctx: OAuthContext, client: ClientRow,
   if (!client.grant_types.includes('refresh_token')) throw new UnauthorizedClient('This client may not use the refresh_token grant.');
   if (params.refresh_token === undefined || params.refresh_token === '') throw new InvalidRequest('refresh_token is required.');
   const now = ctx.clock();
-  const payload = await decryptRefreshToken(ctx.material, params.refresh_token, now);
+  const payload = decryptRefreshToken(ctx.material, params.refresh_token, now);
   if (!payload || payload.clientId !== client.client_id) throw new InvalidGrant('Invalid or expired refresh token');
   for (let attempt = 0; attempt < 2; attempt += 1) {
     const row = await findRefreshToken(ctx.db, payload.rowId);
@@ -39,11 +39,11 @@ export async function exchangeRefreshToken(ctx: OAuthContext, client: ClientRow,
       const successor = await rotateRefreshToken(ctx.db, row.id, row.scopes, now, expiresAt);
       // Lost a race with a concurrent use of the same token: decide again as a retry.
       if (successor === undefined) continue;
-      return respond(ctx, client, row, scopes, { rowId: successor, expiresAt });
+      return respond(ctx, client, row, scopes, now, { rowId: successor, expiresAt });
     }
     if (isRetryInGracePeriod(ctx, row, now)) {
       const successor = await findRefreshToken(ctx.db, row.successor_id!);
-      if (successor && successor.revoked_at === null) return respond(ctx, client, row, scopes, { rowId: successor.id, expiresAt: successor.expires_at });
+      if (successor && successor.revoked_at === null) return respond(ctx, client, row, scopes, now, { rowId: successor.id, expiresAt: successor.expires_at });
     }
     await revokeGrant(ctx.db, row.grant_id, now);
     throw new InvalidGrant('Invalid or expired refresh token');
@@ -64,7 +64,7 @@ function narrowedScopes(granted: readonly string[], scopeParam: string | undefin
   return sortScopes(requested);
 }
 
-function respond(ctx: OAuthContext, client: ClientRow, row: RefreshTokenRow, scopes: string[], refresh: { rowId: number; expiresAt: Date }): Promise<TokenResponse> {
+function respond(ctx: OAuthContext, client: ClientRow, row: RefreshTokenRow, scopes: string[], now: Date, refresh: { rowId: number; expiresAt: Date }): Promise<TokenResponse> {
   // A refresh keeps sub and auth_time (OpenID Connect Core §12.2); no nonce.
-  return issueTokens(ctx, { clientId: client.client_id, userId: row.user_id, grantId: row.grant_id, scopes, authTime: row.auth_time, nonce: null, refresh });
+  return issueTokens(ctx, { clientId: client.client_id, userId: row.user_id, grantId: row.grant_id, scopes, authTime: row.auth_time, nonce: null, now, refresh });
 }

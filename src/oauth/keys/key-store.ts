@@ -7,8 +7,10 @@
  * it lists a new key within seconds, before any instance can have signed with
  * it for long.
  */
+import type { KeyObject } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
+import { encodeSegment, signRs256 } from '../jose/jws.ts';
 import type { KeyMaterial } from './key-material.ts';
 import { bootstrapSigningKey, loadSigningKeys, type StoredSigningKey } from './signing-keys.ts';
 
@@ -27,12 +29,25 @@ const UNKNOWN_KID_RELOAD_SECONDS = 5;
 
 export interface Signer {
   readonly kid: string;
-  readonly privateKey: CryptoKey;
+  /** Encoded protected headers, serialised once per key: `typ: at+jwt` (RFC 9068 §2.1) and `typ: JWT`. */
+  readonly accessTokenHeader: string;
+  readonly idTokenHeader: string;
+  /** RS256 compact JWS of `payload` under one of the headers above, signed off the event loop. */
+  sign(headerSegment: string, payload: object): Promise<string>;
+}
+
+function signerOf(key: StoredSigningKey): Signer {
+  return {
+    kid: key.kid,
+    sign: (headerSegment, payload) => signRs256(headerSegment, payload, key.privateKey),
+    accessTokenHeader: encodeSegment({ alg: 'RS256', typ: 'at+jwt', kid: key.kid }),
+    idTokenHeader: encodeSegment({ alg: 'RS256', typ: 'JWT', kid: key.kid }),
+  };
 }
 
 export class KeyStore {
-  private keys: StoredSigningKey[] = [];
-  private byKid = new Map<string, CryptoKey>();
+  private byKid = new Map<string, KeyObject>();
+  private active: Signer | undefined;
   private loadedAt = 0;
   private loading: Promise<void> | undefined;
   /** The JWKS document, serialised once per load. */
@@ -55,8 +70,9 @@ export class KeyStore {
           this.bootstrapped = true;
         }
         const keys = await loadSigningKeys(this.db, this.material, this.clock());
-        this.keys = keys;
         this.byKid = new Map(keys.map((k) => [k.kid, k.publicKey]));
+        const active = keys.find((k) => k.retiredAt === null) ?? keys[0];
+        this.active = active === undefined ? undefined : signerOf(active);
         this.jwksBody = JSON.stringify({ keys: keys.map((k) => k.publicJwk) });
         this.loadedAt = this.clock().getTime();
       } finally {
@@ -77,13 +93,12 @@ export class KeyStore {
    */
   async signer(): Promise<Signer> {
     await this.fresh(KEY_RELOAD_SECONDS);
-    const active = this.keys.find((k) => k.retiredAt === null) ?? this.keys[0];
-    if (!active) throw new Error('no signing key available');
-    return { kid: active.kid, privateKey: active.privateKey };
+    if (!this.active) throw new Error('no signing key available');
+    return this.active;
   }
 
   /** The public key of `kid`, or undefined when no live key has that id. */
-  async verificationKey(kid: string | undefined): Promise<CryptoKey | undefined> {
+  async verificationKey(kid: string | undefined): Promise<KeyObject | undefined> {
     await this.fresh(KEY_RELOAD_SECONDS);
     if (kid === undefined) return undefined;
     let key = this.byKid.get(kid);

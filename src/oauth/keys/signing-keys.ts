@@ -4,7 +4,8 @@
  * `A256GCM`) under a key derived from the configured encryption key; the
  * database alone never yields a usable key.
  */
-import { calculateJwkThumbprint, CompactEncrypt, compactDecrypt, exportJWK, generateKeyPair, importJWK, importPKCS8, type JWK } from 'jose';
+import { createPrivateKey, createPublicKey, type JsonWebKey as NodeJwk, type KeyObject } from 'node:crypto';
+import { calculateJwkThumbprint, CompactEncrypt, compactDecrypt, exportJWK, generateKeyPair, importPKCS8, type JWK } from 'jose';
 import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
 import { derivedKeys } from './derived-keys.ts';
@@ -19,8 +20,9 @@ export const RETIRED_KEY_OVERLAP_SECONDS = 3600 + 10 * 60;
 
 export interface StoredSigningKey {
   kid: string;
-  privateKey: CryptoKey;
-  publicKey: CryptoKey;
+  /** node:crypto key objects, imported once per load (SPEC §8). */
+  privateKey: KeyObject;
+  publicKey: KeyObject;
   publicJwk: JWK;
   activatedAt: Date;
   retiredAt: Date | null;
@@ -85,11 +87,12 @@ export async function loadSigningKeys(db: Executor, keys: KeyMaterial, now: Date
       .catch(() => {
         throw new Error(`signing key ${row.kid} in the database cannot be decrypted: the encryption key (OAUTH_ENCRYPTION_KEY or <DATA_DIR>/keys/encryption.key) is not the one it was stored with`);
       });
-    const privateJwk = JSON.parse(new TextDecoder().decode(plaintext)) as JWK;
+    const privateJwk = JSON.parse(new TextDecoder().decode(plaintext)) as NodeJwk;
+    const { n, e } = row.public_jwk as JWK;
     return {
       kid: row.kid,
-      privateKey: await importJWK(privateJwk, 'RS256') as CryptoKey,
-      publicKey: await importJWK(row.public_jwk as JWK, 'RS256') as CryptoKey,
+      privateKey: createPrivateKey({ key: privateJwk, format: 'jwk' }),
+      publicKey: createPublicKey({ key: { kty: 'RSA', n, e }, format: 'jwk' }),
       publicJwk: row.public_jwk as JWK,
       activatedAt: row.activated_at,
       retiredAt: row.retired_at,

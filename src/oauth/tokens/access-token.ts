@@ -4,8 +4,8 @@
  * revocation check the token against the database in one indexed query.
  */
 import { randomBytes } from 'node:crypto';
-import { errors as joseErrors, jwtVerify, SignJWT, decodeProtectedHeader } from 'jose';
 import { InvalidToken } from '../errors.ts';
+import { isMediaType, isValidRs256Signature, parseJws } from '../jose/jws.ts';
 import type { KeyStore, Signer } from '../keys/key-store.ts';
 import { ACCESS_TOKEN_SECONDS } from '../lifetimes.ts';
 
@@ -24,46 +24,50 @@ export interface VerifiedAccessToken extends AccessTokenClaims {
 
 /** `aud` is the client id: a client's own back end can check that a token was issued to it. */
 export function signAccessToken(signer: Signer, issuer: string, nowSeconds: number, claims: AccessTokenClaims): Promise<string> {
-  return new SignJWT({ client_id: claims.clientId, scope: claims.scope, auth_time: claims.authTime })
-    .setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: signer.kid })
-    .setIssuer(issuer)
-    .setSubject(claims.sub)
-    .setAudience(claims.clientId)
-    .setIssuedAt(nowSeconds)
-    .setExpirationTime(nowSeconds + ACCESS_TOKEN_SECONDS)
-    .setJti(`${claims.grantId}.${randomBytes(12).toString('base64url')}`)
-    .sign(signer.privateKey);
+  return signer.sign(signer.accessTokenHeader, {
+    iss: issuer,
+    sub: claims.sub,
+    aud: claims.clientId,
+    client_id: claims.clientId,
+    scope: claims.scope,
+    auth_time: claims.authTime,
+    iat: nowSeconds,
+    exp: nowSeconds + ACCESS_TOKEN_SECONDS,
+    jti: `${claims.grantId}.${randomBytes(12).toString('base64url')}`,
+  });
 }
 
 /**
- * Verifies signature, `alg`, `typ`, `iss` and `exp` (SPEC §5.4); the caller
- * checks the grant. Throws {@link InvalidToken}.
+ * Verifies signature, `alg`, `typ`, `iss` and `exp` (SPEC §5.4, RFC 9068 §4);
+ * the caller checks the grant. Throws {@link InvalidToken}.
  */
 export async function verifyAccessToken(keys: KeyStore, issuer: string, token: string, now: Date): Promise<VerifiedAccessToken> {
-  if (token.length > 8192 || !/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token)) {
-    throw new InvalidToken('The access token is malformed.');
-  }
-  let kid: string | undefined;
-  try {
-    kid = decodeProtectedHeader(token).kid;
-  } catch {
-    throw new InvalidToken('The access token is malformed.');
-  }
-  const key = await keys.verificationKey(kid);
+  const jws = token.length > 8192 ? undefined : parseJws(token);
+  if (!jws) throw new InvalidToken('The access token is malformed.');
+  const { header, payload } = jws;
+  const key = await keys.verificationKey(typeof header.kid === 'string' ? header.kid : undefined);
   if (!key) throw new InvalidToken('The access token was not signed by a key of this server.');
-  try {
-    const { payload } = await jwtVerify(token, key, { issuer, algorithms: ['RS256'], typ: 'at+jwt', currentDate: now, requiredClaims: ['sub', 'exp', 'jti', 'client_id', 'scope'] });
-    const grantId = Number(String(payload.jti).split('.')[0]);
-    if (!Number.isSafeInteger(grantId) || grantId <= 0 || typeof payload.scope !== 'string' || typeof payload.client_id !== 'string') {
-      throw new InvalidToken('The access token is not one of this server.');
-    }
-    return {
-      sub: payload.sub!, clientId: payload.client_id, scope: payload.scope, grantId,
-      authTime: Number(payload.auth_time), exp: payload.exp!,
-    };
-  } catch (error) {
-    if (error instanceof InvalidToken) throw error;
-    if (error instanceof joseErrors.JWTExpired) throw new InvalidToken('The access token has expired.');
+  // RFC 8725 §3.1: the algorithm is ours to fix, never the token's to choose; no extension is understood (RFC 7515 §4.1.11).
+  if (header.alg !== 'RS256' || header.crit !== undefined || !isMediaType(header.typ, 'at+jwt') || !isValidRs256Signature(jws, key)) {
     throw new InvalidToken('The access token is invalid.');
   }
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  if (typeof payload.exp !== 'number' || !hasValidTimes(payload, nowSeconds) || payload.iss !== issuer || typeof payload.sub !== 'string'
+    || typeof payload.jti !== 'string' || typeof payload.scope !== 'string' || typeof payload.client_id !== 'string') {
+    throw new InvalidToken('The access token is invalid.');
+  }
+  if (payload.exp <= nowSeconds) throw new InvalidToken('The access token has expired.');
+  const grantId = Number(payload.jti.split('.')[0]);
+  if (!Number.isSafeInteger(grantId) || grantId <= 0) throw new InvalidToken('The access token is not one of this server.');
+  return {
+    sub: payload.sub, clientId: payload.client_id, scope: payload.scope, grantId,
+    authTime: Number(payload.auth_time), exp: payload.exp,
+  };
+}
+
+/** RFC 7519 §4.1.5–4.1.6: `nbf` and `iat`, when present, are numbers, and `nbf` has passed. */
+function hasValidTimes(payload: Record<string, unknown>, nowSeconds: number): boolean {
+  if (payload.iat !== undefined && typeof payload.iat !== 'number') return false;
+  if (payload.nbf === undefined) return true;
+  return typeof payload.nbf === 'number' && payload.nbf <= nowSeconds;
 }

@@ -4,7 +4,6 @@
  * `at_hash` of the access token issued with it.
  */
 import { createHash } from 'node:crypto';
-import { SignJWT } from 'jose';
 import type { Signer } from '../keys/key-store.ts';
 import { ID_TOKEN_SECONDS } from '../lifetimes.ts';
 
@@ -22,16 +21,14 @@ export function atHash(accessToken: string): string {
 }
 
 export function signIdToken(signer: Signer, issuer: string, nowSeconds: number, claims: IdTokenClaims): Promise<string> {
-  return new SignJWT({
+  return signer.sign(signer.idTokenHeader, {
+    iss: issuer,
+    sub: claims.sub,
+    aud: claims.clientId,
+    iat: nowSeconds,
+    exp: nowSeconds + ID_TOKEN_SECONDS,
     auth_time: claims.authTime,
     ...(claims.nonce === null ? {} : { nonce: claims.nonce }),
     at_hash: atHash(claims.accessToken),
-  })
-    .setProtectedHeader({ alg: 'RS256', typ: 'JWT', kid: signer.kid })
-    .setIssuer(issuer)
-    .setSubject(claims.sub)
-    .setAudience(claims.clientId)
-    .setIssuedAt(nowSeconds)
-    .setExpirationTime(nowSeconds + ID_TOKEN_SECONDS)
-    .sign(signer.privateKey);
+  });
 }

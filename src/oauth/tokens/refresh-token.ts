@@ -3,9 +3,12 @@
  * from the encryption key) whose payload names a database row. The database
  * holds no usable token; revoking the row's grant ends the token.
  */
-import { EncryptJWT, jwtDecrypt } from 'jose';
+import { decryptDirA256Gcm, dirA256GcmHeader, encryptDirA256Gcm } from '../jose/jwe.ts';
 import { derivedKeys } from '../keys/derived-keys.ts';
 import type { KeyMaterial } from '../keys/key-material.ts';
+
+const TYP = 'rt+jwt';
+const HEADER = dirA256GcmHeader(TYP);
 
 export interface RefreshTokenPayload {
   /** Row id in oauth_refresh_tokens. */
@@ -14,25 +17,17 @@ export interface RefreshTokenPayload {
   clientId: string;
 }
 
-export function encryptRefreshToken(keys: KeyMaterial, payload: RefreshTokenPayload, nowSeconds: number, expiresAt: Date): Promise<string> {
-  return new EncryptJWT({ rid: payload.rowId, client_id: payload.clientId })
-    .setProtectedHeader({ alg: 'dir', enc: 'A256GCM', typ: 'rt+jwt' })
-    .setIssuedAt(nowSeconds)
-    .setExpirationTime(Math.floor(expiresAt.getTime() / 1000))
-    .encrypt(derivedKeys(keys).refreshToken);
+export function encryptRefreshToken(keys: KeyMaterial, payload: RefreshTokenPayload, nowSeconds: number, expiresAt: Date): string {
+  const claims = { rid: payload.rowId, client_id: payload.clientId, iat: nowSeconds, exp: Math.floor(expiresAt.getTime() / 1000) };
+  return encryptDirA256Gcm(HEADER, claims, derivedKeys(keys).refreshToken);
 }
 
 /** The row the token names, or undefined when it does not decrypt or has expired. */
-export async function decryptRefreshToken(keys: KeyMaterial, token: string, now: Date): Promise<RefreshTokenPayload | undefined> {
-  if (token.length > 4096 || token.split('.').length !== 5) return undefined;
-  try {
-    const { payload } = await jwtDecrypt(token, derivedKeys(keys).refreshToken, {
-      keyManagementAlgorithms: ['dir'], contentEncryptionAlgorithms: ['A256GCM'], typ: 'rt+jwt', currentDate: now,
-    });
-    const rowId = payload.rid;
-    if (typeof rowId !== 'number' || !Number.isSafeInteger(rowId) || rowId <= 0 || typeof payload.client_id !== 'string') return undefined;
-    return { rowId, clientId: payload.client_id };
-  } catch {
-    return undefined;
-  }
+export function decryptRefreshToken(keys: KeyMaterial, token: string, now: Date): RefreshTokenPayload | undefined {
+  if (token.length > 4096) return undefined;
+  const payload = decryptDirA256Gcm(token, derivedKeys(keys).refreshToken, TYP);
+  if (!payload || typeof payload.exp !== 'number' || payload.exp <= Math.floor(now.getTime() / 1000)) return undefined;
+  const rowId = payload.rid;
+  if (typeof rowId !== 'number' || !Number.isSafeInteger(rowId) || rowId <= 0 || typeof payload.client_id !== 'string') return undefined;
+  return { rowId, clientId: payload.client_id };
 }

@@ -24,29 +24,31 @@ export interface IssueInput {
   scopes: readonly string[];
   authTime: Date;
   nonce: string | null;
+  /** The request's one reading of the clock. */
+  now: Date;
   /** Row and expiry of the refresh token to hand out, if any. */
   refresh: { rowId: number; expiresAt: Date } | null;
 }
 
 export async function issueTokens(ctx: OAuthContext, input: IssueInput): Promise<TokenResponse> {
   const signer = await ctx.keys.signer();
-  const now = Math.floor(ctx.clock().getTime() / 1000);
+  const now = Math.floor(input.now.getTime() / 1000);
   const scope = input.scopes.join(' ');
   const sub = String(input.userId);
   const authTime = Math.floor(input.authTime.getTime() / 1000);
   const refreshToken = input.refresh === null ? undefined
     : encryptRefreshToken(ctx.material, { rowId: input.refresh.rowId, clientId: input.clientId }, now, input.refresh.expiresAt);
   const accessToken = await signAccessToken(signer, ctx.issuer, now, { sub, clientId: input.clientId, scope, authTime, grantId: input.grantId });
-  const idToken = input.scopes.includes('openid')
-    ? signIdToken(signer, ctx.issuer, now, { sub, clientId: input.clientId, authTime, nonce: input.nonce, accessToken })
+  // The ID token's at_hash covers the signed access token: the two signatures cannot run side by side.
+  const id_token = input.scopes.includes('openid')
+    ? await signIdToken(signer, ctx.issuer, now, { sub, clientId: input.clientId, authTime, nonce: input.nonce, accessToken })
     : undefined;
-  const [id_token, refresh_token] = await Promise.all([idToken, refreshToken]);
   return {
     access_token: accessToken,
     token_type: 'Bearer',
     expires_in: ACCESS_TOKEN_SECONDS,
     scope,
     ...(id_token === undefined ? {} : { id_token }),
-    ...(refresh_token === undefined ? {} : { refresh_token }),
+    ...(refreshToken === undefined ? {} : { refresh_token: refreshToken }),
   };
 }

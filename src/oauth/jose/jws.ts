@@ -1,0 +1,71 @@
+/**
+ * Compact JWS with RS256 (RFC 7515 §3.1, §5; RFC 7518 §3.3) on node:crypto
+ * key objects. Signing uses node:crypto's threaded `sign(..., callback)`, so
+ * the RSA private-key operation runs on libuv's pool, off the event loop;
+ * verification runs inline: an RS256 verification (e = 65537) costs less than
+ * the thread hop (docs/performance.md). The header segment of each key is
+ * serialised once, when the key is loaded.
+ */
+import { sign, verify, type KeyObject } from 'node:crypto';
+
+/** BASE64URL(UTF8(JSON)) of a header or payload (RFC 7515 §2). */
+export function encodeSegment(value: object): string {
+  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
+}
+
+/** The compact serialisation of `payload` under a precomputed protected-header segment. */
+export function signRs256(headerSegment: string, payload: object, privateKey: KeyObject): Promise<string> {
+  const signingInput = `${headerSegment}.${encodeSegment(payload)}`;
+  return new Promise((resolve, reject) => {
+    sign('sha256', Buffer.from(signingInput, 'ascii'), privateKey, (error, signature) => {
+      if (error) reject(error);
+      else resolve(`${signingInput}.${signature.toString('base64url')}`);
+    });
+  });
+}
+
+export interface ParsedJws {
+  readonly header: Record<string, unknown>;
+  readonly payload: Record<string, unknown>;
+  readonly signingInput: string;
+  readonly signature: Buffer;
+}
+
+const COMPACT_JWS = /^([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)$/;
+
+/** Header and payload of a compact JWS whose two JSON parts are objects; undefined otherwise. Verifies nothing. */
+export function parseJws(token: string): ParsedJws | undefined {
+  const parts = COMPACT_JWS.exec(token);
+  if (!parts) return undefined;
+  const header = decodeJsonObject(parts[1]!);
+  const payload = header === undefined ? undefined : decodeJsonObject(parts[2]!);
+  if (header === undefined || payload === undefined) return undefined;
+  return { header, payload, signingInput: `${parts[1]}.${parts[2]}`, signature: Buffer.from(parts[3]!, 'base64url') };
+}
+
+/** RFC 7518 §3.3: RSASSA-PKCS1-v1_5 with SHA-256 over the signing input. */
+export function isValidRs256Signature(jws: ParsedJws, publicKey: KeyObject): boolean {
+  return verify('sha256', Buffer.from(jws.signingInput, 'ascii'), publicKey, jws.signature);
+}
+
+/** RFC 8725 §3.11: media types compare case-insensitively, with or without `application/`. */
+export function isMediaType(typ: unknown, expected: string): boolean {
+  if (typeof typ !== 'string') return false;
+  const normalised = typ.toLowerCase();
+  return normalised === expected || normalised === `application/${expected}`;
+}
+
+/** The JSON object a base64url segment encodes; undefined for anything else. */
+export function decodeJsonObject(segment: string): Record<string, unknown> | undefined {
+  return parseJsonObject(Buffer.from(segment, 'base64url').toString('utf8'));
+}
+
+/** A JSON text that is an object (RFC 7519 §7.2 step 10: a JWT's claims set); undefined for anything else. */
+export function parseJsonObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? value as Record<string, unknown> : undefined;
+  } catch {
+    return undefined;
+  }
+}
