@@ -5,6 +5,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { Executor } from '../db/executor.ts';
+import { statement } from '../db/statement.ts';
 import type { UserRow } from './users.repository.ts';
 
 /** Without "stay logged in". */
@@ -52,19 +53,18 @@ export async function createSession(db: Executor, clock: Clock, userId: number, 
   return { id, csrfToken, expiresAt, remember };
 }
 
-/** One indexed query: the live session and its user, or undefined. */
+type SessionRow = UserRow & { csrf_token: string; auth_time: Date; expires_at: Date; remember: boolean };
+
+const liveSession = statement<SessionRow>('find_session', `
+  select u.id, u.email, u.first_name, u.last_name, u.photo, u.role, u.verified, u.sleeping, u.home_region_id,
+    s.csrf_token, s.auth_time, s.expires_at, s.remember
+  from sessions s join users u on u.id = s.user_id
+  where s.id_digest = $1 and s.expires_at > $2`);
+
+/** One indexed query, prepared once per connection: the live session and its user, or undefined. */
 export async function findSession(db: Executor, clock: Clock, id: string): Promise<SessionContext | undefined> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(id)) return undefined;
-  const row = await db.selectFrom('sessions')
-    .innerJoin('users', 'users.id', 'sessions.user_id')
-    .select([
-      'users.id', 'users.email', 'users.first_name', 'users.last_name', 'users.photo', 'users.role',
-      'users.verified', 'users.sleeping', 'users.home_region_id',
-      'sessions.csrf_token', 'sessions.auth_time', 'sessions.expires_at', 'sessions.remember',
-    ])
-    .where('sessions.id_digest', '=', digestSessionId(id))
-    .where('sessions.expires_at', '>', clock())
-    .executeTakeFirst();
+  const row = (await liveSession.rows(db, [digestSessionId(id), clock()]))[0];
   if (!row) return undefined;
   const { csrf_token, auth_time, expires_at, remember, ...user } = row;
   return { user, csrfToken: csrf_token, authTime: auth_time, expiresAt: expires_at, remember };

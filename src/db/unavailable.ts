@@ -6,6 +6,7 @@
  */
 import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
 import pg from 'pg';
+import { preparedStatementName } from './statement.ts';
 
 export const DATABASE_UNAVAILABLE = 'DATABASE_UNAVAILABLE';
 
@@ -45,7 +46,9 @@ function guardClient(client: pg.PoolClient): PostgresPoolClient {
   return {
     query: (async (sql: string, parameters: readonly unknown[]) => {
       try {
-        return await client.query(sql, [...parameters]) as unknown as PostgresQueryResult<unknown>;
+        const name = preparedStatementName(sql);
+        const result = name === undefined ? client.query(sql, [...parameters]) : client.query({ name, text: sql, values: [...parameters] });
+        return await result as unknown as PostgresQueryResult<unknown>;
       } catch (error) {
         throw lost && isCodeless(error) ? new DatabaseUnavailableError(error) : error;
       }

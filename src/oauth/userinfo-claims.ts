@@ -3,8 +3,8 @@
  * `sub` and `preferred_username` always; `locale` always `de-DE`;
  * `email_verified` always true; region ids as strings.
  */
-import { sql } from 'kysely';
 import type { Executor } from '../db/executor.ts';
+import { statement } from '../db/statement.ts';
 
 export interface UserinfoRow {
   id: number;
@@ -14,20 +14,24 @@ export interface UserinfoRow {
   photo: string | null;
   region_ids: number[];
   region_ambassador: number[];
+  /** The grant's client (its public id) and scopes: a token must agree with both. */
+  grant_client_id: string;
+  grant_scopes: string[];
 }
 
-/** One indexed query: the user behind a live (unrevoked, unexpired) grant of this user. */
-export function findUserOfLiveGrant(db: Executor, grantId: number, userId: number, now: Date): Promise<UserinfoRow | undefined> {
-  return db.selectFrom('oauth_grants as g')
-    .innerJoin('users as u', 'u.id', 'g.user_id')
-    .select([
-      'u.id', 'u.email', 'u.first_name', 'u.last_name', 'u.photo',
-      sql<number[]>`array(select m.region_id from region_memberships m where m.user_id = u.id order by m.region_id)`.as('region_ids'),
-      sql<number[]>`array(select a.region_id from region_ambassadors a where a.user_id = u.id order by a.region_id)`.as('region_ambassador'),
-    ])
-    .where('g.id', '=', grantId).where('g.user_id', '=', userId)
-    .where('g.revoked_at', 'is', null).where('g.expires_at', '>', now)
-    .executeTakeFirst();
+const userOfLiveGrant = statement<UserinfoRow>('find_userinfo', `
+  select u.id, u.email, u.first_name, u.last_name, u.photo,
+    array(select m.region_id from region_memberships m where m.user_id = u.id order by m.region_id) as region_ids,
+    array(select a.region_id from region_ambassadors a where a.user_id = u.id order by a.region_id) as region_ambassador,
+    c.client_id as grant_client_id, g.scopes as grant_scopes
+  from oauth_grants g
+  join users u on u.id = g.user_id
+  join oauth_clients c on c.id = g.client_id
+  where g.id = $1 and g.user_id = $2 and g.revoked_at is null and g.expires_at > $3`);
+
+/** One indexed query, prepared once per connection: the user behind a live (unrevoked, unexpired) grant of this user. */
+export async function findUserOfLiveGrant(db: Executor, grantId: number, userId: number, now: Date): Promise<UserinfoRow | undefined> {
+  return (await userOfLiveGrant.rows(db, [grantId, userId, now]))[0];
 }
 
 export type Claims = Record<string, string | boolean | string[]>;

@@ -1,6 +1,7 @@
 /** SQL of OAuth clients and their required regions. */
 import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
+import { statement } from '../../db/statement.ts';
 
 export interface ClientRow {
   id: number;
@@ -33,9 +34,14 @@ function selectClients(db: Executor) {
   ]);
 }
 
-/** One indexed query: the client with its required regions. */
-export function findClientRow(db: Executor, clientId: string): Promise<ClientRow | undefined> {
-  return selectClients(db).where('client_id', '=', clientId).executeTakeFirst();
+const clientById = statement<ClientRow>('find_client', `
+  select id, client_id, name, confidential, secret_digest, redirect_uris, scopes, grant_types, created_at, updated_at,
+    array(select r.region_id from oauth_client_regions r where r.client_id = oauth_clients.id order by r.region_id) as required_regions
+  from oauth_clients where client_id = $1`);
+
+/** One indexed query, prepared once per connection: the client with its required regions. */
+export async function findClientRow(db: Executor, clientId: string): Promise<ClientRow | undefined> {
+  return (await clientById.rows(db, [clientId]))[0];
 }
 
 export function listClientRows(db: Executor): Promise<ClientRow[]> {

@@ -33,6 +33,10 @@ export function userinfoEndpoint(app: FastifyInstance, ctx: OAuthContext): void 
     const user = Number.isSafeInteger(userId) ? await findUserOfLiveGrant(ctx.db, token.grantId, userId, now) : undefined;
     if (!user) throw new InvalidToken('The access token has been revoked.');
     const scopes = token.scope.split(' ');
+    // Defence in depth: a token signed by us still has to agree with the grant it names.
+    if (user.grant_client_id !== token.clientId || !scopes.every((scope) => user.grant_scopes.includes(scope))) {
+      throw new InvalidToken('The access token does not match its grant.');
+    }
     // OpenID Connect Core §5.3: userinfo serves OpenID tokens only (a refresh may have narrowed `openid` away).
     if (!scopes.includes('openid')) throw new InsufficientScope('The access token lacks the openid scope.', 'openid');
     return claimsFor(user, scopes, ctx.issuer);

@@ -5,8 +5,8 @@
  * `used_at is null`), creates the grant and, when wanted, its first refresh
  * token row.
  */
-import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
+import { statement } from '../../db/statement.ts';
 
 export interface NewCode {
   digest: Buffer;
@@ -20,18 +20,14 @@ export interface NewCode {
   expiresAt: Date;
 }
 
+const insertCodeStatement = statement('insert_code', `
+  insert into oauth_codes (code_digest, client_id, user_id, redirect_uri, scopes, code_challenge, nonce, auth_time, expires_at)
+  values ($1, $2, $3, $4, $5::text[], $6, $7, $8, $9)`);
+
 export async function insertCode(db: Executor, code: NewCode): Promise<void> {
-  await db.insertInto('oauth_codes').values({
-    code_digest: code.digest,
-    client_id: code.clientRowId,
-    user_id: code.userId,
-    redirect_uri: code.redirectUri,
-    scopes: [...code.scopes],
-    code_challenge: code.codeChallenge,
-    nonce: code.nonce,
-    auth_time: code.authTime,
-    expires_at: code.expiresAt,
-  }).execute();
+  await insertCodeStatement.changes(db, [
+    code.digest, code.clientRowId, code.userId, code.redirectUri, [...code.scopes], code.codeChallenge, code.nonce, code.authTime, code.expiresAt,
+  ]);
 }
 
 export interface Redemption {
@@ -55,30 +51,32 @@ export interface RedeemedCode {
   refresh_id: number | null;
 }
 
+const redeemCodeStatement = statement<RedeemedCode>('redeem_code', `
+  with gid as (select nextval(pg_get_serial_sequence('oauth_grants', 'id'))::integer as id),
+  used as (
+    update oauth_codes set used_at = $2, grant_id = (select id from gid)
+    where code_digest = $1 and used_at is null and expires_at > $2
+      and client_id = $3 and redirect_uri = $4
+      and code_challenge is not distinct from $5::text
+    returning user_id, scopes, nonce, auth_time
+  ),
+  g as (
+    insert into oauth_grants (id, client_id, user_id, scopes, auth_time, expires_at)
+    select (select id from gid), $3, user_id, scopes, auth_time, $6 from used
+    returning id, scopes
+  ),
+  rt as (
+    insert into oauth_refresh_tokens (grant_id, scopes, expires_at)
+    select id, scopes, $7::timestamptz from g where $7::timestamptz is not null
+    returning id
+  )
+  select g.id as grant_id, used.user_id, used.scopes, used.auth_time, used.nonce, (select id from rt) as refresh_id
+  from g, used`);
+
 /** Redeems a live code bound to this client, redirect URI and PKCE challenge; undefined when none matches. */
 export async function redeemCode(db: Executor, r: Redemption): Promise<RedeemedCode | undefined> {
-  const result = await sql<RedeemedCode>`
-    with gid as (select nextval(pg_get_serial_sequence('oauth_grants', 'id'))::integer as id),
-    used as (
-      update oauth_codes set used_at = ${r.now}, grant_id = (select id from gid)
-      where code_digest = ${r.digest} and used_at is null and expires_at > ${r.now}
-        and client_id = ${r.clientRowId} and redirect_uri = ${r.redirectUri}
-        and code_challenge is not distinct from ${r.challenge}::text
-      returning user_id, scopes, nonce, auth_time
-    ),
-    g as (
-      insert into oauth_grants (id, client_id, user_id, scopes, auth_time, expires_at)
-      select (select id from gid), ${r.clientRowId}, user_id, scopes, auth_time, ${r.grantExpiresAt} from used
-      returning id, scopes
-    ),
-    rt as (
-      insert into oauth_refresh_tokens (grant_id, scopes, expires_at)
-      select id, scopes, ${r.refreshExpiresAt}::timestamptz from g where ${r.refreshExpiresAt !== null}::boolean
-      returning id
-    )
-    select g.id as grant_id, used.user_id, used.scopes, used.auth_time, used.nonce, (select id from rt) as refresh_id
-    from g, used`.execute(db);
-  return result.rows[0];
+  const rows = await redeemCodeStatement.rows(db, [r.digest, r.now, r.clientRowId, r.redirectUri, r.challenge, r.grantExpiresAt, r.refreshExpiresAt]);
+  return rows[0];
 }
 
 /** The grant issued from an already used code, for reuse detection (RFC 6749 §4.1.2). */

@@ -2,8 +2,8 @@
  * SQL of grants (one per code exchange: the "family" of its refresh tokens
  * and the thing an access token's `jti` names) and their refresh-token rows.
  */
-import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
+import { statement } from '../../db/statement.ts';
 
 export async function revokeGrant(db: Executor, grantId: number, now: Date): Promise<void> {
   await db.updateTable('oauth_grants').set({ revoked_at: now })
@@ -40,18 +40,36 @@ export interface RefreshTokenRow {
   revoked_at: Date | null;
 }
 
+const findRefreshTokenStatement = statement<RefreshTokenRow>('find_refresh_token', `
+  select rt.id, rt.grant_id, rt.scopes, rt.expires_at, rt.rotated_at, rt.successor_id, s.rotated_at as successor_rotated_at,
+    g.client_id, g.user_id, g.auth_time, g.revoked_at
+  from oauth_refresh_tokens rt
+  join oauth_grants g on g.id = rt.grant_id
+  left join oauth_refresh_tokens s on s.id = rt.successor_id
+  where rt.id = $1`);
+
 /** One indexed query: the refresh-token row, its grant and its successor's state. */
-export function findRefreshToken(db: Executor, rowId: number): Promise<RefreshTokenRow | undefined> {
-  return db.selectFrom('oauth_refresh_tokens as rt')
-    .innerJoin('oauth_grants as g', 'g.id', 'rt.grant_id')
-    .leftJoin('oauth_refresh_tokens as s', 's.id', 'rt.successor_id')
-    .select([
-      'rt.id', 'rt.grant_id', 'rt.scopes', 'rt.expires_at', 'rt.rotated_at', 'rt.successor_id',
-      's.rotated_at as successor_rotated_at', 'g.client_id', 'g.user_id', 'g.auth_time', 'g.revoked_at',
-    ])
-    .where('rt.id', '=', rowId)
-    .executeTakeFirst() as Promise<RefreshTokenRow | undefined>;
+export async function findRefreshToken(db: Executor, rowId: number): Promise<RefreshTokenRow | undefined> {
+  return (await findRefreshTokenStatement.rows(db, [rowId]))[0];
 }
+
+const rotateStatement = statement<{ id: number }>('rotate_refresh_token', `
+  with nid as (select nextval(pg_get_serial_sequence('oauth_refresh_tokens', 'id'))::integer as id),
+  old as (
+    update oauth_refresh_tokens set rotated_at = $2, successor_id = (select id from nid)
+    where id = $1 and rotated_at is null
+    returning grant_id
+  ),
+  ins as (
+    insert into oauth_refresh_tokens (id, grant_id, scopes, expires_at)
+    select (select id from nid), grant_id, $3::text[], $4::timestamptz from old
+    returning id
+  ),
+  g as (
+    update oauth_grants set expires_at = greatest(oauth_grants.expires_at, $4::timestamptz)
+    from old where oauth_grants.id = old.grant_id
+  )
+  select id from ins`);
 
 /**
  * Rotation in one statement: retires the row (only if still current, so two
@@ -59,22 +77,5 @@ export function findRefreshToken(db: Executor, rowId: number): Promise<RefreshTo
  * grant. Returns the successor's id, or undefined when the row was already rotated.
  */
 export async function rotateRefreshToken(db: Executor, rowId: number, scopes: readonly string[], now: Date, expiresAt: Date): Promise<number | undefined> {
-  const result = await sql<{ id: number }>`
-    with nid as (select nextval(pg_get_serial_sequence('oauth_refresh_tokens', 'id'))::integer as id),
-    old as (
-      update oauth_refresh_tokens set rotated_at = ${now}, successor_id = (select id from nid)
-      where id = ${rowId} and rotated_at is null
-      returning grant_id
-    ),
-    ins as (
-      insert into oauth_refresh_tokens (id, grant_id, scopes, expires_at)
-      select (select id from nid), grant_id, ${sql.val([...scopes])}::text[], ${expiresAt} from old
-      returning id
-    ),
-    g as (
-      update oauth_grants set expires_at = greatest(oauth_grants.expires_at, ${expiresAt}::timestamptz)
-      from old where oauth_grants.id = old.grant_id
-    )
-    select id from ins`.execute(db);
-  return result.rows[0]?.id;
+  return (await rotateStatement.rows(db, [rowId, now, [...scopes], expiresAt]))[0]?.id;
 }
