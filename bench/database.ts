@@ -9,6 +9,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 
+/** A database the bench cannot use: reported without a stack trace. */
+export class DatabaseSetupError extends Error {}
+
 export interface BenchDatabase {
   readonly kind: 'postgres' | 'pglite';
   /** The bench database (PostgreSQL only). */
@@ -69,7 +72,7 @@ export async function openBenchDatabase(forcePglite: boolean): Promise<BenchData
     await admin.query(`create database ${name}`);
   } catch (error) {
     removeDataDir();
-    throw new Error(`cannot create the bench database ${name} on ${redact(adminUrl)}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new DatabaseSetupError(`cannot create the bench database ${name} on ${redact(adminUrl)}: ${error instanceof Error ? error.message : String(error)}`);
   } finally {
     await admin.end().catch(() => {});
   }

@@ -34,7 +34,7 @@ import os from 'node:os';
 import { parseArgs, USAGE, UsageError, type Options, type ScenarioKey } from './args.ts';
 import { CheckFailed } from './checks.ts';
 import { describeUnexpectedExits, killAllChildren, stopAllChildren, type Child } from './child-process.ts';
-import { openBenchDatabase, seedBig, type BenchDatabase } from './database.ts';
+import { DatabaseSetupError, openBenchDatabase, seedBig, type BenchDatabase } from './database.ts';
 import { rssMb } from './proc-stats.ts';
 import { addRatios, summarize, table, type Group, type Row } from './report.ts';
 import { runCryptoCeiling, startDatabaseCeiling, startHttpCeiling } from './scenarios/ceilings.ts';
@@ -210,6 +210,7 @@ async function main(options: Options): Promise<number> {
       `each scenario: ${options.duration} s × ${options.runs} run(s), medians`,
     ];
     const failedRows = [...rows, ...bigRows].filter((r) => r.bad > HANDFUL);
+    const crashed = describeUnexpectedExits();
     const uniqueNotes = [...new Set(notes)];
     const text = [
       ...header, '',
@@ -217,6 +218,7 @@ async function main(options: Options): Promise<number> {
       ...(bigRows.length ? ['--big (100,000 users, 1,000,000 refresh tokens, 1,000,000 expired codes):', table(bigRows, { big: true }), ''] : []),
       ...uniqueNotes.map((n) => `- ${n}`),
       ...failedRows.map((r) => `FAILED: ${r.name} had ${r.bad} failed responses (${JSON.stringify(r.runs.map((x) => x.statuses))})`),
+      ...crashed.map((c) => `FAILED: ${c}`),
     ].join('\n');
     process.stdout.write(`\n${text}\n`);
     if (options.json) {
@@ -228,15 +230,16 @@ async function main(options: Options): Promise<number> {
         options: { duration: options.duration, runs: options.runs, connections: options.connections, only: [...options.only], peer: options.peer, ceilings: options.ceilings, big: options.big },
         startupMs: server.startupMs, rssAfterStartMb: rssAfterStart, rssAfterLoadMb: rssAfterLoad,
         rows, bigRows, notes: uniqueNotes,
-        failed: failedRows.map((r) => r.name),
+        failed: [...failedRows.map((r) => r.name), ...crashed],
       }, null, 2)}\n`);
       log(`wrote ${options.json}`);
     }
-    return failedRows.length > 0 ? 1 : 0;
+    return failedRows.length > 0 || crashed.length > 0 ? 1 : 0;
   } catch (error) {
     if (interrupted) return 130;
     if (error instanceof CheckFailed) log(`\nbench FAILED, correctness check: ${error.message}`);
     else if (error instanceof UsageError) { log(error.message); return 2; }
+    else if (error instanceof DatabaseSetupError) log(`\nbench FAILED: ${error.message}`);
     else log(`\nbench FAILED: ${error instanceof Error ? error.stack ?? error.message : String(error)}`);
     for (const exit of describeUnexpectedExits()) log(exit);
     return 1;
