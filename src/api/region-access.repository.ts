@@ -1,5 +1,6 @@
 /** Membership and ambassadorship look-ups that several `/api` areas' policies need. */
 import type { Executor } from '../db/executor.ts';
+import { statement } from '../db/statement.ts';
 
 export async function isRegionMember(db: Executor, userId: number, regionId: number): Promise<boolean> {
   const row = await db.selectFrom('region_memberships').select('user_id')
@@ -14,10 +15,12 @@ export async function isRegionAmbassador(db: Executor, userId: number, regionId:
 }
 
 /** The subset of `regionIds` the user is a member of. */
+const memberRegionIds = statement<{ region_id: number }>('find_member_region_ids',
+  'select region_id from region_memberships where user_id = $1 and region_id = any($2::integer[])');
+
 export async function findMemberRegionIds(db: Executor, userId: number, regionIds: readonly number[]): Promise<Set<number>> {
   if (regionIds.length === 0) return new Set();
-  const rows = await db.selectFrom('region_memberships').select('region_id')
-    .where('user_id', '=', userId).where('region_id', 'in', [...regionIds]).execute();
+  const rows = await memberRegionIds.rows(db, [userId, [...regionIds]]);
   return new Set(rows.map((r) => r.region_id));
 }
 

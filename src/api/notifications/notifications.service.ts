@@ -2,13 +2,13 @@
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import { ApiProblem, ValidationFailed } from '../../http/problem.ts';
-import { setSubscribed } from '../forum/forum.repository.ts';
+import { setSubscriptions } from '../forum/forum.repository.ts';
 import { lookupId, NO_ROW_ID } from '../params.ts';
 import { findMemberRegionIds, type Actor } from '../region-access.repository.ts';
 import type { RegionNotificationSetting } from './notifications.schemas.ts';
 
 /**
- * Updates every setting in one transaction, or none: one id that is not a
+ * Updates every setting in one statement, or none: one id that is not a
  * region or working group the caller is a member of refuses the whole request.
  */
 export async function updateRegionNotifications(db: DB, clock: Clock, actor: Actor, settings: readonly RegionNotificationSetting[]): Promise<void> {
@@ -23,8 +23,5 @@ export async function updateRegionNotifications(db: DB, clock: Clock, actor: Act
   if (duplicate !== undefined) {
     throw new ValidationFailed([{ field: 'body', message: `region ${duplicate} appears more than once` }]);
   }
-  const now = clock();
-  await db.transaction().execute(async (trx) => {
-    for (const setting of settings) await setSubscribed(trx, actor.id, setting.id, setting.notifyByEmailAboutNewThreads, now);
-  });
+  await setSubscriptions(db, actor.id, new Map(settings.map((s) => [s.id, s.notifyByEmailAboutNewThreads])), clock());
 }

@@ -5,12 +5,13 @@ import type { DB } from '../../db/database.ts';
 import { ApiProblem } from '../../http/problem.ts';
 import { isRegionAmbassador, type Actor } from '../region-access.repository.ts';
 import { maySetRegionPin } from './region-pins.policy.ts';
-import { findRegionPin, upsertRegionPin } from './region-pins.repository.ts';
+import { findRegionWithPin, upsertRegionPin } from './region-pins.repository.ts';
 import type { RegionPin } from './region-pins.schemas.ts';
 
 export async function readRegionPin(db: DB, regionId: number): Promise<RegionPin> {
-  await findRegionOrThrow(db, regionId);
-  const pin = await findRegionPin(db, regionId);
+  const region = await findRegionWithPin(db, regionId);
+  if (!region) throw new ApiProblem(404, 'region.not-found', `There is no region ${regionId}.`);
+  const { pin } = region;
   if (!pin) throw new ApiProblem(404, 'region.pin-not-found', `Region ${regionId} has no pin.`);
   return { lat: pin.lat, lon: pin.lon, description: pin.description, status: pin.status };
 }
