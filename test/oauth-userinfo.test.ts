@@ -117,6 +117,19 @@ describe('userinfo rejects bad tokens with 401 and WWW-Authenticate', () => {
     await expectInvalid(await userinfo(await resign('http://localhost:8080/')));
   });
 
+  test('a token signed by the server that disagrees with its grant (another client_id, a wider scope) is refused', async () => {
+    const tokens = await tokensFor('openid profile');
+    const key = await importPKCS8(t.keys.signingKeyPem, 'RS256');
+    const header = decodeProtectedHeader(tokens.access_token);
+    const resign = (claims: Record<string, unknown>) =>
+      new SignJWT({ ...decodeJwt(tokens.access_token), ...claims }).setProtectedHeader({ ...header, alg: 'RS256' } as never).sign(key);
+    const other = (await makeClient(t)) as Registered;
+    expect((await userinfo(await resign({}))).statusCode).toBe(200);
+    expect((await userinfo(await resign({ scope: 'openid' }))).statusCode).toBe(200);
+    await expectInvalid(await userinfo(await resign({ client_id: other.clientId, aud: other.clientId })));
+    await expectInvalid(await userinfo(await resign({ scope: 'openid profile email' })));
+  });
+
   test('a valid token without openid (narrowed at refresh) is 403 insufficient_scope (RFC 6750 §3.1)', async () => {
     const tokens = await tokensFor('openid profile');
     const narrowed = (await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, scope: 'profile', client_id: client.clientId, client_secret: client.secret })).json();
