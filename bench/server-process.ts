@@ -1,38 +1,31 @@
 /**
  * Our server as the child under test, started the way `npm start` does: the
- * compiled `dist/main.js` when a build exists and is newer than every source
- * file, otherwise `src/main.ts` through tsx's loader — in both cases `node`
- * itself is the child, so its pid is the server's.
+ * build (`npm run build`, incremental) first, then the compiled `dist/main.js`,
+ * with `node` itself as the child, so that its pid is the server's.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { freePort, startChild, type Child } from './child-process.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 
-function newestMtime(dir: string): number {
-  let newest = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    const mtime = entry.isDirectory() ? newestMtime(full) : statSync(full).mtimeMs;
-    if (mtime > newest) newest = mtime;
-  }
-  return newest;
-}
-
 /**
- * The entry runs with its own folder as the working directory and a relative
- * path (`main.ts`), which changes nothing for the server (every path it uses is
- * absolute or given) but keeps a `pkill -f src/main.ts` aimed at a server
- * started by hand from taking the bench's server down mid-run.
+ * Builds, then names the entry. The entry runs with its own folder as the
+ * working directory and a relative path (`main.js`), which changes nothing for
+ * the server (every path it uses is absolute or given) but keeps a
+ * `pkill -f dist/main.js` aimed at a server started by hand from taking the
+ * bench's server down mid-run.
  */
 export function serverEntry(): { args: string[]; cwd: string; describe: string } {
-  const dist = path.join(ROOT, 'dist', 'main.js');
-  if (existsSync(dist) && statSync(dist).mtimeMs >= newestMtime(path.join(ROOT, 'src'))) {
-    return { args: ['main.js'], cwd: path.dirname(dist), describe: 'node dist/main.js' };
+  if (!built) {
+    const build = spawnSync('npm', ['run', '-s', 'build'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+    if (build.status !== 0) throw new Error('npm run build failed');
+    built = true;
   }
-  return { args: ['--import', 'tsx', 'main.ts'], cwd: path.join(ROOT, 'src'), describe: 'node --import tsx src/main.ts' };
+  return { args: ['main.js'], cwd: path.join(ROOT, 'dist'), describe: 'node dist/main.js (after npm run build)' };
 }
+
+let built = false;
 
 export interface ServerSetup {
   databaseUrl: string | undefined;
