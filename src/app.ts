@@ -20,6 +20,7 @@ import { communityRoutes } from './api/community.routes.ts';
 import { installApiContext } from './http/api-context.ts';
 import { handleClientError } from './http/client-errors.ts';
 import { handleFrameworkError } from './http/framework-errors.ts';
+import { serverLimits } from './http/server-timeouts.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { MAX_PATH_PARAM_LENGTH } from './http/row-id.ts';
 import { compileValidator } from './http/validation.ts';
@@ -58,6 +59,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     frameworkErrors: handleFrameworkError,
     clientErrorHandler: handleClientError,
     return503OnClosing: true,
+    ...serverLimits(config),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(compileValidator);

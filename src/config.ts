@@ -24,6 +24,10 @@ export interface Config {
   readonly rsaKeyBits: number;
   /** false, true, or a comma-separated list of proxy addresses/CIDRs (as Fastify takes it). */
   readonly trustProxy: boolean | string;
+  /** Seconds within which a whole request (headers and body) must arrive. */
+  readonly requestTimeoutSeconds: number;
+  /** Open connections at most; further ones are closed on accept. */
+  readonly maxConnections: number;
   readonly petitionSourceUrl: string | undefined;
   /** Whether the petition source (and its redirects) may be on loopback or a private network. */
   readonly petitionAllowPrivate: boolean;
@@ -52,7 +56,7 @@ export const CONFIG_VARIABLES = [
   'PORT', 'HOST', 'PUBLIC_URL', 'DATABASE_URL', 'DATA_DIR', 'NODE_ENV', 'LOG_LEVEL',
   'OAUTH_PRIVATE_KEY', 'OAUTH_PRIVATE_KEY_FILE', 'OAUTH_ENCRYPTION_KEY', 'OAUTH_ENCRYPTION_KEY_FILE',
   'RSA_KEY_BITS', 'TRUST_PROXY', 'PETITION_SOURCE_URL', 'PETITION_ALLOW_PRIVATE', 'VAPID_PUBLIC_KEY', 'VAPID_PRIVATE_KEY',
-  'UPLOAD_DIR', 'MAX_UPLOAD_BYTES', 'REFRESH_TOKEN_GRACE_SECONDS',
+  'UPLOAD_DIR', 'MAX_UPLOAD_BYTES', 'REFRESH_TOKEN_GRACE_SECONDS', 'REQUEST_TIMEOUT_SECONDS', 'MAX_CONNECTIONS',
 ] as const;
 
 /** Reads variables and collects one line per bad value. */
@@ -123,7 +127,11 @@ function readHttp(read: EnvReader) {
   let publicUrl = fallbackUrl;
   if (parsed && (parsed.search !== '' || parsed.hash !== '')) read.refuse('PUBLIC_URL must not carry a query or fragment', undefined);
   else if (parsed) publicUrl = read.text('PUBLIC_URL')!.replace(/\/+$/, '');
-  return { port, host, publicUrl, trustProxy: readTrustProxy(read) };
+  return {
+    port, host, publicUrl, trustProxy: readTrustProxy(read),
+    requestTimeoutSeconds: read.integer('REQUEST_TIMEOUT_SECONDS', 30, 1, 3600),
+    maxConnections: read.integer('MAX_CONNECTIONS', 1024, 1, 1_000_000),
+  };
 }
 
 function readStorage(read: EnvReader) {

@@ -12,7 +12,7 @@ import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { tokensMatch } from '../accounts/csrf.ts';
 import { ApiProblem, problemBody, type FieldError, type ProblemBody } from './problem.ts';
 import { installApiBodyParsers } from './api-body.ts';
-import { classifyFailure } from './failures.ts';
+import { classifyFailure, logFailure } from './failures.ts';
 import { compileApiValidator } from './validation.ts';
 import type { ProblemCode } from './problem-codes.ts';
 
@@ -64,7 +64,7 @@ export function installApiContext(api: FastifyInstance): void {
       return sendProblem(reply, problemBody(400, 'request.invalid', 'The request is invalid.', validationErrors(error)));
     }
     const failure = classifyFailure(error);
-    if (failure.isServerFault) request.log.error({ err: error }, 'request failed');
+    logFailure(request.log, error, failure);
     return sendProblem(reply, problemBody(failure.status, codeForStatus(failure.status), failure.message));
   });
 }

@@ -16,11 +16,16 @@ import type { ProblemCode } from './problem-codes.ts';
 interface ClientFailure { status: number; code: ProblemCode; detail: string }
 
 export function handleClientError(this: FastifyInstance, error: ConnectionError, socket: Socket): void {
-  // The peer is gone: nobody to answer.
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  // The peer is gone: nobody to answer. Routine on the internet, so info, never error.
+  if (error.code === 'ECONNRESET' || socket.destroyed) {
+    this.log.info({ code: error.code }, 'client closed the connection');
+    return;
+  }
   const failure = classifyClientError(error.code);
   const requestId = randomUUID();
-  this.log.debug({ err: error, requestId }, 'client error');
+  // A slow client cut off (server-timeouts.ts) is worth seeing; malformed HTTP is noise.
+  if (failure.status === 408) this.log.info({ code: error.code, requestId }, 'request timed out: closing the connection');
+  else this.log.debug({ err: error, requestId }, 'client error');
   if (socket.writable) {
     const api = isApiRequestLine(error.rawPacket as unknown);
     const body = api

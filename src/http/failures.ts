@@ -2,7 +2,7 @@
  * Classifies a thrown error into a status the client may see, without ever
  * exposing the cause of a 5xx (SPEC §7). Shared by the three error vocabularies.
  */
-import type { FastifyError } from 'fastify';
+import type { FastifyBaseLogger, FastifyError } from 'fastify';
 import { DATABASE_UNAVAILABLE } from '../db/unavailable.ts';
 
 const DATABASE_DOWN_CODES = new Set([
@@ -17,10 +17,20 @@ export interface Failure {
   message: string;
   /** Whether this is our fault and must be logged with its stack. */
   isServerFault: boolean;
+  /** The client went away while its request was being read: nobody to answer, nothing wrong here. */
+  isClientAbort?: boolean;
 }
+
+/** Codes of a connection the client closed. */
+const CLIENT_GONE_CODES = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE']);
 
 export function classifyFailure(error: unknown): Failure {
   const e = error as Partial<FastifyError> & { code?: string };
+  // Reading the request body failed because the client closed the connection (Node's "aborted",
+  // given a 4xx status by Fastify's body parser); the same codes from the database have no status.
+  if (typeof e.code === 'string' && CLIENT_GONE_CODES.has(e.code) && typeof e.statusCode === 'number' && e.statusCode < 500) {
+    return { status: 400, message: 'The request was aborted.', isServerFault: false, isClientAbort: true };
+  }
   if (typeof e.code === 'string' && DATABASE_DOWN_CODES.has(e.code)) {
     return { status: 503, message: 'The service is temporarily unavailable. Please try again shortly.', isServerFault: true };
   }
@@ -42,4 +52,10 @@ function clientMessage(e: Partial<FastifyError>, status: number): string {
       // Fastify's own 4xx errors (FST_*) and JSON syntax errors describe the input, not our internals.
       return typeof e.code === 'string' && e.code.startsWith('FST_') && e.message ? e.message : 'The request is malformed.';
   }
+}
+
+/** Our faults at error level with the stack; a client that went away at info; other client errors not at all. */
+export function logFailure(log: FastifyBaseLogger, error: unknown, failure: Failure): void {
+  if (failure.isServerFault) log.error({ err: error }, 'request failed');
+  else if (failure.isClientAbort) log.info({ code: (error as { code?: string }).code }, 'client aborted the request');
 }

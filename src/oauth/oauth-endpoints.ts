@@ -4,7 +4,7 @@
  * bodies (never problem+json, never an HTML page) and CORS.
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { classifyFailure } from '../http/failures.ts';
+import { classifyFailure, logFailure } from '../http/failures.ts';
 import { installOAuthCors } from './cors.ts';
 import { discoveryEndpoints } from './endpoints/discovery.ts';
 import { revokeEndpoint } from './endpoints/revoke.ts';
@@ -24,7 +24,7 @@ export async function oauthEndpoints(app: FastifyInstance, options: { ctx: OAuth
     if (error instanceof OAuthError) oauthError = error;
     else {
       const failure = classifyFailure(error);
-      if (failure.isServerFault) request.log.error({ err: error }, 'request failed');
+      logFailure(request.log, error, failure);
       oauthError = failure.status === 503 ? new TemporarilyUnavailable(failure.message)
         : failure.status >= 500 ? new ServerError(failure.message)
         : new InvalidRequest(failure.message);

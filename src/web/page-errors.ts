@@ -1,6 +1,6 @@
 /** Error view for everything outside `/api` and the OAuth JSON endpoints. */
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { classifyFailure } from '../http/failures.ts';
+import { classifyFailure, logFailure } from '../http/failures.ts';
 import { pickLocale, translator } from './i18n.ts';
 
 export function installPageErrors(app: FastifyInstance): void {
@@ -11,7 +11,7 @@ export function installPageErrors(app: FastifyInstance): void {
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const failure = error.validation ? { status: 400, message: '', isServerFault: false } : classifyFailure(error);
-    if (failure.isServerFault) request.log.error({ err: error }, 'request failed');
+    logFailure(request.log, error, failure);
     const t = translator(pickLocale(request.headers['accept-language']));
     const key = `error.${failure.status}`;
     const message = t(key) === key ? t(failure.status >= 500 ? 'error.500' : 'error.400') : t(key);

@@ -1,0 +1,47 @@
+/**
+ * The HTTP server's limits against slow and greedy clients (a request whose
+ * body never completes held a connection for ever; 1,000 of them held 1,000
+ * sockets). Node's own defaults are no bound at all for an idle socket and
+ * five minutes for a request, checked every 30 seconds.
+ *
+ * - a request must arrive whole within `requestTimeout` (config, 30 s), its
+ *   headers within `headersTimeout` (10 s at most); Node then answers 408
+ *   through the clientError handler (client-errors.ts) and closes;
+ * - a socket on which nothing moves for `connectionTimeout` is destroyed
+ *   (a client that stops reading its response);
+ * - an idle keep-alive connection is closed after `keepAliveTimeout`, longer
+ *   than the 60 s idle timeout of common load balancers so that they, not we,
+ *   close it (no request lost in the race);
+ * - at most `maxConnections` sockets at once (config, 1024); further ones are
+ *   closed on accept, so slow clients cannot exhaust file descriptors.
+ */
+import http from 'node:http';
+import type { FastifyServerFactory } from 'fastify';
+
+export interface ServerLimitSettings {
+  readonly requestTimeoutSeconds: number;
+  readonly maxConnections: number;
+}
+
+export const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+const MAX_HEADERS_TIMEOUT_MS = 10_000;
+const CONNECTIONS_CHECKING_INTERVAL_MS = 1_000;
+
+/** Fastify options: the timeouts, and a server factory that applies them and the connection cap. */
+export function serverLimits(settings: ServerLimitSettings) {
+  const requestTimeout = settings.requestTimeoutSeconds * 1000;
+  const headersTimeout = Math.min(MAX_HEADERS_TIMEOUT_MS, requestTimeout);
+  const connectionTimeout = KEEP_ALIVE_TIMEOUT_MS + 3_000;
+  const keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  // With a serverFactory Fastify leaves the server alone: the factory sets what Fastify would, and more.
+  const serverFactory: FastifyServerFactory = (handler) => {
+    const server = http.createServer({
+      requestTimeout, headersTimeout, keepAliveTimeout,
+      connectionsCheckingInterval: Math.min(CONNECTIONS_CHECKING_INTERVAL_MS, headersTimeout),
+    }, handler);
+    server.setTimeout(connectionTimeout);
+    server.maxConnections = settings.maxConnections;
+    return server;
+  };
+  return { connectionTimeout, requestTimeout, keepAliveTimeout, serverFactory };
+}

@@ -1,0 +1,130 @@
+/**
+ * Slow and greedy clients against a real listening server: a request whose
+ * body or headers never complete is answered 408 and closed within the
+ * configured time; connections beyond MAX_CONNECTIONS are closed on accept;
+ * a client that goes away mid-body is logged at info, never as an error.
+ * Every wait is on a socket, server or log event.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildTestApp, type TestApp } from './helpers/app.ts';
+import { freePort } from './helpers/oauth.ts';
+
+const apps: TestApp[] = [];
+afterAll(async () => {
+  for (const app of apps) await app.close();
+});
+
+async function listening(env: Record<string, string>): Promise<{ t: TestApp; port: number }> {
+  const t = await buildTestApp({ env });
+  apps.push(t);
+  const port = Number(new URL(await t.listen()).port);
+  return { t, port };
+}
+
+async function open(port: number): Promise<Socket> {
+  const socket = connect(port, '127.0.0.1');
+  await once(socket, 'connect');
+  return socket;
+}
+
+/** Everything the server sends until it closes the connection, and how long that took. */
+async function untilClosed(socket: Socket): Promise<{ received: string; ms: number }> {
+  const started = Date.now();
+  let received = '';
+  socket.on('data', (chunk: Buffer) => { received += chunk.toString('latin1'); });
+  socket.on('error', () => {}); // a reset is a close too
+  await once(socket, 'close');
+  return { received, ms: Date.now() - started };
+}
+
+describe('slow clients', () => {
+  it.each([
+    ['a body that never completes', 'POST /api/user/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"email":'],
+    ['headers that never complete', 'GET /api/petition HTTP/1.1\r\nHost: x\r\nX-Slow: 1\r\n'],
+  ])('%s: answered 408 and closed within REQUEST_TIMEOUT_SECONDS', async (_name, partial) => {
+    const { port } = await listening({ REQUEST_TIMEOUT_SECONDS: '1' });
+    const socket = await open(port);
+    socket.write(partial);
+    const { received, ms } = await untilClosed(socket);
+    expect(received).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(received).toMatch(/\r\nConnection: close\r\n/i);
+    expect(ms).toBeGreaterThanOrEqual(900);
+    expect(ms).toBeLessThan(15_000); // 1 s + Node's check interval (1 s); the default would be 30 s
+  });
+});
+
+describe('MAX_CONNECTIONS', () => {
+  it('closes connections beyond the cap on accept, and accepts again once one is gone', async () => {
+    const { t, port } = await listening({ MAX_CONNECTIONS: '2' });
+    const accepted: Socket[] = [];
+    t.app.server.on('connection', (socket: Socket) => accepted.push(socket));
+    const held = [await open(port), await open(port)];
+    while (accepted.length < 2) await once(t.app.server, 'connection');
+
+    const refused = await open(port);
+    const { received } = await untilClosed(refused);
+    expect(received).toBe('');
+
+    const serverSide = once(accepted[0]!, 'close');
+    held[0]!.destroy();
+    await serverSide;
+    const response = await fetch(`http://127.0.0.1:${port}/health`);
+    expect(response.status).toBe(200);
+    held[1]!.destroy();
+  });
+});
+
+describe('logging of clients that go away', () => {
+  it('logs an aborted request body at info, with no error line', async () => {
+    const dataDir = await mkdtemp(path.join(tmpdir(), 'fs-limits-'));
+    const port = await freePort();
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: fileURLToPath(new URL('..', import.meta.url)),
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const lines: Record<string, unknown>[] = [];
+    const waiters: Array<{ test: (line: Record<string, unknown>) => boolean; resolve: () => void }> = [];
+    let buffer = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      let end: number;
+      while ((end = buffer.indexOf('\n')) >= 0) {
+        const text = buffer.slice(0, end);
+        buffer = buffer.slice(end + 1);
+        let line: Record<string, unknown>;
+        try { line = JSON.parse(text) as Record<string, unknown>; } catch { continue; }
+        lines.push(line);
+        for (const waiter of waiters.filter((w) => w.test(line))) waiter.resolve();
+      }
+    });
+    const logged = (test: (line: Record<string, unknown>) => boolean) =>
+      lines.some(test) ? Promise.resolve() : new Promise<void>((resolve) => waiters.push({ test, resolve }));
+    try {
+      await Promise.race([logged((l) => String(l.msg).includes('ready at')), once(child, 'exit').then(() => { throw new Error('server exited'); })]);
+      for (const [url, type] of [['/login', 'application/x-www-form-urlencoded'], ['/api/user/login', 'application/json']] as const) {
+        const socket = await open(port);
+        socket.on('error', () => {});
+        socket.write(`POST ${url} HTTP/1.1\r\nHost: x\r\nContent-Type: ${type}\r\nContent-Length: 1000\r\n\r\nemail=`);
+        await logged((l) => l.msg === 'incoming request' && (l.req as { url?: string } | undefined)?.url === url);
+        const reqId = lines.find((l) => l.msg === 'incoming request' && (l.req as { url?: string }).url === url)!.reqId;
+        socket.destroy();
+        // The request's last line: the abort noted, or (as it was) an error.
+        await logged((l) => l.reqId === reqId && (l.msg === 'client aborted the request' || Number(l.level) >= 50));
+      }
+      expect(lines.filter((l) => l.msg === 'client aborted the request').map((l) => l.level)).toEqual([30, 30]);
+      expect(lines.filter((l) => Number(l.level) >= 50)).toEqual([]);
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  }, 120_000); // a real start: keys, migrations and the demo dataset
+});
