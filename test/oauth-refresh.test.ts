@@ -9,6 +9,7 @@ import { buildTestApp, type TestApp } from './helpers/app.ts';
 import { makeRegion, makeUser } from './helpers/factories.ts';
 import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from './helpers/oauth.ts';
 import { logInAs, type TestSession } from './helpers/session.ts';
+import { decryptRefreshToken } from '../src/oauth/tokens/refresh-token.ts';
 
 type Tokens = { access_token: string; refresh_token: string; id_token: string; scope: string };
 type Registered = { clientId: string; secret: string };
@@ -67,6 +68,31 @@ describe('refresh_token grant', () => {
     // Both answers lead on to the same live successor.
     expect((await refresh(retried.refresh_token)).statusCode).toBe(200);
     void rotated;
+  });
+
+  test('twenty concurrent uses of one refresh token create one successor, and every answer names it (truly concurrent on PostgreSQL)', async () => {
+    const first = await tokensFor(client);
+    const issued = decryptRefreshToken(t.keys, first.refresh_token, t.clock.now())!;
+    const [grant] = await t.db.selectFrom('oauth_refresh_tokens').select('grant_id').where('id', '=', issued.rowId).execute();
+    const answers = await Promise.all(Array.from({ length: 20 }, () => refresh(first.refresh_token)));
+    expect(answers.map((a) => a.statusCode)).toEqual(Array(20).fill(200));
+    const named = new Set(answers.map((a) => decryptRefreshToken(t.keys, (a.json() as Tokens).refresh_token, t.clock.now())!.rowId));
+    expect(named.size).toBe(1);
+    const rows = await t.db.selectFrom('oauth_refresh_tokens').select(['id', 'successor_id']).where('grant_id', '=', grant!.grant_id).orderBy('id').execute();
+    expect(rows).toEqual([{ id: issued.rowId, successor_id: [...named][0] }, { id: [...named][0], successor_id: null }]);
+    // The successor is one token however many copies were handed out: using one copy, then
+    // another after the grace period, is a reuse that ends the family.
+    const copies = answers.map((a) => (a.json() as Tokens).refresh_token);
+    const next = (await refresh(copies[0]!)).json() as Tokens;
+    t.clock.advance(31);
+    expect((await refresh(copies[1]!)).json().error).toBe('invalid_grant');
+    expect((await refresh(next.refresh_token)).json().error).toBe('invalid_grant');
+  });
+
+  test('an invalid scope leaves the refresh token usable', async () => {
+    const first = await tokensFor(client);
+    expect((await refresh(first.refresh_token, client, { scope: 'openid admin' })).json().error).toBe('invalid_scope');
+    expect((await refresh(first.refresh_token)).statusCode).toBe(200);
   });
 
   test('reuse after the grace period revokes the whole family', async () => {

@@ -53,29 +53,65 @@ export async function findRefreshToken(db: Executor, rowId: number): Promise<Ref
   return (await findRefreshTokenStatement.rows(db, [rowId]))[0];
 }
 
-const rotateStatement = statement<{ id: number }>('rotate_refresh_token', `
-  with nid as (select nextval(pg_get_serial_sequence('oauth_refresh_tokens', 'id'))::integer as id),
+export interface RefreshTokenUse extends RefreshTokenRow {
+  /** Whether the user is in one of the client's required regions (true when it has none). */
+  in_regions: boolean;
+  /** The successor this statement created, or null when it rotated nothing. */
+  rotated_to: number | null;
+}
+
+export interface RefreshTokenUseInput {
+  rowId: number;
+  clientRowId: number;
+  now: Date;
+  expiresAt: Date;
+  requiredRegions: readonly number[];
+  /** Scopes the request narrows to, or null for all the row's scopes. */
+  requestedScopes: readonly string[] | null;
+}
+
+const useStatement = statement<RefreshTokenUse>('use_refresh_token', `
+  with cur as (
+    select rt.id, rt.grant_id, rt.scopes, rt.expires_at, rt.rotated_at, rt.successor_id, s.rotated_at as successor_rotated_at,
+      g.client_id, g.user_id, g.auth_time, g.revoked_at,
+      (cardinality($5::integer[]) = 0 or exists (
+        select 1 from region_memberships m where m.user_id = g.user_id and m.region_id = any($5::integer[]))) as in_regions
+    from oauth_refresh_tokens rt
+    join oauth_grants g on g.id = rt.grant_id
+    left join oauth_refresh_tokens s on s.id = rt.successor_id
+    where rt.id = $1
+  ),
+  nid as (select nextval(pg_get_serial_sequence('oauth_refresh_tokens', 'id'))::integer as id),
   old as (
-    update oauth_refresh_tokens set rotated_at = $2, successor_id = (select id from nid)
-    where id = $1 and rotated_at is null
-    returning grant_id
+    update oauth_refresh_tokens r set rotated_at = $2, successor_id = (select id from nid)
+    from cur
+    where r.id = cur.id and r.rotated_at is null
+      and cur.client_id = $3 and cur.revoked_at is null and cur.expires_at > $2 and cur.in_regions
+      and ($6::text[] is null or cur.scopes @> $6::text[])
+    returning r.grant_id, r.scopes
   ),
   ins as (
     insert into oauth_refresh_tokens (id, grant_id, scopes, expires_at)
-    select (select id from nid), grant_id, $3::text[], $4::timestamptz from old
+    select (select id from nid), grant_id, scopes, $4::timestamptz from old
     returning id
   ),
   g as (
     update oauth_grants set expires_at = greatest(oauth_grants.expires_at, $4::timestamptz)
     from old where oauth_grants.id = old.grant_id
   )
-  select id from ins`);
+  select cur.*, (select id from ins) as rotated_to from cur`);
 
 /**
- * Rotation in one statement: retires the row (only if still current, so two
- * concurrent uses cannot both rotate it), creates its successor and extends the
- * grant. Returns the successor's id, or undefined when the row was already rotated.
+ * A use of a refresh token in one statement: reads the row, its grant and its
+ * successor's state and, when the row is current, bound to this client, live,
+ * in the required regions and the requested scopes are covered, rotates it
+ * (retires it, creates its successor, extends the grant). Of two concurrent
+ * uses only one rotates (`rotated_at is null` is rechecked under the row lock);
+ * the other sees `rotated_to: null`. Undefined when the row does not exist.
  */
-export async function rotateRefreshToken(db: Executor, rowId: number, scopes: readonly string[], now: Date, expiresAt: Date): Promise<number | undefined> {
-  return (await rotateStatement.rows(db, [rowId, now, [...scopes], expiresAt]))[0]?.id;
+export async function useRefreshToken(db: Executor, u: RefreshTokenUseInput): Promise<RefreshTokenUse | undefined> {
+  const rows = await useStatement.rows(db, [
+    u.rowId, u.now, u.clientRowId, u.expiresAt, [...u.requiredRegions], u.requestedScopes === null ? null : [...u.requestedScopes],
+  ]);
+  return rows[0];
 }
