@@ -13,6 +13,8 @@ export interface Config {
   /** The OAuth issuer and base of every absolute URL; never taken from a request's Host header. */
   readonly publicUrl: string;
   readonly databaseUrl: string | undefined;
+  /** PostgreSQL: connect timeout and statement_timeout; an unanswered query fails as unavailable a second later. */
+  readonly databaseTimeoutSeconds: number;
   readonly dataDir: string;
   readonly nodeEnv: 'development' | 'production' | 'test';
   readonly isProduction: boolean;
@@ -57,6 +59,7 @@ export const CONFIG_VARIABLES = [
   'OAUTH_PRIVATE_KEY', 'OAUTH_PRIVATE_KEY_FILE', 'OAUTH_ENCRYPTION_KEY', 'OAUTH_ENCRYPTION_KEY_FILE',
   'RSA_KEY_BITS', 'TRUST_PROXY', 'PETITION_SOURCE_URL', 'PETITION_ALLOW_PRIVATE', 'VAPID_PUBLIC_KEY', 'VAPID_PRIVATE_KEY',
   'UPLOAD_DIR', 'MAX_UPLOAD_BYTES', 'REFRESH_TOKEN_GRACE_SECONDS', 'REQUEST_TIMEOUT_SECONDS', 'MAX_CONNECTIONS',
+  'DATABASE_TIMEOUT_SECONDS',
 ] as const;
 
 /** Reads variables and collects one line per bad value. */
@@ -137,7 +140,8 @@ function readHttp(read: EnvReader) {
 function readStorage(read: EnvReader) {
   const databaseUrl = read.url('DATABASE_URL', ['postgres:', 'postgresql:']) && read.text('DATABASE_URL');
   const dataDir = path.resolve(read.text('DATA_DIR') ?? './data');
-  return { databaseUrl, dataDir, uploadDir: path.resolve(read.text('UPLOAD_DIR') ?? path.join(dataDir, 'uploads')) };
+  const databaseTimeoutSeconds = read.integer('DATABASE_TIMEOUT_SECONDS', 5, 1, 600);
+  return { databaseUrl, databaseTimeoutSeconds, dataDir, uploadDir: path.resolve(read.text('UPLOAD_DIR') ?? path.join(dataDir, 'uploads')) };
 }
 
 /** The shapes only: `loadKeyMaterial` reads and imports the keys themselves. */

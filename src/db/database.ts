@@ -23,9 +23,20 @@ export interface DatabaseHandle {
 }
 
 export type DatabaseTarget =
-  | { readonly kind: 'postgres'; readonly url: string; readonly schema?: string; readonly poolSize?: number }
+  | {
+    readonly kind: 'postgres'; readonly url: string; readonly schema?: string; readonly poolSize?: number;
+    /** Connect timeout and statement_timeout; a query unanswered a second longer fails as unavailable. */
+    readonly timeoutMs?: number;
+  }
   | { readonly kind: 'pglite'; readonly dataDir?: string; /** Start from a `dumpDataDir()` tarball (tests). */ readonly snapshot?: Blob };
 
+/** DATABASE_TIMEOUT_SECONDS' default: a request needing a database that does not answer gets its 503 in seconds. */
+export const DEFAULT_DATABASE_TIMEOUT_MS = 5_000;
+/** The server's statement_timeout answers first while it can; the client's deadline is for a silent one. */
+const QUERY_DEADLINE_MARGIN_MS = 1_000;
+/** A transaction left open by a vanished instance releases its locks after this (server side). */
+const IDLE_IN_TRANSACTION_TIMEOUT_MS = 60_000;
+const KEEPALIVE_DELAY_MS = 10_000;
 const INT8_OID = 20;
 const NUMERIC_OID = 1700;
 
@@ -33,12 +44,19 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
   return target.kind === 'postgres' ? openPostgres(target) : openPglite(target.dataDir, target.snapshot);
 }
 
-async function openPostgres(target: { url: string; schema?: string; poolSize?: number }): Promise<DatabaseHandle> {
+async function openPostgres(target: { url: string; schema?: string; poolSize?: number; timeoutMs?: number }): Promise<DatabaseHandle> {
+  const timeoutMs = target.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS;
   const pool = new pg.Pool({
     connectionString: target.url,
     max: target.poolSize ?? 10,
-    connectionTimeoutMillis: 5_000,
+    // Waiting for a connection (a new one, or a free one of a full pool) ends here, as unavailable.
+    connectionTimeoutMillis: timeoutMs,
     idleTimeoutMillis: 30_000,
+    statement_timeout: timeoutMs,
+    idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    // Idle connections to a host that vanished are found by the kernel, not by the next request.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
     ...(target.schema ? { options: `-c search_path=${target.schema}` } : {}),
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
@@ -47,7 +65,7 @@ async function openPostgres(target: { url: string; schema?: string; poolSize?: n
   });
   // An idle client losing its connection (database restart) must not crash the process.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: guardPool(pool) }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: guardPool(pool, timeoutMs + QUERY_DEADLINE_MARGIN_MS) }) });
   return {
     db,
     kind: 'postgres',

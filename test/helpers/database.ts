@@ -12,6 +12,8 @@ import { migrate } from '../../src/db/migrate.ts';
 
 export interface TestDatabase {
   readonly handle: DatabaseHandle;
+  /** PostgreSQL: the schema holding this database (for a second connection pool onto it). */
+  readonly schema?: string;
   /** Closes the connections and drops the schema (PostgreSQL). */
   drop(): Promise<void>;
 }
@@ -30,6 +32,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await migrate(handle.db);
   return {
     handle,
+    schema,
     drop: async () => {
       await handle.close();
       await withAdminClient((client) => client.query(`drop schema ${schema} cascade`));
