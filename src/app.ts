@@ -87,14 +87,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   await installOpenApi(app, config);
   await app.register(healthRoutes, { ping: deps.database.ping });
-  await app.register(loginPages, { config, db, clock });
+  await app.register(loginPages, { config, db, clock, keys: deps.keys });
   await app.register(adminRoutes, { config, db, keys: deps.keys });
   await app.register(myAppsRoutes, { config, db, clock });
   await app.register(oauthRoutes, { config, db, clock, keys: deps.keys });
 
   await app.register(async (api) => {
     installApiContext(api);
-    await api.register(userRoutes, { config, db, clock });
+    await api.register(userRoutes, { config, db, clock, keys: deps.keys });
     await api.register(communityRoutes, { db, clock });
     await api.register(sharingRoutes, { config, db, clock });
     await api.register(openApiRoutes, { config });

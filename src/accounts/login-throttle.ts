@@ -1,73 +1,69 @@
 /**
- * Failed-login throttling per account and per client IP (SPEC §4), counted in
- * the database so that every instance sees the same numbers. An attempt first
- * reserves its place on both counters in one atomic upsert each, and only then
- * is the password checked: parallel attempts cannot all pass a check made
- * before any of them was counted.
+ * Failed-login throttling (SPEC §4): progressive delays per (account, IP) and
+ * per account, with device cookies passing the account-wide limit.
+ *
+ * - A browser without a device cookie for the account is counted on the
+ *   (account, IP) counter and on the account counter. An attacker on one IP
+ *   is slowed down by the first; one spread over many IPs by the second.
+ * - A browser with a valid device cookie (it logged into this account
+ *   before) is counted only on that device's own counter: the account counter,
+ *   which anybody can fill, never refuses it, and neither do other browsers
+ *   behind the same IP. A stolen cookie still only buys the device's delays.
+ *
+ * No counter is kept per IP alone: 30 failures from one address used to lock
+ * out everyone behind it (a school, a mobile carrier's NAT).
  */
-import { sql } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { Executor } from '../db/executor.ts';
+import { clearCounter, giveBack, purgeForgottenCounters, reserveOn, type DelayPolicy } from './login-attempt-counters.ts';
 
-export const THROTTLE_WINDOW_SECONDS = 15 * 60;
-export const MAX_FAILURES_PER_ACCOUNT = 5;
-export const MAX_FAILURES_PER_IP = 30;
+/** 5 free failures from one IP (or device), then 1, 2, 4, 8, 15, 15 … minutes between attempts. */
+export const PER_SOURCE_POLICY: DelayPolicy = { free: 5, baseSeconds: 60, maxSeconds: 15 * 60 };
+/** 10 free failures from anywhere without a device cookie, then 1, 2, 4, 8, 15 … minutes. */
+export const PER_ACCOUNT_POLICY: DelayPolicy = { free: 10, baseSeconds: 60, maxSeconds: 15 * 60 };
 
-export interface ThrottleKeys { readonly account: string; readonly ip: string }
+export interface ThrottleCounter { readonly key: string; readonly policy: DelayPolicy }
 
-export function throttleKeys(email: string, ip: string): ThrottleKeys {
+/** The account an attempt is for: its email as it is compared (trimmed, lower case). */
+export function accountOf(email: string): string {
   // PostgreSQL text cannot hold NUL: such an email still gets its own (storable) counter.
-  const storable = (value: string) => value.replace(/\u0000/g, '\uFFFD');
-  return { account: `account:${storable(email.trim().toLowerCase())}`, ip: `ip:${storable(ip)}` };
+  return email.trim().toLowerCase().replace(/\u0000/g, '\uFFFD');
+}
+
+/** The counters an attempt is counted on. */
+export function throttleCounters(account: string, ip: string, deviceNonce: string | undefined): ThrottleCounter[] {
+  if (deviceNonce !== undefined) return [{ key: `device:${deviceNonce}`, policy: PER_SOURCE_POLICY }];
+  return [
+    { key: `pair:${account}|${ip.replace(/\u0000/g, '\uFFFD')}`, policy: PER_SOURCE_POLICY },
+    { key: `account:${account}`, policy: PER_ACCOUNT_POLICY },
+  ];
 }
 
 /**
- * Counts this attempt on both counters, before the password is checked.
+ * Counts this attempt on each of its counters, before the password is checked.
  * Returns 0 when it may go on (a wrong password then leaves it counted), or the
- * seconds until another attempt is allowed: the attempt is refused and its
- * reservation given back, so refused attempts never count as failures.
+ * seconds until another attempt is allowed: refused attempts count nowhere.
  */
-export async function reserveAttempt(db: Executor, clock: Clock, keys: ThrottleKeys): Promise<number> {
+export async function reserveAttempt(db: Executor, clock: Clock, counters: readonly ThrottleCounter[]): Promise<number> {
   const now = clock();
-  // One single-row statement per counter: no statement ever holds two row locks, so none can deadlock.
-  const [account, ip] = await Promise.all([countAttempt(db, now, keys.account), countAttempt(db, now, keys.ip)]);
-  const wait = Math.max(secondsBlocked(account, MAX_FAILURES_PER_ACCOUNT, now), secondsBlocked(ip, MAX_FAILURES_PER_IP, now));
-  if (wait > 0) await Promise.all([giveBack(db, keys.account), giveBack(db, keys.ip)]);
-  return wait;
+  const reserved: string[] = [];
+  // One counter after the other: a refusal by the second gives the first its place back.
+  for (const counter of counters) {
+    const wait = await reserveOn(db, counter.key, counter.policy, now);
+    if (wait > 0) {
+      await Promise.all(reserved.map((key) => giveBack(db, key)));
+      return wait;
+    }
+    reserved.push(counter.key);
+  }
+  return 0;
 }
 
-/** A successful login: the account's counter starts again, the IP gets its reservation back. */
-export async function recordSuccess(db: Executor, keys: ThrottleKeys): Promise<void> {
-  await Promise.all([clearFailures(db, keys.account), giveBack(db, keys.ip)]);
-}
-
-interface Counter { failures: number; window_ends_at: Date }
-
-async function countAttempt(db: Executor, now: Date, key: string): Promise<Counter> {
-  const windowEnd = new Date(now.getTime() + THROTTLE_WINDOW_SECONDS * 1000);
-  return db.insertInto('login_throttle')
-    .values({ key, failures: 1, window_ends_at: windowEnd })
-    .onConflict((oc) => oc.column('key').doUpdateSet({
-      failures: sql`case when login_throttle.window_ends_at <= ${now} then 1 else login_throttle.failures + 1 end`,
-      window_ends_at: sql`case when login_throttle.window_ends_at <= ${now} then ${windowEnd} else login_throttle.window_ends_at end`,
-    }))
-    .returning(['failures', 'window_ends_at'])
-    .executeTakeFirstOrThrow();
-}
-
-function secondsBlocked(counter: Counter, limit: number, now: Date): number {
-  if (counter.failures <= limit) return 0;
-  return Math.max(1, Math.ceil((counter.window_ends_at.getTime() - now.getTime()) / 1000));
-}
-
-async function giveBack(db: Executor, key: string): Promise<void> {
-  await db.updateTable('login_throttle').set({ failures: sql`greatest(login_throttle.failures - 1, 0)` }).where('key', '=', key).execute();
-}
-
-export async function clearFailures(db: Executor, key: string): Promise<void> {
-  await db.deleteFrom('login_throttle').where('key', '=', key).execute();
+/** A successful login: the counters it was counted on start again. */
+export async function recordSuccess(db: Executor, counters: readonly ThrottleCounter[]): Promise<void> {
+  await Promise.all(counters.map((counter) => clearCounter(db, counter.key)));
 }
 
 export async function purgeExpiredThrottles(db: Executor, clock: Clock): Promise<void> {
-  await db.deleteFrom('login_throttle').where('window_ends_at', '<=', clock()).execute();
+  await purgeForgottenCounters(db, clock());
 }

@@ -8,7 +8,10 @@ import { toLocation } from '../http/location.ts';
 import { ApiProblem } from '../http/problem.ts';
 import { translator, pickLocale } from '../web/i18n.ts';
 import { formToken, isValidFormToken } from './csrf.ts';
-import { logIn } from './login.service.ts';
+import type { KeyMaterial } from '../oauth/keys/key-material.ts';
+import { derivedKeys } from '../oauth/keys/derived-keys.ts';
+import { DEVICE_COOKIE, setDeviceCookie } from './login-device-cookie.ts';
+import { logIn, minutesToWait } from './login.service.ts';
 import { installLogoutPages } from './logout.pages.ts';
 import { safeReturnTo } from './return-to.ts';
 import { SESSION_COOKIE, setSessionCookies } from './session-http.ts';
@@ -17,6 +20,7 @@ export interface LoginPagesOptions {
   config: Config;
   db: DB;
   clock: Clock;
+  keys: KeyMaterial;
 }
 
 const LoginForm = Type.Object({
@@ -27,7 +31,8 @@ const LoginForm = Type.Object({
   return_to: Type.Optional(Type.String({ maxLength: 8192 })),
 });
 
-export const loginPages: FastifyPluginAsyncTypebox<LoginPagesOptions> = async (app, { config, db, clock }) => {
+export const loginPages: FastifyPluginAsyncTypebox<LoginPagesOptions> = async (app, { config, db, clock, keys }) => {
+  const deviceKey = derivedKeys(keys).loginDevice;
   // Sign-in in a popup (oidc-client-ts, MSAL) passes through the login page: a
   // same-origin opener policy here would cut the popup off from its opener.
   app.addHook('onRequest', async (request, reply) => {
@@ -55,16 +60,20 @@ export const loginPages: FastifyPluginAsyncTypebox<LoginPagesOptions> = async (a
 
     if (!(await isValidFormToken(request, form.csrf_token))) return again(403, t('login.csrf'));
     try {
-      const { session } = await logIn(db, clock, {
-        email, password: form.password ?? '', rememberMe: remember, ip: request.ip, previousSessionId: request.cookies[SESSION_COOKIE],
+      const { session, deviceCookie } = await logIn(db, clock, deviceKey, {
+        email, password: form.password ?? '', rememberMe: remember, ip: request.ip,
+        previousSessionId: request.cookies[SESSION_COOKIE], deviceCookie: request.cookies[DEVICE_COOKIE],
       });
       setSessionCookies(reply, config, session);
+      setDeviceCookie(reply, config, deviceCookie);
       return reply.redirect(toLocation(returnTo), 303);
     } catch (error) {
       if (!(error instanceof ApiProblem)) throw error;
       if (error.status === 429) {
-        void reply.header('retry-after', error.headers?.['retry-after'] ?? '60');
-        return again(429, t('login.throttled', { seconds: error.headers?.['retry-after'] ?? '60' }));
+        const seconds = error.headers?.['retry-after'] ?? '60';
+        void reply.header('retry-after', seconds);
+        const minutes = minutesToWait(Number(seconds));
+        return again(429, t(minutes === 1 ? 'login.throttled.one' : 'login.throttled', { minutes }));
       }
       return again(401, t('login.failed'));
     }

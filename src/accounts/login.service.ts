@@ -7,7 +7,8 @@
 import type { Clock } from '../clock.ts';
 import type { DB } from '../db/database.ts';
 import { ApiProblem } from '../http/problem.ts';
-import { recordSuccess, reserveAttempt, throttleKeys } from './login-throttle.ts';
+import { deviceCookieAfterLogin, deviceNonce } from './login-device-cookie.ts';
+import { accountOf, recordSuccess, reserveAttempt, throttleCounters } from './login-throttle.ts';
 import { verifyAgainstDummy, verifyPassword } from './passwords.ts';
 import { createSession, deleteSession, type NewSession } from './sessions.ts';
 import { findUserCredentialsByEmail, type UserRow } from './users.repository.ts';
@@ -19,29 +20,51 @@ export interface LoginInput {
   ip: string;
   /** The browser's current session cookie, ended when the login succeeds. */
   previousSessionId?: string | undefined;
+  /** The browser's device cookie (login-device-cookie.ts), if any. */
+  deviceCookie?: string | undefined;
+}
+
+export interface LoginResult {
+  session: NewSession;
+  user: UserRow;
+  /** The device cookie to set: it lets this browser past the account-wide limit next time. */
+  deviceCookie: string;
 }
 
 export const INVALID_CREDENTIALS = 'Wrong email or password.';
 const MAX_EMAIL_LENGTH = 254;
 
-/** Logs in; throws 429 (before the password is checked) when throttled, 401 on wrong credentials. */
-export async function logIn(db: DB, clock: Clock, input: LoginInput): Promise<{ session: NewSession; user: UserRow }> {
+/**
+ * Logs in; throws 429 (before the password is checked) when throttled, 401 on
+ * wrong credentials. `deviceKey` signs the device cookies.
+ */
+export async function logIn(db: DB, clock: Clock, deviceKey: Uint8Array, input: LoginInput): Promise<LoginResult> {
   const email = input.email.trim();
-  const keys = throttleKeys(email, input.ip);
-  const wait = await reserveAttempt(db, clock, keys);
-  if (wait > 0) {
-    throw new ApiProblem(429, 'auth.too-many-attempts', `Too many failed logins. Try again in ${wait} seconds.`,
-      undefined, { 'retry-after': String(wait) });
-  }
+  const account = accountOf(email);
+  const counters = throttleCounters(account, input.ip, deviceNonce(deviceKey, account, input.deviceCookie));
+  const wait = await reserveAttempt(db, clock, counters);
+  if (wait > 0) throw tooManyAttempts(wait);
   const found = isPossibleEmail(email) ? await findUserCredentialsByEmail(db, email) : undefined;
   const valid = found ? await verifyPassword(found.password_hash, input.password) : await verifyAgainstDummy(input.password);
   // A failure stays counted: its reservation is the record.
   if (!found || !valid) throw new ApiProblem(401, 'auth.invalid-credentials', INVALID_CREDENTIALS);
   const { password_hash: _hash, ...user } = found;
-  await recordSuccess(db, keys);
+  await recordSuccess(db, counters);
   await logOut(db, input.previousSessionId);
   const session = await createSession(db, clock, user.id, input.rememberMe);
-  return { session, user };
+  return { session, user, deviceCookie: deviceCookieAfterLogin(deviceKey, account, input.deviceCookie) };
+}
+
+/** Whole minutes, rounded up, as the messages give the wait; the exact seconds in `Retry-After`. */
+export function minutesToWait(seconds: number): number {
+  return Math.max(1, Math.ceil(seconds / 60));
+}
+
+function tooManyAttempts(seconds: number): ApiProblem {
+  const minutes = minutesToWait(seconds);
+  return new ApiProblem(429, 'auth.too-many-attempts',
+    `Too many failed logins. Try again in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}.`,
+    undefined, { 'retry-after': String(seconds) });
 }
 
 /** Ends the session with this cookie value, if any. */

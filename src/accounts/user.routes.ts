@@ -6,6 +6,9 @@ import type { Config } from '../config.ts';
 import type { DB } from '../db/database.ts';
 import { ProblemSchema } from '../http/problem-schema.ts';
 import { CurrentUserSchema, describeCurrentUser } from './current-user.ts';
+import type { KeyMaterial } from '../oauth/keys/key-material.ts';
+import { derivedKeys } from '../oauth/keys/derived-keys.ts';
+import { DEVICE_COOKIE, setDeviceCookie } from './login-device-cookie.ts';
 import { logIn, logOut } from './login.service.ts';
 import { clearSessionCookies, SESSION_COOKIE, setSessionCookies } from './session-http.ts';
 
@@ -13,6 +16,7 @@ export interface UserRoutesOptions {
   config: Config;
   db: DB;
   clock: Clock;
+  keys: KeyMaterial;
 }
 
 const LoginBody = Type.Object({
@@ -21,7 +25,8 @@ const LoginBody = Type.Object({
   rememberMe: Type.Optional(Type.Boolean({ default: false })),
 }, { additionalProperties: false });
 
-export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (api, { config, db, clock }) => {
+export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (api, { config, db, clock, keys }) => {
+  const deviceKey = derivedKeys(keys).loginDevice;
   api.post('/user/login', {
     config: { csrf: false },
     schema: {
@@ -32,8 +37,12 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (a
     },
   }, async (request, reply) => {
     const { email, password, rememberMe = false } = request.body;
-    const { session, user } = await logIn(db, clock, { email, password, rememberMe, ip: request.ip, previousSessionId: request.cookies[SESSION_COOKIE] });
+    const { session, user, deviceCookie } = await logIn(db, clock, deviceKey, {
+      email, password, rememberMe, ip: request.ip,
+      previousSessionId: request.cookies[SESSION_COOKIE], deviceCookie: request.cookies[DEVICE_COOKIE],
+    });
     setSessionCookies(reply, config, session);
+    setDeviceCookie(reply, config, deviceCookie);
     return describeCurrentUser(db, user, session.csrfToken);
   });
 

@@ -13,6 +13,8 @@ export interface DerivedKeys {
   readonly signingKeyWrap: Uint8Array;
   /** HMAC-SHA256 key of client-secret digests. */
   readonly clientSecret: Uint8Array;
+  /** HMAC-SHA256 key of login device cookies (accounts/login-device-cookie.ts). */
+  readonly loginDevice: Uint8Array;
 }
 
 const cache = new WeakMap<KeyMaterial, DerivedKeys>();
@@ -29,6 +31,7 @@ export function derivedKeys(keys: KeyMaterial): DerivedKeys {
       refreshToken: derive(keys.encryptionKey, 'refresh-token'),
       signingKeyWrap: derive(keys.encryptionKey, 'signing-key-wrap'),
       clientSecret: derive(keys.encryptionKey, 'client-secret'),
+      loginDevice: derive(keys.encryptionKey, 'login-device'),
     });
     cache.set(keys, derived);
   }

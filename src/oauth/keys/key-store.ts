@@ -5,7 +5,9 @@
  * a rotation done by any instance or the CLI reaches every instance. The JWKS
  * is held to {@link JWKS_RELOAD_SECONDS}: whichever instance a client asks,
  * it lists a new key within seconds, before any instance can have signed with
- * it for long.
+ * it for long. A reload that fails (the database is down) keeps the keys last
+ * loaded: JWKS, signing and verification answer from memory through an outage;
+ * only before the first successful load is there nothing to answer with.
  */
 import type { KeyObject } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
@@ -26,6 +28,8 @@ export const JWKS_RELOAD_SECONDS = 5;
 export const JWKS_CACHE_SECONDS = 60;
 /** An unknown kid triggers at most one reload per this many seconds. */
 const UNKNOWN_KID_RELOAD_SECONDS = 5;
+/** After a failed reload, requests use the keys in memory this long before one of them tries again. */
+const RETRY_AFTER_FAILURE_SECONDS = 5;
 
 export interface Signer {
   readonly kid: string;
@@ -49,6 +53,8 @@ export class KeyStore {
   private byKid = new Map<string, KeyObject>();
   private active: Signer | undefined;
   private loadedAt = 0;
+  private hasLoaded = false;
+  private failedAt = Number.NEGATIVE_INFINITY;
   private loading: Promise<void> | undefined;
   /** The JWKS document, serialised once per load. */
   jwksBody = '{"keys":[]}';
@@ -75,6 +81,7 @@ export class KeyStore {
         this.active = active === undefined ? undefined : signerOf(active);
         this.jwksBody = JSON.stringify({ keys: keys.map((k) => k.publicJwk) });
         this.loadedAt = this.clock().getTime();
+        this.hasLoaded = true;
       } finally {
         this.loading = undefined;
       }
@@ -82,8 +89,21 @@ export class KeyStore {
     return this.loading;
   }
 
+  /**
+   * Reloads when the keys are older than `maxAgeSeconds`. A failure is thrown only when no load ever
+   * succeeded; otherwise the last good keys stay, and requests do not wait on the database again for
+   * {@link RETRY_AFTER_FAILURE_SECONDS} (one that needs it answers 503 on its own query).
+   */
   private async fresh(maxAgeSeconds: number): Promise<void> {
-    if (this.clock().getTime() - this.loadedAt > maxAgeSeconds * 1000) await this.reload();
+    const now = this.clock().getTime();
+    if (now - this.loadedAt <= maxAgeSeconds * 1000) return;
+    if (this.hasLoaded && now - this.failedAt < RETRY_AFTER_FAILURE_SECONDS * 1000) return;
+    try {
+      await this.reload();
+    } catch (error) {
+      if (!this.hasLoaded) throw error;
+      this.failedAt = this.clock().getTime();
+    }
   }
 
   /**

@@ -1,0 +1,54 @@
+/**
+ * Device cookies (OWASP "Slow Down Online Guessing Attacks with Device
+ * Cookies"): a browser that has logged into an account successfully carries
+ * `nonce.HMAC(key, account ‖ nonce)` for it. Such a browser is counted on its
+ * own per-device counter instead of the account-wide one, so failures from
+ * anywhere else cannot lock the member out of their own browser.
+ *
+ * The cookie names no account (the signature binds it to one); it holds up to
+ * {@link MAX_DEVICE_ENTRIES} entries for browsers shared by several members.
+ * The key is derived from the encryption key for this purpose only.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { FastifyReply } from 'fastify';
+import type { Config } from '../config.ts';
+
+export const DEVICE_COOKIE = 'fs_device';
+export const MAX_DEVICE_ENTRIES = 5;
+const DEVICE_COOKIE_DAYS = 365;
+const ENTRY = /^([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/;
+
+function sign(key: Uint8Array, account: string, nonce: string): string {
+  return createHmac('sha256', key).update(`${account}\n${nonce}`).digest('base64url');
+}
+
+function entries(cookie: string | undefined): { nonce: string; signature: string; raw: string }[] {
+  if (!cookie || cookie.length > 100 * MAX_DEVICE_ENTRIES) return [];
+  return cookie.split('~').slice(0, MAX_DEVICE_ENTRIES).flatMap((raw) => {
+    const match = ENTRY.exec(raw);
+    return match ? [{ nonce: match[1]!, signature: match[2]!, raw }] : [];
+  });
+}
+
+/** The nonce of this cookie's valid entry for `account`, if any. */
+export function deviceNonce(key: Uint8Array, account: string, cookie: string | undefined): string | undefined {
+  for (const entry of entries(cookie)) {
+    const expected = Buffer.from(sign(key, account, entry.nonce));
+    if (timingSafeEqual(expected, Buffer.from(entry.signature))) return entry.nonce;
+  }
+  return undefined;
+}
+
+/** The cookie after a successful login into `account`: its entry first, the others kept up to the limit. */
+export function deviceCookieAfterLogin(key: Uint8Array, account: string, cookie: string | undefined): string {
+  const nonce = deviceNonce(key, account, cookie) ?? randomBytes(16).toString('base64url');
+  const own = `${nonce}.${sign(key, account, nonce)}`;
+  const others = entries(cookie).map((e) => e.raw).filter((raw) => raw !== own);
+  return [own, ...others].slice(0, MAX_DEVICE_ENTRIES).join('~');
+}
+
+export function setDeviceCookie(reply: FastifyReply, config: Config, value: string): void {
+  reply.setCookie(DEVICE_COOKIE, value, {
+    path: '/', httpOnly: true, sameSite: 'strict', secure: config.isProduction, maxAge: DEVICE_COOKIE_DAYS * 24 * 60 * 60,
+  });
+}
