@@ -1,12 +1,23 @@
 /**
  * Rate limit of the token and revocation endpoints (SPEC §5.6): failed
- * requests per client IP in a sliding minute. Successful requests are never
- * counted, so a busy but honest client is not slowed down, while guessing
- * secrets, codes or verifiers is. Counters are per instance: a guessing
- * attacker gains at most the number of instances as a factor.
+ * requests in a sliding minute, counted where they can only hurt their author.
+ *
+ * - Until the client is authenticated, failures count per client IP, and the
+ *   limit is applied only to requests that fail: once the IP is over it, a
+ *   failing request answers 429 instead of its error. A client with valid
+ *   credentials from that IP (behind the same NAT as an attacker) is never
+ *   refused. Client secrets are 256-bit random, so letting their (cheap,
+ *   keyed-digest) check run costs nothing and a guess still never succeeds.
+ * - Once the client is authenticated, what is guessed is a code, verifier or
+ *   refresh token: that limit is checked *before* the grant runs, keyed by the
+ *   client for confidential clients (only the secret's holder can fill it) and
+ *   by client and IP for public clients (anyone can claim their id).
+ *
+ * Counters are per instance: a guessing attacker gains at most the number of
+ * instances as a factor.
  */
 import type { Clock } from '../clock.ts';
-import { TooManyRequests } from './errors.ts';
+import { OAuthError, TooManyRequests } from './errors.ts';
 
 export const TOKEN_FAILURES_PER_MINUTE = 30;
 const WINDOW_MS = 60_000;
@@ -17,31 +28,65 @@ export class FailureLimiter {
 
   constructor(private readonly clock: Clock, private readonly limit = TOKEN_FAILURES_PER_MINUTE) {}
 
-  /** Throws 429 when this IP has failed too often in the current window. */
-  check(ip: string): void {
-    const entry = this.windows.get(ip);
-    const now = this.clock().getTime();
-    if (!entry) return;
-    if (entry.resetAt <= now) {
-      this.windows.delete(ip);
-      return;
-    }
-    if (entry.failures >= this.limit) throw new TooManyRequests(Math.ceil((entry.resetAt - now) / 1000));
+  /** One request's attempt, starting unauthenticated from `ip`. */
+  begin(ip: string): LimitedAttempt {
+    return new LimitedAttempt(this, ip);
   }
 
-  recordFailure(ip: string): void {
+  /** Seconds until `key` may fail again, or 0 when it is under the limit. */
+  secondsBlocked(key: string): number {
+    const entry = this.windows.get(key);
     const now = this.clock().getTime();
-    const entry = this.windows.get(ip);
+    if (!entry) return 0;
+    if (entry.resetAt <= now) {
+      this.windows.delete(key);
+      return 0;
+    }
+    return entry.failures >= this.limit ? Math.ceil((entry.resetAt - now) / 1000) : 0;
+  }
+
+  recordFailure(key: string): void {
+    const now = this.clock().getTime();
+    const entry = this.windows.get(key);
     if (entry && entry.resetAt > now) {
       entry.failures += 1;
       return;
     }
     if (this.windows.size >= MAX_TRACKED) this.prune(now);
-    this.windows.set(ip, { failures: 1, resetAt: now + WINDOW_MS });
+    this.windows.set(key, { failures: 1, resetAt: now + WINDOW_MS });
   }
 
   private prune(now: number): void {
-    for (const [ip, entry] of this.windows) if (entry.resetAt <= now) this.windows.delete(ip);
+    for (const [key, entry] of this.windows) if (entry.resetAt <= now) this.windows.delete(key);
     if (this.windows.size >= MAX_TRACKED) this.windows.clear();
+  }
+}
+
+/** The limiter as one request sees it: its key moves from the IP to the client once that is authenticated. */
+export class LimitedAttempt {
+  private key: string;
+  private isAuthenticated = false;
+
+  constructor(private readonly limiter: FailureLimiter, private readonly ip: string) {
+    this.key = `ip:${ip}`;
+  }
+
+  /** The client is authenticated: throws 429 when its own failures are over the limit, before the grant runs. */
+  authenticated(client: { client_id: string; confidential: boolean }): void {
+    this.isAuthenticated = true;
+    this.key = client.confidential ? `client:${client.client_id}` : `public:${client.client_id}\n${this.ip}`;
+    const wait = this.limiter.secondsBlocked(this.key);
+    if (wait > 0) throw new TooManyRequests(wait);
+  }
+
+  /** The error to answer a failed request with; counts it unless it is the limiter's own 429 or our fault (5xx). */
+  failed(error: unknown): unknown {
+    if (error instanceof TooManyRequests || !(error instanceof OAuthError) || error.status >= 500) return error;
+    if (!this.isAuthenticated) {
+      const wait = this.limiter.secondsBlocked(this.key);
+      if (wait > 0) return new TooManyRequests(wait);
+    }
+    this.limiter.recordFailure(this.key);
+    return error;
   }
 }

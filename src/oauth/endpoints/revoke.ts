@@ -35,18 +35,18 @@ async function grantOfToken(ctx: OAuthContext, client: ClientRow, token: string,
 
 export function revokeEndpoint(app: FastifyInstance, ctx: OAuthContext, limiter: FailureLimiter): void {
   app.post('/oauth/revoke', async (request, reply) => {
-    limiter.check(request.ip);
+    const attempt = limiter.begin(request.ip);
     void reply.header('cache-control', 'no-store');
     let client: ClientRow;
     let token: string | undefined;
     try {
       const params = formParameters(request, REVOKE_PARAMETERS);
       client = await authenticateClient(ctx.db, ctx.material, request.headers.authorization, params);
+      attempt.authenticated(client);
       token = params.token;
       if (token === undefined || token === '') throw new InvalidRequest('token is required.');
     } catch (error) {
-      limiter.recordFailure(request.ip);
-      throw error;
+      throw attempt.failed(error);
     }
     const now = ctx.clock();
     const grantId = await grantOfToken(ctx, client, token, now);

@@ -17,7 +17,7 @@ const TOKEN_PARAMETERS = [
 
 export function tokenEndpoint(app: FastifyInstance, ctx: OAuthContext, limiter: FailureLimiter): void {
   app.post('/oauth/token', async (request, reply) => {
-    limiter.check(request.ip);
+    const attempt = limiter.begin(request.ip);
     void reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     try {
       const params = formParameters(request, TOKEN_PARAMETERS);
@@ -26,13 +26,13 @@ export function tokenEndpoint(app: FastifyInstance, ctx: OAuthContext, limiter: 
         throw new UnsupportedGrantType('Supported grant types: authorization_code, refresh_token.');
       }
       const client = await authenticateClient(ctx.db, ctx.material, request.headers.authorization, params);
+      attempt.authenticated(client);
       const body = params.grant_type === 'authorization_code'
         ? await exchangeAuthorizationCode(ctx, client, params)
         : await exchangeRefreshToken(ctx, client, params);
       return reply.send(body);
     } catch (error) {
-      limiter.recordFailure(request.ip);
-      throw error;
+      throw attempt.failed(error);
     }
   });
 }
