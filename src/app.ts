@@ -96,7 +96,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     installApiContext(api);
     await api.register(userRoutes, { config, db, clock, keys: deps.keys });
     await api.register(communityRoutes, { db, clock });
-    await api.register(sharingRoutes, { config, db, clock });
+    await api.register(sharingRoutes, { config, db, clock, keys: deps.keys });
     await api.register(openApiRoutes, { config });
   }, { prefix: '/api' });
 

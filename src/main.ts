@@ -1,5 +1,6 @@
 /**
- * Entry point: load config → read the keys → open database → migrate → buildApp
+ * Entry point: load config → read the keys → open database → migrate → check
+ * the encryption key against the database → buildApp
  * → (demo data) → listen. SIGTERM/SIGINT stop accepting, finish in-flight
  * requests and close the database; one arriving during start-up lets the step
  * under way (the demo dataset's transaction, say) finish, then stops.
@@ -11,6 +12,7 @@ import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { databaseTarget } from './db/target.ts';
 import { describeDemoLogins } from './demo/demo-data.ts';
+import { checkEncryptionKey } from './oauth/keys/key-check.ts';
 import { loadKeyMaterial, type KeyMaterial } from './oauth/keys/key-material.ts';
 import { startMaintenance } from './ops/maintenance.ts';
 import { keyOriginNotice, loadDemoOnFirstStart } from './ops/startup.ts';
@@ -54,6 +56,7 @@ async function main(): Promise<void> {
 async function start(config: Config, keys: KeyMaterial, running: Running): Promise<void> {
   const database = running.database = await openDatabase(databaseTarget(config));
   const applied = await migrate(database.db);
+  await checkEncryptionKey(database.db, config, keys); // another instance's key: refuse before reporting ready
   const app = running.app = await buildApp(config, { database, keys });
   if (applied.length > 0) app.log.info({ migrations: applied }, 'database migrated');
   const notice = keyOriginNotice(config, keys);

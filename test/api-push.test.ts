@@ -1,8 +1,7 @@
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadVapidKeys, VAPID_KEY_FILE } from '../src/api/push/vapid-keys.ts';
+import { loadVapidKeys } from '../src/api/push/vapid-keys.ts';
 import { buildApp } from '../src/app.ts';
 import { buildTestApp, testConfig, type TestApp } from './helpers/app.ts';
 import { makeUser } from './helpers/factories.ts';
@@ -36,12 +35,19 @@ describe('GET /api/push-notification/{type}/server-information', () => {
     expect(isP256Point(body.key)).toBe(true);
   });
 
-  it('generated the key pair once into <dataDir>/keys with mode 0600 and reuses it', async () => {
-    const file = path.join(t.config.dataDir, 'keys', VAPID_KEY_FILE);
-    expect((await stat(file)).mode & 0o777).toBe(0o600);
-    const again = await loadVapidKeys(t.config);
+  it('without configuration, derives one pair per deployment from the encryption key: same key, same pair; nothing stored', async () => {
     const response = await t.app.inject({ url: url('webpush'), headers: { cookie: user.cookie } });
-    expect(again.publicKey).toBe(response.json().key);
+    const { config, removeDataDir } = await testConfig(); // another instance: its own DATA_DIR, the same encryption key
+    try {
+      expect((await loadVapidKeys(config, t.keys)).publicKey).toBe(response.json().key);
+      const other = await loadVapidKeys(config, { ...t.keys, encryptionKey: new Uint8Array(32).fill(9) });
+      expect(other.publicKey).not.toBe(response.json().key);
+      expect(isP256Point(other.publicKey)).toBe(true);
+      expect(await readdir(config.dataDir)).toEqual([]);
+      expect(await readdir(t.config.dataDir)).toEqual([]);
+    } finally {
+      await removeDataDir();
+    }
   });
 
   it('answers 404 for another \\w+ type', async () => {
@@ -68,7 +74,7 @@ describe('GET /api/push-notification/{type}/server-information', () => {
 
 describe('configured VAPID keys', () => {
   it('serves the configured public key and refuses a malformed one at start', async () => {
-    const { publicKey, privateKey } = await loadVapidKeys(t.config);
+    const { publicKey, privateKey } = await loadVapidKeys(t.config, t.keys);
     const configured = await buildTestApp({ env: { VAPID_PUBLIC_KEY: publicKey, VAPID_PRIVATE_KEY: privateKey } });
     try {
       const session = await logInAs(configured.app, await makeUser(configured.db));
@@ -77,10 +83,10 @@ describe('configured VAPID keys', () => {
     } finally {
       await configured.close();
     }
-    await expect(loadVapidKeys({ ...t.config, vapidPublicKey: 'abc', vapidPrivateKey: privateKey })).rejects.toThrow(/VAPID/);
+    await expect(loadVapidKeys({ ...t.config, vapidPublicKey: 'abc', vapidPrivateKey: privateKey }, t.keys)).rejects.toThrow(/VAPID/);
     const offCurve = Buffer.alloc(65, 1);
     offCurve[0] = 4;
-    await expect(loadVapidKeys({ ...t.config, vapidPublicKey: offCurve.toString('base64url'), vapidPrivateKey: privateKey })).rejects.toThrow();
+    await expect(loadVapidKeys({ ...t.config, vapidPublicKey: offCurve.toString('base64url'), vapidPrivateKey: privateKey }, t.keys)).rejects.toThrow();
   });
 });
 
@@ -93,9 +99,9 @@ describe('a configured VAPID pair that does not belong together', () => {
 
   it('stops the start with a message naming VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY', async () => {
     const [a, b] = [generatePair(), generatePair()];
-    await expect(loadVapidKeys({ ...t.config, vapidPublicKey: a.publicKey, vapidPrivateKey: a.privateKey })).resolves.toEqual(a);
+    await expect(loadVapidKeys({ ...t.config, vapidPublicKey: a.publicKey, vapidPrivateKey: a.privateKey }, t.keys)).resolves.toEqual(a);
     const mismatch = /VAPID keys \(VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY\) do not belong together: VAPID_PUBLIC_KEY is not the public key of VAPID_PRIVATE_KEY/;
-    await expect(loadVapidKeys({ ...t.config, vapidPublicKey: a.publicKey, vapidPrivateKey: b.privateKey })).rejects.toThrow(mismatch);
+    await expect(loadVapidKeys({ ...t.config, vapidPublicKey: a.publicKey, vapidPrivateKey: b.privateKey }, t.keys)).rejects.toThrow(mismatch);
     const { config, removeDataDir } = await testConfig({ VAPID_PUBLIC_KEY: a.publicKey, VAPID_PRIVATE_KEY: b.privateKey });
     try {
       const handle = { db: t.db, kind: 'pglite' as const, ping: async () => {}, close: async () => {} };
@@ -109,23 +115,8 @@ describe('a configured VAPID pair that does not belong together', () => {
     const { publicKey } = generatePair();
     const order = Buffer.from('ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551', 'hex');
     for (const scalar of [Buffer.alloc(32), order]) {
-      await expect(loadVapidKeys({ ...t.config, vapidPublicKey: publicKey, vapidPrivateKey: scalar.toString('base64url') }))
+      await expect(loadVapidKeys({ ...t.config, vapidPublicKey: publicKey, vapidPrivateKey: scalar.toString('base64url') }, t.keys))
         .rejects.toThrow('VAPID_PRIVATE_KEY is not a valid P-256 private key');
-    }
-  });
-
-  it('refuses a generated key file whose public half was changed', async () => {
-    const { config, removeDataDir } = await testConfig();
-    try {
-      const first = await loadVapidKeys(config);
-      const file = path.join(config.dataDir, 'keys', VAPID_KEY_FILE);
-      const jwk = JSON.parse(await readFile(file, 'utf8'));
-      const other = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' });
-      await writeFile(file, JSON.stringify({ ...jwk, x: other.x, y: other.y }));
-      await expect(loadVapidKeys(config)).rejects.toThrow(/do not belong together/);
-      expect(first.publicKey).toMatch(/^[A-Za-z0-9_-]{87}$/);
-    } finally {
-      await removeDataDir();
     }
   });
 });

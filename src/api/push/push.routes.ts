@@ -2,18 +2,19 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Config } from '../../config.ts';
+import type { KeyMaterial } from '../../oauth/keys/key-material.ts';
 import { ApiProblem } from '../../http/problem.ts';
 import { ProblemSchema } from '../../http/problem-schema.ts';
 import { loadVapidKeys } from './vapid-keys.ts';
 
-export interface PushRoutesOptions { config: Config }
+export interface PushRoutesOptions { config: Config; keys: KeyMaterial }
 
 const ServerInformationSchema = Type.Object({
   key: Type.String({ description: 'webpush: the VAPID public key, base64url of the 65-byte uncompressed P-256 point' }),
 });
 
-export const pushRoutes: FastifyPluginAsyncTypebox<PushRoutesOptions> = async (api, { config }) => {
-  const vapid = await loadVapidKeys(config);
+export const pushRoutes: FastifyPluginAsyncTypebox<PushRoutesOptions> = async (api, { config, keys }) => {
+  const vapid = await loadVapidKeys(config, keys);
   const serverInformation: Readonly<Record<string, { key: string }>> = { webpush: { key: vapid.publicKey } };
 
   api.get('/push-notification/:type/server-information', {

@@ -1,15 +1,14 @@
 /**
- * The VAPID key pair for web push (RFC 8292): from `VAPID_PUBLIC_KEY` /
- * `VAPID_PRIVATE_KEY` (base64url, as web-push prints them), or generated once
- * into `<DATA_DIR>/keys/vapid-key.json` (mode 0600) beside the other keys and
- * reused on every later start. Several instances share it by configuration.
+ * The VAPID key pair for web push (RFC 8292), one per deployment: from
+ * `VAPID_PUBLIC_KEY` / `VAPID_PRIVATE_KEY` (base64url, as web-push prints
+ * them), or else derived from the deployment's encryption key (HKDF), so that
+ * every instance computes the same pair and none is generated per instance or
+ * stored anywhere. Instances sharing a database share the encryption key
+ * (checked at start, src/oauth/keys/key-check.ts).
  */
-import { createECDH, generateKeyPairSync, type JsonWebKey } from 'node:crypto';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { createECDH, hkdfSync } from 'node:crypto';
 import type { Config } from '../../config.ts';
-
-export const VAPID_KEY_FILE = 'vapid-key.json';
+import type { KeyMaterial } from '../../oauth/keys/key-material.ts';
 
 export interface VapidKeys {
   /** base64url of the 65-byte uncompressed P-256 point (0x04 || x || y). */
@@ -19,28 +18,29 @@ export interface VapidKeys {
 }
 
 /**
- * The configured pair, or the generated one. Throws (stopping the start) when
- * a key is malformed or the public key is not the private key's: push
- * services would then refuse every message the server signs.
+ * The configured pair, or the derived one. Throws (stopping the start) when
+ * a configured key is malformed or the public key is not the private key's:
+ * push services would then refuse every message the server signs.
  */
-export async function loadVapidKeys(config: Config): Promise<VapidKeys> {
+export async function loadVapidKeys(config: Config, material: KeyMaterial): Promise<VapidKeys> {
   if (config.vapidPublicKey !== undefined && config.vapidPrivateKey !== undefined) {
     return checkedKeys(config.vapidPublicKey, config.vapidPrivateKey, 'VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY');
   }
-  const file = path.join(config.dataDir, 'keys', VAPID_KEY_FILE);
-  const jwk = JSON.parse(await readOrCreate(file, () => JSON.stringify(generateJwk()))) as JsonWebKey;
-  return checkedKeys(publicKeyOf(jwk), jwk.d ?? '', file);
+  return derivedKeys(material.encryptionKey);
 }
 
-function generateJwk(): JsonWebKey {
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  return privateKey.export({ format: 'jwk' });
-}
-
-function publicKeyOf(jwk: JsonWebKey): string {
-  const x = Buffer.from(jwk.x ?? '', 'base64url');
-  const y = Buffer.from(jwk.y ?? '', 'base64url');
-  return Buffer.concat([Buffer.from([4]), x, y]).toString('base64url');
+/** A P-256 scalar from HKDF; a candidate outside [1, n-1] (odds about 2^-32) is skipped for the next. */
+function derivedKeys(encryptionKey: Uint8Array): VapidKeys {
+  for (let attempt = 0; ; attempt++) {
+    const scalar = Buffer.from(hkdfSync('sha256', encryptionKey, new Uint8Array(0), `foodsharing:web-push-vapid:${attempt}`, 32));
+    const ecdh = createECDH('prime256v1');
+    try {
+      ecdh.setPrivateKey(scalar);
+    } catch {
+      continue;
+    }
+    return { publicKey: b64u(ecdh.getPublicKey()), privateKey: b64u(scalar) };
+  }
 }
 
 function checkedKeys(publicKey: string, privateKey: string, source: string): VapidKeys {
@@ -71,21 +71,4 @@ function publicPointOf(scalar: Buffer, source: string): Buffer {
 
 function b64u(bytes: Uint8Array): string {
   return Buffer.from(bytes).toString('base64url');
-}
-
-async function readOrCreate(file: string, create: () => string): Promise<string> {
-  try {
-    return await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-  try {
-    await writeFile(file, create(), { mode: 0o600, flag: 'wx' });
-  } catch (error) {
-    // Another process created it first: use theirs.
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-  }
-  await chmod(file, 0o600);
-  return readFile(file, 'utf8');
 }
