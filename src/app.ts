@@ -13,6 +13,7 @@ import { userRoutes } from './accounts/user.routes.ts';
 import { installOpenApi } from './api/openapi/openapi.plugin.ts';
 import { openApiRoutes } from './api/openapi/openapi.routes.ts';
 import { sharingRoutes } from './api/sharing.routes.ts';
+import type { ImageWorkQueue } from './api/uploads/image-work-queue.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { DatabaseHandle } from './db/database.ts';
@@ -36,6 +37,8 @@ export interface AppDeps {
   readonly database: DatabaseHandle;
   readonly keys: KeyMaterial;
   readonly clock?: Clock;
+  /** The queue of image work (uploads); by default one per app. */
+  readonly imageWork?: ImageWorkQueue;
 }
 
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -96,7 +99,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     installApiContext(api);
     await api.register(userRoutes, { config, db, clock, keys: deps.keys });
     await api.register(communityRoutes, { db, clock });
-    await api.register(sharingRoutes, { config, db, clock, keys: deps.keys });
+    await api.register(sharingRoutes, { config, db, clock, keys: deps.keys, imageWork: deps.imageWork });
     await api.register(openApiRoutes, { config });
   }, { prefix: '/api' });
 

@@ -88,7 +88,7 @@ describe('POST /api/uploads: images', () => {
     expect(await sharp(await served(kept.json().url)).metadata()).toMatchObject({ width: 30, height: 20 });
   });
 
-  it('refuses an image of more than 40 megapixels with 400 before decoding it, storing nothing', async () => {
+  it('refuses an image of more than 25 megapixels (a 40 MP PNG too) with 400 before decoding it, storing nothing', async () => {
     const before = await countUploads();
     const side = Math.ceil(Math.sqrt(MAX_INPUT_PIXELS)) + 1;
     const huge = await sharp({ create: { width: side, height: side, channels: 3, background: { r: 0, g: 0, b: 0 } } }).png().toBuffer();
@@ -96,8 +96,11 @@ describe('POST /api/uploads: images', () => {
     const response = await upload('huge.png', huge);
     expect(response.statusCode).toBe(400);
     expect(response.json().errors).toEqual([{
-      field: 'body/body', message: `is too large an image: ${side}×${side} pixels; at most 40 megapixels are accepted`,
+      field: 'body/body', message: `is too large an image: ${side}×${side} pixels; at most 25 megapixels are accepted`,
     }]);
+    // The reported case: a small PNG that decodes to 39.7 megapixels.
+    const reported = await sharp({ create: { width: 7700, height: 5160, channels: 3, background: { r: 0, g: 0, b: 0 } } }).png().toBuffer();
+    expect((await upload('reported.png', reported)).statusCode).toBe(400);
     expect(await countUploads()).toBe(before);
   });
 

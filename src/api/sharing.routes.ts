@@ -13,13 +13,14 @@ import { featureToggleRoutes } from './feature-toggles/feature-toggles.routes.ts
 import { petitionRoutes } from './petition/petition.routes.ts';
 import { pollRoutes } from './polls/polls.routes.ts';
 import { pushRoutes } from './push/push.routes.ts';
+import type { ImageWorkQueue } from './uploads/image-work-queue.ts';
 import { uploadRoutes } from './uploads/uploads.routes.ts';
 
-export interface SharingRoutesOptions { config: Config; db: DB; clock: Clock; keys: KeyMaterial }
+export interface SharingRoutesOptions { config: Config; db: DB; clock: Clock; keys: KeyMaterial; imageWork?: ImageWorkQueue | undefined }
 
-export const sharingRoutes: FastifyPluginAsync<SharingRoutesOptions> = async (api, { config, db, clock, keys }) => {
+export const sharingRoutes: FastifyPluginAsync<SharingRoutesOptions> = async (api, { config, db, clock, keys, imageWork }) => {
   await api.register(basketRoutes, { db, clock });
-  await api.register(uploadRoutes, { config, db, clock });
+  await api.register(uploadRoutes, { config, db, clock, imageWork });
   await api.register(pollRoutes, { db, clock });
   await api.register(featureToggleRoutes, { db, clock });
   await api.register(petitionRoutes, { config, db, clock });

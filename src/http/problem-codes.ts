@@ -46,6 +46,8 @@ export type ProblemCode =
   | 'basket.no-open-request'
   | 'upload.not-found'
   | 'upload.invalid'
+  | 'upload.rate-limited'
+  | 'upload.busy'
   | 'poll.not-found'
   | 'poll.forbidden'
   | 'poll.started'

@@ -41,3 +41,12 @@ export async function findOwnUploadTypes(db: Executor, userId: number, uuids: re
     .where('user_id', '=', userId).where('uuid', 'in', [...uuids]).execute();
   return new Map(rows.map((r) => [r.uuid, r.mime_type]));
 }
+
+/** How many uploads `userId` made since `since`, and when the oldest of them was made. */
+export async function countUploadsSince(db: Executor, userId: number, since: Date): Promise<{ count: number; oldest: Date | null }> {
+  const row = await db.selectFrom('uploads')
+    .select((eb) => [eb.fn.countAll<number>().as('count'), eb.fn.min<Date | null>('created_at').as('oldest')])
+    .where('user_id', '=', userId).where('created_at', '>', since)
+    .executeTakeFirstOrThrow();
+  return { count: Number(row.count), oldest: row.oldest === null ? null : new Date(row.oldest) };
+}

@@ -5,6 +5,7 @@ import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
 import { ProblemSchema } from '../../http/problem-schema.ts';
+import { ImageWorkQueue } from './image-work-queue.ts';
 import { isServedInline } from './upload-content.ts';
 import { UploadBody, UploadInfoSchema, UploadParams } from './uploads.schemas.ts';
 import { getUpload, isUploadCurrent, storeUpload, uploadEtag } from './uploads.service.ts';
@@ -17,9 +18,14 @@ const StoredFileResponse = Type.Unsafe<Buffer>({
   content: { 'image/*': binary, '*/*': binary },
 });
 
-export interface UploadRoutesOptions { config: Config; db: DB; clock: Clock }
+export interface UploadRoutesOptions {
+  config: Config; db: DB; clock: Clock;
+  /** This instance's queue of image work; tests pass their own to watch or hold it. */
+  imageWork?: ImageWorkQueue | undefined;
+}
 
-export const uploadRoutes: FastifyPluginAsyncTypebox<UploadRoutesOptions> = async (api, { config, db, clock }) => {
+export const uploadRoutes: FastifyPluginAsyncTypebox<UploadRoutesOptions> = async (api, { config, db, clock, imageWork }) => {
+  const images = imageWork ?? new ImageWorkQueue();
   api.post('/uploads', {
     config: { auth: 'required' },
     // Room for base64 (4/3) and JSON around it: a file somewhat over the limit
@@ -27,13 +33,16 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<UploadRoutesOptions> = asyn
     bodyLimit: Math.ceil(config.maxUploadBytes * 4 / 3) * 2 + 64 * 1024,
     schema: {
       tags: ['uploads'],
-      summary: 'Upload a file (base64); images are re-encoded without metadata',
+      summary: 'Upload a file (base64); images are re-encoded without metadata; 429/503 with Retry-After when the user or the server is busy',
       body: UploadBody,
-      response: { 200: UploadInfoSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 413: ProblemSchema },
+      response: {
+        200: UploadInfoSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 413: ProblemSchema,
+        429: ProblemSchema, 503: ProblemSchema,
+      },
     },
   }, async (request) => {
     const session = (await request.getSession())!;
-    return storeUpload(db, clock, session.user.id, request.body, config.maxUploadBytes);
+    return storeUpload(db, clock, session.user.id, request.body, { maxBytes: config.maxUploadBytes, images });
   });
 
   api.get('/uploads/:uuid', {

@@ -8,7 +8,9 @@ import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../db/executor.ts';
 import { ifNoneMatchMatches } from '../../http/conditional.ts';
 import { ApiProblem, ValidationFailed } from '../../http/problem.ts';
-import { cleanContent, MAX_IMAGE_SIDE, UnusableImage } from './upload-content.ts';
+import type { ImageWorkQueue } from './image-work-queue.ts';
+import { cleanContent, MAX_IMAGE_SIDE, UnusableImage, type RunImageWork } from './upload-content.ts';
+import { assertUploadRate } from './upload-rate.ts';
 import { findUpload, hasUpload, insertUpload, type StoredUpload } from './uploads.repository.ts';
 
 export const UPLOAD_URL_PREFIX = '/api/uploads/';
@@ -27,9 +29,15 @@ export function decodeStrictBase64(text: string): Buffer | null {
   return bytes.toString('base64') === text ? bytes : null;
 }
 
+/**
+ * Stores an upload. Refused first, before any decoding: a user over the upload
+ * rate (429); then bad input (400); images wait for room in `images` (503 when full).
+ */
 export async function storeUpload(
-  db: Executor, clock: Clock, userId: number, input: { filename: string; body: string }, maxBytes: number,
+  db: Executor, clock: Clock, userId: number, input: { filename: string; body: string }, limits: { maxBytes: number; images: ImageWorkQueue },
 ): Promise<UploadInfo> {
+  const { maxBytes } = limits;
+  await assertUploadRate(db, userId, clock());
   const filename = cleanFilename(input.filename);
   if (filename === '') throw new ValidationFailed([{ field: 'body/filename', message: 'must name the file' }]);
   const bytes = decodeStrictBase64(input.body);
@@ -39,7 +47,7 @@ export async function storeUpload(
   if (bytes.length > maxBytes) {
     throw new ValidationFailed([{ field: 'body/body', message: `the file must not be larger than ${maxBytes} bytes` }]);
   }
-  const clean = await cleanOrRefuse(filename, bytes);
+  const clean = await cleanOrRefuse(filename, bytes, (work) => limits.images.run(userId, work));
   if (clean.content.length > maxBytes) {
     throw new ValidationFailed([{ field: 'body/body', message:
       `the image is still larger than ${maxBytes} bytes after re-encoding (at most ${MAX_IMAGE_SIDE}×${MAX_IMAGE_SIDE} pixels)` }]);
@@ -51,9 +59,9 @@ export async function storeUpload(
   return describeUpload(upload);
 }
 
-async function cleanOrRefuse(filename: string, bytes: Buffer) {
+async function cleanOrRefuse(filename: string, bytes: Buffer, runImageWork: RunImageWork) {
   try {
-    return await cleanContent(filename, bytes);
+    return await cleanContent(filename, bytes, runImageWork);
   } catch (error) {
     if (!(error instanceof UnusableImage)) throw error;
     throw new ValidationFailed([{ field: 'body/body', message: error.message }]);
