@@ -1,6 +1,7 @@
 /** What the OAuth services need, built once in the OAuth plugin. */
 import type { Clock } from '../clock.ts';
 import type { DB } from '../db/database.ts';
+import type { ClientCache } from './clients/client-cache.ts';
 import type { KeyMaterial } from './keys/key-material.ts';
 import type { KeyStore } from './keys/key-store.ts';
 
@@ -11,6 +12,8 @@ export interface OAuthContext {
   readonly issuer: string;
   readonly material: KeyMaterial;
   readonly keys: KeyStore;
+  /** Clients in memory for the token endpoint, checked by version in every statement acting on them. */
+  readonly clients: ClientCache;
   /** Seconds a just-rotated refresh token may still be presented (SPEC §5.3, config). */
   readonly refreshGraceSeconds: number;
 }

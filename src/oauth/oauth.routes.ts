@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { DB } from '../db/database.ts';
+import { ClientCache } from './clients/client-cache.ts';
 import { authorizeEndpoint } from './endpoints/authorize.ts';
 import type { KeyMaterial } from './keys/key-material.ts';
 import { KeyStore } from './keys/key-store.ts';
@@ -24,7 +25,7 @@ export interface OAuthRoutesOptions {
 export async function oauthRoutes(app: FastifyInstance, { config, db, clock, keys }: OAuthRoutesOptions): Promise<void> {
   const keyStore = new KeyStore(db, keys, clock);
   const ctx: OAuthContext = {
-    db, clock, issuer: config.publicUrl, material: keys, keys: keyStore, refreshGraceSeconds: config.refreshGraceSeconds,
+    db, clock, issuer: config.publicUrl, material: keys, keys: keyStore, clients: new ClientCache(db), refreshGraceSeconds: config.refreshGraceSeconds,
   };
   authorizeEndpoint(app, ctx, config);
   await app.register(oauthEndpoints, { ctx });

@@ -16,6 +16,8 @@ export interface OAuthClientsTable {
   grant_types: string[];
   created_at: CreatedAt;
   updated_at: UpdatedAt;
+  /** Raised by triggers on every change of the client or its regions (migration 040). */
+  version: Generated<number>;
 }
 
 export interface OAuthClientRegionsTable {

@@ -4,11 +4,11 @@
  * `client_secret_post`, or for public clients only `client_id` (`none`).
  * Using more than one method is an error.
  */
-import type { Executor } from '../../db/executor.ts';
 import { InvalidClient, InvalidRequest } from '../errors.ts';
 import type { KeyMaterial } from '../keys/key-material.ts';
 import { isClientSecretValid } from './client-secret.ts';
-import { findClientRow, type ClientRow } from './clients.repository.ts';
+import type { ClientLookup } from './client-cache.ts';
+import type { ClientRow } from './clients.repository.ts';
 import { CLIENT_ID_PATTERN } from './clients.service.ts';
 
 interface Credentials {
@@ -46,10 +46,10 @@ function readCredentials(authorization: string | undefined, body: Record<string,
 }
 
 /** The authenticated client, or {@link InvalidClient}. One indexed query; the secret check is constant-time. */
-export async function authenticateClient(db: Executor, keys: KeyMaterial, authorization: string | undefined, body: Record<string, string | undefined>): Promise<ClientRow> {
+export async function authenticateClient(find: ClientLookup, keys: KeyMaterial, authorization: string | undefined, body: Record<string, string | undefined>): Promise<ClientRow> {
   const credentials = readCredentials(authorization, body);
   // Only ids that could be registered reach the database (a NUL byte would make PostgreSQL fail).
-  const client = CLIENT_ID_PATTERN.test(credentials.clientId) ? await findClientRow(db, credentials.clientId) : undefined;
+  const client = CLIENT_ID_PATTERN.test(credentials.clientId) ? await find(credentials.clientId) : undefined;
   if (!client) throw new InvalidClient('Unknown client or wrong credentials.', credentials.basic);
   if (client.confidential) {
     if (credentials.secret === undefined || !isClientSecretValid(keys, client.secret_digest, credentials.secret)) {

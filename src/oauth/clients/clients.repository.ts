@@ -15,6 +15,8 @@ export interface ClientRow {
   required_regions: number[];
   created_at: Date;
   updated_at: Date;
+  /** Raised by every change of the client or its required regions. */
+  version: number;
 }
 
 export interface ClientValues {
@@ -29,13 +31,13 @@ export interface ClientValues {
 
 function selectClients(db: Executor) {
   return db.selectFrom('oauth_clients').select([
-    'id', 'client_id', 'name', 'confidential', 'secret_digest', 'redirect_uris', 'scopes', 'grant_types', 'created_at', 'updated_at',
+    'id', 'client_id', 'name', 'confidential', 'secret_digest', 'redirect_uris', 'scopes', 'grant_types', 'created_at', 'updated_at', 'version',
     sql<number[]>`array(select r.region_id from oauth_client_regions r where r.client_id = oauth_clients.id order by r.region_id)`.as('required_regions'),
   ]);
 }
 
 const clientById = statement<ClientRow>('find_client', `
-  select id, client_id, name, confidential, secret_digest, redirect_uris, scopes, grant_types, created_at, updated_at,
+  select id, client_id, name, confidential, secret_digest, redirect_uris, scopes, grant_types, created_at, updated_at, version,
     array(select r.region_id from oauth_client_regions r where r.client_id = oauth_clients.id order by r.region_id) as required_regions
   from oauth_clients where client_id = $1`);
 

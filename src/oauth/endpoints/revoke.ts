@@ -7,6 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { authenticateClient } from '../clients/client-auth.ts';
+import { findClientRow } from '../clients/clients.repository.ts';
 import { InvalidRequest } from '../errors.ts';
 import type { FailureLimiter } from '../failure-limiter.ts';
 import { findRefreshToken, revokeGrant } from '../grants/grants.repository.ts';
@@ -41,7 +42,7 @@ export function revokeEndpoint(app: FastifyInstance, ctx: OAuthContext, limiter:
     let token: string | undefined;
     try {
       const params = formParameters(request, REVOKE_PARAMETERS);
-      client = await authenticateClient(ctx.db, ctx.material, request.headers.authorization, params);
+      client = await authenticateClient((clientId) => findClientRow(ctx.db, clientId), ctx.material, request.headers.authorization, params);
       attempt.authenticated(client);
       token = params.token;
       if (token === undefined || token === '') throw new InvalidRequest('token is required.');

@@ -25,11 +25,13 @@ export function tokenEndpoint(app: FastifyInstance, ctx: OAuthContext, limiter: 
       if (params.grant_type !== 'authorization_code' && params.grant_type !== 'refresh_token') {
         throw new UnsupportedGrantType('Supported grant types: authorization_code, refresh_token.');
       }
-      const client = await authenticateClient(ctx.db, ctx.material, request.headers.authorization, params);
-      attempt.authenticated(client);
-      const body = params.grant_type === 'authorization_code'
-        ? await exchangeAuthorizationCode(ctx, client, params)
-        : await exchangeRefreshToken(ctx, client, params);
+      const body = await ctx.clients.run(async (find) => {
+        const client = await authenticateClient(find, ctx.material, request.headers.authorization, params);
+        attempt.authenticated(client);
+        return params.grant_type === 'authorization_code'
+          ? exchangeAuthorizationCode(ctx, client, params)
+          : exchangeRefreshToken(ctx, client, params);
+      });
       return reply.send(body);
     } catch (error) {
       throw attempt.failed(error);

@@ -6,6 +6,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { isValidVerifier, s256 } from '../checks/pkce.ts';
+import { StaleClient } from '../clients/client-cache.ts';
 import type { ClientRow } from '../clients/clients.repository.ts';
 import { INVALID_OR_EXPIRED_CODE, InvalidGrant, InvalidRequest } from '../errors.ts';
 import { ACCESS_TOKEN_SECONDS, AUTHORIZATION_CODE_SECONDS, REFRESH_TOKEN_SECONDS } from '../lifetimes.ts';
@@ -53,15 +54,17 @@ export async function exchangeAuthorizationCode(ctx: OAuthContext, client: Clien
   const withRefresh = client.grant_types.includes('refresh_token');
   const refreshExpiresAt = withRefresh ? new Date(now.getTime() + REFRESH_TOKEN_SECONDS * 1000) : null;
   const digest = digestCode(params.code);
-  const redeemed = await redeemCode(ctx.db, {
+  const { clientCurrent, code: redeemed } = await redeemCode(ctx.db, {
     digest,
     clientRowId: client.id,
+    clientVersion: client.version,
     redirectUri: params.redirect_uri,
     challenge: verifier === undefined ? null : s256(verifier),
     now,
     grantExpiresAt: refreshExpiresAt ?? new Date(now.getTime() + ACCESS_TOKEN_SECONDS * 1000),
     refreshExpiresAt,
   });
+  if (!clientCurrent) throw new StaleClient();
   if (!redeemed) {
     const grantId = await findGrantOfUsedCode(ctx.db, digest);
     if (grantId) await revokeGrant(ctx.db, grantId, now);

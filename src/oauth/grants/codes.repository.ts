@@ -33,6 +33,8 @@ export async function insertCode(db: Executor, code: NewCode): Promise<void> {
 export interface Redemption {
   digest: Buffer;
   clientRowId: number;
+  /** The version of the client as read (client-cache.ts): redeem nothing if it has changed since. */
+  clientVersion: number;
   redirectUri: string;
   /** S256 of the presented verifier, or null when none was presented. */
   challenge: string | null;
@@ -51,13 +53,15 @@ export interface RedeemedCode {
   refresh_id: number | null;
 }
 
-const redeemCodeStatement = statement<RedeemedCode>('redeem_code', `
-  with gid as (select nextval(pg_get_serial_sequence('oauth_grants', 'id'))::integer as id),
+const redeemCodeStatement = statement<RedeemedCode & { client_current: boolean }>('redeem_code', `
+  with cv as (select coalesce((select version from oauth_clients where id = $3), 0) = $8 as current),
+  gid as (select nextval(pg_get_serial_sequence('oauth_grants', 'id'))::integer as id),
   used as (
     update oauth_codes set used_at = $2, grant_id = (select id from gid)
     where code_digest = $1 and used_at is null and expires_at > $2
       and client_id = $3 and redirect_uri = $4
       and code_challenge is not distinct from $5::text
+      and (select current from cv)
     returning user_id, scopes, nonce, auth_time
   ),
   g as (
@@ -70,13 +74,21 @@ const redeemCodeStatement = statement<RedeemedCode>('redeem_code', `
     select id, scopes, $7::timestamptz from g where $7::timestamptz is not null
     returning id
   )
-  select g.id as grant_id, used.user_id, used.scopes, used.auth_time, used.nonce, (select id from rt) as refresh_id
-  from g, used`);
+  select cv.current as client_current, g.id as grant_id, used.user_id, used.scopes, used.auth_time, used.nonce,
+    (select id from rt) as refresh_id
+  from cv left join g on true left join used on true`);
 
-/** Redeems a live code bound to this client, redirect URI and PKCE challenge; undefined when none matches. */
-export async function redeemCode(db: Executor, r: Redemption): Promise<RedeemedCode | undefined> {
-  const rows = await redeemCodeStatement.rows(db, [r.digest, r.now, r.clientRowId, r.redirectUri, r.challenge, r.grantExpiresAt, r.refreshExpiresAt]);
-  return rows[0];
+/**
+ * Redeems a live code bound to this client, redirect URI and PKCE challenge:
+ * `code` undefined when none matches; `clientCurrent` false (and nothing
+ * redeemed) when the client changed since it was read.
+ */
+export async function redeemCode(db: Executor, r: Redemption): Promise<{ clientCurrent: boolean; code: RedeemedCode | undefined }> {
+  const [row] = await redeemCodeStatement.rows(db, [
+    r.digest, r.now, r.clientRowId, r.redirectUri, r.challenge, r.grantExpiresAt, r.refreshExpiresAt, r.clientVersion,
+  ]);
+  const { client_current, ...code } = row!;
+  return { clientCurrent: client_current, code: code.grant_id === null ? undefined : code };
 }
 
 /** The grant issued from an already used code, for reuse detection (RFC 6749 §4.1.2). */

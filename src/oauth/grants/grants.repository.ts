@@ -58,11 +58,14 @@ export interface RefreshTokenUse extends RefreshTokenRow {
   in_regions: boolean;
   /** The successor this statement created, or null when it rotated nothing. */
   rotated_to: number | null;
+  /** False when the client changed since it was read (client-cache.ts): then nothing was rotated. */
+  client_current: boolean;
 }
 
 export interface RefreshTokenUseInput {
   rowId: number;
   clientRowId: number;
+  clientVersion: number;
   now: Date;
   expiresAt: Date;
   requiredRegions: readonly number[];
@@ -75,7 +78,8 @@ const useStatement = statement<RefreshTokenUse>('use_refresh_token', `
     select rt.id, rt.grant_id, rt.scopes, rt.expires_at, rt.rotated_at, rt.successor_id, s.rotated_at as successor_rotated_at,
       g.client_id, g.user_id, g.auth_time, g.revoked_at,
       (cardinality($5::integer[]) = 0 or exists (
-        select 1 from region_memberships m where m.user_id = g.user_id and m.region_id = any($5::integer[]))) as in_regions
+        select 1 from region_memberships m where m.user_id = g.user_id and m.region_id = any($5::integer[]))) as in_regions,
+      coalesce((select c.version from oauth_clients c where c.id = $3), 0) = $7 as client_current
     from oauth_refresh_tokens rt
     join oauth_grants g on g.id = rt.grant_id
     left join oauth_refresh_tokens s on s.id = rt.successor_id
@@ -86,7 +90,7 @@ const useStatement = statement<RefreshTokenUse>('use_refresh_token', `
     update oauth_refresh_tokens r set rotated_at = $2, successor_id = (select id from nid)
     from cur
     where r.id = cur.id and r.rotated_at is null
-      and cur.client_id = $3 and cur.revoked_at is null and cur.expires_at > $2 and cur.in_regions
+      and cur.client_id = $3 and cur.client_current and cur.revoked_at is null and cur.expires_at > $2 and cur.in_regions
       and ($6::text[] is null or cur.scopes @> $6::text[])
     returning r.grant_id, r.scopes
   ),
@@ -111,7 +115,7 @@ const useStatement = statement<RefreshTokenUse>('use_refresh_token', `
  */
 export async function useRefreshToken(db: Executor, u: RefreshTokenUseInput): Promise<RefreshTokenUse | undefined> {
   const rows = await useStatement.rows(db, [
-    u.rowId, u.now, u.clientRowId, u.expiresAt, [...u.requiredRegions], u.requestedScopes === null ? null : [...u.requestedScopes],
+    u.rowId, u.now, u.clientRowId, u.expiresAt, [...u.requiredRegions], u.requestedScopes === null ? null : [...u.requestedScopes], u.clientVersion,
   ]);
   return rows[0];
 }

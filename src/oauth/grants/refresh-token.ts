@@ -5,6 +5,7 @@
  * successor per token, never a second chain); any other use of a retired
  * token revokes the whole family (the grant).
  */
+import { StaleClient } from '../clients/client-cache.ts';
 import type { ClientRow } from '../clients/clients.repository.ts';
 import { InvalidGrant, InvalidRequest, InvalidScope, UnauthorizedClient } from '../errors.ts';
 import { REFRESH_TOKEN_SECONDS } from '../lifetimes.ts';
@@ -31,8 +32,9 @@ export async function exchangeRefreshToken(ctx: OAuthContext, client: ClientRow,
   const expiresAt = new Date(now.getTime() + REFRESH_TOKEN_SECONDS * 1000);
   for (let attempt = 0; attempt < 2; attempt += 1) {
     const use = await useRefreshToken(ctx.db, {
-      rowId: payload.rowId, clientRowId: client.id, now, expiresAt, requiredRegions: client.required_regions, requestedScopes: requested,
+      rowId: payload.rowId, clientRowId: client.id, clientVersion: client.version, now, expiresAt, requiredRegions: client.required_regions, requestedScopes: requested,
     });
+    if (use && !use.client_current) throw new StaleClient();
     if (!use || use.client_id !== client.id || use.revoked_at !== null || use.expires_at <= now) throw new InvalidGrant(INVALID);
     // The region restriction (SPEC §5.2 step 5) holds for the whole session, not only at sign-in:
     // a member who left every required region gets no new tokens.

@@ -1,0 +1,76 @@
+/**
+ * Clients in memory (SPEC §8: two database round trips per code exchange, not
+ * three). A cached client may only ever say yes, and only provisionally:
+ * - every statement that acts on a client's authority (redeeming a code,
+ *   rotating a refresh token) also checks that the client's `version` is the
+ *   one read; a change made anywhere (another instance, the CLI, a cascade)
+ *   raises it, the statement then changes nothing and reports the client
+ *   stale ({@link StaleClient});
+ * - every refusal reached with a cached client (wrong secret, unknown
+ *   redirect URI, …) and every stale report is decided again on a fresh read.
+ * So instances never act on an outdated client, and never refuse on one.
+ */
+import type { Executor } from '../../db/executor.ts';
+import { OAuthError, TemporarilyUnavailable } from '../errors.ts';
+import { findClientRow, type ClientRow } from './clients.repository.ts';
+
+/** How many clients an instance keeps; past that it starts afresh (only registered clients are kept). */
+const MAX_CLIENTS = 1000;
+
+export type ClientLookup = (clientId: string) => Promise<ClientRow | undefined>;
+
+/** A statement found the client changed since it was read: nothing was written. */
+export class StaleClient extends Error {
+  constructor() {
+    super('the client changed since it was read');
+    this.name = 'StaleClient';
+  }
+}
+
+export class ClientCache {
+  private readonly rows = new Map<string, ClientRow>();
+
+  constructor(private readonly db: Executor) {}
+
+  /** A read from the database, kept for later requests. */
+  readonly load: ClientLookup = async (clientId) => {
+    const row = await findClientRow(this.db, clientId);
+    if (row) {
+      if (this.rows.size >= MAX_CLIENTS) this.rows.clear();
+      this.rows.set(clientId, row);
+    } else {
+      this.rows.delete(clientId);
+    }
+    return row;
+  };
+
+  /**
+   * Runs `use` with clients from memory where possible. When it refuses
+   * ({@link OAuthError}) or meets a stale client after using a cached one, the
+   * cached clients are dropped and `use` runs once more on fresh reads: that
+   * answer stands. `use` must be safe to repeat after a refusal (its writes, if
+   * any, idempotent: revoking what is already revoked).
+   */
+  async run<T>(use: (find: ClientLookup) => Promise<T>): Promise<T> {
+    const served: string[] = [];
+    const find: ClientLookup = async (clientId) => {
+      const cached = this.rows.get(clientId);
+      if (!cached) return this.load(clientId);
+      served.push(clientId);
+      return cached;
+    };
+    try {
+      return await use(find);
+    } catch (error) {
+      if (served.length === 0 || !(error instanceof OAuthError || error instanceof StaleClient)) return rethrowStale(error);
+      for (const clientId of served) this.rows.delete(clientId);
+      return use(this.load).catch(rethrowStale);
+    }
+  }
+}
+
+/** A client changed between a fresh read and the statement: rare, and worth a retry by the client. */
+function rethrowStale(error: unknown): never {
+  if (error instanceof StaleClient) throw new TemporarilyUnavailable('The client registration changed during the request; try again.');
+  throw error;
+}
