@@ -16,11 +16,6 @@ export function checkRequestedScopes(scopeParam: string | undefined, allowed: re
   return { ok: true, scopes: sortScopes(requested) };
 }
 
-/** Whether every scope in `requested` is in `granted`. */
-export function coversScopes(granted: readonly string[], requested: readonly string[]): boolean {
-  return requested.every((s) => granted.includes(s));
-}
-
 /** RFC 6749 §4.1.2.1: error_description is %x20-21 / %x23-5B / %x5D-7E; echoed input is reduced to that. */
 function printable(text: string): string {
   return text.replace(/[^\x20\x21\x23-\x5b\x5d-\x7e]/g, '?');

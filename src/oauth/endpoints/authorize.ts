@@ -14,11 +14,10 @@ import {
   type AuthorizationRequest, type RawParameters,
 } from '../authorization-request.ts';
 import { isInRequiredRegions } from '../checks/required-regions.ts';
-import { coversScopes } from '../checks/scope.ts';
 import { webOrigin } from '../checks/redirect-uri.ts';
-import { findConsentScopes, rememberConsent } from '../consent/consents.repository.ts';
+import { rememberConsent } from '../consent/consents.repository.ts';
 import { AccessDenied, ConsentRequired, LoginRequired, type OAuthError } from '../errors.ts';
-import { issueAuthorizationCode } from '../grants/authorization-code.ts';
+import { issueAuthorizationCode, issueAuthorizationCodeIfConsented, type CodeBinding } from '../grants/authorization-code.ts';
 import type { OAuthContext } from '../oauth-context.ts';
 import '../oauth.messages.ts';
 
@@ -57,10 +56,7 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, confi
 
   /** Step 7: a code bound to client, user, redirect URI, scopes, PKCE challenge, nonce and auth_time. */
   const approve: Respond = async (reply, req, session) => {
-    const code = await issueAuthorizationCode(ctx, {
-      clientRowId: req.client.id, userId: session.user.id, redirectUri: req.redirectUri, scopes: req.scopes,
-      codeChallenge: req.codeChallenge, nonce: req.nonce, authTime: session.authTime,
-    });
+    const code = await issueAuthorizationCode(ctx, codeBinding(req, session));
     return reply.redirect(responseUrl(req.redirectUri, { code, state: req.state, iss: ctx.issuer }), 303);
   };
 
@@ -75,10 +71,12 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, confi
     return approve(reply, req, session);
   };
 
-  /** Step 6: a covering remembered consent approves at once; otherwise the consent page. */
+  /** Step 6: a covering remembered consent approves at once (one statement); otherwise the consent page. */
   const consent = async (request: FastifyRequest, reply: FastifyReply, req: AuthorizationRequest, session: SessionContext) => {
-    const remembered = await findConsentScopes(ctx.db, session.user.id, req.client.id);
-    if (remembered && coversScopes(remembered, req.scopes) && !req.prompt.has('consent')) return approve(reply, req, session);
+    if (!req.prompt.has('consent')) {
+      const code = await issueAuthorizationCodeIfConsented(ctx, codeBinding(req, session));
+      if (code !== undefined) return reply.redirect(responseUrl(req.redirectUri, { code, state: req.state, iss: ctx.issuer }), 303);
+    }
     if (req.prompt.has('none')) return redirectWithError(reply, req, new ConsentRequired('The user has not consented to this request.'));
     const { prompt: _prompt, ...parameters } = req.parameters;
     return reply.render('consent', {
@@ -118,6 +116,14 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, confi
     const body = request.body;
     return handle(request, reply, typeof body === 'object' && body !== null && !Array.isArray(body) ? body as RawParameters : {}, true);
   });
+}
+
+/** Step 7: what a code is bound to. */
+function codeBinding(req: AuthorizationRequest, session: SessionContext): CodeBinding {
+  return {
+    clientRowId: req.client.id, userId: session.user.id, redirectUri: req.redirectUri, scopes: req.scopes,
+    codeChallenge: req.codeChallenge, nonce: req.nonce, authTime: session.authTime,
+  };
 }
 
 /** A login marker older than this is ignored, so that a forged `login_after=0` cannot skip `prompt=login`. */

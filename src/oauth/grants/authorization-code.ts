@@ -12,7 +12,7 @@ import { INVALID_OR_EXPIRED_CODE, InvalidGrant, InvalidRequest } from '../errors
 import { ACCESS_TOKEN_SECONDS, AUTHORIZATION_CODE_SECONDS, REFRESH_TOKEN_SECONDS } from '../lifetimes.ts';
 import type { OAuthContext } from '../oauth-context.ts';
 import { issueTokens, type TokenResponse } from '../tokens/token-response.ts';
-import { findGrantOfUsedCode, insertCode, redeemCode } from './codes.repository.ts';
+import { findGrantOfUsedCode, insertCode, insertCodeIfConsented, redeemCode, type NewCode } from './codes.repository.ts';
 import { revokeGrant } from './grants.repository.ts';
 
 export function digestCode(code: string): Buffer {
@@ -32,9 +32,22 @@ export interface CodeBinding {
 /** A fresh single-use code (256 random bits), stored only as its digest. */
 export async function issueAuthorizationCode(ctx: OAuthContext, binding: CodeBinding): Promise<string> {
   const code = randomBytes(32).toString('base64url');
-  const expiresAt = new Date(ctx.clock().getTime() + AUTHORIZATION_CODE_SECONDS * 1000);
-  await insertCode(ctx.db, { ...binding, digest: digestCode(code), expiresAt });
+  await insertCode(ctx.db, newCode(ctx, binding, code));
   return code;
+}
+
+/**
+ * A fresh code when the user's remembered consent covers the requested scopes
+ * (SPEC §5.2 step 6), decided and stored in one statement; undefined when it
+ * does not, and then nothing was stored.
+ */
+export async function issueAuthorizationCodeIfConsented(ctx: OAuthContext, binding: CodeBinding): Promise<string | undefined> {
+  const code = randomBytes(32).toString('base64url');
+  return (await insertCodeIfConsented(ctx.db, newCode(ctx, binding, code))) ? code : undefined;
+}
+
+function newCode(ctx: OAuthContext, binding: CodeBinding, code: string): NewCode {
+  return { ...binding, digest: digestCode(code), expiresAt: new Date(ctx.clock().getTime() + AUTHORIZATION_CODE_SECONDS * 1000) };
 }
 
 export interface CodeExchange {

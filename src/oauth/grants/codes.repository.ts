@@ -25,9 +25,21 @@ const insertCodeStatement = statement('insert_code', `
   values ($1, $2, $3, $4, $5::text[], $6, $7, $8, $9)`);
 
 export async function insertCode(db: Executor, code: NewCode): Promise<void> {
-  await insertCodeStatement.changes(db, [
-    code.digest, code.clientRowId, code.userId, code.redirectUri, [...code.scopes], code.codeChallenge, code.nonce, code.authTime, code.expiresAt,
-  ]);
+  await insertCodeStatement.changes(db, codeValues(code));
+}
+
+const insertConsentedCodeStatement = statement('insert_consented_code', `
+  insert into oauth_codes (code_digest, client_id, user_id, redirect_uri, scopes, code_challenge, nonce, auth_time, expires_at)
+  select $1, $2, $3, $4, $5::text[], $6, $7, $8, $9
+  where exists (select 1 from oauth_consents c where c.user_id = $3 and c.client_id = $2 and c.scopes @> $5::text[])`);
+
+/** Stores the code only when the user's remembered consent for the client covers its scopes (SPEC §5.2 step 6); false otherwise. */
+export async function insertCodeIfConsented(db: Executor, code: NewCode): Promise<boolean> {
+  return (await insertConsentedCodeStatement.changes(db, codeValues(code))) === 1;
+}
+
+function codeValues(code: NewCode): unknown[] {
+  return [code.digest, code.clientRowId, code.userId, code.redirectUri, [...code.scopes], code.codeChallenge, code.nonce, code.authTime, code.expiresAt];
 }
 
 export interface Redemption {
