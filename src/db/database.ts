@@ -4,7 +4,6 @@
  * same SQL, run the same migrations and sit behind the same Kysely instance.
  */
 import path from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { lockDataDir } from './data-dir-lock.ts';
@@ -77,6 +76,8 @@ async function openPostgres(target: { url: string; schema?: string; poolSize?: n
 async function openPglite(dataDir: string | undefined, snapshot: Blob | undefined): Promise<DatabaseHandle> {
   const lock = dataDir === undefined ? undefined : lockDataDir(dataDir);
   try {
+    // Loaded only for the embedded database: a PostgreSQL deployment never pays for it.
+    const { PGlite } = await import('@electric-sql/pglite');
     const pglite = await PGlite.create({
       ...(dataDir === undefined ? {} : { dataDir: path.join(dataDir, 'pglite') }),
       ...(snapshot === undefined ? {} : { loadDataDir: snapshot }),

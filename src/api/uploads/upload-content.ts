@@ -17,12 +17,25 @@
  * CPU and every libuv thread from logins and token signing.
  */
 import { fileTypeFromBuffer } from 'file-type';
-import sharp, { type Sharp } from 'sharp';
+import type { Sharp } from 'sharp';
 
-// Process-wide settings of sharp: one thread per image (the queue decides how
-// many images at once), and no cache of decoded images held between uploads.
-sharp.concurrency(1);
-sharp.cache(false);
+type SharpFactory = (typeof import('sharp'))['default'];
+let sharpLoading: Promise<SharpFactory> | undefined;
+
+/**
+ * sharp with libvips (about 25 MB of memory and a third of a second) loads
+ * with the first image, not at start-up: most requests never need it. Its
+ * process-wide settings: one thread per image (the queue decides how many
+ * images at once), and no cache of decoded images held between uploads.
+ */
+function loadSharp(): Promise<SharpFactory> {
+  sharpLoading ??= import('sharp').then(({ default: sharp }) => {
+    sharp.concurrency(1);
+    sharp.cache(false);
+    return sharp;
+  });
+  return sharpLoading;
+}
 
 /**
  * Largest decoded image (all frames of an animation together): 25 megapixels,
@@ -71,6 +84,7 @@ async function reencodeImage(mime: string, bytes: Buffer): Promise<CleanContent>
     throw new UnusableImage(`is too large an image: ${width}×${height} pixels; at most ${MAX_INPUT_PIXELS / 1_000_000} megapixels are accepted`);
   }
   const format = kept ?? (hasAlpha ? 'webp' : 'jpeg');
+  const sharp = await loadSharp();
   try {
     const image = sharp(bytes, { failOn: 'error', limitInputPixels: MAX_INPUT_PIXELS, animated })
       .autoOrient()
@@ -84,6 +98,7 @@ async function reencodeImage(mime: string, bytes: Buffer): Promise<CleanContent>
 
 /** The header's dimensions, read without decoding the pixels. */
 async function readDimensions(mime: string, bytes: Buffer, animated: boolean) {
+  const sharp = await loadSharp();
   try {
     const metadata = await sharp(bytes, { animated, limitInputPixels: false }).metadata();
     const width = metadata.width ?? 0;
