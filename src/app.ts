@@ -76,9 +76,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
       },
     },
     hsts: config.isProduction,
-  });
+  }, config.isProduction);
   app.addHook('onRequest', (request, reply, done) => {
-    void reply.headers(headers).header(REQUEST_ID_HEADER, request.id);
+    const set = request.routeOptions.config.securityHeaders === 'json' ? headers.json : headers.page;
+    void reply.headers(set).header(REQUEST_ID_HEADER, request.id);
     done();
   });
   await app.register(cookie);

@@ -13,6 +13,7 @@ import { tokensMatch } from '../accounts/csrf.ts';
 import { ApiProblem, problemBody, type FieldError, type ProblemBody } from './problem.ts';
 import { installApiBodyParsers } from './api-body.ts';
 import { classifyFailure, logFailure } from './failures.ts';
+import { markJsonRoutes } from './security-headers.ts';
 import { compileApiValidator } from './validation.ts';
 import type { ProblemCode } from './problem-codes.ts';
 
@@ -31,6 +32,8 @@ const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const NO_QUERY = { type: 'object', properties: {}, additionalProperties: false } as const;
 
 export function installApiContext(api: FastifyInstance): void {
+  // Swagger UI's pages under /api/doc keep the page headers (it sets its own CSP).
+  markJsonRoutes(api, (url) => url.startsWith('/api/doc'));
   api.setValidatorCompiler(compileApiValidator);
   installApiBodyParsers(api);
   // Closed query strings hold on every route, not only where one declares a query:

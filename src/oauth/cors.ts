@@ -24,17 +24,34 @@ async function allowedOrigin(db: DB, request: FastifyRequest): Promise<string | 
   return undefined;
 }
 
+function toArray<T>(value: T | T[] | undefined): T[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value];
+}
+
 function setCorsHeaders(reply: FastifyReply, origin: string): void {
   void reply.header('access-control-allow-origin', origin);
   if (origin !== '*') void reply.header('vary', 'Origin');
   void reply.header('access-control-expose-headers', 'WWW-Authenticate, Retry-After');
 }
 
+/**
+ * The CORS hook goes on the routes that need it, each with the rule of its
+ * path: the public documents' is synchronous (always `*`), the client
+ * endpoints' looks the origin up only when a browser sent one.
+ */
 export function installOAuthCors(app: FastifyInstance, db: DB): void {
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.method === 'OPTIONS') return;
-    const origin = await allowedOrigin(db, request);
-    if (origin !== undefined) setCorsHeaders(reply, origin);
+  const publicDocument = (_request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+    setCorsHeaders(reply, '*');
+    done();
+  };
+  const clientEndpoint = async (request: FastifyRequest, reply: FastifyReply) => {
+    const origin = request.headers.origin;
+    if (origin !== undefined && origin.length <= 300 && await isRegisteredOrigin(db, origin)) setCorsHeaders(reply, origin);
+  };
+  app.addHook('onRoute', (route) => {
+    if (route.method === 'OPTIONS') return;
+    const hook = PUBLIC_DOCUMENTS.includes(route.url) ? publicDocument : CLIENT_ENDPOINTS.includes(route.url) ? clientEndpoint : undefined;
+    if (hook) route.onRequest = [...toArray(route.onRequest), hook as never];
   });
 
   for (const path of [...PUBLIC_DOCUMENTS, ...CLIENT_ENDPOINTS]) {

@@ -5,6 +5,7 @@
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { classifyFailure, logFailure } from '../http/failures.ts';
+import { markJsonRoutes } from '../http/security-headers.ts';
 import { installOAuthCors } from './cors.ts';
 import { discoveryEndpoints } from './endpoints/discovery.ts';
 import { revokeEndpoint } from './endpoints/revoke.ts';
@@ -16,6 +17,7 @@ import type { OAuthContext } from './oauth-context.ts';
 
 export async function oauthEndpoints(app: FastifyInstance, options: { ctx: OAuthContext }): Promise<void> {
   const { ctx } = options;
+  markJsonRoutes(app);
   installOAuthCors(app, ctx.db);
   const limiter = new FailureLimiter(ctx.clock);
 

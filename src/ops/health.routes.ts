@@ -1,7 +1,9 @@
 /** Liveness and readiness probes for load balancers and orchestrators. */
 import type { FastifyPluginAsync } from 'fastify';
+import { markJsonRoutes } from '../http/security-headers.ts';
 
 export const healthRoutes: FastifyPluginAsync<{ ping: () => Promise<void> }> = async (app, { ping }) => {
+  markJsonRoutes(app);
   app.get('/health', async (_request, reply) => {
     return reply.header('cache-control', 'no-store').send({ status: 'ok' });
   });
