@@ -62,7 +62,9 @@ let dataDir: string;
 beforeAll(async () => { dataDir = await mkdtemp(path.join(tmpdir(), 'fs-start-')); });
 afterAll(() => rm(dataDir, { recursive: true, force: true }));
 
-describe('npm start', () => {
+// Each test starts real processes (through tsx): seconds on a quiet machine, several times that on a
+// busy one. The limit keeps every test far from it, as waitFor's own 60 s deadline does.
+describe('npm start', { timeout: 120_000 }, () => {
   it('refuses a bad configuration with one clear line per value and a non-zero exit', async () => {
     const running = start({ PORT: 'abc', LOG_LEVEL: 'chatty', DATA_DIR: dataDir });
     expect(await running.exited).toBe(1);
