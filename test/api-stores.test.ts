@@ -273,7 +273,7 @@ describe('POST /api/stores/{storeId}/pickups/{pickupDate}/{fsId}', () => {
     expect(await storeLog()).toHaveLength(before);
   });
 
-  it('never overfills a slot when sign-ups race', async () => {
+  it('never overfills a slot when sign-ups race (a real race only on PostgreSQL: PGlite runs one transaction at a time)', async () => {
     const racers = await Promise.all([1, 2, 3, 4, 5].map(() => makeUser(t.db, { role: 'foodsaver', regionIds: [region] })));
     const raceStore = await makeStore(t.db, region, { member: racers.map((r) => r.id) });
     const at = new Date(Math.floor(t.clock.now().getTime() / 60_000) * 60_000 + 10 * DAY * 1000);
@@ -354,7 +354,7 @@ describe('POST /api/stores/{storeId}/managers/{userId}', () => {
     expect((await team(orgaStore)).filter((r) => r.role === 'manager')).toHaveLength(4);
   });
 
-  it('never exceeds the limit when appointments race', async () => {
+  it('never exceeds the limit when appointments race (a real race only on PostgreSQL: PGlite runs one transaction at a time)', async () => {
     const store = await makeStore(t.db, region, { manager: [id('manager')] });
     const candidates = await Promise.all([1, 2, 3, 4].map(() => makeUser(t.db, { role: 'store-manager' })));
     const responses = await Promise.all(candidates.map((c) => call(t.app, 'POST', url(c.id, store), sessions.manager)));
