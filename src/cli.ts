@@ -14,6 +14,8 @@ import { migrate } from './db/migrate.ts';
 import { databaseTarget } from './db/target.ts';
 import { DatabaseNotEmptyError, DemoRefusedInProduction } from './demo/demo-data.ts';
 import { ValidationFailed } from './http/problem.ts';
+import { checkEncryptionKey, EncryptionKeyMismatchError } from './oauth/keys/key-check.ts';
+import { loadKeyMaterial, type KeyMaterial } from './oauth/keys/key-material.ts';
 
 export const COMMANDS: CliCommand[] = [migrateCommand, regionAddCommand, userAddCommand, clientAddCommand, keysRotateCommand, demoCommand];
 
@@ -54,6 +56,7 @@ export async function runCli(argv: readonly string[], io: CliIo = { out: process
     if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
     const config = loadConfig(io.env);
     const applied: string[] = [];
+    let checkedKeys: KeyMaterial | undefined;
     const context: CliContext = {
       config,
       appliedMigrations: applied,
@@ -63,6 +66,14 @@ export async function runCli(argv: readonly string[], io: CliIo = { out: process
           applied.push(...await migrate(handle.db));
         }
         return handle.db;
+      },
+      async keys() {
+        if (!checkedKeys) {
+          const keys = await loadKeyMaterial(config);
+          await checkEncryptionKey(await context.database(), config, keys);
+          checkedKeys = keys;
+        }
+        return checkedKeys;
       },
     };
     const result = await command.run(context, values);
@@ -74,7 +85,8 @@ export async function runCli(argv: readonly string[], io: CliIo = { out: process
     }
     if (error instanceof ValidationFailed) return fail(1, error.detail, error.errors);
     if (error instanceof ConfigError) return fail(1, error.message);
-    if (error instanceof DataDirBusyError || error instanceof DatabaseNotEmptyError || error instanceof DemoRefusedInProduction) {
+    if (error instanceof DataDirBusyError || error instanceof DatabaseNotEmptyError || error instanceof DemoRefusedInProduction
+      || error instanceof EncryptionKeyMismatchError) {
       return fail(1, error.message);
     }
     return fail(1, error instanceof Error ? error.message : String(error));

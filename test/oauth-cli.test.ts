@@ -91,3 +91,23 @@ describe('keys rotate', () => {
     expect(text.out).toMatch(/New signing key \S+ is active/);
   });
 });
+
+describe('the encryption key', () => {
+  test('a command that writes secrets or keys refuses another key than the deployment\'s, and writes nothing', async () => {
+    const first = await cli('client', 'add', '--client-id', 'key-check-a', '--name', 'A', '--redirect-uri', 'https://a.example/cb', '--json');
+    expect(first.code).toBe(0);
+    const signingKeys = () => withDatabase(async (db) => (await db.selectFrom('oauth_signing_keys').select('kid').execute()).length);
+    const keysBefore = await signingKeys();
+    const other = { ...env, OAUTH_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64') };
+    for (const argv of [['client', 'add', '--client-id', 'key-check-b', '--name', 'B', '--redirect-uri', 'https://b.example/cb'], ['keys', 'rotate']]) {
+      let err = '';
+      const code = await runCli(argv, { out: { write: () => {} }, err: { write: (s: string) => { err += s; } }, env: other });
+      expect(code).toBe(1);
+      expect(err).toMatch(/^error: OAUTH_ENCRYPTION_KEY is not the encryption key this database was set up with/);
+    }
+    await withDatabase(async (db) => {
+      expect(await db.selectFrom('oauth_clients').select('client_id').where('client_id', '=', 'key-check-b').execute()).toEqual([]);
+    });
+    expect(await signingKeys()).toBe(keysBefore);
+  });
+});

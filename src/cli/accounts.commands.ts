@@ -5,7 +5,6 @@ import { ROLE_NAMES, type RoleName } from '../accounts/roles.ts';
 import { describeCommunityDemo } from '../demo/demo-community.ts';
 import { DemoRefusedInProduction, loadDemoData } from '../demo/demo-data.ts';
 import { describeOAuthDemo } from '../demo/demo-oauth.ts';
-import { loadKeyMaterial } from '../oauth/keys/key-material.ts';
 import { positiveIntegers, requiredString, optionalString, UsageError, type CliCommand } from './command.ts';
 
 export const migrateCommand: CliCommand = {
@@ -74,7 +73,7 @@ export const demoCommand: CliCommand = {
   async run(context) {
     // SPEC §3: never in production. Checked before the keys or the database are touched.
     if (context.config.isProduction) throw new DemoRefusedInProduction();
-    const summary = await loadDemoData(await context.database(), await loadKeyMaterial(context.config));
+    const summary = await loadDemoData(await context.database(), await context.keys());
     const lines = [
       'Demo dataset loaded.',
       'Regions:',

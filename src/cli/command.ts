@@ -1,6 +1,7 @@
 /** The shape of an operator command and the context it runs in. */
 import type { ParseArgsConfig } from 'node:util';
 import type { Config } from '../config.ts';
+import type { KeyMaterial } from '../oauth/keys/key-material.ts';
 import type { DB } from '../db/database.ts';
 
 export interface CliContext {
@@ -9,6 +10,12 @@ export interface CliContext {
   readonly appliedMigrations: readonly string[];
   /** Opens (and migrates) the configured database on first use. */
   database(): Promise<DB>;
+  /**
+   * The key material, checked against the database as a starting server
+   * checks it: a command never writes client secrets or signing keys under
+   * another encryption key than the deployment's.
+   */
+  keys(): Promise<KeyMaterial>;
 }
 
 export type OptionValues = Record<string, string | boolean | (string | boolean)[] | undefined>;

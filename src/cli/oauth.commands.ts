@@ -1,6 +1,5 @@
 /** `client add` and `keys rotate` (SPEC §3). */
 import { createClient } from '../oauth/clients/clients.service.ts';
-import { loadKeyMaterial } from '../oauth/keys/key-material.ts';
 import { bootstrapSigningKey, rotateSigningKey, RETIRED_KEY_OVERLAP_SECONDS } from '../oauth/keys/signing-keys.ts';
 import { positiveIntegers, requiredString, stringList, type CliCommand } from './command.ts';
 
@@ -26,7 +25,7 @@ export const clientAddCommand: CliCommand = {
       grantTypes: stringList(values, 'grant'),
       requiredRegions: positiveIntegers(values, 'required-region'),
     };
-    const keys = await loadKeyMaterial(context.config);
+    const keys = await context.keys();
     const { clientId, secret } = await createClient(await context.database(), keys, input);
     const lines = [`Client ${clientId} created (${input.confidential ? 'confidential' : 'public'}).`];
     if (secret !== null) lines.push(`Client secret (shown only now, store it safely): ${secret}`);
@@ -39,7 +38,7 @@ export const keysRotateCommand: CliCommand = {
   usage: 'keys rotate',
   options: {},
   async run(context) {
-    const keys = await loadKeyMaterial(context.config);
+    const keys = await context.keys();
     const db = await context.database();
     const now = new Date();
     await bootstrapSigningKey(db, keys, now);
