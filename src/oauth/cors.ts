@@ -13,15 +13,11 @@ export const CLIENT_ENDPOINTS = ['/oauth/token', '/oauth/userinfo', '/oauth/revo
 
 const MAX_AGE_SECONDS = '600';
 
-async function allowedOrigin(db: DB, request: FastifyRequest): Promise<string | undefined> {
-  const path = request.url.split('?')[0] ?? '';
-  // Always `*`, with or without Origin: these responses are publicly cacheable,
-  // and a cached copy fetched without Origin must still serve a browser.
-  if (PUBLIC_DOCUMENTS.includes(path)) return '*';
+/** The request's Origin when it is a registered client's web origin (an Origin header is sent by browsers only). */
+async function registeredOrigin(db: DB, request: FastifyRequest): Promise<string | undefined> {
   const origin = request.headers.origin;
   if (origin === undefined || origin.length > 300) return undefined;
-  if (CLIENT_ENDPOINTS.includes(path) && await isRegisteredOrigin(db, origin)) return origin;
-  return undefined;
+  return await isRegisteredOrigin(db, origin) ? origin : undefined;
 }
 
 function toArray<T>(value: T | T[] | undefined): T[] {
@@ -45,8 +41,8 @@ export function installOAuthCors(app: FastifyInstance, db: DB): void {
     done();
   };
   const clientEndpoint = async (request: FastifyRequest, reply: FastifyReply) => {
-    const origin = request.headers.origin;
-    if (origin !== undefined && origin.length <= 300 && await isRegisteredOrigin(db, origin)) setCorsHeaders(reply, origin);
+    const origin = await registeredOrigin(db, request);
+    if (origin !== undefined) setCorsHeaders(reply, origin);
   };
   app.addHook('onRoute', (route) => {
     if (route.method === 'OPTIONS') return;
@@ -56,7 +52,9 @@ export function installOAuthCors(app: FastifyInstance, db: DB): void {
 
   for (const path of [...PUBLIC_DOCUMENTS, ...CLIENT_ENDPOINTS]) {
     app.options(path, async (request, reply) => {
-      const origin = await allowedOrigin(db, request);
+      // Public documents: always `*`, with or without Origin: they are publicly cacheable,
+      // and a cached copy fetched without Origin must still serve a browser.
+      const origin = PUBLIC_DOCUMENTS.includes(path) ? '*' : await registeredOrigin(db, request);
       if (origin !== undefined) {
         setCorsHeaders(reply, origin);
         void reply.header('access-control-allow-methods', PUBLIC_DOCUMENTS.includes(path) ? 'GET' : path === '/oauth/userinfo' ? 'GET, POST' : 'POST')

@@ -2,7 +2,6 @@
 import { sql } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../db/executor.ts';
-import { statement } from '../../db/statement.ts';
 import { sortScopes, type Scope } from '../scopes.ts';
 import { revokeGrantsOfUserAndClient } from '../grants/grants.repository.ts';
 
@@ -41,10 +40,11 @@ export async function revokeConsent(db: Executor, clock: Clock, userId: number, 
 }
 
 /** The remembered scopes of this user for this client row, or undefined. */
-const consentScopes = statement<{ scopes: string[] }>('find_consent_scopes', 'select scopes from oauth_consents where user_id = $1 and client_id = $2');
-
+/** The scopes a user remembered consent for (the authorization endpoint checks them inside its code statement). */
 export async function findConsentScopes(db: Executor, userId: number, clientRowId: number): Promise<string[] | undefined> {
-  return (await consentScopes.rows(db, [userId, clientRowId]))[0]?.scopes;
+  const row = await db.selectFrom('oauth_consents').select('scopes')
+    .where('user_id', '=', userId).where('client_id', '=', clientRowId).executeTakeFirst();
+  return row?.scopes;
 }
 
 /** Stores a consent; an existing one is widened to the union of both scope sets. */
