@@ -147,4 +147,14 @@ describe('/api/doc', () => {
     const json = await t.app.inject({ url: '/api/doc/json' });
     expect(json.json().paths).toEqual(doc.paths);
   });
+
+  it.each(['/api/doc', '/api/doc/'])('links only assets that load from %s', async (address) => {
+    const page = await t.app.inject({ url: address });
+    const links = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => new URL(m[1]!, `http://localhost${address}`).pathname);
+    expect(links.length).toBeGreaterThan(3);
+    for (const link of links) {
+      const asset = await t.app.inject({ url: link });
+      expect(asset.statusCode, link).toBe(200);
+    }
+  });
 });
