@@ -16,8 +16,9 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 interface Running { child: ChildProcess; output: () => string; exited: Promise<number | null> }
 
-function start(env: Record<string, string>): Running {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+function start(env: Record<string, string>, command: readonly string[] = [process.execPath, '--import', 'tsx', 'src/main.ts']): Running {
+  const [program, ...args] = command;
+  const child = spawn(program!, args, {
     cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -47,6 +48,15 @@ async function waitUntilRefused(port: number, timeoutMs = 5_000): Promise<string
     await new Promise((r) => setTimeout(r, 50));
   }
   return undefined;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function freePort(): Promise<number> {
@@ -203,6 +213,27 @@ describe('npm start', { timeout: 120_000 }, () => {
     expect(JSON.parse(response.body)).toMatchObject({ status: 401, code: 'auth.invalid-credentials' });
     expect(await running.exited).toBe(0);
   });
+
+  it('npm start: SIGTERM to npm stops the compiled server too, and npm exits once it has', async () => {
+    const ownDataDir = await mkdtemp(path.join(tmpdir(), 'fs-npm-start-'));
+    const port = await freePort();
+    const running = start({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: ownDataDir }, ['npm', 'start']);
+    let serverPid: number | undefined;
+    try {
+      await waitFor(running, 'ready at', 200_000); // prestart compiles first
+      serverPid = Number(/"pid":(\d+)[^\n]*ready at/.exec(running.output())![1]);
+      expect(serverPid).not.toBe(running.child.pid); // npm runs the server as its child
+      running.child.kill('SIGTERM');
+      expect(await running.exited).toBe(0);
+      expect(running.output()).toContain('"signal":"SIGTERM","msg":"shutting down"');
+      // npm waited for the server: it is gone, and so is its socket.
+      expect(isAlive(serverPid)).toBe(false);
+      expect(await waitUntilRefused(port, 100)).toBe('ECONNREFUSED');
+    } finally {
+      if (serverPid !== undefined && isAlive(serverPid)) process.kill(serverPid, 'SIGKILL');
+      await rm(ownDataDir, { recursive: true, force: true });
+    }
+  }, 240_000);
 
   it.runIf(TEST_DATABASE_URL)('in production: never loads the demo dataset, and warns about keys generated per instance', async () => {
     const schema = `test_start_prod_${Date.now()}`;
