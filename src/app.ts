@@ -30,6 +30,7 @@ import { myAppsRoutes } from './oauth/consent/my-apps.routes.ts';
 import type { KeyMaterial } from './oauth/keys/key-material.ts';
 import { oauthRoutes } from './oauth/oauth.routes.ts';
 import { healthRoutes } from './ops/health.routes.ts';
+import { loggerOptions } from './ops/log-options.ts';
 import { installPageErrors } from './web/page-errors.ts';
 import { installPages } from './web/render.ts';
 
@@ -47,13 +48,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const clock = deps.clock ?? systemClock;
   const { db } = deps.database;
   const app = Fastify({
-    logger: {
-      level: config.logLevel,
-      redact: {
-        paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrf-token"]', 'res.headers["set-cookie"]'],
-        censor: '[redacted]',
-      },
-    },
+    logger: loggerOptions(config),
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     trustProxy: config.trustProxy,

@@ -19,6 +19,8 @@ export interface Config {
   readonly nodeEnv: 'development' | 'production' | 'test';
   readonly isProduction: boolean;
   readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** `json` (one object per line), `pretty` (pino-pretty), or `auto`: pretty on a terminal outside production. */
+  readonly logFormat: 'auto' | 'json' | 'pretty';
   readonly oauthPrivateKey: string | undefined;
   readonly oauthPrivateKeyFile: string | undefined;
   readonly oauthEncryptionKey: string | undefined;
@@ -52,10 +54,11 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const NODE_ENVS = ['development', 'production', 'test'] as const;
+const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 
 /** Names of every variable read; `.env.example` lists the same set. */
 export const CONFIG_VARIABLES = [
-  'PORT', 'HOST', 'PUBLIC_URL', 'DATABASE_URL', 'DATA_DIR', 'NODE_ENV', 'LOG_LEVEL',
+  'PORT', 'HOST', 'PUBLIC_URL', 'DATABASE_URL', 'DATA_DIR', 'NODE_ENV', 'LOG_LEVEL', 'LOG_FORMAT',
   'OAUTH_PRIVATE_KEY', 'OAUTH_PRIVATE_KEY_FILE', 'OAUTH_ENCRYPTION_KEY', 'OAUTH_ENCRYPTION_KEY_FILE',
   'RSA_KEY_BITS', 'TRUST_PROXY', 'PETITION_SOURCE_URL', 'PETITION_ALLOW_PRIVATE', 'VAPID_PUBLIC_KEY', 'VAPID_PRIVATE_KEY',
   'UPLOAD_DIR', 'MAX_UPLOAD_BYTES', 'REFRESH_TOKEN_GRACE_SECONDS', 'REQUEST_TIMEOUT_SECONDS', 'MAX_CONNECTIONS',
@@ -118,7 +121,8 @@ export function loadConfig(env: Env = process.env): Config {
 function readRuntime(read: EnvReader) {
   const nodeEnv = read.oneOf('NODE_ENV', NODE_ENVS, 'development');
   const logLevel = read.oneOf('LOG_LEVEL', LOG_LEVELS, nodeEnv === 'test' ? 'silent' : 'info');
-  return { nodeEnv, isProduction: nodeEnv === 'production', logLevel };
+  const logFormat = read.oneOf('LOG_FORMAT', LOG_FORMATS, 'auto');
+  return { nodeEnv, isProduction: nodeEnv === 'production', logLevel, logFormat };
 }
 
 function readHttp(read: EnvReader) {

@@ -14,6 +14,7 @@ import { databaseTarget } from './db/target.ts';
 import { describeDemoLogins } from './demo/demo-data.ts';
 import { checkEncryptionKey } from './oauth/keys/key-check.ts';
 import { loadKeyMaterial, type KeyMaterial } from './oauth/keys/key-material.ts';
+import { isPrettyLog } from './ops/log-options.ts';
 import { startMaintenance } from './ops/maintenance.ts';
 import { keyOriginNotice, loadDemoOnFirstStart } from './ops/startup.ts';
 import { systemClock } from './clock.ts';
@@ -72,7 +73,7 @@ async function start(config: Config, keys: KeyMaterial, running: Running): Promi
     const banner = `Demo dataset loaded. Log in at ${config.publicUrl}/login with:\n  ${describeDemoLogins(demo).join('\n  ')}`;
     app.log.info(banner);
     // People starting it by hand read JSON log lines badly: repeat it as plain text on a terminal.
-    if (process.stdout.isTTY) process.stdout.write(`\n${banner}\n\n`);
+    if (process.stdout.isTTY && !isPrettyLog(config, true)) process.stdout.write(`\n${banner}\n\n`);
   }
 }
 

@@ -214,6 +214,26 @@ describe('npm start', { timeout: 120_000 }, () => {
     expect(await running.exited).toBe(0);
   });
 
+  it('LOG_FORMAT=pretty: readable lines instead of JSON, the demo logins one per line', async () => {
+    const ownDataDir = await mkdtemp(path.join(tmpdir(), 'fs-pretty-'));
+    const port = await freePort();
+    const running = start({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: ownDataDir, LOG_FORMAT: 'pretty' });
+    try {
+      await waitFor(running, 'OAuth client demo-spa');
+      await fetch(`http://127.0.0.1:${port}/health`);
+      await waitFor(running, 'request completed');
+      const lines = running.output().split('\n');
+      expect(lines.filter((line) => line.startsWith('{'))).toEqual([]);
+      expect(lines.some((line) => /^\[\d\d:\d\d:\d\d\] INFO: Food-sharing server ready at /.test(line))).toBe(true);
+      expect(lines).toContainEqual(expect.stringMatching(/^\s+orga@example\.org\s+demo-password\s+\(orga, role 4\)$/));
+      running.child.kill('SIGTERM');
+      expect(await running.exited).toBe(0);
+    } finally {
+      running.child.kill('SIGKILL');
+      await rm(ownDataDir, { recursive: true, force: true });
+    }
+  });
+
   it('npm start: SIGTERM to npm stops the compiled server too, and npm exits once it has', async () => {
     const ownDataDir = await mkdtemp(path.join(tmpdir(), 'fs-npm-start-'));
     const port = await freePort();

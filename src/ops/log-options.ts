@@ -1,0 +1,31 @@
+/**
+ * The server's pino options. Operators read JSON lines (one object per line,
+ * for a log shipper); a person running the server on a terminal reads
+ * pino-pretty's one coloured line per entry instead, multi-line messages such
+ * as the demo logins included. pino-pretty runs in pino's transport worker,
+ * loaded only when asked for.
+ */
+import type { FastifyServerOptions } from 'fastify';
+import type { Config } from '../config.ts';
+
+const REDACT = {
+  paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrf-token"]', 'res.headers["set-cookie"]'],
+  censor: '[redacted]',
+};
+
+/** Whether the log is written for a person: `pretty`, or `auto` on a terminal outside production. */
+export function isPrettyLog(config: Pick<Config, 'logFormat' | 'isProduction'>, isTerminal: boolean): boolean {
+  return config.logFormat === 'pretty' || (config.logFormat === 'auto' && isTerminal && !config.isProduction);
+}
+
+export function loggerOptions(config: Config, isTerminal = process.stdout.isTTY === true): FastifyServerOptions['logger'] {
+  if (!isPrettyLog(config, isTerminal)) return { level: config.logLevel, redact: REDACT };
+  return {
+    level: config.logLevel,
+    redact: REDACT,
+    transport: {
+      target: 'pino-pretty',
+      options: { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', singleLine: true, colorize: isTerminal },
+    },
+  };
+}
