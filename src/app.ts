@@ -31,6 +31,7 @@ import type { KeyMaterial } from './oauth/keys/key-material.ts';
 import { oauthRoutes } from './oauth/oauth.routes.ts';
 import { healthRoutes } from './ops/health.routes.ts';
 import { loggerOptions } from './ops/log-options.ts';
+import { installMetrics } from './ops/metrics.ts';
 import { installPageErrors } from './web/page-errors.ts';
 import { installPages } from './web/render.ts';
 
@@ -85,6 +86,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   installPageErrors(app);
 
   await installOpenApi(app, config);
+  if (config.metricsToken) await installMetrics(app, { token: config.metricsToken, poolUse: deps.database.poolUse });
   await app.register(healthRoutes, { ping: deps.database.ping });
   await app.register(loginPages, { config, db, clock, keys: deps.keys });
   await app.register(adminRoutes, { config, db, keys: deps.keys });

@@ -32,6 +32,8 @@ export interface Config {
   readonly requestTimeoutSeconds: number;
   /** Open connections at most; further ones are closed on accept. */
   readonly maxConnections: number;
+  /** When set, `GET /metrics` (Prometheus) answers requests bearing it; unset, there is no such route. */
+  readonly metricsToken: string | undefined;
   readonly petitionSourceUrl: string | undefined;
   /** Whether the petition source (and its redirects) may be on loopback or a private network. */
   readonly petitionAllowPrivate: boolean;
@@ -62,7 +64,7 @@ export const CONFIG_VARIABLES = [
   'OAUTH_PRIVATE_KEY', 'OAUTH_PRIVATE_KEY_FILE', 'OAUTH_ENCRYPTION_KEY', 'OAUTH_ENCRYPTION_KEY_FILE',
   'RSA_KEY_BITS', 'TRUST_PROXY', 'PETITION_SOURCE_URL', 'PETITION_ALLOW_PRIVATE', 'VAPID_PUBLIC_KEY', 'VAPID_PRIVATE_KEY',
   'UPLOAD_DIR', 'MAX_UPLOAD_BYTES', 'REFRESH_TOKEN_GRACE_SECONDS', 'REQUEST_TIMEOUT_SECONDS', 'MAX_CONNECTIONS',
-  'DATABASE_TIMEOUT_SECONDS',
+  'DATABASE_TIMEOUT_SECONDS', 'METRICS_TOKEN',
 ] as const;
 
 /** Reads variables and collects one line per bad value. */
@@ -138,7 +140,16 @@ function readHttp(read: EnvReader) {
     port, host, publicUrl, trustProxy: readTrustProxy(read),
     requestTimeoutSeconds: read.integer('REQUEST_TIMEOUT_SECONDS', 30, 1, 3600),
     maxConnections: read.integer('MAX_CONNECTIONS', 1024, 1, 1_000_000),
+    metricsToken: readMetricsToken(read),
   };
+}
+
+function readMetricsToken(read: EnvReader): string | undefined {
+  const token = read.text('METRICS_TOKEN');
+  if (token !== undefined && !/^[\x21-\x7e]{16,}$/.test(token)) {
+    return read.refuse('METRICS_TOKEN must be at least 16 printable ASCII characters without spaces', undefined);
+  }
+  return token;
 }
 
 function readStorage(read: EnvReader) {

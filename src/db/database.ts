@@ -18,8 +18,12 @@ export interface DatabaseHandle {
   readonly kind: 'postgres' | 'pglite';
   /** Throws when the database does not answer. */
   ping(): Promise<void>;
+  /** PostgreSQL: the connection pool's use right now (PGlite has one connection and no pool). */
+  poolUse?(): PoolUse;
   close(): Promise<void>;
 }
+
+export interface PoolUse { readonly max: number; readonly open: number; readonly idle: number; readonly waiting: number }
 
 export type DatabaseTarget =
   | {
@@ -45,9 +49,10 @@ export async function openDatabase(target: DatabaseTarget): Promise<DatabaseHand
 
 async function openPostgres(target: { url: string; schema?: string; poolSize?: number; timeoutMs?: number }): Promise<DatabaseHandle> {
   const timeoutMs = target.timeoutMs ?? DEFAULT_DATABASE_TIMEOUT_MS;
+  const max = target.poolSize ?? 10;
   const pool = new pg.Pool({
     connectionString: target.url,
-    max: target.poolSize ?? 10,
+    max,
     // Waiting for a connection (a new one, or a free one of a full pool) ends here, as unavailable.
     connectionTimeoutMillis: timeoutMs,
     idleTimeoutMillis: 30_000,
@@ -69,6 +74,7 @@ async function openPostgres(target: { url: string; schema?: string; poolSize?: n
     db,
     kind: 'postgres',
     ping: async () => { await sql`select 1`.execute(db); },
+    poolUse: () => ({ max, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     close: () => db.destroy(),
   };
 }
