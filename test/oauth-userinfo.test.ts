@@ -169,13 +169,18 @@ describe('revocation (RFC 7009)', () => {
     expect((await userinfo(rotated.access_token)).statusCode).toBe(401);
   });
 
-  test('unknown tokens answer 200; another client cannot revoke my token; client authentication is required', async () => {
+  test('unknown tokens answer 200; another client\'s attempt on my token is refused and the token keeps working; client authentication is required', async () => {
     expect((await revoke('unknown-token')).statusCode).toBe(200);
     const other = (await makeClient(t)) as Registered;
     const tokens = await tokensFor('openid');
-    expect((await revoke(tokens.refresh_token, other)).statusCode).toBe(200);
-    expect((await revoke(tokens.access_token, other)).statusCode).toBe(200);
+    for (const token of [tokens.refresh_token, tokens.access_token]) {
+      const refused = await revoke(token, other);
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json()).toEqual({ error: 'invalid_request', error_description: 'The token was not issued to this client.' });
+    }
     expect((await userinfo(tokens.access_token)).statusCode).toBe(200);
+    const refreshed = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.clientId, client_secret: client.secret });
+    expect(refreshed.statusCode).toBe(200);
     const unauthenticated = await revoke(tokens.access_token, { clientId: client.clientId, secret: 'wrong' });
     expect(unauthenticated.statusCode).toBe(401);
     expect(unauthenticated.json().error).toBe('invalid_client');

@@ -2,8 +2,11 @@
  * `POST /oauth/revoke` (RFC 7009), so clients can "revoke on logout". A
  * refresh token or an access token ends its whole grant: every refresh token
  * of the family and every access token of the grant (RFC 7009 §2.1 allows
- * revoking related tokens). Unknown, invalid or foreign tokens answer 200 too
- * (§2.2), revealing nothing.
+ * revoking related tokens). Unknown, invalid or expired tokens answer 200
+ * (§2.2): the client cannot act on such an error. A token of ours issued to
+ * another client is refused (§2.1: the server "verifies whether the token was
+ * issued to the client making the revocation request. If this validation
+ * fails, the request is refused") and keeps working.
  */
 import type { FastifyInstance } from 'fastify';
 import { authenticateClient } from '../clients/client-auth.ts';
@@ -19,16 +22,18 @@ import type { ClientRow } from '../clients/clients.repository.ts';
 
 const REVOKE_PARAMETERS = ['token', 'token_type_hint', 'client_id', 'client_secret'] as const;
 
-async function grantOfToken(ctx: OAuthContext, client: ClientRow, token: string, now: Date): Promise<number | undefined> {
+/** The grant the token belongs to, or `foreign` for a token of ours issued to another client. */
+async function grantOfToken(ctx: OAuthContext, client: ClientRow, token: string, now: Date): Promise<number | 'foreign' | undefined> {
   if (token.split('.').length === 5) {
     const payload = decryptRefreshToken(ctx.material, token, now);
-    if (!payload || payload.clientId !== client.client_id) return undefined;
+    if (!payload) return undefined;
+    if (payload.clientId !== client.client_id) return 'foreign';
     const row = await findRefreshToken(ctx.db, payload.rowId);
     return row && row.client_id === client.id ? row.grant_id : undefined;
   }
   try {
     const claims = await verifyAccessToken(ctx.keys, ctx.issuer, token, now);
-    return claims.clientId === client.client_id ? claims.grantId : undefined;
+    return claims.clientId === client.client_id ? claims.grantId : 'foreign';
   } catch {
     return undefined;
   }
@@ -51,6 +56,7 @@ export function revokeEndpoint(app: FastifyInstance, ctx: OAuthContext, limiter:
     }
     const now = ctx.clock();
     const grantId = await grantOfToken(ctx, client, token, now);
+    if (grantId === 'foreign') throw new InvalidRequest('The token was not issued to this client.');
     if (grantId !== undefined) await revokeGrant(ctx.db, grantId, now);
     return reply.code(200).send();
   });
