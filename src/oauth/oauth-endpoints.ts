@@ -1,6 +1,6 @@
 /**
  * The OAuth JSON endpoints in their own Fastify context: token, userinfo,
- * revocation, discovery and JWKS, with RFC 6749 §5.2 / RFC 6750 §3.1 error
+ * revocation, introspection, discovery and JWKS, with RFC 6749 §5.2 / RFC 6750 §3.1 error
  * bodies (never problem+json, never an HTML page) and CORS.
  */
 import type { FastifyError, FastifyInstance } from 'fastify';
@@ -8,6 +8,7 @@ import { classifyFailure, logFailure } from '../http/failures.ts';
 import { markJsonRoutes } from '../http/security-headers.ts';
 import { installOAuthCors } from './cors.ts';
 import { discoveryEndpoints } from './endpoints/discovery.ts';
+import { introspectionEndpoint } from './endpoints/introspect.ts';
 import { revokeEndpoint } from './endpoints/revoke.ts';
 import { tokenEndpoint } from './endpoints/token.ts';
 import { userinfoEndpoint } from './endpoints/userinfo.ts';
@@ -35,11 +36,12 @@ export async function oauthEndpoints(app: FastifyInstance, options: { ctx: OAuth
       .header('cache-control', 'no-store').send(oauthError.toJSON());
   });
 
-  for (const url of ['/oauth/token', '/oauth/revoke']) {
+  for (const url of ['/oauth/token', '/oauth/revoke', '/oauth/introspect']) {
     app.get(url, async () => { throw new MethodNotAllowed(); });
   }
   tokenEndpoint(app, ctx, limiter);
   userinfoEndpoint(app, ctx);
   revokeEndpoint(app, ctx, limiter);
+  introspectionEndpoint(app, ctx, limiter);
   discoveryEndpoints(app, ctx);
 }

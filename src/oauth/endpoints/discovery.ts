@@ -22,6 +22,7 @@ export function discoveryDocument(issuer: string): Record<string, unknown> {
     userinfo_endpoint: `${issuer}/oauth/userinfo`,
     jwks_uri: `${issuer}/.well-known/jwks.json`,
     revocation_endpoint: `${issuer}/oauth/revoke`,
+    introspection_endpoint: `${issuer}/oauth/introspect`,
     scopes_supported: [...SCOPES],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
@@ -30,6 +31,9 @@ export function discoveryDocument(issuer: string): Record<string, unknown> {
     id_token_signing_alg_values_supported: ['RS256'],
     token_endpoint_auth_methods_supported: authMethods,
     revocation_endpoint_auth_methods_supported: authMethods,
+    // RFC 7662 §2.1: the caller authenticates; public clients cannot.
+    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    introspection_signing_alg_values_supported: ['RS256'],
     code_challenge_methods_supported: ['S256'],
     claims_supported: [...CLAIMS_SUPPORTED],
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],

@@ -20,6 +20,9 @@ export interface AccessTokenClaims {
 
 export interface VerifiedAccessToken extends AccessTokenClaims {
   exp: number;
+  /** Issued at (0 when absent: `iat` is optional in a JWT, though ours always carry it). */
+  iat: number;
+  jti: string;
 }
 
 /** `aud` is the client id: a client's own back end can check that a token was issued to it. */
@@ -61,7 +64,7 @@ export async function verifyAccessToken(keys: KeyStore, issuer: string, token: s
   if (!Number.isSafeInteger(grantId) || grantId <= 0) throw new InvalidToken('The access token is not one of this server.');
   return {
     sub: payload.sub, clientId: payload.client_id, scope: payload.scope, grantId,
-    authTime: Number(payload.auth_time), exp: payload.exp,
+    authTime: Number(payload.auth_time), exp: payload.exp, iat: typeof payload.iat === 'number' ? payload.iat : 0, jti: payload.jti,
   };
 }
 

@@ -17,17 +17,23 @@ export interface RefreshTokenPayload {
   clientId: string;
 }
 
+export interface DecryptedRefreshToken extends RefreshTokenPayload {
+  /** Seconds since the epoch: issued, and expiring. */
+  iat: number;
+  exp: number;
+}
+
 export function encryptRefreshToken(keys: KeyMaterial, payload: RefreshTokenPayload, nowSeconds: number, expiresAt: Date): string {
   const claims = { rid: payload.rowId, client_id: payload.clientId, iat: nowSeconds, exp: Math.floor(expiresAt.getTime() / 1000) };
   return encryptDirA256Gcm(HEADER, claims, derivedKeys(keys).refreshToken);
 }
 
 /** The row the token names, or undefined when it does not decrypt or has expired. */
-export function decryptRefreshToken(keys: KeyMaterial, token: string, now: Date): RefreshTokenPayload | undefined {
+export function decryptRefreshToken(keys: KeyMaterial, token: string, now: Date): DecryptedRefreshToken | undefined {
   if (token.length > 4096) return undefined;
   const payload = decryptDirA256Gcm(token, derivedKeys(keys).refreshToken, TYP);
   if (!payload || typeof payload.exp !== 'number' || payload.exp <= Math.floor(now.getTime() / 1000)) return undefined;
   const rowId = payload.rid;
   if (typeof rowId !== 'number' || !Number.isSafeInteger(rowId) || rowId <= 0 || typeof payload.client_id !== 'string') return undefined;
-  return { rowId, clientId: payload.client_id };
+  return { rowId, clientId: payload.client_id, iat: typeof payload.iat === 'number' ? payload.iat : 0, exp: payload.exp };
 }
