@@ -10,7 +10,6 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.ts';
-import { ApiProblem } from '../../http/problem.ts';
 import { documentOperation } from './openapi-operation.ts';
 
 export const OPENAPI_PATH = '/api/openapi.json';
@@ -45,17 +44,6 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
 
 /** Swagger UI at `/doc` of the context it is registered in (the `/api` context: {@link OPENAPI_UI_PREFIX}). */
 export async function installSwaggerUi(api: FastifyInstance, config: Config): Promise<void> {
-  await api.register(async (doc) => {
-    // A NUL byte is malformed input (400), not a forbidden path: @fastify/static
-    // answers 403 for any path the file system cannot spell.
-    doc.addHook('onRequest', async (request) => {
-      if (/%00/i.test(request.url)) throw new ApiProblem(400, 'request.invalid', 'The URL is malformed.');
-    });
-    await registerSwaggerUi(doc, config);
-  });
-}
-
-async function registerSwaggerUi(api: FastifyInstance, config: Config): Promise<void> {
   await api.register(swaggerUi, {
     routePrefix: OPENAPI_UI_PREFIX.slice('/api'.length),
     // The page at `/api/doc` (no trailing slash) links its assets absolutely: the
