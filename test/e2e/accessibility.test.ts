@@ -127,3 +127,28 @@ describe('accessibility (axe-core, WCAG 2.1 AA)', () => {
     }
   }
 });
+
+describe('after a failed form, focus is on the error summary', () => {
+  async function focusedText(page: Page): Promise<string | null> {
+    return page.evaluate(() => (document.activeElement && document.activeElement !== document.body ? document.activeElement.textContent : null));
+  }
+
+  it('on the login page; without an error, on the email field', async () => {
+    const { context, page } = await browser.newPage();
+    await page.goto(`${app.baseUrl}/login`);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('email');
+    await fillLoginForm(page, { email: 'nobody@example.org', password: 'wrong password' });
+    expect(await focusedText(page)).toBe(await page.getByRole('alert').textContent());
+    await context.close();
+  });
+
+  it('on the client form', async () => {
+    const { context, page } = await browser.newPage();
+    await page.goto(`${app.baseUrl}/login`);
+    await Promise.all([page.waitForURL((url) => url.pathname !== '/login'), fillLoginForm(page, app.user('orga@example.org'))]);
+    await page.goto(`${app.baseUrl}/admin/oauthclients/new`);
+    await Promise.all([page.waitForLoadState('load'), page.locator('form button[type=submit]').last().click()]);
+    expect(await focusedText(page)).toBe('Please correct the marked fields.');
+    await context.close();
+  });
+});
