@@ -214,7 +214,8 @@ describe('npm start', { timeout: 120_000 }, () => {
     expect(await running.exited).toBe(0);
   });
 
-  it('LOG_FORMAT=pretty: readable lines instead of JSON, the demo logins one per line', async () => {
+  // These two start on the embedded database whatever the run: once, in the PGlite run, is enough.
+  it.skipIf(TEST_DATABASE_URL)('LOG_FORMAT=pretty: readable lines instead of JSON, the demo logins one per line', async () => {
     const ownDataDir = await mkdtemp(path.join(tmpdir(), 'fs-pretty-'));
     const port = await freePort();
     const running = start({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: ownDataDir, LOG_FORMAT: 'pretty' });
@@ -234,7 +235,7 @@ describe('npm start', { timeout: 120_000 }, () => {
     }
   });
 
-  it('npm start: SIGTERM to npm stops the compiled server too, and npm exits once it has', async () => {
+  it.skipIf(TEST_DATABASE_URL)('npm start: SIGTERM to npm stops the compiled server too, and npm exits once it has', async () => {
     const ownDataDir = await mkdtemp(path.join(tmpdir(), 'fs-npm-start-'));
     const port = await freePort();
     const running = start({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: ownDataDir }, ['npm', 'start']);
