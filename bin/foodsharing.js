@@ -1,7 +1,41 @@
 #!/usr/bin/env node
-// The package's `bin`: the operator CLI (see README). Loads the TypeScript source through tsx.
-import { register } from 'tsx/esm/api';
+// The package's `bin`: the operator CLI (see README, "Command line"). Runs the
+// compiled dist/cli.js (`npm run build`, which `npm start` runs) when it is at
+// least as new as every source file; otherwise the TypeScript sources through
+// tsx, a development dependency — so a checkout being edited never runs stale code.
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
-register();
-const { runCli } = await import('../src/cli.ts');
+const root = new URL('../', import.meta.url);
+const compiled = new URL('dist/cli.js', root);
+const buildInfo = new URL('dist/.tsbuildinfo', root);
+const sources = fileURLToPath(new URL('src/', root));
+
+function newestSource(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const file = `${dir}/${entry.name}`;
+    newest = Math.max(newest, entry.isDirectory() ? newestSource(file) : statSync(file).mtimeMs);
+  }
+  return newest;
+}
+
+function isBuildCurrent() {
+  if (!existsSync(compiled) || !existsSync(buildInfo)) return false;
+  return !existsSync(sources) || statSync(buildInfo).mtimeMs >= newestSource(sources);
+}
+
+async function loadCli() {
+  if (isBuildCurrent()) return import(compiled.href);
+  try {
+    const { register } = await import('tsx/esm/api');
+    register();
+  } catch {
+    if (existsSync(compiled)) return import(compiled.href);
+    throw new Error('Neither a build (npm run build) nor tsx (npm install) is available.');
+  }
+  return import(new URL('src/cli.ts', root).href);
+}
+
+const { runCli } = await loadCli();
 process.exitCode = await runCli(process.argv.slice(2));

@@ -1,102 +1,128 @@
 /**
- * Operator CLI (SPEC §3): `npm run cli -- <command> [options] [--json]`, also
- * the package's `bin`. Works on the same DATA_DIR / DATABASE_URL as the server;
- * on the embedded database it refuses to run while the server holds it.
+ * Operator CLI (SPEC §3): `foodsharing <command> [options] [--json]` (the
+ * package's `bin`; `npm run -s cli -- …` in a checkout). Works on the same
+ * DATA_DIR / DATABASE_URL as the server; on the embedded database it refuses
+ * to run while the server holds it. Exit codes: 0 done, 1 refused input or a
+ * failure, 2 usage.
  */
-import { parseArgs } from 'node:util';
-import { demoCommand, migrateCommand, regionAddCommand, userAddCommand } from './cli/accounts.commands.ts';
+import { commandHelp, GLOBAL_OPTIONS, parseOptions, programHelp, synopsis } from './cli/arguments.ts';
+import { COMMANDS } from './cli/commands.ts';
 import { UsageError, type CliCommand, type CliContext } from './cli/command.ts';
-import { clientAddCommand, keysRotateCommand } from './cli/oauth.commands.ts';
-import { ConfigError, loadConfig } from './config.ts';
+import { readPassword, type PasswordSource } from './cli/password-input.ts';
+import { loadConfig, type Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
-import { DataDirBusyError } from './db/data-dir-lock.ts';
 import { migrate } from './db/migrate.ts';
 import { databaseTarget } from './db/target.ts';
-import { DatabaseNotEmptyError, DemoRefusedInProduction } from './demo/demo-data.ts';
-import { ValidationFailed } from './http/problem.ts';
-import { checkEncryptionKey, EncryptionKeyMismatchError } from './oauth/keys/key-check.ts';
+import { ApiProblem, type FieldError } from './http/problem.ts';
+import { checkEncryptionKey } from './oauth/keys/key-check.ts';
 import { loadKeyMaterial, type KeyMaterial } from './oauth/keys/key-material.ts';
 
-export const COMMANDS: CliCommand[] = [migrateCommand, regionAddCommand, userAddCommand, clientAddCommand, keysRotateCommand, demoCommand];
-
-function usage(): string {
-  return ['Usage: npm run cli -- <command> [options] [--json]', '', 'Commands:',
-    ...COMMANDS.map((c) => `  ${c.usage}`)].join('\n');
-}
+export { COMMANDS };
+export const PROGRAM = 'foodsharing';
 
 export interface CliIo {
   out: { write(text: string): unknown };
   err: { write(text: string): unknown };
   env: Readonly<Record<string, string | undefined>>;
+  /** Where passwords come from; standard input by default. */
+  input?: PasswordSource;
 }
 
 /** Runs one command line; returns the process exit code. */
 export async function runCli(argv: readonly string[], io: CliIo = { out: process.stdout, err: process.stderr, env: process.env }): Promise<number> {
-  const { out, err } = io;
   const json = argv.includes('--json');
-  const args = argv.filter((a) => a !== '--json');
-  const fail = (code: number, message: string, details?: unknown) => {
-    if (json) out.write(`${JSON.stringify({ error: message, ...(details ? { errors: details } : {}) })}\n`);
-    else err.write(`error: ${message}\n${Array.isArray(details) ? details.map((d: { field: string; message: string }) => `  --${kebab(d.field)}: ${d.message}\n`).join('') : ''}`);
-    return code;
-  };
+  const help = argv.includes('--help') || argv.includes('-h');
+  const args = argv.filter((a) => a !== '--json' && a !== '--help' && a !== '-h');
+  const command = findCommand(args);
+  const report = reporter(io, json, command);
 
-  if (args.length === 0 || args[0] === '--help' || args[0] === 'help') {
-    out.write(`${usage()}\n`);
-    return args.length === 0 ? 2 : 0;
+  if (!command) {
+    if (args.length === 0 && help) return io.out.write(`${programHelp(COMMANDS, PROGRAM)}\n`), 0;
+    if (args[0] === 'help') return io.out.write(`${helpFor(args.slice(1))}\n`), 0;
+    const message = args.length === 0 ? 'no command given' : `unknown command "${args.join(' ')}"`;
+    return report(2, new UsageError(`${message}\n${programHelp(COMMANDS, PROGRAM)}`));
   }
-  const command = COMMANDS
-    .filter((c) => c.words.every((word, i) => args[i] === word))
-    .sort((a, b) => b.words.length - a.words.length)[0];
-  if (!command) return fail(2, `unknown command "${args.join(' ')}"\n${usage()}`);
+  if (help) return io.out.write(`${commandHelp(command, PROGRAM)}\n`), 0;
 
   let handle: DatabaseHandle | undefined;
   try {
-    const { values, positionals } = parseArgs({ args: args.slice(command.words.length), options: command.options, strict: true, allowPositionals: true });
-    if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
-    const config = loadConfig(io.env);
-    const applied: string[] = [];
-    let checkedKeys: KeyMaterial | undefined;
-    const context: CliContext = {
-      config,
-      appliedMigrations: applied,
-      async database() {
-        if (!handle) {
-          handle = await openDatabase(databaseTarget(config));
-          applied.push(...await migrate(handle.db));
-        }
-        return handle.db;
-      },
-      async keys() {
-        if (!checkedKeys) {
-          const keys = await loadKeyMaterial(config);
-          await checkEncryptionKey(await context.database(), config, keys);
-          checkedKeys = keys;
-        }
-        return checkedKeys;
-      },
-    };
+    const values = parseOptions(command, args.slice(command.words.length));
+    const context = createContext(io, json, (h) => { handle = h; });
     const result = await command.run(context, values);
-    out.write(json ? `${JSON.stringify(result.json, null, 2)}\n` : `${result.text}\n`);
+    io.out.write(json ? `${JSON.stringify(result.json, null, 2)}\n` : `${result.text}\n`);
     return 0;
   } catch (error) {
-    if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      return fail(2, `${(error as Error).message}\nusage: ${command.usage}`);
-    }
-    if (error instanceof ValidationFailed) return fail(1, error.detail, error.errors);
-    if (error instanceof ConfigError) return fail(1, error.message);
-    if (error instanceof DataDirBusyError || error instanceof DatabaseNotEmptyError || error instanceof DemoRefusedInProduction
-      || error instanceof EncryptionKeyMismatchError) {
-      return fail(1, error.message);
-    }
-    return fail(1, error instanceof Error ? error.message : String(error));
+    return report(error instanceof UsageError ? 2 : 1, error);
   } finally {
     await handle?.close();
   }
 }
 
-function kebab(name: string): string {
-  return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+function findCommand(args: readonly string[]): CliCommand | undefined {
+  return COMMANDS.filter((c) => c.words.every((word, i) => args[i] === word)).sort((a, b) => b.words.length - a.words.length)[0];
+}
+
+function helpFor(words: readonly string[]): string {
+  const command = findCommand(words);
+  return command ? commandHelp(command, PROGRAM) : programHelp(COMMANDS, PROGRAM);
+}
+
+function createContext(io: CliIo, json: boolean, opened: (handle: DatabaseHandle) => void): CliContext {
+  let config: Config | undefined;
+  let db: Promise<DatabaseHandle['db']> | undefined;
+  let keys: Promise<KeyMaterial> | undefined;
+  const applied: string[] = [];
+  const context: CliContext = {
+    get config() {
+      config ??= loadConfig(io.env);
+      return config;
+    },
+    appliedMigrations: applied,
+    database() {
+      db ??= (async () => {
+        const handle = await openDatabase(databaseTarget(context.config));
+        opened(handle);
+        applied.push(...await migrate(handle.db));
+        return handle.db;
+      })();
+      return db;
+    },
+    keys() {
+      keys ??= (async () => {
+        const material = await loadKeyMaterial(context.config);
+        await checkEncryptionKey(await context.database(), context.config, material);
+        return material;
+      })();
+      return keys;
+    },
+    readPassword: (label) => readPassword(io.input ?? process.stdin, (text) => io.err.write(text), label),
+    say: (line) => (json ? io.err : io.out).write(`${line}\n`),
+  };
+  return context;
+}
+
+/** Writes an error (JSON on stdout with --json, text on stderr otherwise) and returns the exit code. */
+function reporter(io: CliIo, json: boolean, command: CliCommand | undefined) {
+  return (code: number, error: unknown): number => {
+    const message = error instanceof Error ? error.message : String(error);
+    const fields = error instanceof ApiProblem ? (error.errors ?? []).map((e) => ({ ...e, ...optionOf(command, e) })) : [];
+    const usage = error instanceof UsageError && command ? `usage: ${PROGRAM} ${synopsis(command)} [--json]` : undefined;
+    if (json) {
+      io.out.write(`${JSON.stringify({ error: message, ...(fields.length > 0 ? { errors: fields } : {}), ...(usage ? { usage } : {}) })}\n`);
+    } else {
+      const lines = fields.map((f) => `  ${f.option ?? f.field}: ${f.message}`);
+      io.err.write(`error: ${[message, ...lines, ...(usage ? [usage, `(${PROGRAM} ${command!.words.join(' ')} --help lists the options)`] : [])].join('\n')}\n`);
+    }
+    return code;
+  };
+}
+
+/** The option that fills a refused field, so the message names a flag that exists. */
+function optionOf(command: CliCommand | undefined, error: FieldError): { option?: string } {
+  const options = { ...command?.options, ...GLOBAL_OPTIONS };
+  const kebab = error.field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+  const name = Object.keys(options).find((n) => options[n]!.field === error.field) ?? (kebab in options ? kebab : undefined);
+  return name ? { option: `--${name}` } : {};
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -9,7 +9,7 @@ import { REGION_TYPES, type RegionType } from './accounts.tables.ts';
 import { hashPassword } from './passwords.ts';
 import { findExistingRegionIds, findRegionById, insertRegion } from './regions.repository.ts';
 import { ROLES, type RoleName } from './roles.ts';
-import { addAmbassadorships, addMemberships, findUserCredentialsByEmail, insertUser } from './users.repository.ts';
+import { addAmbassadorships, addMemberships, findUserCredentialsByEmail, insertUser, updatePasswordHash } from './users.repository.ts';
 
 export const MIN_PASSWORD_LENGTH = 8;
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -31,8 +31,8 @@ export async function createUser(db: Executor, input: CreateUserInput): Promise<
   const errors: FieldError[] = [];
   const email = input.email.trim();
   if (!EMAIL_PATTERN.test(email) || email.length > 254 || CONTROL_CHARACTER.test(email)) errors.push({ field: 'email', message: 'must be a valid email address' });
-  if (input.password.length < MIN_PASSWORD_LENGTH) errors.push({ field: 'password', message: `must be at least ${MIN_PASSWORD_LENGTH} characters` });
-  if (input.password.length > 1024) errors.push({ field: 'password', message: 'must be at most 1024 characters' });
+  const weak = passwordProblem(input.password);
+  if (weak) errors.push({ field: 'password', message: weak });
   for (const field of ['firstName', 'lastName'] as const) {
     const problem = nameProblem(input[field], 100);
     if (problem) errors.push({ field, message: problem });
@@ -65,6 +65,18 @@ export async function createUser(db: Executor, input: CreateUserInput): Promise<
     await addAmbassadorships(trx, id, ambassadorOf);
     return id;
   });
+}
+
+/** Sets a new password (an operator's reset); throws {@link ValidationFailed} for a weak one. False when the user does not exist. */
+export async function setUserPassword(db: Executor, userId: number, password: string): Promise<boolean> {
+  const weak = passwordProblem(password);
+  if (weak) throw new ValidationFailed([{ field: 'password', message: weak }]);
+  return updatePasswordHash(db, userId, await hashPassword(password));
+}
+
+function passwordProblem(password: string): string | undefined {
+  if (password.length < MIN_PASSWORD_LENGTH) return `must be at least ${MIN_PASSWORD_LENGTH} characters`;
+  return password.length > 1024 ? 'must be at most 1024 characters' : undefined;
 }
 
 export interface CreateRegionInput {

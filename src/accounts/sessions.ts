@@ -74,6 +74,12 @@ export async function deleteSession(db: Executor, id: string): Promise<void> {
   await db.deleteFrom('sessions').where('id_digest', '=', digestSessionId(id)).execute();
 }
 
+/** Ends every session of a user (an operator's `sessions revoke`); returns how many there were. */
+export async function deleteSessionsOfUser(db: Executor, userId: number): Promise<number> {
+  const result = await db.deleteFrom('sessions').where('user_id', '=', userId).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 export async function purgeExpiredSessions(db: Executor, clock: Clock): Promise<number> {
   const result = await db.deleteFrom('sessions').where('expires_at', '<=', clock()).executeTakeFirst();
   return Number(result.numDeletedRows);

@@ -75,3 +75,12 @@ export async function countUsers(db: Executor): Promise<number> {
   const row = await db.selectFrom('users').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+export function listUsers(db: Executor): Promise<UserRow[]> {
+  return db.selectFrom('users').select(USER_COLUMNS).orderBy('id').execute();
+}
+
+export async function updatePasswordHash(db: Executor, id: number, passwordHash: string): Promise<boolean> {
+  const result = await db.updateTable('users').set({ password_hash: passwordHash }).where('id', '=', id).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

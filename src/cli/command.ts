@@ -1,10 +1,10 @@
-/** The shape of an operator command and the context it runs in. */
-import type { ParseArgsConfig } from 'node:util';
+/** The shape of an operator command, its options and the context it runs in. */
 import type { Config } from '../config.ts';
 import type { KeyMaterial } from '../oauth/keys/key-material.ts';
 import type { DB } from '../db/database.ts';
 
 export interface CliContext {
+  /** The configuration, read from the environment on first use (ConfigError when invalid). */
   readonly config: Config;
   /** Migrations applied when the database was opened. */
   readonly appliedMigrations: readonly string[];
@@ -16,9 +16,27 @@ export interface CliContext {
    * another encryption key than the deployment's.
    */
   keys(): Promise<KeyMaterial>;
+  /** A password from standard input, or typed at a prompt without echo. */
+  readPassword(prompt: string): Promise<string>;
+  /** Progress for a person: stdout, or stderr when stdout carries `--json`. */
+  say(line: string): void;
 }
 
-export type OptionValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
+export interface OptionSpec {
+  readonly type: 'string' | 'boolean';
+  /** May be given several times; the values are collected in order. */
+  readonly multiple?: boolean;
+  readonly required?: boolean;
+  /** Placeholder in the usage text, e.g. `ID`. */
+  readonly value?: string;
+  readonly help: string;
+  /** The service's field this option fills, so that a refused field is reported under the option's name. */
+  readonly field?: string;
+}
+
+export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
+
+export type OptionValues = Record<string, string | boolean | string[] | undefined>;
 
 export interface CliResult {
   /** What `--json` prints. */
@@ -30,8 +48,11 @@ export interface CliResult {
 export interface CliCommand {
   /** Words that select it, e.g. `['user', 'add']`. */
   readonly words: readonly string[];
-  readonly usage: string;
-  readonly options: NonNullable<ParseArgsConfig['options']>;
+  /** One line for the command list. */
+  readonly summary: string;
+  /** Further lines for `--help`. */
+  readonly details?: readonly string[];
+  readonly options: OptionSpecs;
   run(context: CliContext, values: OptionValues): Promise<CliResult>;
 }
 
@@ -43,21 +64,25 @@ export class UsageError extends Error {
   }
 }
 
+/** Input the command refuses (an unknown id, a public client's secret): exit code 1. */
+export class RefusedInput extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RefusedInput';
+  }
+}
+
 export function positiveIntegers(values: OptionValues, name: string): number[] {
-  const raw = values[name];
-  const list = raw === undefined ? [] : Array.isArray(raw) ? raw : [raw];
-  return list.map((value) => {
-    if (typeof value !== 'string' || !/^[1-9]\d{0,9}$/.test(value) || Number(value) > 2_147_483_647) {
+  return stringList(values, name).map((value) => {
+    if (!/^[1-9]\d{0,9}$/.test(value) || Number(value) > 2_147_483_647) {
       throw new UsageError(`--${name} must be a positive whole number, got ${JSON.stringify(value)}`);
     }
     return Number(value);
   });
 }
 
-export function requiredString(values: OptionValues, name: string): string {
-  const value = values[name];
-  if (typeof value !== 'string' || value.trim() === '') throw new UsageError(`--${name} is required`);
-  return value;
+export function optionalInteger(values: OptionValues, name: string): number | undefined {
+  return positiveIntegers(values, name)[0];
 }
 
 export function optionalString(values: OptionValues, name: string): string | undefined {
@@ -68,4 +93,11 @@ export function optionalString(values: OptionValues, name: string): string | und
 export function stringList(values: OptionValues, name: string): string[] {
   const raw = values[name];
   return (raw === undefined ? [] : Array.isArray(raw) ? raw : [raw]).filter((v): v is string => typeof v === 'string');
+}
+
+/** Exactly one of the options that name the object, e.g. `--id` or `--email`. */
+export function oneOf(values: OptionValues, ...names: string[]): string {
+  const given = names.filter((n) => values[n] !== undefined);
+  if (given.length !== 1) throw new UsageError(`give exactly one of ${names.map((n) => `--${n}`).join(', ')}`);
+  return given[0]!;
 }

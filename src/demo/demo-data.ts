@@ -16,6 +16,7 @@ import type { KeyMaterial } from '../oauth/keys/key-material.ts';
 import { describeOAuthDemo, loadOAuthDemo, type DemoOAuthClient } from './demo-oauth.ts';
 import { loadCommunityDemo, type DemoCommunity } from './demo-community.ts';
 import { loadSharingDemo, type DemoSharing } from './demo-sharing.ts';
+import { saveDemoSummary } from './demo-summary.ts';
 
 export const DEMO_PASSWORD = 'demo-password';
 
@@ -103,7 +104,9 @@ async function fillDemoData(db: Executor, keys: KeyMaterial | undefined): Promis
   const community = await loadCommunityDemo(db, { regions, users });
   const sharing = await loadSharingDemo(db, { regions, users });
   const oauthClients = keys ? await loadOAuthDemo(db, keys) : [];
-  return { regions, users, community, sharing, oauthClients };
+  const summary = { regions, users, community, sharing, oauthClients };
+  await saveDemoSummary(db, summary);
+  return summary;
 }
 
 export function describeDemoLogins(summary: DemoSummary): string[] {

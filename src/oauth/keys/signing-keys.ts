@@ -100,6 +100,15 @@ export async function loadSigningKeys(db: Executor, keys: KeyMaterial, now: Date
   }));
 }
 
+/** Every key still published, newest first, without decrypting anything (the CLI's `keys list`). */
+export function listSigningKeyStates(db: Executor, now: Date): Promise<{ kid: string; activatedAt: Date; retiredAt: Date | null; notAfter: Date | null }[]> {
+  return db.selectFrom('oauth_signing_keys')
+    .select(['kid', 'activated_at as activatedAt', 'retired_at as retiredAt', 'not_after as notAfter'])
+    .where((eb) => eb.or([eb('not_after', 'is', null), eb('not_after', '>', now)]))
+    .orderBy(sql`retired_at desc nulls first`).orderBy('activated_at', 'desc')
+    .execute();
+}
+
 /** Keys whose tokens have all expired leave the table. */
 export async function purgeRetiredSigningKeys(db: Executor, now: Date): Promise<number> {
   const result = await db.deleteFrom('oauth_signing_keys').where('not_after', '<=', now).executeTakeFirst();

@@ -1,0 +1,60 @@
+/**
+ * The options that set a client's settings, shared by `client add` and
+ * `client update`: one entry per option, naming the service field it fills.
+ * A new client setting is one more line in {@link CLIENT_SETTING_OPTIONS}.
+ */
+import type { Client, ClientSettings } from '../oauth/clients/clients.service.ts';
+import { GRANT_TYPES, SCOPES } from '../oauth/scopes.ts';
+import { positiveIntegers, stringList, type OptionSpec, type OptionValues } from './command.ts';
+
+interface SettingOption extends OptionSpec {
+  readonly field: keyof ClientSettings;
+  read(values: OptionValues, name: string): unknown;
+}
+
+const text = (field: keyof ClientSettings, value: string, help: string): SettingOption =>
+  ({ type: 'string', field, value, help, read: (values, name) => values[name] });
+const list = (field: keyof ClientSettings, value: string, help: string): SettingOption =>
+  ({ type: 'string', multiple: true, field, value, help, read: stringList });
+const regions = (field: keyof ClientSettings, help: string): SettingOption =>
+  ({ type: 'string', multiple: true, field, value: 'ID', help, read: positiveIntegers });
+
+export const CLIENT_SETTING_OPTIONS: Readonly<Record<string, SettingOption>> = {
+  name: text('name', 'NAME', 'the name members see on the consent page'),
+  'redirect-uri': list('redirectUris', 'URI', 'an exact redirect URI; repeat for several'),
+  scope: list('scopes', 'SCOPE', `a scope the client may ask for (${SCOPES.join(', ')}); repeat; openid is always included`),
+  grant: list('grantTypes', 'GRANT', `a grant type besides authorization_code (${GRANT_TYPES.filter((g) => g !== 'authorization_code').join(', ')}); repeat`),
+  'required-region': regions('requiredRegions', 'only members of this region may sign in; repeat; none = everyone'),
+};
+
+export const EMPTY_SETTINGS: ClientSettings = { name: '', confidential: true, redirectUris: [], scopes: [], grantTypes: [], requiredRegions: [] };
+
+/** The settings the options give, on top of `base` (an existing client, or {@link EMPTY_SETTINGS}). */
+export function readClientSettings(values: OptionValues, base: ClientSettings): ClientSettings {
+  const settings: Record<string, unknown> = { ...base };
+  for (const [name, option] of Object.entries(CLIENT_SETTING_OPTIONS)) {
+    if (values[name] !== undefined) settings[option.field] = option.read(values, name);
+  }
+  return settings as unknown as ClientSettings;
+}
+
+export function settingsOf(client: Client): ClientSettings {
+  const { clientId: _id, createdAt: _c, updatedAt: _u, ...settings } = client;
+  return settings;
+}
+
+/** A client for `--json`, dates as ISO strings. */
+export function clientJson(client: Client) {
+  return { ...client, createdAt: client.createdAt.toISOString(), updatedAt: client.updatedAt.toISOString() };
+}
+
+export function describeClient(client: Client): string[] {
+  return [
+    `${client.clientId}: ${client.name} (${client.confidential ? 'confidential' : 'public'})`,
+    `  redirect URIs:    ${client.redirectUris.join(', ')}`,
+    `  scopes:           ${client.scopes.join(' ')}`,
+    `  grant types:      ${client.grantTypes.join(', ')}`,
+    `  required regions: ${client.requiredRegions.length === 0 ? 'none (every member)' : client.requiredRegions.join(', ')}`,
+    `  created ${client.createdAt.toISOString()}, updated ${client.updatedAt.toISOString()}`,
+  ];
+}

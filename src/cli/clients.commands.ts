@@ -1,0 +1,103 @@
+/** `client list | show | add | update | delete | rotate-secret` (SPEC §3, §5.1). */
+import {
+  ClientNotFound, createClient, deleteClient, findClient, listClients, regenerateClientSecret, updateClient,
+} from '../oauth/clients/clients.service.ts';
+import { CLIENT_SETTING_OPTIONS, clientJson, describeClient, EMPTY_SETTINGS, readClientSettings, settingsOf } from './client-flags.ts';
+import { UsageError, type CliCommand, type OptionSpec } from './command.ts';
+
+const CLIENT_ID: OptionSpec = { type: 'string', required: true, value: 'ID', field: 'clientId', help: 'the client id' };
+const SECRET_NOTE = 'Client secret (shown only now, store it safely)';
+
+export const clientListCommand: CliCommand = {
+  words: ['client', 'list'],
+  summary: 'list the registered OAuth clients',
+  options: {},
+  async run(context) {
+    const clients = await listClients(await context.database());
+    return {
+      json: clients.map(clientJson),
+      text: clients.length === 0 ? 'No OAuth clients.' : clients.map((c) => `${c.clientId.padEnd(24)} ${c.confidential ? 'confidential' : 'public      '}  ${c.name}`).join('\n'),
+    };
+  },
+};
+
+export const clientShowCommand: CliCommand = {
+  words: ['client', 'show'],
+  summary: 'show one OAuth client with its settings',
+  options: { 'client-id': CLIENT_ID },
+  async run(context, values) {
+    const clientId = values['client-id'] as string;
+    const client = await findClient(await context.database(), clientId);
+    if (!client) throw new ClientNotFound(clientId);
+    return { json: clientJson(client), text: describeClient(client).join('\n') };
+  },
+};
+
+export const clientAddCommand: CliCommand = {
+  words: ['client', 'add'],
+  summary: 'register an OAuth client; prints a confidential client\'s secret once',
+  options: {
+    'client-id': { ...CLIENT_ID, help: 'the new client id (letters, digits, ".", "_", "-")' },
+    ...CLIENT_SETTING_OPTIONS,
+    name: { ...CLIENT_SETTING_OPTIONS.name!, required: true },
+    'redirect-uri': { ...CLIENT_SETTING_OPTIONS['redirect-uri']!, required: true },
+    public: { type: 'boolean', field: 'confidential', help: 'a browser or mobile app without a secret (PKCE only)' },
+  },
+  async run(context, values) {
+    const settings = { ...readClientSettings(values, EMPTY_SETTINGS), confidential: values.public !== true };
+    const keys = await context.keys();
+    const { clientId, secret } = await createClient(await context.database(), keys, { clientId: values['client-id'] as string, ...settings });
+    const lines = [`Client ${clientId} created (${settings.confidential ? 'confidential' : 'public'}).`];
+    if (secret !== null) lines.push(`${SECRET_NOTE}: ${secret}`);
+    return { json: { clientId, confidential: settings.confidential, secret }, text: lines.join('\n') };
+  },
+};
+
+export const clientUpdateCommand: CliCommand = {
+  words: ['client', 'update'],
+  summary: 'change a client\'s settings; a list option replaces the whole list',
+  details: ['Options not given keep their value. Turning a public client confidential prints its new secret once.'],
+  options: {
+    'client-id': CLIENT_ID,
+    ...CLIENT_SETTING_OPTIONS,
+    public: { type: 'boolean', field: 'confidential', help: 'make it a public client (its secret is dropped)' },
+    confidential: { type: 'boolean', help: 'make it a confidential client (a new secret is printed once)' },
+  },
+  async run(context, values) {
+    if (values.public && values.confidential) throw new UsageError('give either --public or --confidential, not both');
+    const clientId = values['client-id'] as string;
+    const db = await context.database();
+    const existing = await findClient(db, clientId);
+    if (!existing) throw new ClientNotFound(clientId);
+    const settings = readClientSettings(values, settingsOf(existing));
+    if (values.public || values.confidential) settings.confidential = values.confidential === true;
+    const { secret } = await updateClient(db, await context.keys(), clientId, settings);
+    const client = (await findClient(db, clientId))!;
+    const lines = [`Client ${clientId} updated.`, ...describeClient(client)];
+    if (secret !== null) lines.push(`${SECRET_NOTE}: ${secret}`);
+    return { json: { ...clientJson(client), secret }, text: lines.join('\n') };
+  },
+};
+
+export const clientDeleteCommand: CliCommand = {
+  words: ['client', 'delete'],
+  summary: 'delete a client with its consents and grants: its tokens stop working at once',
+  options: { 'client-id': CLIENT_ID },
+  async run(context, values) {
+    const clientId = values['client-id'] as string;
+    await deleteClient(await context.database(), clientId);
+    return { json: { clientId, deleted: true }, text: `Client ${clientId} deleted.` };
+  },
+};
+
+export const clientRotateSecretCommand: CliCommand = {
+  words: ['client', 'rotate-secret'],
+  summary: 'give a confidential client a new secret, printed once; the old one stops working at once',
+  options: { 'client-id': CLIENT_ID },
+  async run(context, values) {
+    const clientId = values['client-id'] as string;
+    const keys = await context.keys();
+    const secret = await regenerateClientSecret(await context.database(), keys, clientId);
+    return { json: { clientId, secret }, text: `New secret for ${clientId}.\n${SECRET_NOTE}: ${secret}` };
+  },
+};

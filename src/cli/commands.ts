@@ -1,0 +1,20 @@
+/** Every operator command, in the order `--help` lists them. */
+import { clientAddCommand, clientDeleteCommand, clientListCommand, clientRotateSecretCommand, clientShowCommand, clientUpdateCommand } from './clients.commands.ts';
+import type { CliCommand } from './command.ts';
+import { keysListCommand, keysRotateCommand } from './keys.commands.ts';
+import { oauthTryCommand } from './oauth-try.command.ts';
+import { regionAddCommand, regionListCommand } from './regions.commands.ts';
+import { sessionsRevokeCommand } from './sessions.commands.ts';
+import { demoCommand, migrateCommand } from './setup.commands.ts';
+import { userAddCommand, userListCommand, userSetPasswordCommand, userShowCommand } from './users.commands.ts';
+
+export const COMMANDS: readonly CliCommand[] = [
+  migrateCommand,
+  regionListCommand, regionAddCommand,
+  userListCommand, userShowCommand, userAddCommand, userSetPasswordCommand,
+  sessionsRevokeCommand,
+  clientListCommand, clientShowCommand, clientAddCommand, clientUpdateCommand, clientDeleteCommand, clientRotateSecretCommand,
+  keysListCommand, keysRotateCommand,
+  demoCommand,
+  oauthTryCommand,
+];

@@ -1,0 +1,45 @@
+/** `keys list | rotate` (SPEC §5.5, §5.6): the signing keys in the database. */
+import { bootstrapSigningKey, listSigningKeyStates, rotateSigningKey, RETIRED_KEY_OVERLAP_SECONDS } from '../oauth/keys/signing-keys.ts';
+import type { CliCommand } from './command.ts';
+
+export const keysListCommand: CliCommand = {
+  words: ['keys', 'list'],
+  summary: 'list the signing keys: the active one and retired ones still published',
+  options: {},
+  async run(context) {
+    const keys = (await listSigningKeyStates(await context.database(), new Date())).map((k) => ({
+      kid: k.kid,
+      state: k.retiredAt === null ? 'active' as const : 'retired' as const,
+      activatedAt: k.activatedAt.toISOString(),
+      retiredAt: k.retiredAt?.toISOString() ?? null,
+      publishedUntil: k.notAfter?.toISOString() ?? null,
+    }));
+    return {
+      json: keys,
+      text: keys.length === 0
+        ? 'No signing keys yet (the server or keys rotate creates the first).'
+        : keys.map((k) => `${k.kid}  ${k.state.padEnd(7)}  since ${k.activatedAt}${k.publishedUntil ? `, published until ${k.publishedUntil}` : ''}`).join('\n'),
+    };
+  },
+};
+
+export const keysRotateCommand: CliCommand = {
+  words: ['keys', 'rotate'],
+  summary: 'make a new signing key active; the old one stays published until its tokens expire',
+  options: {},
+  async run(context) {
+    const keys = await context.keys();
+    const db = await context.database();
+    const now = new Date();
+    await bootstrapSigningKey(db, keys, now);
+    const { kid, retired } = await rotateSigningKey(db, keys, context.config.rsaKeyBits, now);
+    const until = new Date(now.getTime() + RETIRED_KEY_OVERLAP_SECONDS * 1000);
+    return {
+      json: { kid, retired, retiredKeysPublishedUntil: until.toISOString() },
+      text: [
+        `New signing key ${kid} is active (running servers pick it up within a minute).`,
+        ...retired.map((r) => `Key ${r} stays in the JWKS until ${until.toISOString()}, when every token it signed has expired.`),
+      ].join('\n'),
+    };
+  },
+};

@@ -1,0 +1,28 @@
+/** `sessions revoke`: signs a user out everywhere (SPEC §4 sessions, §5.6 refresh tokens). */
+import { deleteSessionsOfUser } from '../accounts/sessions.ts';
+import { inTransaction } from '../db/transaction.ts';
+import { revokeGrantsOfUser } from '../oauth/grants/grants.repository.ts';
+import type { CliCommand } from './command.ts';
+import { findUser } from './users.commands.ts';
+
+export const sessionsRevokeCommand: CliCommand = {
+  words: ['sessions', 'revoke'],
+  summary: 'end every login session of a user and revoke their apps\' refresh and access tokens',
+  details: ['Consents stay: the user signs in again and apps they allowed work again without asking.'],
+  options: {
+    user: { type: 'string', value: 'ID', help: 'the user\'s id' },
+    email: { type: 'string', value: 'E', help: 'the user\'s email address (either this or --user)' },
+  },
+  async run(context, values) {
+    const db = await context.database();
+    const user = await findUser(db, values, 'user');
+    const { sessions, grants } = await inTransaction(db, async (trx) => ({
+      sessions: await deleteSessionsOfUser(trx, user.id),
+      grants: await revokeGrantsOfUser(trx, user.id, new Date()),
+    }));
+    return {
+      json: { userId: user.id, email: user.email, sessionsEnded: sessions, grantsRevoked: grants },
+      text: `${user.email} (user ${user.id}): ${sessions} session(s) ended, ${grants} app grant(s) revoked.`,
+    };
+  },
+};

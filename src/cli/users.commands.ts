@@ -1,0 +1,99 @@
+/** `user list | show | add | set-password` (SPEC §3). Passwords come from standard input or a prompt. */
+import { createUser, setUserPassword } from '../accounts/accounts.service.ts';
+import { ROLE_NAMES, roleName, type RoleName } from '../accounts/roles.ts';
+import { findRegionIdsOfUser, findUserById, findUserCredentialsByEmail, listUsers, type UserRow } from '../accounts/users.repository.ts';
+import type { DB } from '../db/database.ts';
+import { oneOf, optionalInteger, optionalString, positiveIntegers, RefusedInput, UsageError, type CliCommand, type OptionSpecs, type OptionValues } from './command.ts';
+
+const PASSWORD_NOTE = 'The password is read from standard input (its first line), or asked for without echo on a terminal.';
+
+/** `--id N` or `--email E`, the way `user add` names a user. */
+const WHICH_USER: OptionSpecs = {
+  id: { type: 'string', value: 'N', help: 'the user\'s id' },
+  email: { type: 'string', value: 'E', help: 'the user\'s email address (either this or --id)' },
+};
+
+export async function findUser(db: DB, values: OptionValues, idOption = 'id'): Promise<UserRow> {
+  const which = oneOf(values, idOption, 'email');
+  const id = optionalInteger(values, idOption);
+  const email = optionalString(values, 'email');
+  const found = email !== undefined ? await findUserCredentialsByEmail(db, email) : await findUserById(db, id!);
+  if (!found) throw new RefusedInput(`there is no user with ${which === 'email' ? `email ${email}` : `id ${id}`}`);
+  const { password_hash: _hash, ...user } = found as UserRow & { password_hash?: string };
+  return user;
+}
+
+function userJson(user: UserRow) {
+  return {
+    id: user.id, email: user.email, firstName: user.first_name, lastName: user.last_name, role: roleName(user.role),
+    verified: user.verified, sleeping: user.sleeping, homeRegionId: user.home_region_id,
+  };
+}
+
+export const userListCommand: CliCommand = {
+  words: ['user', 'list'],
+  summary: 'list the users',
+  options: {},
+  async run(context) {
+    const users = (await listUsers(await context.database())).map(userJson);
+    return {
+      json: users,
+      text: users.length === 0 ? 'No users.' : users.map((u) => `${String(u.id).padStart(5)}  ${u.email.padEnd(30)} ${u.role.padEnd(13)} ${u.firstName} ${u.lastName}`).join('\n'),
+    };
+  },
+};
+
+export const userShowCommand: CliCommand = {
+  words: ['user', 'show'],
+  summary: 'show one user with their regions',
+  options: WHICH_USER,
+  async run(context, values) {
+    const db = await context.database();
+    const user = await findUser(db, values);
+    const regions = await findRegionIdsOfUser(db, user.id);
+    const shown = { ...userJson(user), regionIds: regions.member, ambassadorOf: regions.ambassador };
+    return {
+      json: shown,
+      text: [`${shown.id}: ${shown.email} — ${shown.firstName} ${shown.lastName} (${shown.role}${shown.verified ? ', verified' : ''}${shown.sleeping ? ', sleeping' : ''})`,
+        `  member of: ${shown.regionIds.join(', ') || 'no region'}`, `  ambassador of: ${shown.ambassadorOf.join(', ') || 'no region'}`].join('\n'),
+    };
+  },
+};
+
+export const userAddCommand: CliCommand = {
+  words: ['user', 'add'],
+  summary: 'create a user',
+  details: [PASSWORD_NOTE],
+  options: {
+    email: { type: 'string', required: true, value: 'E', help: 'the login email address' },
+    'first-name': { type: 'string', required: true, value: 'F', help: 'first name' },
+    'last-name': { type: 'string', required: true, value: 'L', help: 'last name' },
+    role: { type: 'string', value: 'ROLE', help: `one of ${ROLE_NAMES.join(', ')} (default foodsharer)` },
+    region: { type: 'string', multiple: true, value: 'ID', help: 'member of this region; repeat; the first is the home region' },
+    'ambassador-of': { type: 'string', multiple: true, value: 'ID', help: 'ambassador (and member) of this region; repeat' },
+  },
+  async run(context, values) {
+    const role = optionalString(values, 'role') ?? 'foodsharer';
+    if (!ROLE_NAMES.includes(role as RoleName)) throw new UsageError(`--role must be one of ${ROLE_NAMES.join(', ')}`);
+    const regionIds = positiveIntegers(values, 'region');
+    const ambassadorOf = positiveIntegers(values, 'ambassador-of');
+    const password = await context.readPassword('Password');
+    const input = { email: values.email as string, firstName: values['first-name'] as string, lastName: values['last-name'] as string, role: role as RoleName, regionIds, ambassadorOf };
+    const id = await createUser(await context.database(), { ...input, password });
+    return { json: { id, ...input }, text: `User ${id} created: ${input.email} (${role})` };
+  },
+};
+
+export const userSetPasswordCommand: CliCommand = {
+  words: ['user', 'set-password'],
+  summary: 'set a user\'s password (sessions stay; end them with sessions revoke)',
+  details: [PASSWORD_NOTE],
+  options: WHICH_USER,
+  async run(context, values) {
+    const db = await context.database();
+    const user = await findUser(db, values);
+    const password = await context.readPassword(`New password for ${user.email}`);
+    if (!(await setUserPassword(db, user.id, password))) throw new RefusedInput(`there is no user with id ${user.id}`);
+    return { json: { id: user.id, email: user.email, passwordChanged: true }, text: `Password of ${user.email} (user ${user.id}) changed.` };
+  },
+};

@@ -1,0 +1,186 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/db/database.ts';
+import { logIn, makeDataDir, runBin, runInProcess, withApp, withDatabase } from './cli-helpers.ts';
+
+// Regions, users and their sessions, on the CLI's own embedded database directory.
+let dataDir: string;
+let remove: () => Promise<void>;
+beforeAll(async () => { ({ dataDir, remove } = await makeDataDir()); });
+afterAll(() => remove());
+
+const cli = (argv: string[], input = '') => runInProcess(dataDir, argv, input);
+
+/** Every user and region in the CLI's data directory (opened once the CLI has let go of it). */
+function storedRows(): Promise<{ users: string[]; regions: string[] }> {
+  return withDatabase(dataDir, async (db) => ({
+    users: (await db.selectFrom('users').select('email').orderBy('id').execute()).map((u) => u.email),
+    regions: (await db.selectFrom('regions').select('name').orderBy('id').execute()).map((r) => r.name),
+  }));
+}
+
+describe('migrate', () => {
+  it('creates the schema and is harmless the second time (through the bin)', async () => {
+    const first = await runBin(dataDir, ['migrate', '--json']);
+    expect(first).toMatchObject({ code: 0, err: '' });
+    expect(JSON.parse(first.out).applied).toContain('001_accounts');
+    expect(JSON.parse((await runBin(dataDir, ['migrate', '--json'])).out)).toEqual({ applied: [] });
+    expect(await runBin(dataDir, ['migrate'])).toEqual({ code: 0, out: 'Database schema is up to date.\n', err: '' });
+  });
+});
+
+describe('region add and list', () => {
+  it('add returns the id; with a parent and a type; list shows them (through the bin)', async () => {
+    const country = await runBin(dataDir, ['region', 'add', '--name', 'Österreich', '--type', 'country', '--json']);
+    expect(country.code).toBe(0);
+    const { id } = JSON.parse(country.out);
+    const group = await cli(['region', 'add', '--name', 'AG Wien', '--parent', String(id), '--type', 'working-group', '--json']);
+    expect(JSON.parse(group.out)).toEqual({ id: id + 1, name: 'AG Wien', type: 'working-group', parentId: id });
+    expect((await cli(['region', 'add', '--name', 'Graz'])).out).toMatch(/^Region \d+ created: Graz \(region\)\n$/);
+    const list = await runBin(dataDir, ['region', 'list', '--json']);
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.out)).toEqual(expect.arrayContaining([
+      { id, name: 'Österreich', type: 'country', parentId: null },
+      { id: id + 1, name: 'AG Wien', type: 'working-group', parentId: id },
+    ]));
+    expect((await cli(['region', 'list'])).out).toContain(`AG Wien (working-group, in ${id})`);
+  });
+
+  it('refuses bad input: usage errors exit 2, refused values exit 1', async () => {
+    const missing = await cli(['region', 'add']);
+    expect(missing.code).toBe(2);
+    expect(missing.err).toContain('error: --name is required');
+    expect((await cli(['region', 'add', '--name', 'X', '--type', 'planet'])).err).toContain('--type must be one of');
+    expect((await cli(['region', 'add', '--name', 'X', '--parent', 'abc'])).code).toBe(2);
+    const unknownParent = await cli(['region', 'add', '--name', 'X', '--parent', '9999', '--json']);
+    expect(unknownParent.code).toBe(1);
+    expect(JSON.parse(unknownParent.out)).toEqual({ error: 'The request is invalid.', errors: [{ field: 'parent', option: '--parent', message: 'region 9999 does not exist' }] });
+  });
+});
+
+describe('user add', () => {
+  it('creates a user with role, regions and ambassadorships; the password comes from standard input (through the bin)', async () => {
+    const region = JSON.parse((await cli(['region', 'add', '--name', 'Linz', '--json'])).out).id;
+    const result = await runBin(dataDir, ['user', 'add', '--email', 'ada@example.test', '--first-name', 'Ada', '--last-name', 'Apfel',
+      '--role', 'ambassador', '--region', String(region), '--ambassador-of', String(region), '--json'], { input: 'long enough\n' });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.out)).toEqual({ id: expect.any(Number), email: 'ada@example.test', firstName: 'Ada', lastName: 'Apfel',
+      role: 'ambassador', regionIds: [region], ambassadorOf: [region] });
+    expect(result.out + result.err).not.toContain('long enough');
+    expect(await withApp(dataDir, async (app) => (await logIn(app, 'ada@example.test', 'long enough')).status)).toBe(200);
+  });
+
+  it('takes no --password argument any more: it would end up in ps and the shell history', async () => {
+    const result = await cli(['user', 'add', '--email', 'p@example.test', '--password', 'long enough', '--first-name', 'P', '--last-name', 'Q']);
+    expect(result.code).toBe(2);
+    expect(result.err).toContain('unknown option "--password"');
+    expect(result.err).toContain('usage: foodsharing user add --email E --first-name F --last-name L');
+  });
+
+  it('names every bad field by its option and writes nothing', async () => {
+    const before = await storedRows();
+    const result = await cli(['user', 'add', '--email', 'not-an-email', '--first-name', 'A', '--last-name', 'B', '--region', '424242'], 'short\n');
+    expect(result.code).toBe(1);
+    expect(result.err).toContain('--email: must be a valid email address');
+    expect(result.err).toContain('password: must be at least 8 characters');
+    expect(result.err).toContain('--region: region 424242 does not exist');
+    expect((await cli(['user', 'add', '--email', 'x@example.test'])).err).toContain('--first-name is required');
+    const noPassword = await cli(['user', 'add', '--email', 'a@b.de', '--first-name', 'A', '--last-name', 'B']);
+    expect(noPassword.code).toBe(1);
+    expect(noPassword.err).toContain('no password on standard input');
+    expect((await cli(['user', 'add', '--email', 'a@b.de', '--first-name', 'A', '--last-name', 'B', '--role', 'king'], 'longenough\n')).err)
+      .toContain('--role must be one of foodsharer, foodsaver, store-manager, ambassador, orga');
+    const duplicate = await cli(['user', 'add', '--email', 'ADA@example.test', '--first-name', 'A', '--last-name', 'B'], 'long enough\n');
+    expect(duplicate.code).toBe(1);
+    expect(duplicate.err).toContain('--email: is already registered');
+    expect(await storedRows()).toEqual(before);
+  });
+
+  it('refuses NUL bytes and other control characters in emails and names with a clear message, writing nothing', async () => {
+    const before = await storedRows();
+    const result = await cli(['user', 'add', '--email', 'a\u0000b@example.test', '--first-name', 'A\u0000', '--last-name', 'B\nC', '--json'], 'long enough');
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.out)).toEqual({ error: 'The request is invalid.', errors: [
+      { field: 'email', option: '--email', message: 'must be a valid email address' },
+      { field: 'firstName', option: '--first-name', message: 'must not contain control characters' },
+      { field: 'lastName', option: '--last-name', message: 'must not contain control characters' },
+    ] });
+    const region = await cli(['region', 'add', '--name', 'Nul\u0000stadt']);
+    expect(region.code).toBe(1);
+    expect(region.err).toBe('error: The request is invalid.\n  --name: must not contain control characters\n');
+    expect(await storedRows()).toEqual(before);
+  });
+});
+
+describe('user list, show and set-password', () => {
+  it('list (through the bin) and show print the user, named by --id or --email', async () => {
+    const list = await runBin(dataDir, ['user', 'list', '--json']);
+    expect(list.code).toBe(0);
+    const ada = JSON.parse(list.out).find((u: { email: string }) => u.email === 'ada@example.test');
+    expect(ada).toEqual({ id: expect.any(Number), email: 'ada@example.test', firstName: 'Ada', lastName: 'Apfel', role: 'ambassador',
+      verified: true, sleeping: false, homeRegionId: expect.any(Number) });
+    const show = await cli(['user', 'show', '--email', 'ADA@example.test', '--json']);
+    expect(show.code).toBe(0);
+    expect(JSON.parse(show.out)).toEqual({ ...ada, regionIds: [ada.homeRegionId], ambassadorOf: [ada.homeRegionId] });
+    expect((await cli(['user', 'show', '--id', String(ada.id)])).out).toMatch(/^\d+: ada@example\.test — Ada Apfel \(ambassador, verified\)\n/);
+    const unknown = await cli(['user', 'show', '--id', '99999', '--json']);
+    expect(unknown).toMatchObject({ code: 1, out: '{"error":"there is no user with id 99999"}\n' });
+    expect((await cli(['user', 'show'])).code).toBe(2);
+    expect((await cli(['user', 'show', '--id', '1', '--email', 'a@b.de'])).err).toContain('give exactly one of --id, --email');
+  });
+
+  it('set-password reads the new password from standard input; the member logs in with it, not the old one (through the bin)', async () => {
+    const changed = await runBin(dataDir, ['user', 'set-password', '--email', 'ada@example.test', '--json'], { input: 'a new pass phrase\n' });
+    expect(changed.code).toBe(0);
+    expect(JSON.parse(changed.out)).toEqual({ id: expect.any(Number), email: 'ada@example.test', passwordChanged: true });
+    expect(changed.out + changed.err).not.toContain('a new pass phrase');
+    await withApp(dataDir, async (app) => {
+      expect((await logIn(app, 'ada@example.test', 'a new pass phrase')).status).toBe(200);
+      expect((await logIn(app, 'ada@example.test', 'long enough')).status).toBe(401);
+    });
+    const weak = await cli(['user', 'set-password', '--email', 'ada@example.test'], 'short\n');
+    expect(weak.code).toBe(1);
+    expect(weak.err).toContain('password: must be at least 8 characters');
+    expect((await cli(['user', 'set-password', '--email', 'nobody@example.test'], 'long enough\n')).code).toBe(1);
+  });
+});
+
+describe('sessions revoke', () => {
+  it('ends every session of the user and no one else\'s (through the bin)', async () => {
+    await cli(['user', 'add', '--email', 'bert@example.test', '--first-name', 'Bert', '--last-name', 'Birne'], 'bert password\n');
+    const cookies = await withApp(dataDir, async (app) => ({
+      ada: [(await logIn(app, 'ada@example.test', 'a new pass phrase')).cookie, (await logIn(app, 'ada@example.test', 'a new pass phrase')).cookie],
+      bert: (await logIn(app, 'bert@example.test', 'bert password')).cookie,
+    }));
+    const current = (app: Parameters<Parameters<typeof withApp>[1]>[0], cookie: string) =>
+      app.inject({ method: 'GET', url: '/api/user/current', headers: { cookie } }).then((r) => r.statusCode);
+    await withApp(dataDir, async (app) => {
+      expect(await current(app, cookies.ada[0]!)).toBe(200);
+    });
+    const revoked = await runBin(dataDir, ['sessions', 'revoke', '--email', 'ada@example.test', '--json']);
+    expect(revoked.code).toBe(0);
+    const summary = JSON.parse(revoked.out);
+    expect(summary).toEqual({ userId: expect.any(Number), email: 'ada@example.test', sessionsEnded: expect.any(Number), grantsRevoked: 0 });
+    expect(summary.sessionsEnded).toBeGreaterThanOrEqual(2);
+    await withApp(dataDir, async (app) => {
+      for (const cookie of cookies.ada) expect(await current(app, cookie)).toBe(401);
+      expect(await current(app, cookies.bert)).toBe(200);
+    });
+    expect((await cli(['sessions', 'revoke'])).code).toBe(2);
+    expect((await cli(['sessions', 'revoke', '--user', '99999'])).code).toBe(1);
+  });
+});
+
+describe('the embedded database', () => {
+  it('fails at once with a clear message while another process holds it', async () => {
+    const holder = await openDatabase({ kind: 'pglite', dataDir });
+    try {
+      const result = await cli(['region', 'add', '--name', 'Blocked']);
+      expect(result.code).toBe(1);
+      expect(result.err).toContain(`is in use by process ${process.pid}`);
+      expect(result.err).toContain('DATABASE_URL');
+    } finally {
+      await holder.close();
+    }
+    expect((await cli(['region', 'add', '--name', 'Unblocked'])).code).toBe(0);
+  });
+});
