@@ -1,55 +1,41 @@
-/** Issue 3 item 13: `client add` (secret printed once, --json) and `keys rotate`, through runCli on an embedded database. */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+/** OAuth clients and signing keys through the CLI, on its own embedded database directory. */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { runCli } from '../src/cli.ts';
-import { loadConfig } from '../src/config.ts';
-import { openDatabase } from '../src/db/database.ts';
-import { isClientSecretValid } from '../src/oauth/clients/client-secret.ts';
-import { loadKeyMaterial } from '../src/oauth/keys/key-material.ts';
+import { loadConfig } from '../../src/config.ts';
+import type { DB } from '../../src/db/database.ts';
+import { isClientSecretValid } from '../../src/oauth/clients/client-secret.ts';
+import { loadKeyMaterial } from '../../src/oauth/keys/key-material.ts';
+import { makeDataDir, runBin, runInProcess, withDatabase } from './cli-helpers.ts';
 
 let dataDir: string;
+let remove: () => Promise<void>;
 let env: Record<string, string>;
-
 beforeAll(async () => {
-  dataDir = await mkdtemp(path.join(tmpdir(), 'fs-cli-oauth-'));
+  ({ dataDir, remove } = await makeDataDir());
   env = { DATA_DIR: dataDir, NODE_ENV: 'test' };
 });
-afterAll(async () => {
-  await rm(dataDir, { recursive: true, force: true });
-});
+afterAll(() => remove());
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const code = await runCli(argv, { out: { write: (s: string) => { out += s; } }, err: { write: (s: string) => { err += s; } }, env });
-  return { code, out, err };
-}
-
-async function withDatabase<T>(work: (db: Awaited<ReturnType<typeof openDatabase>>['db']) => Promise<T>): Promise<T> {
-  const handle = await openDatabase({ kind: 'pglite', dataDir });
-  try {
-    return await work(handle.db);
-  } finally {
-    await handle.close();
-  }
-}
+const cli = (...argv: string[]) => runInProcess(dataDir, argv);
+const clientRow = (db: DB, clientId: string) => db.selectFrom('oauth_clients').selectAll().where('client_id', '=', clientId).executeTakeFirst();
+const secretValid = async (clientId: string, secret: string) => {
+  const keys = await loadKeyMaterial(loadConfig(env));
+  const row = await withDatabase(dataDir, (db) => clientRow(db, clientId));
+  return isClientSecretValid(keys, Buffer.from(row!.secret_digest!), secret);
+};
 
 describe('client add', () => {
-  test('a confidential client: the secret is printed once and stored only as a digest', async () => {
-    const result = await cli('client', 'add', '--client-id', 'wiki', '--name', 'Wiki', '--redirect-uri', 'https://wiki.example/cb',
-      '--redirect-uri', 'http://127.0.0.1:8000/cb', '--scope', 'openid', '--scope', 'email', '--grant', 'refresh_token', '--json');
-    expect(result.code).toBe(0);
+  test('a confidential client: the secret is printed once and stored only as a digest (through the bin)', async () => {
+    const result = await runBin(dataDir, ['client', 'add', '--client-id', 'wiki', '--name', 'Wiki', '--redirect-uri', 'https://wiki.example/cb',
+      '--redirect-uri', 'http://127.0.0.1:8000/cb', '--scope', 'openid', '--scope', 'email', '--grant', 'refresh_token', '--json']);
+    expect(result).toMatchObject({ code: 0, err: '' });
     const json = JSON.parse(result.out);
     expect(json).toMatchObject({ clientId: 'wiki', confidential: true });
     expect(json.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const keys = await loadKeyMaterial(loadConfig(env));
-    const row = await withDatabase((db) => db.selectFrom('oauth_clients').selectAll().where('client_id', '=', 'wiki').executeTakeFirstOrThrow());
+    const row = (await withDatabase(dataDir, (db) => clientRow(db, 'wiki')))!;
     expect(row).toMatchObject({ name: 'Wiki', confidential: true, redirect_uris: ['https://wiki.example/cb', 'http://127.0.0.1:8000/cb'], scopes: ['openid', 'email'], grant_types: ['authorization_code', 'refresh_token'] });
     expect(Buffer.from(row.secret_digest!).toString('utf8')).not.toContain(json.secret);
-    expect(isClientSecretValid(keys, Buffer.from(row.secret_digest!), json.secret)).toBe(true);
-    expect(isClientSecretValid(keys, Buffer.from(row.secret_digest!), `${json.secret}x`)).toBe(false);
+    expect(await secretValid('wiki', json.secret)).toBe(true);
+    expect(await secretValid('wiki', `${json.secret}x`)).toBe(false);
   });
 
   test('text output and a public client', async () => {
@@ -61,53 +47,130 @@ describe('client add', () => {
     expect(JSON.parse(pub.out)).toEqual({ clientId: 'app', confidential: false, secret: null });
   });
 
-  test('validation errors name the field; missing options are usage errors', async () => {
-    const bad = await cli('client', 'add', '--client-id', 'bad id', '--name', 'X', '--redirect-uri', 'http://example.com/cb', '--scope', 'admin', '--json');
+  test('refused fields are named by the options that exist; missing options are usage errors', async () => {
+    const bad = await cli('client', 'add', '--client-id', 'bad id', '--name', 'X', '--redirect-uri', 'http://example.com/cb', '--scope', 'admin',
+      '--grant', 'password', '--required-region', '4242');
     expect(bad.code).toBe(1);
-    const fields = JSON.parse(bad.out).errors.map((e: { field: string }) => e.field);
-    expect(fields).toEqual(expect.arrayContaining(['clientId', 'redirectUris', 'scopes']));
+    for (const option of ['--client-id', '--redirect-uri', '--scope', '--grant', '--required-region']) expect(bad.err).toContain(`\n  ${option}: `);
+    for (const wrong of ['--redirect-uris', '--scopes', '--grant-types', '--required-regions']) expect(bad.err).not.toContain(wrong);
+    const json = JSON.parse((await cli('client', 'add', '--client-id', 'bad id', '--name', 'X', '--redirect-uri', 'http://example.com/cb', '--json')).out);
+    expect(json.errors).toEqual(expect.arrayContaining([expect.objectContaining({ field: 'redirectUris', option: '--redirect-uri' })]));
     const duplicate = await cli('client', 'add', '--client-id', 'wiki', '--name', 'Again', '--redirect-uri', 'https://x.example/cb');
     expect(duplicate.code).toBe(1);
-    expect(duplicate.err).toContain('already taken');
+    expect(duplicate.err).toContain('--client-id: is already taken');
     const usage = await cli('client', 'add', '--name', 'X');
     expect(usage.code).toBe(2);
     expect(usage.err).toContain('--client-id is required');
+    expect(usage.err).toContain('usage: foodsharing client add --client-id ID --name NAME --redirect-uri URI...');
+    expect((await cli('client', 'add', '--redirect-uris', 'https://x.example/cb')).err).toContain('unknown option "--redirect-uris"');
   });
 });
 
-describe('keys rotate', () => {
-  test('a new key becomes active; the old one is retired but still published', async () => {
-    const first = await cli('keys', 'rotate', '--json');
+describe('client list, show, update, rotate-secret, delete', () => {
+  test('list and show (through the bin)', async () => {
+    const list = await runBin(dataDir, ['client', 'list', '--json']);
+    expect(list.code).toBe(0);
+    const clients = JSON.parse(list.out);
+    expect(clients.map((c: { clientId: string }) => c.clientId)).toEqual(['app', 'chat', 'wiki']);
+    const show = await runBin(dataDir, ['client', 'show', '--client-id', 'wiki', '--json']);
+    expect(show.code).toBe(0);
+    expect(JSON.parse(show.out)).toEqual({
+      clientId: 'wiki', name: 'Wiki', confidential: true, redirectUris: ['https://wiki.example/cb', 'http://127.0.0.1:8000/cb'],
+      scopes: ['openid', 'email'], grantTypes: ['authorization_code', 'refresh_token'], requiredRegions: [],
+      createdAt: expect.any(String), updatedAt: expect.any(String),
+    });
+    expect(clients.find((c: { clientId: string }) => c.clientId === 'wiki')).toEqual(JSON.parse(show.out));
+    expect((await cli('client', 'show', '--client-id', 'wiki')).out).toContain('wiki: Wiki (confidential)\n  redirect URIs:    https://wiki.example/cb, http://127.0.0.1:8000/cb');
+    const unknown = await runBin(dataDir, ['client', 'show', '--client-id', 'nope', '--json']);
+    expect(unknown).toEqual({ code: 1, out: '{"error":"There is no OAuth client \\"nope\\"."}\n', err: '' });
+  });
+
+  test('update changes only the options given; lists are replaced; the secret stays (through the bin)', async () => {
+    const region = JSON.parse((await cli('region', 'add', '--name', 'Wikiland', '--json')).out).id;
+    const updated = await runBin(dataDir, ['client', 'update', '--client-id', 'wiki', '--name', 'Wiki 2', '--scope', 'profile',
+      '--redirect-uri', 'https://wiki.example/new', '--required-region', String(region), '--json']);
+    expect(updated.code).toBe(0);
+    expect(JSON.parse(updated.out)).toMatchObject({ clientId: 'wiki', name: 'Wiki 2', confidential: true, redirectUris: ['https://wiki.example/new'],
+      scopes: ['openid', 'profile'], grantTypes: ['authorization_code', 'refresh_token'], requiredRegions: [region], secret: null });
+    const row = (await withDatabase(dataDir, (db) => clientRow(db, 'wiki')))!;
+    expect(row).toMatchObject({ name: 'Wiki 2', redirect_uris: ['https://wiki.example/new'], scopes: ['openid', 'profile'] });
+    expect(row.secret_digest).not.toBeNull();
+    const refused = await cli('client', 'update', '--client-id', 'wiki', '--redirect-uri', 'http://example.com/cb');
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain('--redirect-uri: "http://example.com/cb" must use https');
+    expect((await cli('client', 'update', '--client-id', 'nope', '--name', 'X')).code).toBe(1);
+    expect((await cli('client', 'update', '--client-id', 'wiki', '--public', '--confidential')).code).toBe(2);
+  });
+
+  test('update --public drops the secret, --confidential prints a new one', async () => {
+    expect(JSON.parse((await cli('client', 'update', '--client-id', 'chat', '--public', '--json')).out)).toMatchObject({ confidential: false, secret: null });
+    expect((await withDatabase(dataDir, (db) => clientRow(db, 'chat')))!.secret_digest).toBeNull();
+    const back = JSON.parse((await cli('client', 'update', '--client-id', 'chat', '--confidential', '--json')).out);
+    expect(back.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await secretValid('chat', back.secret)).toBe(true);
+  });
+
+  test('rotate-secret: the new secret works, the old one no longer (through the bin)', async () => {
+    const old = JSON.parse((await cli('client', 'rotate-secret', '--client-id', 'wiki', '--json')).out).secret;
+    const rotated = await runBin(dataDir, ['client', 'rotate-secret', '--client-id', 'wiki', '--json']);
+    expect(rotated.code).toBe(0);
+    const { clientId, secret } = JSON.parse(rotated.out);
+    expect(clientId).toBe('wiki');
+    expect(await secretValid('wiki', secret)).toBe(true);
+    expect(await secretValid('wiki', old)).toBe(false);
+    const pub = await cli('client', 'rotate-secret', '--client-id', 'app');
+    expect(pub.code).toBe(1);
+    expect(pub.err).toContain('A public client has no secret.');
+  });
+
+  test('delete removes the client with its grants (through the bin)', async () => {
+    await withDatabase(dataDir, async (db) => {
+      const client = (await clientRow(db, 'chat'))!;
+      const user = await db.insertInto('users').values({ email: 'g@example.test', password_hash: 'x', first_name: 'G', last_name: 'H', photo: null, home_region_id: null })
+        .returning('id').executeTakeFirstOrThrow();
+      await db.insertInto('oauth_grants').values({ client_id: client.id, user_id: user.id, scopes: ['openid'], auth_time: new Date(), expires_at: new Date(Date.now() + 3600_000) }).execute();
+    });
+    const deleted = await runBin(dataDir, ['client', 'delete', '--client-id', 'chat', '--json']);
+    expect(deleted).toEqual({ code: 0, out: `${JSON.stringify({ clientId: 'chat', deleted: true }, null, 2)}\n`, err: '' });
+    await withDatabase(dataDir, async (db) => {
+      expect(await clientRow(db, 'chat')).toBeUndefined();
+      expect(await db.selectFrom('oauth_grants').select('id').execute()).toEqual([]);
+    });
+    const again = await cli('client', 'delete', '--client-id', 'chat');
+    expect(again).toMatchObject({ code: 1, err: 'error: There is no OAuth client "chat".\n' });
+  });
+});
+
+describe('keys list and rotate', () => {
+  test('a new key becomes active; the old one is retired but still published (through the bin)', async () => {
+    const first = await runBin(dataDir, ['keys', 'rotate', '--json']);
     expect(first.code).toBe(0);
     const { kid, retired } = JSON.parse(first.out);
     expect(retired).toHaveLength(1);
     const second = JSON.parse((await cli('keys', 'rotate', '--json')).out);
     expect(second.retired).toEqual([kid]);
-    const rows = await withDatabase((db) => db.selectFrom('oauth_signing_keys').select(['kid', 'retired_at', 'not_after', 'private_jwe']).orderBy('activated_at').execute());
-    expect(rows).toHaveLength(3);
-    expect(rows.filter((r) => r.retired_at === null).map((r) => r.kid)).toEqual([second.kid]);
-    for (const r of rows) expect(r.private_jwe.split('.')).toHaveLength(5);
-    const text = await cli('keys', 'rotate');
-    expect(text.out).toMatch(/New signing key \S+ is active/);
+    const list = await runBin(dataDir, ['keys', 'list', '--json']);
+    expect(list.code).toBe(0);
+    const keys = JSON.parse(list.out);
+    expect(keys).toHaveLength(3);
+    expect(keys[0]).toEqual({ kid: second.kid, state: 'active', activatedAt: expect.any(String), retiredAt: null, publishedUntil: null });
+    for (const key of keys.slice(1)) expect(key).toMatchObject({ state: 'retired', retiredAt: expect.any(String), publishedUntil: expect.any(String) });
+    expect((await cli('keys', 'list')).out).toMatch(new RegExp(`^${second.kid} {2}active`));
+    expect((await cli('keys', 'rotate')).out).toMatch(/New signing key \S+ is active/);
   });
 });
 
 describe('the encryption key', () => {
   test('a command that writes secrets or keys refuses another key than the deployment\'s, and writes nothing', async () => {
-    const first = await cli('client', 'add', '--client-id', 'key-check-a', '--name', 'A', '--redirect-uri', 'https://a.example/cb', '--json');
-    expect(first.code).toBe(0);
-    const signingKeys = () => withDatabase(async (db) => (await db.selectFrom('oauth_signing_keys').select('kid').execute()).length);
+    const signingKeys = () => withDatabase(dataDir, async (db) => (await db.selectFrom('oauth_signing_keys').select('kid').execute()).length);
     const keysBefore = await signingKeys();
-    const other = { ...env, OAUTH_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64') };
-    for (const argv of [['client', 'add', '--client-id', 'key-check-b', '--name', 'B', '--redirect-uri', 'https://b.example/cb'], ['keys', 'rotate']]) {
-      let err = '';
-      const code = await runCli(argv, { out: { write: () => {} }, err: { write: (s: string) => { err += s; } }, env: other });
-      expect(code).toBe(1);
-      expect(err).toMatch(/^error: OAUTH_ENCRYPTION_KEY is not the encryption key this database was set up with/);
+    const other = { OAUTH_ENCRYPTION_KEY: Buffer.alloc(32, 9).toString('base64') };
+    for (const argv of [['client', 'add', '--client-id', 'key-check-b', '--name', 'B', '--redirect-uri', 'https://b.example/cb'], ['keys', 'rotate'], ['client', 'rotate-secret', '--client-id', 'wiki']]) {
+      const result = await runInProcess(dataDir, argv, '', other);
+      expect(result.code).toBe(1);
+      expect(result.err).toMatch(/^error: OAUTH_ENCRYPTION_KEY is not the encryption key this database was set up with/);
     }
-    await withDatabase(async (db) => {
-      expect(await db.selectFrom('oauth_clients').select('client_id').where('client_id', '=', 'key-check-b').execute()).toEqual([]);
-    });
+    expect(await withDatabase(dataDir, (db) => clientRow(db, 'key-check-b'))).toBeUndefined();
     expect(await signingKeys()).toBe(keysBefore);
   });
 });

@@ -1,15 +1,16 @@
 /**
- * Issue 4 "Must hold" 10: `npm run cli -- demo --json` prints every demo
+ * `foodsharing demo --json` prints every demo
  * object with its ids: stores with managers, members, posts and pickup times;
  * baskets and requests; polls with author, start and end; quizzes and
  * sessions; contents; reports with reporter and reported user; feature
  * toggles; the region pin. Run as an operator runs it, on its own data directory.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../src/cli.ts';
+import { runCli } from '../../src/cli.ts';
+import { makeDataDir, runBin, runInProcess } from './cli-helpers.ts';
 
 const id = expect.any(Number);
 const user = { id, email: expect.stringMatching(/@example\.org$/) };
@@ -74,5 +75,45 @@ describe('cli demo --json', () => {
     expect(demo.community.reports.length).toBeGreaterThan(0);
     for (const report of demo.community.reports) expect(report).toMatchObject({ id, reporter: user, reported: user });
     expect(demo.sharing.featureToggles).toContainEqual({ identifier: 'petitionBanner', isActive: true });
+  });
+});
+
+describe('cli demo on a database that already holds it', () => {
+  it('demo --json prints the loaded demo\'s ids again, exit 0 (through the bin)', async () => {
+    const again = await runBin(dataDir, ['demo', '--json']);
+    expect(again).toMatchObject({ code: 0, err: '' });
+    expect(JSON.parse(again.out)).toEqual(JSON.parse(JSON.stringify(demo)));
+    const text = await runInProcess(dataDir, ['demo']);
+    expect(text.code).toBe(0);
+    expect(text.out).toMatch(/^Demo dataset already loaded; its ids as loaded:\nRegions:\n/);
+    expect(text.out).toContain('foodsaver@example.org');
+  });
+
+  it('a database with other users and no demo is refused, exit 1', async () => {
+    const { dataDir: other, remove } = await makeDataDir();
+    try {
+      expect((await runInProcess(other, ['user', 'add', '--email', 'x@example.test', '--first-name', 'X', '--last-name', 'Y'], 'long enough\n')).code).toBe(0);
+      const refused = await runInProcess(other, ['demo', '--json']);
+      expect(refused.code).toBe(1);
+      expect(JSON.parse(refused.out)).toEqual({ error: 'The database already holds users; the demo dataset is loaded only into an empty database.' });
+    } finally {
+      await remove();
+    }
+  });
+
+  it('is refused in production, before touching the keys or the database', async () => {
+    const productionDir = await mkdtemp(path.join(tmpdir(), 'fs-cli-prod-'));
+    try {
+      // Nothing listens on port 1: reaching for the database would fail with a connection error instead.
+      const env = { NODE_ENV: 'production', PUBLIC_URL: 'https://id.example.org', DATABASE_URL: 'postgres://postgres@127.0.0.1:1/unreachable', DATA_DIR: productionDir };
+      const message = 'The demo dataset is never loaded in production (NODE_ENV=production): its accounts have published passwords.';
+      const json = await runBin(productionDir, ['demo', '--json'], { env });
+      expect(json).toEqual({ code: 1, out: `${JSON.stringify({ error: message })}\n`, err: '' });
+      const text = await runInProcess(productionDir, ['demo'], '', env);
+      expect(text).toEqual({ code: 1, out: '', err: `error: ${message}\n` });
+      expect(await readdir(productionDir)).toEqual([]); // no keys generated
+    } finally {
+      await rm(productionDir, { recursive: true, force: true });
+    }
   });
 });
