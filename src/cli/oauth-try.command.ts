@@ -7,7 +7,7 @@
 import * as oidc from 'openid-client';
 import { DEMO_CLIENT_SECRET } from '../demo/demo-oauth.ts';
 import { RefusedInput, UsageError, type CliCommand, type OptionValues } from './command.ts';
-import { listenForCallback } from './oauth-try/callback-listener.ts';
+import { listenForCallback, loopbackAddress } from './oauth-try/callback-listener.ts';
 
 /** The demo clients' loopback redirect URIs (demo-oauth.ts), so that they need no --redirect-uri. */
 const DEMO_REDIRECT_URIS: Readonly<Record<string, string>> = {
@@ -71,6 +71,7 @@ function trySettings(values: OptionValues, defaultIssuer: () => string): TrySett
   const clientId = (values.client as string | undefined) ?? 'demo-app';
   const redirectUri = (values['redirect-uri'] as string | undefined) ?? DEMO_REDIRECT_URIS[clientId];
   if (!redirectUri) throw new UsageError(`--redirect-uri is required for a client other than ${Object.keys(DEMO_REDIRECT_URIS).join(' or ')}`);
+  loopbackAddress(redirectUri); // refused before anything waits
   const timeout = (values.timeout as string | undefined) ?? '300';
   if (!/^[1-9]\d{0,5}$/.test(timeout)) throw new UsageError(`--timeout must be a whole number of seconds, got ${JSON.stringify(timeout)}`);
   return {

@@ -1,0 +1,97 @@
+/**
+ * `oauth try` end to end: the server on real HTTP, the CLI's bin as a real
+ * process listening on the client's loopback redirect URI, and a minimal
+ * cookie-keeping browser that opens the printed URL, logs in and answers the
+ * consent page; the browser's redirect lands at the CLI, which exchanges the
+ * code and prints the claims.
+ */
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeUser, type TestUser } from '../helpers/factories.ts';
+import { Browser, buildListeningApp, freePort, makeClient } from '../helpers/oauth.ts';
+import type { TestApp } from '../helpers/app.ts';
+import { BIN, makeDataDir, runInProcess } from './cli-helpers.ts';
+
+let t: TestApp & { issuer: string };
+let user: TestUser;
+let dataDir: string;
+let remove: () => Promise<void>;
+beforeAll(async () => {
+  t = await buildListeningApp();
+  user = await makeUser(t.db, { email: 'try@example.test', firstName: 'Tilda' });
+  ({ dataDir, remove } = await makeDataDir());
+});
+afterAll(async () => {
+  await t?.close();
+  await remove();
+});
+
+/** Starts `oauth try`; resolves the printed authorization URL as soon as it appears on `stream`. */
+function startTry(argv: string[], urlOn: 'stdout' | 'stderr') {
+  const child = spawn(process.execPath, [BIN, 'oauth', 'try', ...argv], {
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  const exited = new Promise<{ code: number | null; out: string; err: string }>((resolve) => child.on('close', (code) => resolve({ code, out, err })));
+  const authorizationUrl = new Promise<string>((resolve, reject) => {
+    const look = () => {
+      const match = /\n {2}(http\S+\/oauth\/authorize\?\S+)\n/.exec(urlOn === 'stdout' ? out : err);
+      if (match) resolve(match[1]!);
+    };
+    child.stdout.on('data', (chunk: Buffer) => { out += chunk.toString(); look(); });
+    child.stderr.on('data', (chunk: Buffer) => { err += chunk.toString(); look(); });
+    void exited.then((r) => reject(new Error(`oauth try exited ${r.code} before printing the URL:\n${r.out}\n${r.err}`)));
+  });
+  return { authorizationUrl, exited };
+}
+
+describe('oauth try', () => {
+  it('prints the authorization URL, receives the code, prints the ID token claims and the userinfo response, exits 0', async () => {
+    const redirectUri = `http://127.0.0.1:${await freePort()}/callback`;
+    const { clientId, secret } = await makeClient(t, { redirectUris: [redirectUri] });
+    const run = startTry(['--client', clientId, '--secret', secret!, '--issuer', t.issuer, '--redirect-uri', redirectUri, '--scope', 'openid profile email', '--json'], 'stderr');
+    const url = new URL(await run.authorizationUrl);
+    expect(url.origin).toBe(t.issuer);
+    for (const parameter of ['state', 'nonce', 'code_challenge']) expect(url.searchParams.get(parameter)).toMatch(/^[A-Za-z0-9_-]{20,}$/);
+    expect(url.searchParams.get('code_challenge_method')).toBe('S256');
+
+    const callback = await new Browser(t.issuer).authorize(url.href, user);
+    expect(callback.startsWith(`${redirectUri}?`)).toBe(true);
+    const page = await fetch(callback);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Signed in as try@example.test. You can close this tab');
+
+    const result = await run.exited;
+    expect(result.code, result.err).toBe(0);
+    const printed = JSON.parse(result.out);
+    expect(printed.claims).toMatchObject({ iss: t.issuer, aud: clientId, sub: String(user.id), nonce: url.searchParams.get('nonce') });
+    expect(printed.userinfo).toMatchObject({ sub: String(user.id), email: 'try@example.test', given_name: 'Tilda' });
+    expect(printed).toMatchObject({ authorizationUrl: url.href, refreshToken: true });
+  });
+
+  it('a denied consent answers the browser, prints the OAuth error and exits 1', async () => {
+    const redirectUri = `http://127.0.0.1:${await freePort()}/callback`;
+    const { clientId } = await makeClient(t, { redirectUris: [redirectUri], confidential: false });
+    const run = startTry(['--client', clientId, '--issuer', t.issuer, '--redirect-uri', redirectUri], 'stdout');
+    const callback = await new Browser(t.issuer).authorize(await run.authorizationUrl, user, 'deny');
+    const page = await fetch(callback);
+    expect(await page.text()).toContain('Sign-in failed');
+    const result = await run.exited;
+    expect(result.code).toBe(1);
+    expect(result.err).toContain('error: access_denied');
+    expect(result.out).toContain('Open this URL in a browser, sign in and allow:');
+  });
+
+  it('refuses what it cannot listen on or find, before waiting', async () => {
+    const other = await runInProcess(dataDir, ['oauth', 'try', '--client', 'wiki']);
+    expect(other.code).toBe(2);
+    expect(other.err).toContain('--redirect-uri is required for a client other than demo-app or demo-spa');
+    const remote = await runInProcess(dataDir, ['oauth', 'try', '--client', 'wiki', '--redirect-uri', 'https://wiki.example/cb']);
+    expect(remote.code).toBe(2);
+    expect(remote.err).toContain('--redirect-uri must be http on 127.0.0.1, [::1] or localhost');
+    const nothing = await runInProcess(dataDir, ['oauth', 'try', '--issuer', `http://127.0.0.1:${await freePort()}`, '--json']);
+    expect(nothing.code).toBe(1);
+    expect(JSON.parse(nothing.out).error).toMatch(/^discovery at http:\/\/127\.0\.0\.1:\d+ failed: .*is the server running\?/);
+  });
+});
