@@ -24,7 +24,7 @@ export const CLIENT_SETTING_OPTIONS: Readonly<Record<string, SettingOption>> = {
   'redirect-uri': list('redirectUris', 'URI', 'an exact redirect URI; repeat for several'),
   scope: list('scopes', 'SCOPE', `a scope the client may ask for (${SCOPES.join(', ')}); repeat; openid is always included`),
   grant: list('grantTypes', 'GRANT', `a grant type besides authorization_code (${GRANT_TYPES.filter((g) => g !== 'authorization_code').join(', ')}); repeat`),
-  'required-region': regions('requiredRegions', 'only members of this region may sign in; repeat; none = everyone'),
+  'required-region': regions('requiredRegions', 'only members of this region may sign in; repeat (none given: every member)'),
 };
 
 export const EMPTY_SETTINGS: ClientSettings = { name: '', confidential: true, redirectUris: [], scopes: [], grantTypes: [], requiredRegions: [] };
