@@ -89,7 +89,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   if (config.metricsToken) await installMetrics(app, { token: config.metricsToken, poolUse: deps.database.poolUse });
   await app.register(healthRoutes, { ping: deps.database.ping });
   await app.register(loginPages, { config, db, clock, keys: deps.keys });
-  await app.register(adminRoutes, { config, db, keys: deps.keys });
+  await app.register(adminRoutes, { config, db, clock, keys: deps.keys });
   await app.register(myAppsRoutes, { config, db, clock });
   await app.register(oauthRoutes, { config, db, clock, keys: deps.keys });
 

@@ -13,7 +13,7 @@ import { DataDirBusyError } from './db/data-dir-lock.ts';
 import { migrate } from './db/migrate.ts';
 import { databaseTarget } from './db/target.ts';
 import { DatabaseNotEmptyError, DemoRefusedInProduction } from './demo/demo-data.ts';
-import { ValidationFailed } from './http/problem.ts';
+import { InvalidInput } from './invalid-input.ts';
 import { checkEncryptionKey, EncryptionKeyMismatchError } from './oauth/keys/key-check.ts';
 import { loadKeyMaterial, type KeyMaterial } from './oauth/keys/key-material.ts';
 
@@ -83,7 +83,7 @@ export async function runCli(argv: readonly string[], io: CliIo = { out: process
     if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
       return fail(2, `${(error as Error).message}\nusage: ${command.usage}`);
     }
-    if (error instanceof ValidationFailed) return fail(1, error.detail, error.errors);
+    if (error instanceof InvalidInput) return fail(1, error.message, error.errors);
     if (error instanceof ConfigError) return fail(1, error.message);
     if (error instanceof DataDirBusyError || error instanceof DatabaseNotEmptyError || error instanceof DemoRefusedInProduction
       || error instanceof EncryptionKeyMismatchError) {

@@ -5,13 +5,12 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { DB } from '../db/database.ts';
 import { toLocation } from '../http/location.ts';
-import { ApiProblem } from '../http/problem.ts';
 import { translator, pickLocale } from '../web/i18n.ts';
 import { formToken, isValidFormToken } from './csrf.ts';
 import type { KeyMaterial } from '../oauth/keys/key-material.ts';
 import { derivedKeys } from '../oauth/keys/derived-keys.ts';
 import { DEVICE_COOKIE, setDeviceCookie } from './login-device-cookie.ts';
-import { logIn, minutesToWait } from './login.service.ts';
+import { InvalidCredentials, logIn, LoginThrottled, minutesToWait } from './login.service.ts';
 import { installLogoutPages } from './logout.pages.ts';
 import { safeReturnTo } from './return-to.ts';
 import { SESSION_COOKIE, setSessionCookies } from './session-http.ts';
@@ -64,18 +63,17 @@ export const loginPages: FastifyPluginAsyncTypebox<LoginPagesOptions> = async (a
         email, password: form.password ?? '', rememberMe: remember, ip: request.ip,
         previousSessionId: request.cookies[SESSION_COOKIE], deviceCookie: request.cookies[DEVICE_COOKIE],
       });
-      setSessionCookies(reply, config, session);
+      setSessionCookies(reply, config, clock, session);
       setDeviceCookie(reply, config, deviceCookie);
       return reply.redirect(toLocation(returnTo), 303);
     } catch (error) {
-      if (!(error instanceof ApiProblem)) throw error;
-      if (error.status === 429) {
-        const seconds = error.headers?.['retry-after'] ?? '60';
-        void reply.header('retry-after', seconds);
-        const minutes = minutesToWait(Number(seconds));
+      if (error instanceof LoginThrottled) {
+        void reply.header('retry-after', String(error.retryAfterSeconds));
+        const minutes = minutesToWait(error.retryAfterSeconds);
         return again(429, t(minutes === 1 ? 'login.throttled.one' : 'login.throttled', { minutes }));
       }
-      return again(401, t('login.failed'));
+      if (error instanceof InvalidCredentials) return again(401, t('login.failed'));
+      throw error;
     }
   });
 

@@ -10,14 +10,15 @@ import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
 import type { AdminRoutesOptions } from './admin.routes.ts';
 import { pageSession } from './admin-page-access.ts';
 import { ADMIN_BASE, renderNotFound, renderSecret, translatorFor } from './admin-view.ts';
-import { ClientNotFound, deleteClient, findClient, regenerateClientSecret, type Client } from './clients.service.ts';
+import { ClientNotFound } from './client-errors.ts';
+import { ClientIdParams } from './client-id.ts';
+import { deleteClient, findClient, regenerateClientSecret, type Client } from './clients.service.ts';
 
-const Params = Type.Object({ clientId: Type.String({ pattern: '^[A-Za-z0-9._-]{1,100}$' }) });
 const ConfirmForm = Type.Object({ csrf_token: Type.Optional(Type.String({ maxLength: 200 })) });
 
 type Action = 'delete' | 'regenerate';
 
-export const adminActionRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async (app, { config, db, keys }) => {
+export const adminActionRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async (app, { config, db, clock, keys }) => {
   const access = { orgaOnly: true, returnTo: ADMIN_BASE };
 
   const confirmPage = async (request: FastifyRequest, reply: FastifyReply, client: Client, action: Action, error?: string) => {
@@ -44,13 +45,13 @@ export const adminActionRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = 
   };
 
   for (const [path, action] of [['delete', 'delete'], ['secret', 'regenerate']] as const) {
-    app.get(`${ADMIN_BASE}/:clientId/${path}`, { schema: { params: Params } }, async (request, reply) => {
+    app.get(`${ADMIN_BASE}/:clientId/${path}`, { schema: { params: ClientIdParams } }, async (request, reply) => {
       if (!(await pageSession(request, reply, access))) return reply;
       const client = await clientFor(request, reply, request.params.clientId, action);
       return client ? confirmPage(request, reply, client, action) : reply;
     });
 
-    app.post(`${ADMIN_BASE}/:clientId/${path}`, { schema: { params: Params, body: ConfirmForm } }, async (request, reply) => {
+    app.post(`${ADMIN_BASE}/:clientId/${path}`, { schema: { params: ClientIdParams, body: ConfirmForm } }, async (request, reply) => {
       if (!(await pageSession(request, reply, access))) return reply;
       const client = await clientFor(request, reply, request.params.clientId, action);
       if (!client) return reply;
@@ -62,7 +63,7 @@ export const adminActionRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = 
           await deleteClient(db, client.clientId);
           return reply.redirect(`${ADMIN_BASE}?deleted=${encodeURIComponent(client.clientId)}`, 303);
         }
-        return renderSecret(reply, client, await regenerateClientSecret(db, keys, client.clientId));
+        return renderSecret(reply, client, await regenerateClientSecret(db, keys, client.clientId, clock()));
       } catch (error) {
         // Deleted by someone else between the look-up and the change.
         if (error instanceof ClientNotFound) return renderNotFound(request, reply);

@@ -8,29 +8,30 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { isValidFormToken } from '../../accounts/csrf.ts';
+import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
-import { ValidationFailed } from '../../http/problem.ts';
 import type { KeyMaterial } from '../keys/key-material.ts';
 import { adminActionRoutes } from './admin-actions.ts';
 import { checkClientForm, ClientForm, describeServiceErrors, EMPTY_FORM, formValuesOf, readClientForm, toClientInput, type ClientFormValues } from './admin-form.ts';
 import { pageSession } from './admin-page-access.ts';
 import { ADMIN_BASE, regionChoices, renderClientForm, renderNotFound, renderSecret, translatorFor } from './admin-view.ts';
-import { ClientNotFound, createClient, findClient, listClients, updateClient } from './clients.service.ts';
+import { ClientNotFound, InvalidClientInput } from './client-errors.ts';
+import { ClientIdParams } from './client-id.ts';
+import { createClient, findClient, listClients, updateClient } from './clients.service.ts';
 
 export interface AdminRoutesOptions {
   config: Config;
   db: DB;
+  clock: Clock;
   keys: KeyMaterial;
 }
-
-export const ClientIdParams = Type.Object({ clientId: Type.String({ pattern: '^[A-Za-z0-9._-]{1,100}$' }) });
 
 const NOTICES = ['created', 'updated', 'deleted'] as const;
 const ListQuery = Type.Object(Object.fromEntries(NOTICES.map((n) => [n, Type.Optional(Type.String({ maxLength: 100 }))])));
 
 export const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async (app, options) => {
-  const { config, db, keys } = options;
+  const { config, db, clock, keys } = options;
   const deps = { db, config };
   const access = { orgaOnly: true, returnTo: ADMIN_BASE };
 
@@ -67,7 +68,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async 
       if (secret === null) return reply.redirect(`${ADMIN_BASE}?created=${encodeURIComponent(clientId)}`, 303);
       return renderSecret(reply, client, secret, t('admin.created', { name: client.name }));
     } catch (error) {
-      if (!(error instanceof ValidationFailed)) throw error;
+      if (!(error instanceof InvalidClientInput)) throw error;
       return again(400, { errors: describeServiceErrors(error.errors ?? [], t), formError: t('admin.invalid') });
     }
   });
@@ -91,14 +92,14 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async 
     const errors = checkClientForm(values, t, { checkClientId: false });
     if (Object.keys(errors).length > 0) return again(400, { errors, formError: t('admin.invalid') });
     try {
-      const { secret } = await updateClient(db, keys, client.clientId, toClientInput(values));
+      const { secret } = await updateClient(db, keys, client.clientId, toClientInput(values), clock());
       const saved = { clientId: client.clientId, name: values.name.trim() };
       // A public client made confidential gets its first secret: shown once, here.
       if (secret !== null) return renderSecret(reply, saved, secret, t('admin.updated', { name: saved.name }));
       return reply.redirect(`${ADMIN_BASE}?updated=${encodeURIComponent(client.clientId)}`, 303);
     } catch (error) {
       if (error instanceof ClientNotFound) return renderNotFound(request, reply);
-      if (!(error instanceof ValidationFailed)) throw error;
+      if (!(error instanceof InvalidClientInput)) throw error;
       return again(400, { errors: describeServiceErrors(error.errors ?? [], t), formError: t('admin.invalid') });
     }
   });

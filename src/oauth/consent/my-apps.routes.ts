@@ -10,7 +10,8 @@ import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
 import { pickLocale, translator } from '../../web/i18n.ts';
 import { pageSession } from '../clients/admin-page-access.ts';
-import { CLIENT_ID_PATTERN, findClient } from '../clients/clients.service.ts';
+import { CLIENT_ID_PATTERN } from '../clients/client-id.ts';
+import { findClient } from '../clients/clients.service.ts';
 import { listRememberedApps, revokeConsent } from './consents.repository.ts';
 import './my-apps.messages.ts';
 
