@@ -1,21 +1,19 @@
-/** The HTML login and logout pages (SPEC §4; logout: logout.pages.ts) and the start page. */
+/** The HTML login page (SPEC §4); the JSON login for apps is `/api/user/login`. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { Clock } from '../clock.ts';
-import type { Config } from '../config.ts';
-import type { DB } from '../db/database.ts';
-import { toLocation } from '../http/location.ts';
-import { translator, pickLocale } from '../web/i18n.ts';
-import { formToken, isValidFormToken } from './csrf.ts';
-import type { KeyMaterial } from '../oauth/keys/key-material.ts';
-import { derivedKeys } from '../oauth/keys/derived-keys.ts';
-import { DEVICE_COOKIE, setDeviceCookie } from './login-device-cookie.ts';
-import { InvalidCredentials, logIn, LoginThrottled, minutesToWait } from './login.service.ts';
-import { installLogoutPages } from './logout.pages.ts';
-import { safeReturnTo } from './return-to.ts';
-import { SESSION_COOKIE, setSessionCookies } from './session-http.ts';
+import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
+import { DEVICE_COOKIE, setDeviceCookie } from '../../accounts/login-device-cookie.ts';
+import { InvalidCredentials, logIn, LoginThrottled, minutesToWait } from '../../accounts/login.service.ts';
+import { safeReturnTo } from '../../accounts/return-to.ts';
+import { SESSION_COOKIE, setSessionCookies } from '../../accounts/session-http.ts';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { DB } from '../../db/database.ts';
+import { toLocation } from '../../http/location.ts';
+import { derivedKeys } from '../../oauth/keys/derived-keys.ts';
+import type { KeyMaterial } from '../../oauth/keys/key-material.ts';
 
-export interface LoginPagesOptions {
+export interface LoginPageOptions {
   config: Config;
   db: DB;
   clock: Clock;
@@ -30,15 +28,13 @@ const LoginForm = Type.Object({
   return_to: Type.Optional(Type.String({ maxLength: 8192 })),
 });
 
-export const loginPages: FastifyPluginAsyncTypebox<LoginPagesOptions> = async (app, { config, db, clock, keys }) => {
+export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app, { config, db, clock, keys }) => {
   const deviceKey = derivedKeys(keys).loginDevice;
   // Sign-in in a popup (oidc-client-ts, MSAL) passes through the login page: a
   // same-origin opener policy here would cut the popup off from its opener.
   app.addHook('onRequest', async (request, reply) => {
     if (request.url === '/login' || request.url.startsWith('/login?')) void reply.header('cross-origin-opener-policy', 'unsafe-none');
   });
-  app.get('/', (_request, reply) => reply.render('home'));
-
   app.get('/login', {
     schema: { querystring: Type.Object({ return_to: Type.Optional(Type.String({ maxLength: 8192 })) }) },
   }, async (request, reply) => {
@@ -52,7 +48,7 @@ export const loginPages: FastifyPluginAsyncTypebox<LoginPagesOptions> = async (a
     const returnTo = safeReturnTo(form.return_to, config.publicUrl) ?? '/';
     const email = form.email?.trim() ?? '';
     const remember = form.remember === '1' || form.remember === 'on';
-    const t = translator(pickLocale(request.headers['accept-language']));
+    const t = reply.translator();
     const again = async (status: number, error: string) => reply.render('login', {
       csrfToken: await formToken(request, reply, config), returnTo, email, remember, error,
     }, status);
@@ -76,6 +72,4 @@ export const loginPages: FastifyPluginAsyncTypebox<LoginPagesOptions> = async (a
       throw error;
     }
   });
-
-  installLogoutPages(app, { config, db });
 };
