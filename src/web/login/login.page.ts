@@ -35,6 +35,7 @@ export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app
   app.addHook('onRequest', async (request, reply) => {
     if (request.url === '/login' || request.url.startsWith('/login?')) void reply.header('cross-origin-opener-policy', 'unsafe-none');
   });
+
   app.get('/login', {
     schema: { querystring: Type.Object({ return_to: Type.Optional(Type.String({ maxLength: 8192 })) }) },
   }, async (request, reply) => {
