@@ -7,7 +7,6 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { loginPages } from './accounts/login.pages.ts';
 import { installSessions } from './accounts/session-http.ts';
 import { userRoutes } from './accounts/user.routes.ts';
 import { installOpenApi } from './api/openapi/openapi.plugin.ts';
@@ -25,14 +24,27 @@ import { serverLimits } from './http/server-timeouts.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { MAX_PATH_PARAM_LENGTH } from './http/row-id.ts';
 import { compileValidator } from './http/validation.ts';
-import { adminRoutes } from './oauth/clients/admin.routes.ts';
-import { myAppsRoutes } from './oauth/consent/my-apps.routes.ts';
 import type { KeyMaterial } from './oauth/keys/key-material.ts';
 import { oauthRoutes } from './oauth/oauth.routes.ts';
 import { healthRoutes } from './ops/health.routes.ts';
 import { loggerOptions } from './ops/log-options.ts';
 import { installMetrics } from './ops/metrics.ts';
-import { installPageErrors } from './web/page-errors.ts';
+import { adminMessages } from './web/admin/admin.messages.ts';
+import { adminPage } from './web/admin/admin.page.ts';
+import { consentMessages } from './web/consent/consent.messages.ts';
+import { consentPages } from './web/consent/consent.page.ts';
+import { errorMessages } from './web/errors/errors.messages.ts';
+import { installPageErrors } from './web/errors/page-errors.ts';
+import { homeMessages } from './web/home/home.messages.ts';
+import { homePage } from './web/home/home.page.ts';
+import { combineMessages } from './web/i18n.ts';
+import { layoutMessages } from './web/layout.messages.ts';
+import { loginMessages } from './web/login/login.messages.ts';
+import { loginPage } from './web/login/login.page.ts';
+import { logoutMessages } from './web/logout/logout.messages.ts';
+import { logoutPage } from './web/logout/logout.page.ts';
+import { myAppsMessages } from './web/my-apps/my-apps.messages.ts';
+import { myAppsPage } from './web/my-apps/my-apps.page.ts';
 import { installPages } from './web/render.ts';
 
 export interface AppDeps {
@@ -82,16 +94,20 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(formbody, { bodyLimit: 64 * 1024 });
 
   installSessions(app, db, clock);
-  installPages(app);
+  installPages(app, combineMessages([
+    layoutMessages, homeMessages, errorMessages, loginMessages, logoutMessages, consentMessages, myAppsMessages, adminMessages,
+  ]));
   installPageErrors(app);
 
   await installOpenApi(app, config);
   if (config.metricsToken) await installMetrics(app, { token: config.metricsToken, poolUse: deps.database.poolUse });
   await app.register(healthRoutes, { ping: deps.database.ping });
-  await app.register(loginPages, { config, db, clock, keys: deps.keys });
-  await app.register(adminRoutes, { config, db, keys: deps.keys });
-  await app.register(myAppsRoutes, { config, db, clock });
-  await app.register(oauthRoutes, { config, db, clock, keys: deps.keys });
+  await app.register(homePage);
+  await app.register(loginPage, { config, db, clock, keys: deps.keys });
+  await app.register(logoutPage, { config, db });
+  await app.register(adminPage, { config, db, clock, keys: deps.keys });
+  await app.register(myAppsPage, { config, db, clock });
+  await app.register(oauthRoutes, { config, db, clock, keys: deps.keys, pages: consentPages(config) });
 
   await app.register(async (api) => {
     installApiContext(api);

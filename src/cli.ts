@@ -13,7 +13,7 @@ import { loadConfig, type Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { databaseTarget } from './db/target.ts';
-import { ApiProblem, type FieldError } from './http/problem.ts';
+import { InvalidInput, type FieldError } from './invalid-input.ts';
 import { checkEncryptionKey } from './oauth/keys/key-check.ts';
 import { loadKeyMaterial, type KeyMaterial } from './oauth/keys/key-material.ts';
 
@@ -105,7 +105,7 @@ function createContext(io: CliIo, json: boolean, opened: (handle: DatabaseHandle
 function reporter(io: CliIo, json: boolean, command: CliCommand | undefined) {
   return (code: number, error: unknown): number => {
     const message = error instanceof Error ? error.message : String(error);
-    const fields = error instanceof ApiProblem ? (error.errors ?? []).map((e) => ({ ...e, ...optionOf(command, e) })) : [];
+    const fields = error instanceof InvalidInput ? (error.errors ?? []).map((e) => ({ ...e, ...optionOf(command, e) })) : [];
     const usage = error instanceof UsageError && command ? `usage: ${PROGRAM} ${synopsis(command)} [--json]` : undefined;
     if (json) {
       io.out.write(`${JSON.stringify({ error: message, ...(fields.length > 0 ? { errors: fields } : {}), ...(usage ? { usage } : {}) })}\n`);

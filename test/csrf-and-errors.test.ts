@@ -64,13 +64,6 @@ describe('errors', () => {
       detail: 'No such operation: DELETE /api/does/not/exist' });
   });
 
-  it('renders an HTML error page for unknown pages', async () => {
-    const response = await t.app.inject({ url: '/no-such-page', headers: { 'accept-language': 'de' } });
-    expect(response.statusCode).toBe(404);
-    expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(response.body).toContain('Diese Seite gibt es nicht.');
-  });
-
   it('refuses unsupported media types and oversized bodies with 4xx problem+json', async () => {
     const xml = await t.app.inject({ method: 'POST', url: '/api/user/login', payload: '<a/>', headers: { 'content-type': 'application/xml' } });
     expect(xml.statusCode).toBe(415);

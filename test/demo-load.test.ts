@@ -9,7 +9,7 @@ import type { DB } from '../src/db/database.ts';
 import { openDatabase } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { DatabaseNotEmptyError, DEMO_PASSWORD, loadDemoData, loadDemoDataIfEmpty } from '../src/demo/demo-data.ts';
-import { ValidationFailed } from '../src/http/problem.ts';
+import { InvalidClientInput } from '../src/oauth/clients/client-errors.ts';
 import { createClient } from '../src/oauth/clients/clients.service.ts';
 import { loadDemoOnFirstStart } from '../src/ops/startup.ts';
 import { buildTestApp, testConfig, testKeys } from './helpers/app.ts';
@@ -105,8 +105,8 @@ describe('demo dataset loading', () => {
     await createClient(db, keys, { clientId: 'demo-app', name: 'Taken', confidential: false, redirectUris: ['http://127.0.0.1:9/cb'],
       scopes: [], grantTypes: [], requiredRegions: [] });
     const error = await loadDemoData(db, keys).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ValidationFailed);
-    expect((error as ValidationFailed).errors).toEqual([{ field: 'clientId', message: 'is already taken by another client' }]);
+    expect(error).toBeInstanceOf(InvalidClientInput);
+    expect((error as InvalidClientInput).errors).toEqual([{ field: 'clientId', message: 'is already taken by another client' }]);
     expect(await countRows(db)).toEqual({ ...EMPTY, oauth_clients: 1 });
 
     // Nothing half-loaded blocks a later attempt.

@@ -44,7 +44,7 @@ describe('clients in memory at the token endpoint', () => {
   test('a regenerated secret counts at once: the old one is refused without consuming the code, the new one works', async () => {
     const { client } = await servedClient();
     const code = await obtainCode(t, { clientId: client.clientId, cookie: session.cookie });
-    const secret = await regenerateClientSecret(t.db, t.keys, client.clientId);
+    const secret = await regenerateClientSecret(t.db, t.keys, client.clientId, t.clock.now());
     const old = await exchange(client, code);
     expect(old.statusCode).toBe(401);
     expect(old.json().error).toBe('invalid_client');
@@ -53,7 +53,7 @@ describe('clients in memory at the token endpoint', () => {
 
   test('the old secret no longer refreshes either, and the new one does', async () => {
     const { client, refreshToken } = await servedClient();
-    const secret = await regenerateClientSecret(t.db, t.keys, client.clientId);
+    const secret = await regenerateClientSecret(t.db, t.keys, client.clientId, t.clock.now());
     expect((await refresh(client, refreshToken)).json().error).toBe('invalid_client');
     expect((await refresh(client, refreshToken, secret)).statusCode).toBe(200);
   });
@@ -68,7 +68,7 @@ describe('clients in memory at the token endpoint', () => {
 
   test('a client that lost the refresh_token grant is refused at once, and its token was not rotated', async () => {
     const { client, refreshToken } = await servedClient();
-    await updateClient(t.db, t.keys, client.clientId, { ...settings, grantTypes: ['authorization_code'] });
+    await updateClient(t.db, t.keys, client.clientId, { ...settings, grantTypes: ['authorization_code'] }, t.clock.now());
     expect((await refresh(client, refreshToken)).json().error).toBe('unauthorized_client');
     const rows = await t.db.selectFrom('oauth_refresh_tokens').select('rotated_at').where('rotated_at', 'is not', null)
       .where('grant_id', 'in', t.db.selectFrom('oauth_grants').select('id')
@@ -79,7 +79,7 @@ describe('clients in memory at the token endpoint', () => {
   test('a required region added to the client counts at once for the next code', async () => {
     const { client } = await servedClient();
     const code = await obtainCode(t, { clientId: client.clientId, cookie: session.cookie });
-    await updateClient(t.db, t.keys, client.clientId, { ...settings, grantTypes: ['authorization_code', 'refresh_token'], requiredRegions: [await makeRegion(t.db)] });
+    await updateClient(t.db, t.keys, client.clientId, { ...settings, grantTypes: ['authorization_code', 'refresh_token'], requiredRegions: [await makeRegion(t.db)] }, t.clock.now());
     // The code was issued before the change and is still honoured: the change is to the client, not the code.
     const response = await exchange(client, code);
     expect(response.statusCode).toBe(200);

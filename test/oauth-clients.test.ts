@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { findConsentScopes, listRememberedApps, rememberConsent, revokeConsent } from '../src/oauth/consent/consents.repository.ts';
-import { createClient, deleteClient, findClient, listClients, regenerateClientSecret, updateClient, ClientNotFound } from '../src/oauth/clients/clients.service.ts';
-import { ValidationFailed } from '../src/http/problem.ts';
+import { ClientNotFound, InvalidClientInput } from '../src/oauth/clients/client-errors.ts';
+import { createClient, deleteClient, findClient, listClients, regenerateClientSecret, updateClient } from '../src/oauth/clients/clients.service.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
 import { makeRegion, makeUser } from './helpers/factories.ts';
 import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from './helpers/oauth.ts';
@@ -20,8 +20,8 @@ const valid = { clientId: 'valid-1', name: 'Valid', confidential: true, redirect
 
 async function fieldErrors(work: Promise<unknown>): Promise<Record<string, string>> {
   const error = await work.then(() => undefined, (e: unknown) => e);
-  expect(error).toBeInstanceOf(ValidationFailed);
-  return Object.fromEntries((error as ValidationFailed).errors!.map((e) => [e.field, e.message]));
+  expect(error).toBeInstanceOf(InvalidClientInput);
+  return Object.fromEntries((error as InvalidClientInput).errors!.map((e) => [e.field, e.message]));
 }
 
 describe('createClient', () => {
@@ -63,20 +63,20 @@ describe('createClient', () => {
 describe('updateClient, regenerateClientSecret, deleteClient', () => {
   test('update changes settings; public → confidential returns a new secret once; confidential → public drops it', async () => {
     await createClient(t.db, t.keys, { ...valid, clientId: 'upd', confidential: false });
-    const { secret } = await updateClient(t.db, t.keys, 'upd', { ...valid, name: 'Renamed', confidential: true, scopes: ['email'] });
+    const { secret } = await updateClient(t.db, t.keys, 'upd', { ...valid, name: 'Renamed', confidential: true, scopes: ['email'] }, t.clock.now());
     expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(await findClient(t.db, 'upd')).toMatchObject({ name: 'Renamed', confidential: true, scopes: ['openid', 'email'] });
-    expect((await updateClient(t.db, t.keys, 'upd', { ...valid, confidential: true })).secret).toBeNull();
-    expect((await updateClient(t.db, t.keys, 'upd', { ...valid, confidential: false })).secret).toBeNull();
+    expect((await updateClient(t.db, t.keys, 'upd', { ...valid, confidential: true }, t.clock.now())).secret).toBeNull();
+    expect((await updateClient(t.db, t.keys, 'upd', { ...valid, confidential: false }, t.clock.now())).secret).toBeNull();
     const row = await t.db.selectFrom('oauth_clients').select('secret_digest').where('client_id', '=', 'upd').executeTakeFirstOrThrow();
     expect(row.secret_digest).toBeNull();
-    expect((await fieldErrors(updateClient(t.db, t.keys, 'upd', { ...valid, name: '' }))).name).toBeDefined();
-    await expect(updateClient(t.db, t.keys, 'missing', valid)).rejects.toBeInstanceOf(ClientNotFound);
+    expect((await fieldErrors(updateClient(t.db, t.keys, 'upd', { ...valid, name: '' }, t.clock.now()))).name).toBeDefined();
+    await expect(updateClient(t.db, t.keys, 'missing', valid, t.clock.now())).rejects.toBeInstanceOf(ClientNotFound);
   });
 
   test('regenerating a public client secret is refused; unknown clients are ClientNotFound', async () => {
-    await expect(regenerateClientSecret(t.db, t.keys, 'pub-1')).rejects.toBeInstanceOf(ValidationFailed);
-    await expect(regenerateClientSecret(t.db, t.keys, 'nope')).rejects.toBeInstanceOf(ClientNotFound);
+    await expect(regenerateClientSecret(t.db, t.keys, 'pub-1', t.clock.now())).rejects.toBeInstanceOf(InvalidClientInput);
+    await expect(regenerateClientSecret(t.db, t.keys, 'nope', t.clock.now())).rejects.toBeInstanceOf(ClientNotFound);
     await expect(deleteClient(t.db, 'nope')).rejects.toBeInstanceOf(ClientNotFound);
   });
 });

@@ -184,7 +184,7 @@ describe('client authentication and request errors', () => {
   test('regenerating the secret stops the old one; deleting the client stops its tokens', async () => {
     const c = (await makeClient(t)) as { clientId: string; secret: string };
     const body = (await exchange(await obtainCode(t, { clientId: c.clientId, cookie: session.cookie }), {}, c)).json();
-    const fresh = await regenerateClientSecret(t.db, t.keys, c.clientId);
+    const fresh = await regenerateClientSecret(t.db, t.keys, c.clientId, t.clock.now());
     const old = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: body.refresh_token, client_id: c.clientId, client_secret: c.secret });
     expect(old.statusCode).toBe(401);
     const ok = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: body.refresh_token, client_id: c.clientId, client_secret: fresh });

@@ -4,7 +4,7 @@
  */
 import type { Executor } from '../db/executor.ts';
 import { inTransaction } from '../db/transaction.ts';
-import { ValidationFailed, type FieldError } from '../http/problem.ts';
+import { InvalidInput, type FieldError } from '../invalid-input.ts';
 import { REGION_TYPES, type RegionType } from './accounts.tables.ts';
 import { hashPassword } from './passwords.ts';
 import { findExistingRegionIds, findRegionById, insertRegion } from './regions.repository.ts';
@@ -26,7 +26,7 @@ export interface CreateUserInput {
   ambassadorOf?: readonly number[];
 }
 
-/** Creates a user with memberships; throws {@link ValidationFailed} naming each bad field. */
+/** Creates a user with memberships; throws {@link InvalidInput} naming each bad field. */
 export async function createUser(db: Executor, input: CreateUserInput): Promise<number> {
   const errors: FieldError[] = [];
   const email = input.email.trim();
@@ -47,7 +47,7 @@ export async function createUser(db: Executor, input: CreateUserInput): Promise<
   if (errors.length === 0 && await findUserCredentialsByEmail(db, email)) {
     errors.push({ field: 'email', message: 'is already registered' });
   }
-  if (errors.length > 0) throw new ValidationFailed(errors);
+  if (errors.length > 0) throw new InvalidInput(errors);
 
   const passwordHash = await hashPassword(input.password);
   return inTransaction(db, async (trx) => {
@@ -67,10 +67,10 @@ export async function createUser(db: Executor, input: CreateUserInput): Promise<
   });
 }
 
-/** Sets a new password (an operator's reset); throws {@link ValidationFailed} for a weak one. False when the user does not exist. */
+/** Sets a new password (an operator's reset); throws {@link InvalidInput} for a weak one. False when the user does not exist. */
 export async function setUserPassword(db: Executor, userId: number, password: string): Promise<boolean> {
   const weak = passwordProblem(password);
-  if (weak) throw new ValidationFailed([{ field: 'password', message: weak }]);
+  if (weak) throw new InvalidInput([{ field: 'password', message: weak }]);
   return updatePasswordHash(db, userId, await hashPassword(password));
 }
 
@@ -96,7 +96,7 @@ export async function createRegion(db: Executor, input: CreateRegionInput): Prom
   if (parentId !== null && !(await findRegionById(db, parentId))) {
     errors.push({ field: 'parent', message: `region ${parentId} does not exist` });
   }
-  if (errors.length > 0) throw new ValidationFailed(errors);
+  if (errors.length > 0) throw new InvalidInput(errors);
   return insertRegion(db, { name, parentId, type });
 }
 

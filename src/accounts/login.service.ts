@@ -6,7 +6,6 @@
  */
 import type { Clock } from '../clock.ts';
 import type { DB } from '../db/database.ts';
-import { ApiProblem } from '../http/problem.ts';
 import { deviceCookieAfterLogin, deviceNonce } from './login-device-cookie.ts';
 import { accountOf, recordSuccess, reserveAttempt, throttleCounters } from './login-throttle.ts';
 import { verifyAgainstDummy, verifyPassword } from './passwords.ts';
@@ -34,20 +33,37 @@ export interface LoginResult {
 export const INVALID_CREDENTIALS = 'Wrong email or password.';
 const MAX_EMAIL_LENGTH = 254;
 
+/** Wrong email or password, or an unknown email: one answer for all (no enumeration). */
+export class InvalidCredentials extends Error {
+  constructor() {
+    super(INVALID_CREDENTIALS);
+    this.name = 'InvalidCredentials';
+  }
+}
+
+/** Too many failed logins: the next attempt is allowed in `retryAfterSeconds`. */
+export class LoginThrottled extends Error {
+  constructor(readonly retryAfterSeconds: number) {
+    const minutes = minutesToWait(retryAfterSeconds);
+    super(`Too many failed logins. Try again in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}.`);
+    this.name = 'LoginThrottled';
+  }
+}
+
 /**
- * Logs in; throws 429 (before the password is checked) when throttled, 401 on
- * wrong credentials. `deviceKey` signs the device cookies.
+ * Logs in; throws {@link LoginThrottled} (before the password is checked) or
+ * {@link InvalidCredentials}. `deviceKey` signs the device cookies.
  */
 export async function logIn(db: DB, clock: Clock, deviceKey: Uint8Array, input: LoginInput): Promise<LoginResult> {
   const email = input.email.trim();
   const account = accountOf(email);
   const counters = throttleCounters(account, input.ip, deviceNonce(deviceKey, account, input.deviceCookie));
   const wait = await reserveAttempt(db, clock, counters);
-  if (wait > 0) throw tooManyAttempts(wait);
+  if (wait > 0) throw new LoginThrottled(wait);
   const found = isPossibleEmail(email) ? await findUserCredentialsByEmail(db, email) : undefined;
   const valid = found ? await verifyPassword(found.password_hash, input.password) : await verifyAgainstDummy(input.password);
   // A failure stays counted: its reservation is the record.
-  if (!found || !valid) throw new ApiProblem(401, 'auth.invalid-credentials', INVALID_CREDENTIALS);
+  if (!found || !valid) throw new InvalidCredentials();
   const { password_hash: _hash, ...user } = found;
   await recordSuccess(db, counters);
   await logOut(db, input.previousSessionId);
@@ -58,13 +74,6 @@ export async function logIn(db: DB, clock: Clock, deviceKey: Uint8Array, input: 
 /** Whole minutes, rounded up, as the messages give the wait; the exact seconds in `Retry-After`. */
 export function minutesToWait(seconds: number): number {
   return Math.max(1, Math.ceil(seconds / 60));
-}
-
-function tooManyAttempts(seconds: number): ApiProblem {
-  const minutes = minutesToWait(seconds);
-  return new ApiProblem(429, 'auth.too-many-attempts',
-    `Too many failed logins. Try again in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}.`,
-    undefined, { 'retry-after': String(seconds) });
 }
 
 /** Ends the session with this cookie value, if any. */

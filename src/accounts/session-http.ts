@@ -31,8 +31,8 @@ export function installSessions(app: FastifyInstance, db: DB, clock: Clock): voi
   });
 }
 
-export function setSessionCookies(reply: FastifyReply, config: Config, session: NewSession): void {
-  const maxAge = session.remember ? Math.floor((session.expiresAt.getTime() - Date.now()) / 1000) : undefined;
+export function setSessionCookies(reply: FastifyReply, config: Config, clock: Clock, session: NewSession): void {
+  const maxAge = session.remember ? Math.floor((session.expiresAt.getTime() - clock().getTime()) / 1000) : undefined;
   reply.setCookie(SESSION_COOKIE, session.id, {
     path: '/', httpOnly: true, sameSite: 'lax', secure: config.isProduction,
     ...(maxAge === undefined ? {} : { maxAge }),

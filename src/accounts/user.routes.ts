@@ -4,12 +4,13 @@ import { Type } from '@sinclair/typebox';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { DB } from '../db/database.ts';
+import { ApiProblem } from '../http/problem.ts';
 import { ProblemSchema } from '../http/problem-schema.ts';
 import { CurrentUserSchema, describeCurrentUser } from './current-user.ts';
 import type { KeyMaterial } from '../oauth/keys/key-material.ts';
 import { derivedKeys } from '../oauth/keys/derived-keys.ts';
 import { DEVICE_COOKIE, setDeviceCookie } from './login-device-cookie.ts';
-import { logIn, logOut } from './login.service.ts';
+import { InvalidCredentials, logIn, LoginThrottled, logOut } from './login.service.ts';
 import { clearSessionCookies, SESSION_COOKIE, setSessionCookies } from './session-http.ts';
 
 export interface UserRoutesOptions {
@@ -40,8 +41,8 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (a
     const { session, user, deviceCookie } = await logIn(db, clock, deviceKey, {
       email, password, rememberMe, ip: request.ip,
       previousSessionId: request.cookies[SESSION_COOKIE], deviceCookie: request.cookies[DEVICE_COOKIE],
-    });
-    setSessionCookies(reply, config, session);
+    }).catch((error: unknown) => { throw loginProblem(error); });
+    setSessionCookies(reply, config, clock, session);
     setDeviceCookie(reply, config, deviceCookie);
     return describeCurrentUser(db, user, session.csrfToken);
   });
@@ -71,3 +72,11 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (a
     return describeCurrentUser(db, session.user, session.csrfToken);
   });
 };
+
+function loginProblem(error: unknown): unknown {
+  if (error instanceof InvalidCredentials) return new ApiProblem(401, 'auth.invalid-credentials', error.message);
+  if (error instanceof LoginThrottled) {
+    return new ApiProblem(429, 'auth.too-many-attempts', error.message, undefined, { 'retry-after': String(error.retryAfterSeconds) });
+  }
+  return error;
+}

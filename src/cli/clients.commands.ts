@@ -1,9 +1,10 @@
 /** `client list | show | add | update | delete | rotate-secret` (SPEC §3, §5.1). */
 import {
-  ClientNotFound, createClient, deleteClient, findClient, listClients, regenerateClientSecret, updateClient,
+  createClient, deleteClient, findClient, listClients, regenerateClientSecret, updateClient,
 } from '../oauth/clients/clients.service.ts';
 import { CLIENT_SETTING_OPTIONS, clientJson, describeClient, EMPTY_SETTINGS, readClientSettings, settingsOf } from './client-flags.ts';
 import { UsageError, type CliCommand, type OptionSpec } from './command.ts';
+import { ClientNotFound } from '../oauth/clients/client-errors.ts';
 
 const CLIENT_ID: OptionSpec = { type: 'string', required: true, value: 'ID', field: 'clientId', help: 'the client id' };
 const SECRET_NOTE = 'Client secret (shown only now, store it safely)';
@@ -71,7 +72,7 @@ export const clientUpdateCommand: CliCommand = {
     if (!existing) throw new ClientNotFound(clientId);
     const settings = readClientSettings(values, settingsOf(existing));
     if (values.public || values.confidential) settings.confidential = values.confidential === true;
-    const { secret } = await updateClient(db, await context.keys(), clientId, settings);
+    const { secret } = await updateClient(db, await context.keys(), clientId, settings, new Date());
     const client = (await findClient(db, clientId))!;
     const lines = [`Client ${clientId} updated.`, ...describeClient(client)];
     if (secret !== null) lines.push(`${SECRET_NOTE}: ${secret}`);
@@ -97,7 +98,7 @@ export const clientRotateSecretCommand: CliCommand = {
   async run(context, values) {
     const clientId = values['client-id'] as string;
     const keys = await context.keys();
-    const secret = await regenerateClientSecret(await context.database(), keys, clientId);
+    const secret = await regenerateClientSecret(await context.database(), keys, clientId, new Date());
     return { json: { clientId, secret }, text: `New secret for ${clientId}.\n${SECRET_NOTE}: ${secret}` };
   },
 };

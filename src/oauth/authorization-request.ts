@@ -9,7 +9,7 @@ import type { Executor } from '../db/executor.ts';
 import { isValidS256Challenge } from './checks/pkce.ts';
 import { checkRequestedScopes } from './checks/scope.ts';
 import { findClientRow, type ClientRow } from './clients/clients.repository.ts';
-import { CLIENT_ID_PATTERN } from './clients/clients.service.ts';
+import { CLIENT_ID_PATTERN } from './clients/client-id.ts';
 import {
   InvalidRequest, InvalidScope, RequestNotSupported, RequestUriNotSupported, UnsupportedResponseType, type OAuthError,
 } from './errors.ts';

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { DB } from '../db/database.ts';
+import type { AuthorizationPages } from './authorization-pages.ts';
 import { ClientCache } from './clients/client-cache.ts';
 import { authorizeEndpoint } from './endpoints/authorize.ts';
 import type { KeyMaterial } from './keys/key-material.ts';
@@ -20,13 +21,15 @@ export interface OAuthRoutesOptions {
   db: DB;
   clock: Clock;
   keys: KeyMaterial;
+  /** The authorization endpoint's pages, rendered by web/. */
+  pages: AuthorizationPages;
 }
 
-export async function oauthRoutes(app: FastifyInstance, { config, db, clock, keys }: OAuthRoutesOptions): Promise<void> {
+export async function oauthRoutes(app: FastifyInstance, { config, db, clock, keys, pages }: OAuthRoutesOptions): Promise<void> {
   const keyStore = new KeyStore(db, keys, clock);
   const ctx: OAuthContext = {
     db, clock, issuer: config.publicUrl, material: keys, keys: keyStore, clients: new ClientCache(db), refreshGraceSeconds: config.refreshGraceSeconds,
   };
-  authorizeEndpoint(app, ctx, config);
+  authorizeEndpoint(app, ctx, pages);
   await app.register(oauthEndpoints, { ctx });
 }

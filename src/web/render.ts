@@ -1,14 +1,14 @@
 /**
  * Server-rendered pages (Eta, auto-escaping). `reply.render(view, data)` adds
  * what every page needs: the locale and its translator, the logged-in user and
- * the site's base URL.
+ * the site's base URL. The strings are the ones app.ts passes in.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isOrga } from '../accounts/roles.ts';
-import { pickLocale, translator } from './i18n.ts';
+import { pickLocale, translator, type Locale, type Messages, type Translate } from './i18n.ts';
 
 const VIEWS_DIR = fileURLToPath(new URL('./views/', import.meta.url));
 const STYLESHEET = readFileSync(new URL('./static/style.css', import.meta.url), 'utf8');
@@ -16,20 +16,30 @@ const STYLESHEET = readFileSync(new URL('./static/style.css', import.meta.url), 
 declare module 'fastify' {
   interface FastifyReply {
     render(view: string, data?: Record<string, unknown>, status?: number): Promise<FastifyReply>;
+    /** The strings in the language of this request. */
+    translator(): Translate;
   }
 }
 
-export function installPages(app: FastifyInstance): void {
+export function localeOf(request: FastifyRequest): Locale {
+  return pickLocale(request.headers['accept-language']);
+}
+
+export function installPages(app: FastifyInstance, messages: Messages): void {
   const eta = new Eta({ views: VIEWS_DIR, autoEscape: true, cache: true, useWith: false });
+
+  app.decorateReply('translator', function translatorOfReply(this: FastifyReply) {
+    return translator(messages, localeOf(this.request));
+  });
 
   app.decorateReply('render', async function render(this: FastifyReply, view: string, data = {}, status = 200) {
     const request = this.request;
-    const locale = pickLocale(request.headers['accept-language']);
+    const locale = localeOf(request);
     const session = await request.getSession().catch(() => null);
     const html = eta.render(`./${view}`, {
       ...data,
       lang: locale,
-      t: translator(locale),
+      t: translator(messages, locale),
       user: session?.user ?? null,
       isOrga: session ? isOrga(session.user) : false,
     });

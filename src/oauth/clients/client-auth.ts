@@ -9,7 +9,7 @@ import type { KeyMaterial } from '../keys/key-material.ts';
 import { isClientSecretValid } from './client-secret.ts';
 import type { ClientLookup } from './client-cache.ts';
 import type { ClientRow } from './clients.repository.ts';
-import { CLIENT_ID_PATTERN } from './clients.service.ts';
+import { CLIENT_ID_PATTERN } from './client-id.ts';
 
 interface Credentials {
   clientId: string;

@@ -1,24 +1,25 @@
 /**
  * Registering and administering OAuth clients (SPEC §5.1, §5.7), shared by the
  * admin screen, the CLI and the demo dataset. Every rule lives here; a bad
- * field throws {@link ValidationFailed} naming it.
+ * field throws {@link InvalidClientInput} naming it.
  */
 import { findExistingRegionIds } from '../../accounts/regions.repository.ts';
 import type { DB } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
 import { inTransaction } from '../../db/transaction.ts';
-import { ApiProblem, ValidationFailed, type FieldError } from '../../http/problem.ts';
+import type { FieldError } from '../../invalid-input.ts';
 import { redirectUriProblem, webOrigin } from '../checks/redirect-uri.ts';
 import type { KeyMaterial } from '../keys/key-material.ts';
 import { GRANT_TYPES, isGrantType, isScope, SCOPES, sortScopes, type GrantType, type Scope } from '../scopes.ts';
 import { revokeGrantsOfClient } from '../grants/grants.repository.ts';
+import { ClientNotFound, InvalidClientInput } from './client-errors.ts';
+import { CLIENT_ID_PATTERN } from './client-id.ts';
 import { digestClientSecret, generateClientSecret } from './client-secret.ts';
 import {
   deleteClientRow, findClientRow, insertClient, listClientRows, replaceRequiredRegions, setSecretDigest, updateClientRow,
   type ClientRow, type ClientValues,
 } from './clients.repository.ts';
 
-export const CLIENT_ID_PATTERN = /^[A-Za-z0-9._-]{1,100}$/;
 export const MAX_REDIRECT_URIS = 20;
 
 export interface ClientSettings {
@@ -51,13 +52,6 @@ export interface Client {
   updatedAt: Date;
 }
 
-/** Unknown client id in an administrative call. */
-export class ClientNotFound extends ApiProblem {
-  constructor(clientId: string) {
-    super(404, 'request.not-found', `There is no OAuth client "${clientId}".`);
-  }
-}
-
 /**
  * Registers a client. Returns the secret of a confidential client: it is shown
  * once and stored only as a keyed digest. `fixedSecret` is for the demo dataset.
@@ -71,7 +65,7 @@ export async function createClient(db: Executor, keys: KeyMaterial, input: Clien
     errors.push({ field: 'clientId', message: 'is already taken by another client' });
   }
   const settings = await validateSettings(db, input, errors);
-  if (errors.length > 0) throw new ValidationFailed(errors);
+  if (errors.length > 0) throw new InvalidClientInput(errors);
   const secret = input.confidential ? fixedSecret ?? generateClientSecret() : null;
   try {
     await inTransaction(db, async (trx) => {
@@ -80,7 +74,7 @@ export async function createClient(db: Executor, keys: KeyMaterial, input: Clien
     });
   } catch (error) {
     if ((error as { code?: string }).code === '23505') {
-      throw new ValidationFailed([{ field: 'clientId', message: 'is already taken by another client' }]);
+      throw new InvalidClientInput([{ field: 'clientId', message: 'is already taken by another client' }]);
     }
     throw error;
   }
@@ -92,12 +86,12 @@ export async function createClient(db: Executor, keys: KeyMaterial, input: Clien
  * turned confidential gets a new secret, returned once; the reverse drops it.
  * Narrowed scopes or grant types do not touch tokens already issued.
  */
-export async function updateClient(db: DB, keys: KeyMaterial, clientId: string, input: ClientSettings): Promise<{ secret: string | null }> {
+export async function updateClient(db: DB, keys: KeyMaterial, clientId: string, input: ClientSettings, now: Date): Promise<{ secret: string | null }> {
   const existing = await findClientRow(db, clientId);
   if (!existing) throw new ClientNotFound(clientId);
   const errors: FieldError[] = [];
   const settings = await validateSettings(db, input, errors);
-  if (errors.length > 0) throw new ValidationFailed(errors);
+  if (errors.length > 0) throw new InvalidClientInput(errors);
   let secret: string | null = null;
   let secretDigest = existing.secret_digest;
   if (!input.confidential) secretDigest = null;
@@ -106,7 +100,7 @@ export async function updateClient(db: DB, keys: KeyMaterial, clientId: string, 
     secretDigest = digestClientSecret(keys, secret);
   }
   await db.transaction().execute(async (trx) => {
-    await updateClientRow(trx, existing.id, { ...settings, secretDigest }, new Date());
+    await updateClientRow(trx, existing.id, { ...settings, secretDigest }, now);
     await replaceRequiredRegions(trx, existing.id, input.requiredRegions);
   });
   return { secret };
@@ -118,14 +112,14 @@ export async function deleteClient(db: DB, clientId: string): Promise<void> {
 }
 
 /** A new secret for a confidential client, shown once; the old one stops working at once. */
-export async function regenerateClientSecret(db: DB, keys: KeyMaterial, clientId: string): Promise<string> {
+export async function regenerateClientSecret(db: DB, keys: KeyMaterial, clientId: string, now: Date): Promise<string> {
   const existing = await findClientRow(db, clientId);
   if (!existing) throw new ClientNotFound(clientId);
   if (!existing.confidential) {
-    throw new ValidationFailed([{ field: 'confidential', message: 'a public client has no secret' }], 'A public client has no secret.');
+    throw new InvalidClientInput([{ field: 'confidential', message: 'a public client has no secret' }], 'A public client has no secret.');
   }
   const secret = generateClientSecret();
-  await setSecretDigest(db, existing.id, digestClientSecret(keys, secret), new Date());
+  await setSecretDigest(db, existing.id, digestClientSecret(keys, secret), now);
   return secret;
 }
 
@@ -134,7 +128,6 @@ export async function listClients(db: DB): Promise<Client[]> {
 }
 
 export async function findClient(db: DB, clientId: string): Promise<Client | undefined> {
-  // Only ids that could be registered reach the database (a NUL byte would make PostgreSQL fail).
   if (!CLIENT_ID_PATTERN.test(clientId)) return undefined;
   const row = await findClientRow(db, clientId);
   return row && toClient(row);

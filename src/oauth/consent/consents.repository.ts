@@ -2,6 +2,7 @@
 import { sql } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../db/executor.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { sortScopes, type Scope } from '../scopes.ts';
 import { revokeGrantsOfUserAndClient } from '../grants/grants.repository.ts';
 
@@ -33,13 +34,15 @@ export async function revokeConsent(db: Executor, clock: Clock, userId: number, 
   const now = clock();
   const client = await db.selectFrom('oauth_clients').select('id').where('client_id', '=', clientId).executeTakeFirst();
   if (!client) return false;
-  const deleted = await db.deleteFrom('oauth_consents')
-    .where('user_id', '=', userId).where('client_id', '=', client.id).executeTakeFirst();
-  await revokeGrantsOfUserAndClient(db, userId, client.id, now);
-  return Number(deleted.numDeletedRows) > 0;
+  // Both or neither: a forgotten consent with live tokens would look revoked on the page and still work.
+  return inTransaction(db, async (trx) => {
+    const deleted = await trx.deleteFrom('oauth_consents')
+      .where('user_id', '=', userId).where('client_id', '=', client.id).executeTakeFirst();
+    await revokeGrantsOfUserAndClient(trx, userId, client.id, now);
+    return Number(deleted.numDeletedRows) > 0;
+  });
 }
 
-/** The remembered scopes of this user for this client row, or undefined. */
 /** The scopes a user remembered consent for (the authorization endpoint checks them inside its code statement). */
 export async function findConsentScopes(db: Executor, userId: number, clientRowId: number): Promise<string[] | undefined> {
   const row = await db.selectFrom('oauth_consents').select('scopes')

@@ -5,27 +5,25 @@
  * trusted are pages; later ones go back to the client.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
+import { isValidFormToken } from '../../accounts/csrf.ts';
 import type { SessionContext } from '../../accounts/sessions.ts';
-import type { Config } from '../../config.ts';
-import { pickLocale, translator } from '../../web/i18n.ts';
 import {
   AuthorizationPageError, AuthorizationRedirectError, LOGIN_AFTER_PARAMETER, parseAuthorizationRequest, responseUrl,
   type AuthorizationRequest, type RawParameters,
 } from '../authorization-request.ts';
+import type { AuthorizationPages } from '../authorization-pages.ts';
 import { isInRequiredRegions } from '../checks/required-regions.ts';
 import { webOrigin } from '../checks/redirect-uri.ts';
 import { rememberConsent } from '../consent/consents.repository.ts';
 import { AccessDenied, ConsentRequired, LoginRequired, type OAuthError } from '../errors.ts';
 import { issueAuthorizationCode, issueAuthorizationCodeIfConsented, type CodeBinding } from '../grants/authorization-code.ts';
 import type { OAuthContext } from '../oauth-context.ts';
-import '../oauth.messages.ts';
 
 export const REGIONS_MESSAGE = 'User not in required regions';
 
 type Respond = (reply: FastifyReply, req: AuthorizationRequest, session: SessionContext) => Promise<FastifyReply>;
 
-export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, config: Config): void {
+export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages: AuthorizationPages): void {
   const redirectWithError = (reply: FastifyReply, req: { redirectUri: string; state: string | undefined }, error: OAuthError) =>
     reply.redirect(responseUrl(req.redirectUri, { error: error.error, error_description: error.description, state: req.state, iss: ctx.issuer }), 303);
 
@@ -34,10 +32,7 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, confi
     try {
       return { req: await parseAuthorizationRequest(ctx.db, raw) };
     } catch (error) {
-      if (error instanceof AuthorizationPageError) {
-        const t = translator(pickLocale(request.headers['accept-language']));
-        return { sent: await reply.render('oauth-error', { heading: t('oauth.error.title'), message: error.message, hint: t('oauth.error.hint') }, error.status) };
-      }
+      if (error instanceof AuthorizationPageError) return { sent: await pages.invalidRequest(request, reply, error) };
       if (error instanceof AuthorizationRedirectError) return { sent: redirectWithError(reply, error, error.error) };
       throw error;
     }
@@ -46,12 +41,8 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, confi
   /** Step 5: the 403 page with a link back carrying access_denied. */
   const regionsPage = (request: FastifyRequest, reply: FastifyReply, req: AuthorizationRequest) => {
     if (req.prompt.has('none')) return redirectWithError(reply, req, new AccessDenied(REGIONS_MESSAGE));
-    const t = translator(pickLocale(request.headers['accept-language']));
     const back = responseUrl(req.redirectUri, { error: 'access_denied', error_description: REGIONS_MESSAGE, state: req.state, iss: ctx.issuer });
-    return reply.render('oauth-error', {
-      heading: t('oauth.regions.title'), message: REGIONS_MESSAGE, hint: t('oauth.regions.hint'),
-      link: { href: back, text: t('oauth.backToClient', { name: req.client.name }) },
-    }, 403);
+    return pages.notInRequiredRegions(request, reply, { message: REGIONS_MESSAGE, clientName: req.client.name, back });
   };
 
   /** Step 7: a code bound to client, user, redirect URI, scopes, PKCE challenge, nonce and auth_time. */
@@ -62,10 +53,7 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, confi
 
   /** Step 6, the user's answer on the consent page (CSRF-protected). */
   const decide = async (request: FastifyRequest, reply: FastifyReply, req: AuthorizationRequest, session: SessionContext, raw: RawParameters) => {
-    if (!(await isValidFormToken(request, raw.csrf_token))) {
-      const t = translator(pickLocale(request.headers['accept-language']));
-      return reply.render('oauth-error', { heading: t('oauth.consent.title'), message: t('oauth.consent.csrf') }, 403);
-    }
+    if (!(await isValidFormToken(request, raw.csrf_token))) return pages.consentExpired(request, reply);
     if (raw.decision !== 'allow') return redirectWithError(reply, req, new AccessDenied('The user denied the request.'));
     if (raw.remember === '1' || raw.remember === 'on') await rememberConsent(ctx.db, session.user.id, req.client.id, req.scopes, ctx.clock());
     return approve(reply, req, session);
@@ -79,11 +67,10 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, confi
     }
     if (req.prompt.has('none')) return redirectWithError(reply, req, new ConsentRequired('The user has not consented to this request.'));
     const { prompt: _prompt, ...parameters } = req.parameters;
-    return reply.render('consent', {
+    return pages.consent(request, reply, {
       clientName: req.client.name,
       scopes: req.scopes,
       parameters: { ...parameters, ...(req.prompt.has('consent') ? { prompt: 'consent' } : {}) },
-      csrfToken: await formToken(request, reply, config),
       origin: webOrigin(req.redirectUri),
     });
   };

@@ -1,4 +1,4 @@
-/** What the English consent page says (src/oauth/oauth.messages.ts), for locating its controls. */
+/** What the English consent page says (src/web/consent/consent.messages.ts), for locating its controls. */
 export const CONSENT = {
   allow: 'Allow',
   deny: 'Deny',

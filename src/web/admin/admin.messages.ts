@@ -1,7 +1,7 @@
 /** Strings of the OAuth client admin screen (SPEC §5.7), German and English. */
-import { addMessages } from '../../web/i18n.ts';
+import type { Messages } from '../i18n.ts';
 
-addMessages({
+export const adminMessages: Messages = {
   de: {
     'admin.title': 'OAuth-Clients',
     'admin.new': '+ Neuen Client erstellen',
@@ -136,4 +136,4 @@ addMessages({
     'admin.error.regionUnknown': 'At least one of the selected regions does not exist (any more).',
     'admin.error.invalid': 'This value is invalid.',
   },
-});
+};

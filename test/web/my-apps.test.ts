@@ -1,16 +1,16 @@
 /**
- * /settings/apps (SPEC §5.6, issue 3 item 4): a member sees the apps they
+ * /settings/apps (SPEC §5.6): a member sees the apps they
  * remembered consent for and revokes one, which also revokes its grants
  * (refresh and access tokens). Real database, app.inject().
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findClientRow } from '../src/oauth/clients/clients.repository.ts';
-import { createClient } from '../src/oauth/clients/clients.service.ts';
-import { findConsentScopes, rememberConsent } from '../src/oauth/consent/consents.repository.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeUser, type TestUser } from './helpers/factories.ts';
-import { CALLBACK, formFields, TEST_VERIFIER, tokenRequest } from './helpers/oauth.ts';
-import { logInAs, type TestSession } from './helpers/session.ts';
+import { findClientRow } from '../../src/oauth/clients/clients.repository.ts';
+import { createClient } from '../../src/oauth/clients/clients.service.ts';
+import { findConsentScopes, rememberConsent } from '../../src/oauth/consent/consents.repository.ts';
+import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { makeUser, type TestUser } from '../helpers/factories.ts';
+import { CALLBACK, formFields, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
+import { logInAs, type TestSession } from '../helpers/session.ts';
 
 let t: TestApp;
 let member: TestUser;

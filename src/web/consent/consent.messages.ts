@@ -1,7 +1,7 @@
 /** Strings of the authorization and consent pages, German and English. */
-import { addMessages } from '../web/i18n.ts';
+import type { Messages } from '../i18n.ts';
 
-addMessages({
+export const consentMessages: Messages = {
   de: {
     'oauth.error.title': 'Anmeldung bei einer App nicht möglich',
     'oauth.error.hint': 'Die App hat eine ungültige Anfrage geschickt. Bitte wende dich an ihre Betreiber.',
@@ -40,4 +40,4 @@ addMessages({
     'oauth.scope.email': 'Your email address',
     'oauth.scope.regions': 'The regions and working groups you belong to or coordinate as an ambassador',
   },
-});
+};

@@ -4,18 +4,16 @@
  * 403 error page; SPEC §5.7: the client admin screen is for orga only).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isOrga } from '../../accounts/roles.ts';
-import type { SessionContext } from '../../accounts/sessions.ts';
-import { pickLocale, translator } from '../../web/i18n.ts';
+import { isOrga } from '../accounts/roles.ts';
+import type { SessionContext } from '../accounts/sessions.ts';
 
 /** The login page, coming back to `returnTo` afterwards. */
 export function loginRedirect(reply: FastifyReply, returnTo: string): FastifyReply {
   return reply.redirect(`/login?return_to=${encodeURIComponent(returnTo)}`, 303);
 }
 
-function forbidden(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-  const t = translator(pickLocale(request.headers['accept-language']));
-  return reply.render('error', { message: t('error.403') }, 403);
+function forbidden(reply: FastifyReply): Promise<FastifyReply> {
+  return reply.render('error', { message: reply.translator()('error.403') }, 403);
 }
 
 /**
@@ -31,7 +29,7 @@ export async function pageSession(request: FastifyRequest, reply: FastifyReply, 
     return null;
   }
   if (options.orgaOnly && !isOrga(session.user)) {
-    await forbidden(request, reply);
+    await forbidden(reply);
     return null;
   }
   return session;

@@ -4,11 +4,12 @@
  * authority on every rule; this layer only words its verdicts for people.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import type { FieldError } from '../../http/problem.ts';
-import type { Translate } from '../../web/i18n.ts';
-import { redirectUriProblem } from '../checks/redirect-uri.ts';
-import { isGrantType, isScope } from '../scopes.ts';
-import { CLIENT_ID_PATTERN, hasControlCharacters, MAX_REDIRECT_URIS, type Client, type ClientInput } from './clients.service.ts';
+import type { FieldError } from '../../invalid-input.ts';
+import { redirectUriProblem } from '../../oauth/checks/redirect-uri.ts';
+import { CLIENT_ID_PATTERN } from '../../oauth/clients/client-id.ts';
+import { hasControlCharacters, MAX_REDIRECT_URIS, type Client, type ClientInput } from '../../oauth/clients/clients.service.ts';
+import { isGrantType, isScope } from '../../oauth/scopes.ts';
+import type { Translate } from '../i18n.ts';
 
 const Many = Type.Union([Type.String({ maxLength: 100 }), Type.Array(Type.String({ maxLength: 100 }), { maxItems: 1000 })]);
 

@@ -5,16 +5,15 @@
  * CSRF), and link prefetchers would do it by accident.
  */
 import type { FastifyInstance } from 'fastify';
-import type { Config } from '../config.ts';
-import type { DB } from '../db/database.ts';
-import { translator, pickLocale } from '../web/i18n.ts';
-import { formToken, isValidFormToken } from './csrf.ts';
-import { logOut } from './login.service.ts';
-import { clearSessionCookies, SESSION_COOKIE } from './session-http.ts';
+import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
+import { logOut } from '../../accounts/login.service.ts';
+import { clearSessionCookies, SESSION_COOKIE } from '../../accounts/session-http.ts';
+import type { Config } from '../../config.ts';
+import type { DB } from '../../db/database.ts';
 
 interface LogoutForm { csrf_token?: unknown }
 
-export function installLogoutPages(app: FastifyInstance, { config, db }: { config: Config; db: DB }): void {
+export async function logoutPage(app: FastifyInstance, { config, db }: { config: Config; db: DB }): Promise<void> {
   app.get('/logout', async (request, reply) => {
     if (!(await request.getSession())) return reply.redirect('/', 303);
     return reply.render('logout', { csrfToken: await formToken(request, reply, config) });
@@ -24,8 +23,7 @@ export function installLogoutPages(app: FastifyInstance, { config, db }: { confi
     const session = await request.getSession();
     const form = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as LogoutForm;
     if (session && !(await isValidFormToken(request, form.csrf_token))) {
-      const t = translator(pickLocale(request.headers['accept-language']));
-      return reply.render('logout', { csrfToken: session.csrfToken, error: t('logout.csrf') }, 403);
+      return reply.render('logout', { csrfToken: session.csrfToken, error: reply.translator()('logout.csrf') }, 403);
     }
     // Without a session there is nobody to log out: only stale cookies to clear.
     await logOut(db, request.cookies[SESSION_COOKIE]);

@@ -1,5 +1,5 @@
 /**
- * `/settings/apps` (SPEC §5.6, issue 3 item 4): the apps a member remembered
+ * `/settings/apps` (SPEC §5.6): the apps a member remembered
  * consent for, and revoking one, which also revokes its refresh tokens.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -8,11 +8,11 @@ import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
-import { pickLocale, translator } from '../../web/i18n.ts';
-import { pageSession } from '../clients/admin-page-access.ts';
-import { CLIENT_ID_PATTERN, findClient } from '../clients/clients.service.ts';
-import { listRememberedApps, revokeConsent } from './consents.repository.ts';
-import './my-apps.messages.ts';
+import { CLIENT_ID_PATTERN } from '../../oauth/clients/client-id.ts';
+import { findClient } from '../../oauth/clients/clients.service.ts';
+import { listRememberedApps, revokeConsent } from '../../oauth/consent/consents.repository.ts';
+import { pageSession } from '../page-access.ts';
+import { localeOf } from '../render.ts';
 
 export interface MyAppsOptions {
   config: Config;
@@ -27,7 +27,7 @@ const RevokeForm = Type.Object({
   csrf_token: Type.Optional(Type.String({ maxLength: 200 })),
 });
 
-export const myAppsRoutes: FastifyPluginAsyncTypebox<MyAppsOptions> = async (app, { config, db, clock }) => {
+export const myAppsPage: FastifyPluginAsyncTypebox<MyAppsOptions> = async (app, { config, db, clock }) => {
   app.get(PAGE, {
     schema: { querystring: Type.Object({ revoked: Type.Optional(Type.String({ maxLength: 200 })) }) },
   }, async (request, reply) => {
@@ -39,14 +39,14 @@ export const myAppsRoutes: FastifyPluginAsyncTypebox<MyAppsOptions> = async (app
       apps,
       revokedName: revoked?.name,
       csrfToken: await formToken(request, reply, config),
-      dateFormat: new Intl.DateTimeFormat(pickLocale(request.headers['accept-language']) === 'en' ? 'en-GB' : 'de-DE', { dateStyle: 'long', timeZone: 'Europe/Berlin' }),
+      dateFormat: new Intl.DateTimeFormat(localeOf(request) === 'en' ? 'en-GB' : 'de-DE', { dateStyle: 'long', timeZone: 'Europe/Berlin' }),
     });
   });
 
   app.post(`${PAGE}/revoke`, { schema: { body: RevokeForm } }, async (request, reply) => {
     const session = await pageSession(request, reply, { orgaOnly: false, returnTo: PAGE });
     if (!session) return reply;
-    const t = translator(pickLocale(request.headers['accept-language']));
+    const t = reply.translator();
     if (!(await isValidFormToken(request, request.body.csrf_token))) {
       return reply.render('error', { message: t('myapps.csrf'), link: { href: PAGE, text: t('myapps.title') } }, 403);
     }

@@ -1,9 +1,10 @@
-/** Strings of the /settings/apps page, German and English. */
-import { addMessages } from '../../web/i18n.ts';
-// The scope words are the consent page's own (oauth.scope.*), so both pages describe a scope alike.
-import '../oauth.messages.ts';
+/**
+ * Strings of the /settings/apps page, German and English. The scope words are
+ * the consent page's own (oauth.scope.*), so both pages describe a scope alike.
+ */
+import type { Messages } from '../i18n.ts';
 
-addMessages({
+export const myAppsMessages: Messages = {
   de: {
     'myapps.title': 'Meine Apps',
     'myapps.intro': 'Diese Apps dürfen dich anmelden, ohne noch einmal nachzufragen. Wenn du den Zugriff widerrufst, fragt die App beim nächsten Mal wieder und ihre bisherigen Anmeldungen enden.',
@@ -30,4 +31,4 @@ addMessages({
     'myapps.unknown': 'There is no remembered consent for this app.',
     'myapps.csrf': 'The form has expired. Please reload the page and try again.',
   },
-});
+};

@@ -8,35 +8,25 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { isValidFormToken } from '../../accounts/csrf.ts';
-import type { Config } from '../../config.ts';
-import type { DB } from '../../db/database.ts';
-import { ValidationFailed } from '../../http/problem.ts';
-import type { KeyMaterial } from '../keys/key-material.ts';
+import { ClientNotFound, InvalidClientInput } from '../../oauth/clients/client-errors.ts';
+import { ClientIdParams } from '../../oauth/clients/client-id.ts';
+import { createClient, findClient, listClients, updateClient } from '../../oauth/clients/clients.service.ts';
+import { pageSession } from '../page-access.ts';
 import { adminActionRoutes } from './admin-actions.ts';
 import { checkClientForm, ClientForm, describeServiceErrors, EMPTY_FORM, formValuesOf, readClientForm, toClientInput, type ClientFormValues } from './admin-form.ts';
-import { pageSession } from './admin-page-access.ts';
-import { ADMIN_BASE, regionChoices, renderClientForm, renderNotFound, renderSecret, translatorFor } from './admin-view.ts';
-import { ClientNotFound, createClient, findClient, listClients, updateClient } from './clients.service.ts';
-
-export interface AdminRoutesOptions {
-  config: Config;
-  db: DB;
-  keys: KeyMaterial;
-}
-
-export const ClientIdParams = Type.Object({ clientId: Type.String({ pattern: '^[A-Za-z0-9._-]{1,100}$' }) });
+import { ADMIN_BASE, regionChoices, renderClientForm, renderNotFound, renderSecret, type AdminPageOptions } from './admin-view.ts';
 
 const NOTICES = ['created', 'updated', 'deleted'] as const;
 const ListQuery = Type.Object(Object.fromEntries(NOTICES.map((n) => [n, Type.Optional(Type.String({ maxLength: 100 }))])));
 
-export const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async (app, options) => {
-  const { config, db, keys } = options;
+export const adminPage: FastifyPluginAsyncTypebox<AdminPageOptions> = async (app, options) => {
+  const { config, db, clock, keys } = options;
   const deps = { db, config };
   const access = { orgaOnly: true, returnTo: ADMIN_BASE };
 
   app.get(ADMIN_BASE, { schema: { querystring: ListQuery } }, async (request, reply) => {
     if (!(await pageSession(request, reply, access))) return reply;
-    const t = translatorFor(request);
+    const t = reply.translator();
     const query = request.query as Record<string, string | undefined>;
     const done = NOTICES.find((n) => query[n] !== undefined);
     const regionNames = new Map((await regionChoices(db)).map((r) => [r.id, r.label]));
@@ -54,7 +44,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async 
 
   app.post(ADMIN_BASE, { schema: { body: ClientForm } }, async (request, reply) => {
     if (!(await pageSession(request, reply, access))) return reply;
-    const t = translatorFor(request);
+    const t = reply.translator();
     const values = readClientForm(request.body);
     const again = (status: number, page: { errors?: Record<string, string>; formError?: string }) =>
       renderClientForm(request, reply, deps, { mode: 'create', values, ...page }, status);
@@ -67,7 +57,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async 
       if (secret === null) return reply.redirect(`${ADMIN_BASE}?created=${encodeURIComponent(clientId)}`, 303);
       return renderSecret(reply, client, secret, t('admin.created', { name: client.name }));
     } catch (error) {
-      if (!(error instanceof ValidationFailed)) throw error;
+      if (!(error instanceof InvalidClientInput)) throw error;
       return again(400, { errors: describeServiceErrors(error.errors ?? [], t), formError: t('admin.invalid') });
     }
   });
@@ -75,15 +65,15 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async 
   app.get(`${ADMIN_BASE}/:clientId/edit`, { schema: { params: ClientIdParams } }, async (request, reply) => {
     if (!(await pageSession(request, reply, access))) return reply;
     const client = await findClient(db, request.params.clientId);
-    if (!client) return renderNotFound(request, reply);
+    if (!client) return renderNotFound(reply);
     return renderClientForm(request, reply, deps, { mode: 'edit', values: formValuesOf(client), storedName: client.name, storedConfidential: client.confidential });
   });
 
   app.post(`${ADMIN_BASE}/:clientId`, { schema: { params: ClientIdParams, body: ClientForm } }, async (request, reply) => {
     if (!(await pageSession(request, reply, access))) return reply;
-    const t = translatorFor(request);
+    const t = reply.translator();
     const client = await findClient(db, request.params.clientId);
-    if (!client) return renderNotFound(request, reply);
+    if (!client) return renderNotFound(reply);
     const values: ClientFormValues = { ...readClientForm(request.body), clientId: client.clientId };
     const again = (status: number, page: { errors?: Record<string, string>; formError?: string }) =>
       renderClientForm(request, reply, deps, { mode: 'edit', values, storedName: client.name, storedConfidential: client.confidential, ...page }, status);
@@ -91,14 +81,14 @@ export const adminRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async 
     const errors = checkClientForm(values, t, { checkClientId: false });
     if (Object.keys(errors).length > 0) return again(400, { errors, formError: t('admin.invalid') });
     try {
-      const { secret } = await updateClient(db, keys, client.clientId, toClientInput(values));
+      const { secret } = await updateClient(db, keys, client.clientId, toClientInput(values), clock());
       const saved = { clientId: client.clientId, name: values.name.trim() };
       // A public client made confidential gets its first secret: shown once, here.
       if (secret !== null) return renderSecret(reply, saved, secret, t('admin.updated', { name: saved.name }));
       return reply.redirect(`${ADMIN_BASE}?updated=${encodeURIComponent(client.clientId)}`, 303);
     } catch (error) {
-      if (error instanceof ClientNotFound) return renderNotFound(request, reply);
-      if (!(error instanceof ValidationFailed)) throw error;
+      if (error instanceof ClientNotFound) return renderNotFound(reply);
+      if (!(error instanceof InvalidClientInput)) throw error;
       return again(400, { errors: describeServiceErrors(error.errors ?? [], t), formError: t('admin.invalid') });
     }
   });

@@ -1,18 +1,21 @@
-/** What the admin pages share: the regions to choose from, the request's translator, the form page. */
+/** What the admin pages share: their options, the regions to choose from, the form page. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { formToken } from '../../accounts/csrf.ts';
 import { listRegions } from '../../accounts/regions.repository.ts';
+import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
-import { pickLocale, translator, type Translate } from '../../web/i18n.ts';
-import { GRANT_TYPES, SCOPES } from '../scopes.ts';
+import type { KeyMaterial } from '../../oauth/keys/key-material.ts';
+import { GRANT_TYPES, SCOPES } from '../../oauth/scopes.ts';
 import type { ClientFormValues, FieldMessages } from './admin-form.ts';
-import './admin-messages.ts';
 
 export const ADMIN_BASE = '/admin/oauthclients';
 
-export function translatorFor(request: FastifyRequest): Translate {
-  return translator(pickLocale(request.headers['accept-language']));
+export interface AdminPageOptions {
+  config: Config;
+  db: DB;
+  clock: Clock;
+  keys: KeyMaterial;
 }
 
 /** Every region with its parents ("Deutschland › Berlin › Berlin-Kreuzberg"), sorted by that label. */
@@ -43,7 +46,7 @@ export interface FormPage {
 }
 
 export async function renderClientForm(request: FastifyRequest, reply: FastifyReply, deps: { db: DB; config: Config }, page: FormPage, status = 200): Promise<FastifyReply> {
-  const t = translatorFor(request);
+  const t = reply.translator();
   const edit = page.mode === 'edit';
   return reply.render('admin-client-form', {
     ...page,
@@ -56,8 +59,8 @@ export async function renderClientForm(request: FastifyRequest, reply: FastifyRe
   }, status);
 }
 
-export function renderNotFound(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-  const t = translatorFor(request);
+export function renderNotFound(reply: FastifyReply): Promise<FastifyReply> {
+  const t = reply.translator();
   return reply.render('error', { message: t('admin.notFound'), link: { href: ADMIN_BASE, text: t('admin.back') } }, 404);
 }
 

@@ -1,22 +1,19 @@
-/** The HTML login and logout pages (SPEC §4; logout: logout.pages.ts) and the start page. */
+/** The HTML login page (SPEC §4); the JSON login for apps is `/api/user/login`. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { Clock } from '../clock.ts';
-import type { Config } from '../config.ts';
-import type { DB } from '../db/database.ts';
-import { toLocation } from '../http/location.ts';
-import { ApiProblem } from '../http/problem.ts';
-import { translator, pickLocale } from '../web/i18n.ts';
-import { formToken, isValidFormToken } from './csrf.ts';
-import type { KeyMaterial } from '../oauth/keys/key-material.ts';
-import { derivedKeys } from '../oauth/keys/derived-keys.ts';
-import { DEVICE_COOKIE, setDeviceCookie } from './login-device-cookie.ts';
-import { logIn, minutesToWait } from './login.service.ts';
-import { installLogoutPages } from './logout.pages.ts';
-import { safeReturnTo } from './return-to.ts';
-import { SESSION_COOKIE, setSessionCookies } from './session-http.ts';
+import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
+import { DEVICE_COOKIE, setDeviceCookie } from '../../accounts/login-device-cookie.ts';
+import { InvalidCredentials, logIn, LoginThrottled, minutesToWait } from '../../accounts/login.service.ts';
+import { safeReturnTo } from '../../accounts/return-to.ts';
+import { SESSION_COOKIE, setSessionCookies } from '../../accounts/session-http.ts';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { DB } from '../../db/database.ts';
+import { toLocation } from '../../http/location.ts';
+import { derivedKeys } from '../../oauth/keys/derived-keys.ts';
+import type { KeyMaterial } from '../../oauth/keys/key-material.ts';
 
-export interface LoginPagesOptions {
+export interface LoginPageOptions {
   config: Config;
   db: DB;
   clock: Clock;
@@ -31,14 +28,13 @@ const LoginForm = Type.Object({
   return_to: Type.Optional(Type.String({ maxLength: 8192 })),
 });
 
-export const loginPages: FastifyPluginAsyncTypebox<LoginPagesOptions> = async (app, { config, db, clock, keys }) => {
+export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app, { config, db, clock, keys }) => {
   const deviceKey = derivedKeys(keys).loginDevice;
   // Sign-in in a popup (oidc-client-ts, MSAL) passes through the login page: a
   // same-origin opener policy here would cut the popup off from its opener.
   app.addHook('onRequest', async (request, reply) => {
     if (request.url === '/login' || request.url.startsWith('/login?')) void reply.header('cross-origin-opener-policy', 'unsafe-none');
   });
-  app.get('/', (_request, reply) => reply.render('home'));
 
   app.get('/login', {
     schema: { querystring: Type.Object({ return_to: Type.Optional(Type.String({ maxLength: 8192 })) }) },
@@ -53,7 +49,7 @@ export const loginPages: FastifyPluginAsyncTypebox<LoginPagesOptions> = async (a
     const returnTo = safeReturnTo(form.return_to, config.publicUrl) ?? '/';
     const email = form.email?.trim() ?? '';
     const remember = form.remember === '1' || form.remember === 'on';
-    const t = translator(pickLocale(request.headers['accept-language']));
+    const t = reply.translator();
     const again = async (status: number, error: string) => reply.render('login', {
       csrfToken: await formToken(request, reply, config), returnTo, email, remember, error,
     }, status);
@@ -64,20 +60,17 @@ export const loginPages: FastifyPluginAsyncTypebox<LoginPagesOptions> = async (a
         email, password: form.password ?? '', rememberMe: remember, ip: request.ip,
         previousSessionId: request.cookies[SESSION_COOKIE], deviceCookie: request.cookies[DEVICE_COOKIE],
       });
-      setSessionCookies(reply, config, session);
+      setSessionCookies(reply, config, clock, session);
       setDeviceCookie(reply, config, deviceCookie);
       return reply.redirect(toLocation(returnTo), 303);
     } catch (error) {
-      if (!(error instanceof ApiProblem)) throw error;
-      if (error.status === 429) {
-        const seconds = error.headers?.['retry-after'] ?? '60';
-        void reply.header('retry-after', seconds);
-        const minutes = minutesToWait(Number(seconds));
+      if (error instanceof LoginThrottled) {
+        void reply.header('retry-after', String(error.retryAfterSeconds));
+        const minutes = minutesToWait(error.retryAfterSeconds);
         return again(429, t(minutes === 1 ? 'login.throttled.one' : 'login.throttled', { minutes }));
       }
-      return again(401, t('login.failed'));
+      if (error instanceof InvalidCredentials) return again(401, t('login.failed'));
+      throw error;
     }
   });
-
-  installLogoutPages(app, { config, db });
 };

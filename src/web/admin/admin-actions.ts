@@ -7,21 +7,21 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
-import type { AdminRoutesOptions } from './admin.routes.ts';
-import { pageSession } from './admin-page-access.ts';
-import { ADMIN_BASE, renderNotFound, renderSecret, translatorFor } from './admin-view.ts';
-import { ClientNotFound, deleteClient, findClient, regenerateClientSecret, type Client } from './clients.service.ts';
+import { ClientNotFound } from '../../oauth/clients/client-errors.ts';
+import { ClientIdParams } from '../../oauth/clients/client-id.ts';
+import { deleteClient, findClient, regenerateClientSecret, type Client } from '../../oauth/clients/clients.service.ts';
+import { pageSession } from '../page-access.ts';
+import { ADMIN_BASE, renderNotFound, renderSecret, type AdminPageOptions } from './admin-view.ts';
 
-const Params = Type.Object({ clientId: Type.String({ pattern: '^[A-Za-z0-9._-]{1,100}$' }) });
 const ConfirmForm = Type.Object({ csrf_token: Type.Optional(Type.String({ maxLength: 200 })) });
 
 type Action = 'delete' | 'regenerate';
 
-export const adminActionRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = async (app, { config, db, keys }) => {
+export const adminActionRoutes: FastifyPluginAsyncTypebox<AdminPageOptions> = async (app, { config, db, clock, keys }) => {
   const access = { orgaOnly: true, returnTo: ADMIN_BASE };
 
   const confirmPage = async (request: FastifyRequest, reply: FastifyReply, client: Client, action: Action, error?: string) => {
-    const t = translatorFor(request);
+    const t = reply.translator();
     const path = action === 'delete' ? 'delete' : 'secret';
     return reply.render('admin-confirm', {
       heading: t(`admin.${action}Title`, { name: client.name }),
@@ -37,35 +37,35 @@ export const adminActionRoutes: FastifyPluginAsyncTypebox<AdminRoutesOptions> = 
   const clientFor = async (request: FastifyRequest, reply: FastifyReply, clientId: string, action: Action) => {
     const client = await findClient(db, clientId);
     if (!client || (action === 'regenerate' && !client.confidential)) {
-      await renderNotFound(request, reply);
+      await renderNotFound(reply);
       return undefined;
     }
     return client;
   };
 
   for (const [path, action] of [['delete', 'delete'], ['secret', 'regenerate']] as const) {
-    app.get(`${ADMIN_BASE}/:clientId/${path}`, { schema: { params: Params } }, async (request, reply) => {
+    app.get(`${ADMIN_BASE}/:clientId/${path}`, { schema: { params: ClientIdParams } }, async (request, reply) => {
       if (!(await pageSession(request, reply, access))) return reply;
       const client = await clientFor(request, reply, request.params.clientId, action);
       return client ? confirmPage(request, reply, client, action) : reply;
     });
 
-    app.post(`${ADMIN_BASE}/:clientId/${path}`, { schema: { params: Params, body: ConfirmForm } }, async (request, reply) => {
+    app.post(`${ADMIN_BASE}/:clientId/${path}`, { schema: { params: ClientIdParams, body: ConfirmForm } }, async (request, reply) => {
       if (!(await pageSession(request, reply, access))) return reply;
       const client = await clientFor(request, reply, request.params.clientId, action);
       if (!client) return reply;
       if (!(await isValidFormToken(request, request.body.csrf_token))) {
-        return confirmPage(request, reply, client, action, translatorFor(request)('admin.csrf'));
+        return confirmPage(request, reply, client, action, reply.translator()('admin.csrf'));
       }
       try {
         if (action === 'delete') {
           await deleteClient(db, client.clientId);
           return reply.redirect(`${ADMIN_BASE}?deleted=${encodeURIComponent(client.clientId)}`, 303);
         }
-        return renderSecret(reply, client, await regenerateClientSecret(db, keys, client.clientId));
+        return renderSecret(reply, client, await regenerateClientSecret(db, keys, client.clientId, clock()));
       } catch (error) {
         // Deleted by someone else between the look-up and the change.
-        if (error instanceof ClientNotFound) return renderNotFound(request, reply);
+        if (error instanceof ClientNotFound) return renderNotFound(reply);
         throw error;
       }
     });

@@ -1,17 +1,17 @@
 /**
- * The OAuth client admin screen /admin/oauthclients (SPEC §5.7, issue 3 item
- * 11) through app.inject() on a real database: access, create with every
- * field, a message per field, CSRF, the one-time secret, edit, regenerate, delete.
+ * The OAuth client admin screen /admin/oauthclients (SPEC §5.7) through
+ * app.inject() on a real database: access, create with every field, a message
+ * per field, CSRF, the one-time secret, edit, regenerate, delete.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isClientSecretValid } from '../src/oauth/clients/client-secret.ts';
-import { findClientRow } from '../src/oauth/clients/clients.repository.ts';
-import { createClient, findClient } from '../src/oauth/clients/clients.service.ts';
-import { rememberConsent } from '../src/oauth/consent/consents.repository.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeRegion, makeUser } from './helpers/factories.ts';
-import { CALLBACK, obtainCode, TEST_VERIFIER, tokenRequest } from './helpers/oauth.ts';
-import { logInAs, type TestSession } from './helpers/session.ts';
+import { isClientSecretValid } from '../../src/oauth/clients/client-secret.ts';
+import { findClientRow } from '../../src/oauth/clients/clients.repository.ts';
+import { createClient, findClient } from '../../src/oauth/clients/clients.service.ts';
+import { rememberConsent } from '../../src/oauth/consent/consents.repository.ts';
+import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { makeRegion, makeUser } from '../helpers/factories.ts';
+import { CALLBACK, obtainCode, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
+import { logInAs, type TestSession } from '../helpers/session.ts';
 
 let t: TestApp;
 let orga: TestSession;

@@ -1,0 +1,21 @@
+/** Strings of the page frame (layout.eta): the site name and the navigation. */
+import type { Messages } from './i18n.ts';
+
+export const layoutMessages: Messages = {
+  de: {
+    'app.name': 'Foodsharing',
+    'nav.home': 'Start',
+    'nav.apps': 'Meine Apps',
+    'nav.admin': 'OAuth-Clients',
+    'nav.logout': 'Abmelden',
+    'nav.login': 'Anmelden',
+  },
+  en: {
+    'app.name': 'Foodsharing',
+    'nav.home': 'Home',
+    'nav.apps': 'My apps',
+    'nav.admin': 'OAuth clients',
+    'nav.logout': 'Log out',
+    'nav.login': 'Log in',
+  },
+};
