@@ -40,6 +40,7 @@ import { homePage } from './web/home/home.page.ts';
 import { combineMessages } from './web/i18n.ts';
 import { layoutMessages } from './web/layout.messages.ts';
 import { loginMessages } from './web/login/login.messages.ts';
+import { languagePage } from './web/language/language.page.ts';
 import { loginPage } from './web/login/login.page.ts';
 import { logoutMessages } from './web/logout/logout.messages.ts';
 import { logoutPage } from './web/logout/logout.page.ts';
@@ -103,6 +104,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   if (config.metricsToken) await installMetrics(app, { token: config.metricsToken, poolUse: deps.database.poolUse });
   await app.register(healthRoutes, { ping: deps.database.ping });
   await app.register(homePage);
+  await app.register(languagePage, { config });
   await app.register(loginPage, { config, db, clock, keys: deps.keys });
   await app.register(logoutPage, { config, db });
   await app.register(adminPage, { config, db, clock, keys: deps.keys });

@@ -22,6 +22,25 @@ export function combineMessages(parts: readonly Messages[]): Messages {
   return { de, en };
 }
 
+export const LOCALES: readonly Locale[] = ['de', 'en'];
+
+export function isLocale(value: unknown): value is Locale {
+  return value === 'de' || value === 'en';
+}
+
+/**
+ * OpenID Connect Core §3.1.2.1 `ui_locales`: space-separated BCP 47 tags in
+ * order of preference; the first one we speak wins (`en-GB` is English).
+ */
+export function pickUiLocale(uiLocales: unknown): Locale | undefined {
+  if (typeof uiLocales !== 'string') return undefined;
+  for (const tag of uiLocales.trim().toLowerCase().split(/\s+/)) {
+    const language = tag.split('-')[0];
+    if (isLocale(language)) return language;
+  }
+  return undefined;
+}
+
 /** German unless the browser ranks English above German. */
 export function pickLocale(acceptLanguage: string | undefined): Locale {
   if (!acceptLanguage) return 'de';

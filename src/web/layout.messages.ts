@@ -9,6 +9,8 @@ export const layoutMessages: Messages = {
     'nav.admin': 'OAuth-Clients',
     'nav.logout': 'Abmelden',
     'nav.login': 'Anmelden',
+    'nav.label': 'Hauptnavigation',
+    'nav.language': 'Sprache',
   },
   en: {
     'app.name': 'Foodsharing',
@@ -17,5 +19,7 @@ export const layoutMessages: Messages = {
     'nav.admin': 'OAuth clients',
     'nav.logout': 'Log out',
     'nav.login': 'Log in',
+    'nav.label': 'Main navigation',
+    'nav.language': 'Language',
   },
 };

@@ -6,9 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Eta } from 'eta';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { isOrga } from '../accounts/roles.ts';
-import { pickLocale, translator, type Locale, type Messages, type Translate } from './i18n.ts';
+import { translator, type Messages, type Translate } from './i18n.ts';
+import { localeOf } from './language/locale.ts';
 
 const VIEWS_DIR = fileURLToPath(new URL('./views/', import.meta.url));
 const STYLESHEET = readFileSync(new URL('./static/style.css', import.meta.url), 'utf8');
@@ -19,10 +20,6 @@ declare module 'fastify' {
     /** The strings in the language of this request. */
     translator(): Translate;
   }
-}
-
-export function localeOf(request: FastifyRequest): Locale {
-  return pickLocale(request.headers['accept-language']);
 }
 
 export function installPages(app: FastifyInstance, messages: Messages): void {
@@ -42,6 +39,8 @@ export function installPages(app: FastifyInstance, messages: Messages): void {
       t: translator(messages, locale),
       user: session?.user ?? null,
       isOrga: session ? isOrga(session.user) : false,
+      // Where the language switch comes back to.
+      here: request.url,
     });
     return this.code(status)
       .header('content-type', 'text/html; charset=utf-8')

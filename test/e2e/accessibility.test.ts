@@ -152,3 +152,19 @@ describe('after a failed form, focus is on the error summary', () => {
     await context.close();
   });
 });
+
+describe('the language switch in the browser', () => {
+  it('switches a German page to English and keeps English on the next pages', async () => {
+    const { context, page } = await browser.newPage({ locale: 'de-DE' });
+    await page.goto(`${app.baseUrl}/login`);
+    await expect(page.locator('h1').textContent()).resolves.toBe('Anmelden');
+    await Promise.all([page.waitForURL(`${app.baseUrl}/login`), page.getByRole('link', { name: 'English' }).click()]);
+    await expect(page.locator('h1').textContent()).resolves.toBe('Log in');
+    await Promise.all([page.waitForURL(`${app.baseUrl}/`), fillLoginForm(page, app.user('foodsaver@example.org'))]);
+    await page.goto(`${app.baseUrl}/settings/apps`);
+    await expect(page.locator('html').getAttribute('lang')).resolves.toBe('en');
+    await Promise.all([page.waitForURL(`${app.baseUrl}/settings/apps`), page.getByRole('link', { name: 'Deutsch' }).click()]);
+    await expect(page.locator('html').getAttribute('lang')).resolves.toBe('de');
+    await context.close();
+  });
+});

@@ -10,6 +10,7 @@ import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
 import { toLocation } from '../../http/location.ts';
+import { innerQuery } from '../language/locale.ts';
 import { derivedKeys } from '../../oauth/keys/derived-keys.ts';
 import type { KeyMaterial } from '../../oauth/keys/key-material.ts';
 
@@ -28,6 +29,13 @@ const LoginForm = Type.Object({
   return_to: Type.Optional(Type.String({ maxLength: 8192 })),
 });
 
+/** OpenID Connect Core §3.1.2.1 `login_hint` of the authorization request the login is for: the email to prefill. */
+function loginHintOf(returnTo: string): string | undefined {
+  if (!returnTo.startsWith('/oauth/authorize?')) return undefined;
+  const hint = innerQuery(returnTo).get('login_hint')?.trim();
+  return hint === undefined || hint === '' || hint.length > 254 ? undefined : hint;
+}
+
 export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app, { config, db, clock, keys }) => {
   const deviceKey = derivedKeys(keys).loginDevice;
   // Sign-in in a popup (oidc-client-ts, MSAL) passes through the login page: a
@@ -41,7 +49,7 @@ export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app
   }, async (request, reply) => {
     const returnTo = safeReturnTo(request.query.return_to, config.publicUrl)
       ?? safeReturnTo(request.headers.referer, config.publicUrl) ?? '/';
-    return reply.render('login', { csrfToken: await formToken(request, reply, config), returnTo });
+    return reply.render('login', { csrfToken: await formToken(request, reply, config), returnTo, email: loginHintOf(returnTo) });
   });
 
   app.post('/login', { schema: { body: LoginForm } }, async (request, reply) => {
@@ -55,6 +63,8 @@ export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app
     }, status);
 
     if (!(await isValidFormToken(request, form.csrf_token))) return again(403, t('login.csrf'));
+    // Nothing to check: say what is missing rather than that a password is wrong.
+    if (email === '' || (form.password ?? '') === '') return again(400, t('login.missing'));
     try {
       const { session, deviceCookie } = await logIn(db, clock, deviceKey, {
         email, password: form.password ?? '', rememberMe: remember, ip: request.ip,

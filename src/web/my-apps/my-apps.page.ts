@@ -12,7 +12,7 @@ import { CLIENT_ID_PATTERN } from '../../oauth/clients/client-id.ts';
 import { findClient } from '../../oauth/clients/clients.service.ts';
 import { listRememberedApps, revokeConsent } from '../../oauth/consent/consents.repository.ts';
 import { pageSession } from '../page-access.ts';
-import { localeOf } from '../render.ts';
+import { localeOf } from '../language/locale.ts';
 
 export interface MyAppsOptions {
   config: Config;
