@@ -17,12 +17,13 @@ import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import { communityRoutes } from './api/community.routes.ts';
-import { installApiContext } from './http/api-context.ts';
-import { handleClientError } from './http/client-errors.ts';
-import { handleFrameworkError } from './http/framework-errors.ts';
+import { installApiContext } from './api/plugin/context.ts';
+import { API_PRE_ROUTING_ERRORS } from './api/plugin/error-handler.ts';
+import { clientErrorHandler } from './http/client-errors.ts';
+import { frameworkErrorHandler } from './http/framework-errors.ts';
 import { serverLimits } from './http/server-timeouts.ts';
 import { securityHeaders } from './http/security-headers.ts';
-import { MAX_PATH_PARAM_LENGTH } from './http/row-id.ts';
+import { MAX_PATH_PARAM_LENGTH } from './api/row-id.ts';
 import { compileValidator } from './http/validation.ts';
 import type { KeyMaterial } from './oauth/keys/key-material.ts';
 import { oauthRoutes } from './oauth/oauth.routes.ts';
@@ -67,8 +68,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
-    frameworkErrors: handleFrameworkError,
-    clientErrorHandler: handleClientError,
+    frameworkErrors: frameworkErrorHandler(API_PRE_ROUTING_ERRORS),
+    clientErrorHandler: clientErrorHandler(API_PRE_ROUTING_ERRORS),
     return503OnClosing: true,
     ...serverLimits(config),
   }).withTypeProvider<TypeBoxTypeProvider>();

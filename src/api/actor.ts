@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { ApiProblem } from '../http/problem.ts';
+import { ApiProblem } from './plugin/problem.ts';
 import type { Actor } from './region-access.repository.ts';
 
 /** The logged-in caller of a route with `auth: 'required'` (the `/api` hook has already refused anonymous calls). */

@@ -7,7 +7,7 @@
  * `integer` to an id no row has, so the lookup answers 404 instead of failing.
  */
 import { Type } from '@sinclair/typebox';
-import { DIGITS_PATTERN, MAX_PATH_PARAM_LENGTH, NO_NUL_PATTERN, POSITIVE_ID_PATTERN, toRowId } from '../http/row-id.ts';
+import { DIGITS_PATTERN, MAX_PATH_PARAM_LENGTH, NO_NUL_PATTERN, POSITIVE_ID_PATTERN, toRowId } from './row-id.ts';
 
 export { NO_NUL_PATTERN };
 

@@ -2,8 +2,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
-import { ProblemSchema } from '../../http/problem-schema.ts';
-import { assertValidInput, assertValidParams } from '../../http/validation-order.ts';
+import { ProblemSchema } from '../plugin/problem-schema.ts';
+import { assertValidInput, assertValidParams } from '../plugin/validation-order.ts';
 import { BasketCreateBody, BasketParams, BasketPatchBody, BasketSchema, WithdrawParams } from './baskets.schemas.ts';
 import { createBasket, editBasket, getBasket, requestBasket, withdrawRequest } from './baskets.service.ts';
 

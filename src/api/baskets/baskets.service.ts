@@ -4,8 +4,8 @@
  */
 import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../db/executor.ts';
-import { ApiProblem, ValidationFailed } from '../../http/problem.ts';
-import { toRowId } from '../../http/row-id.ts';
+import { ApiProblem, ValidationFailed } from '../plugin/problem.ts';
+import { toRowId } from '../row-id.ts';
 import {
   findBasket, findRequestStatus, insertBasket, updateBasket, upsertRequest, withdrawOpenRequest,
   type BasketFields, type BasketRow,

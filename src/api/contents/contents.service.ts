@@ -1,7 +1,7 @@
 /** Content entries (SPEC-API: POST/DELETE /api/contents, PATCH /api/content, GET /api/contents). */
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
-import { ApiProblem, ValidationFailed, type FieldError } from '../../http/problem.ts';
+import { ApiProblem, ValidationFailed, type FieldError } from '../plugin/problem.ts';
 import { toRfc3339 } from '../params.ts';
 import type { Actor } from '../region-access.repository.ts';
 import { mayEditContents } from './contents.policy.ts';

@@ -3,8 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
-import { ProblemSchema } from '../../http/problem-schema.ts';
-import { assertValidInput, assertValidParams } from '../../http/validation-order.ts';
+import { ProblemSchema } from '../plugin/problem-schema.ts';
+import { assertValidInput, assertValidParams } from '../plugin/validation-order.ts';
 import { FeatureToggleParams, FeatureToggleQuery, FeatureToggleSchema } from './feature-toggles.schemas.ts';
 import { listFeatureToggles, setFeatureToggle } from './feature-toggles.service.ts';
 

@@ -6,7 +6,7 @@
 import { isOrga } from '../../accounts/roles.ts';
 import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../db/executor.ts';
-import { ApiProblem } from '../../http/problem.ts';
+import { ApiProblem } from '../plugin/problem.ts';
 import { findToggleState, findToggleStates, flipToggleState, saveToggleState } from './feature-toggles.repository.ts';
 
 /** Every defined toggle with its state when nobody has switched it yet. */

@@ -2,7 +2,7 @@
 import { findRegionById } from '../../accounts/regions.repository.ts';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
-import { ApiProblem } from '../../http/problem.ts';
+import { ApiProblem } from '../plugin/problem.ts';
 import { isRegionMember, type Actor } from '../region-access.repository.ts';
 import { mayFollowForum } from './forum.policy.ts';
 import { isSubscribed, setSubscribed } from './forum.repository.ts';

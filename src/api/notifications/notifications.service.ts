@@ -1,7 +1,7 @@
 /** Email notification settings per region (SPEC-API: PATCH /api/notifications/regions). */
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
-import { ApiProblem, ValidationFailed } from '../../http/problem.ts';
+import { ApiProblem, ValidationFailed } from '../plugin/problem.ts';
 import { setSubscriptions } from '../forum/forum.repository.ts';
 import { lookupId, NO_ROW_ID } from '../params.ts';
 import { findMemberRegionIds, type Actor } from '../region-access.repository.ts';

@@ -7,7 +7,7 @@
  */
 import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../db/executor.ts';
-import { ApiProblem } from '../../http/problem.ts';
+import { ApiProblem } from '../plugin/problem.ts';
 import { isFeatureActive } from '../feature-toggles/feature-toggles.service.ts';
 import { findPetitionCache, savePetitionAttempt, savePetitionData } from './petition.repository.ts';
 import { fetchPetitionData, type PetitionData } from './petition.source.ts';

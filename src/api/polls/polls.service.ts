@@ -6,8 +6,8 @@
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
-import { ApiProblem, ValidationFailed } from '../../http/problem.ts';
-import { toRowId } from '../../http/row-id.ts';
+import { ApiProblem, ValidationFailed } from '../plugin/problem.ts';
+import { toRowId } from '../row-id.ts';
 import { hasStarted, isAuthor, mayViewPoll, valuesOfType } from './polls.policy.ts';
 import {
   countEligibleVoters, findPoll, insertPoll, isRegionMember, replaceOptions, updatePollTexts,

@@ -3,8 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Config } from '../../config.ts';
 import type { KeyMaterial } from '../../oauth/keys/key-material.ts';
-import { ApiProblem } from '../../http/problem.ts';
-import { ProblemSchema } from '../../http/problem-schema.ts';
+import { ApiProblem } from '../plugin/problem.ts';
+import { ProblemSchema } from '../plugin/problem-schema.ts';
 import { loadVapidKeys } from './vapid-keys.ts';
 
 export interface PushRoutesOptions { config: Config; keys: KeyMaterial }

@@ -2,7 +2,7 @@
 import { isOrga } from '../../accounts/roles.ts';
 import { findUserById } from '../../accounts/users.repository.ts';
 import type { DB } from '../../db/database.ts';
-import { ApiProblem } from '../../http/problem.ts';
+import { ApiProblem } from '../plugin/problem.ts';
 import { toRfc3339, toRfc3339OrNull } from '../params.ts';
 import type { Actor } from '../region-access.repository.ts';
 import { deleteQuizSession, findQuizSession, listQuizzesByIds, listSessionsOfUser, type QuizRow, type QuizSessionRow } from './quiz.repository.ts';

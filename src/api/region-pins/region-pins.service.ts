@@ -2,7 +2,7 @@
 import { findRegionById } from '../../accounts/regions.repository.ts';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
-import { ApiProblem } from '../../http/problem.ts';
+import { ApiProblem } from '../plugin/problem.ts';
 import { isRegionAmbassador, type Actor } from '../region-access.repository.ts';
 import { maySetRegionPin } from './region-pins.policy.ts';
 import { findRegionWithPin, upsertRegionPin } from './region-pins.repository.ts';

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { DB } from '../../db/database.ts';
-import { ProblemSchema } from '../../http/problem-schema.ts';
+import { ProblemSchema } from '../plugin/problem-schema.ts';
 import { requireActor } from '../actor.ts';
 import { EmptyObject, IdParam, lookupId } from '../params.ts';
 import { removeReport } from './reports.service.ts';

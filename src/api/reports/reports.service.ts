@@ -1,6 +1,6 @@
 /** Removing a report (SPEC-API: DELETE /api/report/{reportId}). */
 import type { DB } from '../../db/database.ts';
-import { ApiProblem } from '../../http/problem.ts';
+import { ApiProblem } from '../plugin/problem.ts';
 import type { Actor } from '../region-access.repository.ts';
 import { mayDeleteReport } from './reports.policy.ts';
 import { deleteReport, findReport } from './reports.repository.ts';

@@ -1,6 +1,6 @@
 /** Looks up a store and the actor's relation to it, answering 404 for an unknown store. */
 import type { Executor } from '../../db/executor.ts';
-import { ApiProblem } from '../../http/problem.ts';
+import { ApiProblem } from '../plugin/problem.ts';
 import { isRegionAmbassador, type Actor } from '../region-access.repository.ts';
 import type { StoreRelation } from './stores.policy.ts';
 import { findStore, findTeamRole, lockStore, type StoreRow } from './stores.repository.ts';

@@ -3,7 +3,7 @@ import { ROLES } from '../../accounts/roles.ts';
 import { findUserById } from '../../accounts/users.repository.ts';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
-import { ApiProblem } from '../../http/problem.ts';
+import { ApiProblem } from '../plugin/problem.ts';
 import type { Actor } from '../region-access.repository.ts';
 import { findStoreOrThrow, relationToStore } from './stores.access.ts';
 import { MAX_STORE_MANAGERS, mayAppointManager, mayExceedManagerLimit } from './stores.policy.ts';

@@ -1,7 +1,7 @@
 /** Signing up for a pickup slot (SPEC-API: POST /api/stores/{storeId}/pickups/{pickupDate}/{fsId}). */
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
-import { ApiProblem, ValidationFailed } from '../../http/problem.ts';
+import { ApiProblem, ValidationFailed } from '../plugin/problem.ts';
 import type { Actor } from '../region-access.repository.ts';
 import { parseRfc3339, type ParsedDateTime } from '../rfc3339.ts';
 import { findStoreOrThrow, relationToStore } from './stores.access.ts';

@@ -1,7 +1,7 @@
 /** Store wall posts: read the newest, delete one (SPEC-API). */
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
-import { ApiProblem } from '../../http/problem.ts';
+import { ApiProblem } from '../plugin/problem.ts';
 import { toRfc3339 } from '../params.ts';
 import type { Actor } from '../region-access.repository.ts';
 import { findStoreOrThrow, relationToStore } from './stores.access.ts';

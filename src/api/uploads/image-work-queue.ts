@@ -10,7 +10,7 @@
  * {@link IMAGES_PER_USER} places (429), so one client cannot fill the queue.
  */
 import { EventEmitter } from 'node:events';
-import { ApiProblem } from '../../http/problem.ts';
+import { ApiProblem } from '../plugin/problem.ts';
 
 export const IMAGE_CONCURRENCY = 1;
 export const IMAGE_QUEUE_LENGTH = 4;

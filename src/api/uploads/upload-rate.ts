@@ -5,7 +5,7 @@
  * together; the image queue holds at most two of them per user at a time.
  */
 import type { Executor } from '../../db/executor.ts';
-import { ApiProblem } from '../../http/problem.ts';
+import { ApiProblem } from '../plugin/problem.ts';
 import { countUploadsSince } from './uploads.repository.ts';
 
 export const UPLOADS_PER_WINDOW = 30;

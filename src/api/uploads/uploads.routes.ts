@@ -4,7 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
-import { ProblemSchema } from '../../http/problem-schema.ts';
+import { ProblemSchema } from '../plugin/problem-schema.ts';
 import { ImageWorkQueue } from './image-work-queue.ts';
 import { isServedInline } from './upload-content.ts';
 import { UploadBody, UploadInfoSchema, UploadParams } from './uploads.schemas.ts';

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../db/executor.ts';
 import { ifNoneMatchMatches } from '../../http/conditional.ts';
-import { ApiProblem, ValidationFailed } from '../../http/problem.ts';
+import { ApiProblem, ValidationFailed } from '../plugin/problem.ts';
 import type { ImageWorkQueue } from './image-work-queue.ts';
 import { cleanContent, MAX_IMAGE_SIDE, UnusableImage, type RunImageWork } from './upload-content.ts';
 import { assertUploadRate } from './upload-rate.ts';
