@@ -1,16 +1,23 @@
 /**
- * Path ids arrive as digit strings (the seed's `[1-9][0-9]*` or `\d+`). A
- * string that passes the pattern may still exceed PostgreSQL's `integer`;
- * such an id cannot name a row, so callers answer 404 instead of letting the
- * database fail with a 500.
+ * The one id rule of `/api`: a path id arrives as digits (the seed's
+ * `[1-9][0-9]*` or `\d+`, checked by the route's schema) and the route turns
+ * it into a row id with {@link lookupId} before calling its service, which
+ * takes numbers only. A string that passes the pattern may still exceed
+ * PostgreSQL's `integer` (`2147483648`); it cannot name a row, so it becomes
+ * {@link NO_ROW_ID}, the look-up finds nothing and the answer is 404 —
+ * SPEC-API answers a pattern-valid id of nothing with 404, never a 500.
  */
 const MAX_INTEGER_ID = 2_147_483_647;
 
-/** The id as a number, or null when it cannot be the id of any row. */
-export function toRowId(digits: string): number | null {
-  if (!/^\d{1,10}$/.test(digits)) return null;
-  const id = Number(digits);
-  return id >= 1 && id <= MAX_INTEGER_ID ? id : null;
+/** Identity columns start at 1: no row has id 0. */
+export const NO_ROW_ID = 0;
+
+/** The id to look up: {@link NO_ROW_ID} when the digits cannot name a row, so the look-up finds nothing (404). */
+export function lookupId(digits: string | number): number {
+  const text = String(digits);
+  if (!/^\d{1,10}$/.test(text)) return NO_ROW_ID;
+  const id = Number(text);
+  return id >= 1 && id <= MAX_INTEGER_ID ? id : NO_ROW_ID;
 }
 
 export const POSITIVE_ID_PATTERN = '^[1-9][0-9]*$';

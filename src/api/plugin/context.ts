@@ -12,9 +12,9 @@
 import type { FastifyInstance } from 'fastify';
 import { tokensMatch } from '../../accounts/csrf.ts';
 import { markJsonRoutes } from '../../http/security-headers.ts';
+import { authProblems } from './auth.problems.ts';
 import { installApiBodyParsers } from './body.ts';
 import { installProblemHandlers } from './error-handler.ts';
-import { ApiProblem } from './problem.ts';
 import { isMutating, needsCsrfToken } from './route-config.ts';
 import { compileApiValidator } from './validation.ts';
 
@@ -36,10 +36,10 @@ export function installApiContext(api: FastifyInstance): void {
     const auth = config.auth ?? 'optional';
     if (auth === 'optional' && !isMutating(request.method)) return;
     const session = await request.getSession();
-    if (!session && auth === 'required') throw new ApiProblem(401, 'auth.unauthenticated', 'You must be logged in.');
-    if (!session && auth === 'required-403') throw new ApiProblem(403, 'auth.forbidden', 'You must be logged in to do this.');
+    if (!session && auth === 'required') throw authProblems.unauthenticated();
+    if (!session && auth === 'required-403') throw authProblems.loggedOut();
     if (session && needsCsrfToken(request.method, config) && !tokensMatch(session.csrfToken, request.headers['x-csrf-token'])) {
-      throw new ApiProblem(403, 'auth.csrf-invalid', 'Missing or wrong X-CSRF-Token header.');
+      throw authProblems.csrfInvalid();
     }
   });
   installProblemHandlers(api);

@@ -4,7 +4,8 @@ import { Type } from '@sinclair/typebox';
 import type { DB } from '../../db/database.ts';
 import { ProblemSchema } from '../plugin/problem-schema.ts';
 import { requireActor } from '../actor.ts';
-import { EmptyObject, IdParam, lookupId } from '../params.ts';
+import { EmptyObject, IdParam } from '../params.ts';
+import { lookupId } from '../row-id.ts';
 import { removeReport } from './reports.service.ts';
 
 export interface ReportRoutesOptions { db: DB }

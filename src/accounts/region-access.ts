@@ -1,4 +1,8 @@
-/** Membership and ambassadorship look-ups that several `/api` areas' policies need. */
+/**
+ * Who belongs to which region (SPEC §4): the membership and ambassadorship
+ * look-ups that `/api`'s policies and OAuth's required-regions check need,
+ * in one place below both.
+ */
 import type { Executor } from '../db/executor.ts';
 import { statement } from '../db/statement.ts';
 
@@ -22,11 +26,4 @@ export async function findMemberRegionIds(db: Executor, userId: number, regionId
   if (regionIds.length === 0) return new Set();
   const rows = await memberRegionIds.rows(db, [userId, [...regionIds]]);
   return new Set(rows.map((r) => r.region_id));
-}
-
-/** Who is acting: the logged-in user as the policies see them. */
-export interface Actor {
-  readonly id: number;
-  readonly role: number;
-  readonly verified: boolean;
 }

@@ -1,17 +1,18 @@
 /** `/api/user/*`: JSON login for apps, logout, and the current user (SPEC §4). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { Clock } from '../clock.ts';
-import type { Config } from '../config.ts';
-import type { DB } from '../db/database.ts';
-import { ApiProblem } from '../api/plugin/problem.ts';
-import { ProblemSchema } from '../api/plugin/problem-schema.ts';
-import { CurrentUserSchema, describeCurrentUser } from './current-user.ts';
-import type { KeyMaterial } from '../oauth/keys/key-material.ts';
-import { derivedKeys } from '../oauth/keys/derived-keys.ts';
-import { DEVICE_COOKIE, setDeviceCookie } from './login-device-cookie.ts';
-import { InvalidCredentials, logIn, LoginThrottled, logOut } from './login.service.ts';
-import { clearSessionCookies, SESSION_COOKIE, setSessionCookies } from './session-http.ts';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { DB } from '../../db/database.ts';
+import { CurrentUserSchema, describeCurrentUser } from '../../accounts/current-user.ts';
+import { DEVICE_COOKIE, setDeviceCookie } from '../../accounts/login-device-cookie.ts';
+import { InvalidCredentials, logIn, LoginThrottled, logOut } from '../../accounts/login.service.ts';
+import { clearSessionCookies, SESSION_COOKIE, setSessionCookies } from '../../accounts/session-http.ts';
+import type { KeyMaterial } from '../../oauth/keys/key-material.ts';
+import { derivedKeys } from '../../oauth/keys/derived-keys.ts';
+import { requireSession } from '../actor.ts';
+import { ApiProblem } from '../plugin/problem.ts';
+import { ProblemSchema } from '../plugin/problem-schema.ts';
 
 export interface UserRoutesOptions {
   config: Config;
@@ -68,7 +69,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (a
       response: { 200: CurrentUserSchema, 401: ProblemSchema },
     },
   }, async (request) => {
-    const session = (await request.getSession())!;
+    const session = await requireSession(request);
     return describeCurrentUser(db, session.user, session.csrfToken);
   });
 };
