@@ -1,16 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeUser } from './helpers/factories.ts';
-import { logInAs, type TestSession } from './helpers/session.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../helpers/fixture.ts';
+import { makeUser } from '../../helpers/factories.ts';
+import type { TestSession } from '../../helpers/session.ts';
 
 // Shared request validation under /api: exact JSON types, every bad field named, long paths.
-let t: TestApp;
+const t = useTestApp();
 let orga: TestSession;
 beforeAll(async () => {
-  t = await buildTestApp();
-  orga = await logInAs(t.app, await makeUser(t.db, { role: 'orga' }));
+  orga = await t.as('orga');
 });
-afterAll(() => t.close());
 
 describe('/api validation', () => {
   it('does not coerce JSON body types: a number is not a string', async () => {

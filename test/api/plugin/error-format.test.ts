@@ -4,17 +4,15 @@
  * before Fastify sees the request (unknown method, raw non-ASCII bytes).
  */
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../helpers/fixture.ts';
 
-let t: TestApp;
+const t = useTestApp();
 let port: number;
 
 beforeAll(async () => {
-  t = await buildTestApp();
   port = Number(new URL(await t.listen()).port);
 });
-afterAll(() => t.close());
 
 interface RawResponse { statusLine: string; headers: Record<string, string>; body: string }
 

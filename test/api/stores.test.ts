@@ -1,16 +1,15 @@
 /**
- * Store wall posts, pickup sign-ups and store managers (SPEC-API; issue 4
- * "Must hold" 1, 2, 4, 5): every listed status code, the domain rules, what
- * is and is not written.
+ * Store wall posts, pickup sign-ups and store managers (SPEC-API): every
+ * listed status code, the domain rules, what is and is not written.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { BAD_IDS, call, expectKeys, expectProblem } from './helpers/community-api.ts';
-import { makePickupSlot, makeStore, makeWallPost } from './helpers/community-factories.ts';
-import { makeRegion, makeUser, type TestUser } from './helpers/factories.ts';
-import { logInAs, type TestSession } from './helpers/session.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../helpers/fixture.ts';
+import { BAD_IDS, expectKeys, expectProblem } from '../helpers/api.ts';
+import { makePickupSlot, makeStore, makeWallPost } from '../helpers/api-factories.ts';
+import { makeRegion, makeUser, type TestUser } from '../helpers/factories.ts';
+import type { TestSession } from '../helpers/session.ts';
 
-let t: TestApp;
+const t = useTestApp();
 let region: number;
 let otherRegion: number;
 const users: Record<string, TestUser> = {};
@@ -20,7 +19,6 @@ let storeId: number;
 const DAY = 24 * 3600;
 
 beforeAll(async () => {
-  t = await buildTestApp();
   region = await makeRegion(t.db);
   otherRegion = await makeRegion(t.db);
   const specs = {
@@ -32,7 +30,7 @@ beforeAll(async () => {
   } as const;
   for (const [name, spec] of Object.entries(specs)) {
     users[name] = await makeUser(t.db, { regionIds: [region], ...spec, ambassadorOf: 'ambassadorOf' in spec ? [...spec.ambassadorOf] : [] });
-    sessions[name] = await logInAs(t.app, users[name]!);
+    sessions[name] = await t.logIn(users[name]!);
   }
   storeId = await makeStore(t.db, region, {
     member: [users.member!.id, users.member2!.id, users.unverified!.id], standby: [users.standby!.id],
@@ -40,19 +38,17 @@ beforeAll(async () => {
   });
 });
 
-afterAll(async () => { await t?.close(); });
-
 const id = (name: string) => users[name]!.id;
 
 /** Sessions expire: after moving the clock by weeks, everyone logs in again. */
 async function logInEveryoneAgain(): Promise<void> {
-  for (const name of Object.keys(users)) sessions[name] = await logInAs(t.app, users[name]!);
+  for (const name of Object.keys(users)) sessions[name] = await t.logIn(users[name]!);
 }
 const storeLog = () => t.db.selectFrom('store_log').selectAll().orderBy('id').execute();
 
 describe('GET /api/stores/{storeId}/posts', () => {
   it('answers 401 when logged out', async () => {
-    expectProblem(await call(t.app, 'GET', `/api/stores/${storeId}/posts`), 401, 'auth.unauthenticated');
+    expectProblem(await t.call('GET', `/api/stores/${storeId}/posts`), 401, 'auth.unauthenticated');
   });
 
   it('gives members, managers, orga and the region\'s ambassadors the 50 newest posts, newest first, in the seed\'s shape', async () => {
@@ -60,14 +56,14 @@ describe('GET /api/stores/{storeId}/posts', () => {
     const base = t.clock.now().getTime() - 1000 * 60_000;
     for (let i = 0; i < 55; i++) await makeWallPost(t.db, wallStore, id(i % 2 ? 'member' : 'manager'), new Date(base + i * 60_000), `Post ${i}`);
     for (const who of ['member', 'manager', 'orga', 'ambassador']) {
-      const response = await call(t.app, 'GET', `/api/stores/${wallStore}/posts`, sessions[who]);
+      const response = await t.call('GET', `/api/stores/${wallStore}/posts`, sessions[who]);
       expect(response.statusCode, who).toBe(200);
       const posts = response.json() as Array<Record<string, any>>;
       expect(posts).toHaveLength(50);
       expect(posts[0]!.text).toBe('Post 54');
       expect(posts[49]!.text).toBe('Post 5');
     }
-    const [first] = (await call(t.app, 'GET', `/api/stores/${wallStore}/posts`, sessions.member)).json() as Array<Record<string, any>>;
+    const [first] = (await t.call('GET', `/api/stores/${wallStore}/posts`, sessions.member)).json() as Array<Record<string, any>>;
     expectKeys(first, ['id', 'foodsaverId', 'text', 'author', 'createdAt']);
     expectKeys(first!.author, ['id', 'name', 'avatar', 'sleepStatus']);
     expect(first).toMatchObject({ foodsaverId: id('manager'), author: { id: id('manager'), avatar: null, sleepStatus: 0 } });
@@ -76,14 +72,14 @@ describe('GET /api/stores/{storeId}/posts', () => {
 
   it('answers 403 to standby members, outsiders and ambassadors of other regions', async () => {
     for (const who of ['standby', 'outsider', 'foreignAmbassador']) {
-      expectProblem(await call(t.app, 'GET', `/api/stores/${storeId}/posts`, sessions[who]), 403, 'store.forbidden');
+      expectProblem(await t.call('GET', `/api/stores/${storeId}/posts`, sessions[who]), 403, 'store.forbidden');
     }
   });
 
   it('answers 404 for an unknown store and 400/404 for malformed ids, never 500', async () => {
-    expectProblem(await call(t.app, 'GET', '/api/stores/99999/posts', sessions.orga), 404, 'store.not-found');
+    expectProblem(await t.call('GET', '/api/stores/99999/posts', sessions.orga), 404, 'store.not-found');
     for (const bad of BAD_IDS) {
-      const response = await call(t.app, 'GET', `/api/stores/${bad}/posts`, sessions.orga);
+      const response = await t.call('GET', `/api/stores/${bad}/posts`, sessions.orga);
       expect([400, 404], `${bad}: ${response.body}`).toContain(response.statusCode);
     }
   });
@@ -96,7 +92,7 @@ describe('DELETE /api/stores/{storeId}/posts/{postId}', () => {
 
   it('answers 401 when logged out and 403 without the CSRF token, deleting nothing', async () => {
     const postId = await makeWallPost(t.db, storeId, id('member'), t.clock.now());
-    expectProblem(await call(t.app, 'DELETE', url(postId)), 401);
+    expectProblem(await t.call('DELETE', url(postId)), 401);
     const noToken = await t.app.inject({ method: 'DELETE', url: url(postId), headers: { cookie: sessions.member!.cookie } });
     expectProblem(noToken, 403, 'auth.csrf-invalid');
     expect(await postExists(postId)).toBe(true);
@@ -106,7 +102,7 @@ describe('DELETE /api/stores/{storeId}/posts/{postId}', () => {
     const createdAt = new Date(t.clock.now().getTime() - 60_000);
     const postId = await makeWallPost(t.db, storeId, id('member'), createdAt, 'Bin heute später');
     const before = (await storeLog()).length;
-    const response = await call(t.app, 'DELETE', url(postId), sessions.member);
+    const response = await t.call('DELETE', url(postId), sessions.member);
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json()).toEqual({});
     expect(await postExists(postId)).toBe(false);
@@ -121,42 +117,42 @@ describe('DELETE /api/stores/{storeId}/posts/{postId}', () => {
   it('lets a store manager delete other people\'s posts only once they are older than one month', async () => {
     const postId = await makeWallPost(t.db, storeId, id('member'), t.clock.now());
     const before = (await storeLog()).length;
-    expectProblem(await call(t.app, 'DELETE', url(postId), sessions.manager), 403, 'store.forbidden');
+    expectProblem(await t.call('DELETE', url(postId), sessions.manager), 403, 'store.forbidden');
     t.clock.advance(29 * DAY);
     await logInEveryoneAgain();
-    expectProblem(await call(t.app, 'DELETE', url(postId), sessions.manager), 403, 'store.forbidden');
+    expectProblem(await t.call('DELETE', url(postId), sessions.manager), 403, 'store.forbidden');
     expect(await postExists(postId)).toBe(true);
     expect(await storeLog()).toHaveLength(before);
     t.clock.advance(3 * DAY);
     await logInEveryoneAgain();
-    expect((await call(t.app, 'DELETE', url(postId), sessions.manager)).statusCode).toBe(200);
+    expect((await t.call('DELETE', url(postId), sessions.manager)).statusCode).toBe(200);
     expect(await postExists(postId)).toBe(false);
   });
 
   it('refuses members, standby members and ambassadors other people\'s posts, however old', async () => {
     const postId = await makeWallPost(t.db, storeId, id('member'), new Date(t.clock.now().getTime() - 400 * DAY * 1000));
     for (const who of ['member2', 'standby', 'ambassador', 'outsider']) {
-      expectProblem(await call(t.app, 'DELETE', url(postId), sessions[who]), 403, 'store.forbidden');
+      expectProblem(await t.call('DELETE', url(postId), sessions[who]), 403, 'store.forbidden');
     }
     expect(await postExists(postId)).toBe(true);
   });
 
   it('lets orga delete any post at once', async () => {
     const postId = await makeWallPost(t.db, storeId, id('manager'), t.clock.now());
-    expect((await call(t.app, 'DELETE', url(postId), sessions.orga)).statusCode).toBe(200);
+    expect((await t.call('DELETE', url(postId), sessions.orga)).statusCode).toBe(200);
     expect(await postExists(postId)).toBe(false);
   });
 
   it('answers 404 for an unknown post, a post of another store, an unknown store, and 400/404 for malformed ids', async () => {
     const otherStore = await makeStore(t.db, region, { member: [id('member')] });
     const postId = await makeWallPost(t.db, otherStore, id('member'), t.clock.now());
-    expectProblem(await call(t.app, 'DELETE', url(postId), sessions.orga), 404, 'store.post-not-found');
-    expectProblem(await call(t.app, 'DELETE', url(999_999), sessions.orga), 404, 'store.post-not-found');
-    expectProblem(await call(t.app, 'DELETE', url(postId, 999_999), sessions.orga), 404, 'store.not-found');
+    expectProblem(await t.call('DELETE', url(postId), sessions.orga), 404, 'store.post-not-found');
+    expectProblem(await t.call('DELETE', url(999_999), sessions.orga), 404, 'store.post-not-found');
+    expectProblem(await t.call('DELETE', url(postId, 999_999), sessions.orga), 404, 'store.not-found');
     expect(await postExists(postId)).toBe(true);
     for (const bad of BAD_IDS) {
       for (const path of [url(postId).replace(String(postId), bad), `/api/stores/${bad}/posts/${postId}`]) {
-        const response = await call(t.app, 'DELETE', path, sessions.orga);
+        const response = await t.call('DELETE', path, sessions.orga);
         expect([400, 404], `${path}: ${response.body}`).toContain(response.statusCode);
       }
     }
@@ -185,7 +181,7 @@ describe('POST /api/stores/{storeId}/pickups/{pickupDate}/{fsId}', () => {
 
   it('answers 401 when logged out and 403 without the CSRF token, writing nothing', async () => {
     const { slotId, at } = await slotIn(2);
-    expectProblem(await call(t.app, 'POST', url(at.toISOString(), id('member'))), 401);
+    expectProblem(await t.call('POST', url(at.toISOString(), id('member'))), 401);
     const noToken = await t.app.inject({ method: 'POST', url: url(at.toISOString(), id('member')), headers: { cookie: sessions.member!.cookie, 'x-csrf-token': 'wrong' } });
     expectProblem(noToken, 403, 'auth.csrf-invalid');
     expect(await signups(slotId)).toEqual([]);
@@ -194,7 +190,7 @@ describe('POST /api/stores/{storeId}/pickups/{pickupDate}/{fsId}', () => {
   it('signs a member up unconfirmed and writes a store-log entry', async () => {
     const { slotId, at } = await slotIn(2);
     const before = (await storeLog()).length;
-    const response = await call(t.app, 'POST', url(at.toISOString(), id('member')), sessions.member);
+    const response = await t.call('POST', url(at.toISOString(), id('member')), sessions.member);
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json()).toEqual({ isConfirmed: false });
     expectKeys(response.json(), ['isConfirmed']);
@@ -206,7 +202,7 @@ describe('POST /api/stores/{storeId}/pickups/{pickupDate}/{fsId}', () => {
 
   it('confirms a manager\'s sign-up at once', async () => {
     const { slotId, at } = await slotIn(3);
-    const response = await call(t.app, 'POST', url(at.toISOString(), id('manager')), sessions.manager);
+    const response = await t.call('POST', url(at.toISOString(), id('manager')), sessions.manager);
     expect(response.json()).toEqual({ isConfirmed: true });
     expect(await signups(slotId)).toEqual([{ user_id: id('manager'), is_confirmed: true }]);
   });
@@ -214,7 +210,7 @@ describe('POST /api/stores/{storeId}/pickups/{pickupDate}/{fsId}', () => {
   it('accepts every RFC 3339 spelling of the slot\'s instant: Z, fractions, offsets, lower case, percent-encoding', async () => {
     const { slotId, at } = await slotIn(4, 5);
     const iso = at.toISOString();
-    const first = await call(t.app, 'POST', url(iso.replace('.000Z', 'Z'), id('member')), sessions.member);
+    const first = await t.call('POST', url(iso.replace('.000Z', 'Z'), id('member')), sessions.member);
     expect(first.statusCode, first.body).toBe(200);
     const spellings = [
       iso, iso.replace('.000Z', '.0Z'), iso.replace('.000Z', '.000000000Z'), iso.replace('T', 't').replace('Z', 'z'),
@@ -223,7 +219,7 @@ describe('POST /api/stores/{storeId}/pickups/{pickupDate}/{fsId}', () => {
     ];
     for (const spelling of spellings) {
       // Already signed up: the slot was found under this spelling.
-      expectProblem(await call(t.app, 'POST', url(spelling, id('member')), sessions.member), 409, 'store.pickup-already-signed-up');
+      expectProblem(await t.call('POST', url(spelling, id('member')), sessions.member), 409, 'store.pickup-already-signed-up');
     }
     expect(await signups(slotId)).toHaveLength(1);
   });
@@ -238,36 +234,36 @@ describe('POST /api/stores/{storeId}/pickups/{pickupDate}/{fsId}', () => {
       `${iso.slice(0, 19)}.Z`, `${iso.slice(0, 19)}.1234567890Z`, '\u0000', `${iso}\u0000`, `${iso} `, 'x'.repeat(150),
     ];
     for (const value of bad) {
-      expectProblem(await call(t.app, 'POST', url(encodeURIComponent(value), id('member')), sessions.member), 400, 'request.invalid');
+      expectProblem(await t.call('POST', url(encodeURIComponent(value), id('member')), sessions.member), 400, 'request.invalid');
     }
   });
 
   it('answers 404 when the store has no slot at exactly that time, or the store does not exist', async () => {
     const { at } = await slotIn(6);
     const oneSecondLater = new Date(at.getTime() + 1000).toISOString();
-    expectProblem(await call(t.app, 'POST', url(oneSecondLater, id('member')), sessions.member), 404, 'store.pickup-slot-not-found');
+    expectProblem(await t.call('POST', url(oneSecondLater, id('member')), sessions.member), 404, 'store.pickup-slot-not-found');
     const subMillisecond = at.toISOString().replace('.000Z', '.0001Z');
-    const response = await call(t.app, 'POST', url(subMillisecond, id('member')), sessions.member);
+    const response = await t.call('POST', url(subMillisecond, id('member')), sessions.member);
     expectProblem(response, 404, 'store.pickup-slot-not-found');
     // The message names the time as sent, not its millisecond cut, at which the slot does exist.
     expect(response.json().detail).toBe(`Store ${storeId} has no pickup slot at ${subMillisecond}.`);
-    expectProblem(await call(t.app, 'POST', url(at.toISOString(), id('member'), 999_999), sessions.member), 404, 'store.not-found');
+    expectProblem(await t.call('POST', url(at.toISOString(), id('member'), 999_999), sessions.member), 404, 'store.not-found');
   });
 
   it('answers 404, never 500, for valid RFC 3339 instants the database cannot store (years 0000 and 10000)', async () => {
     for (const edge of ['0000-01-01T00:00:00Z', '0001-01-01T00:00:00+01:00', '0000-12-31T23:59:59.999z', '9999-12-31T23:59:59-23:59']) {
-      expectProblem(await call(t.app, 'POST', url(encodeURIComponent(edge), id('member')), sessions.member), 404, 'store.pickup-slot-not-found');
+      expectProblem(await t.call('POST', url(encodeURIComponent(edge), id('member')), sessions.member), 404, 'store.pickup-slot-not-found');
     }
   });
 
   it('answers 409 for a slot in the past, a full slot, and a second sign-up, writing nothing', async () => {
     const past = await slotIn(-1);
-    expectProblem(await call(t.app, 'POST', url(past.at.toISOString(), id('member')), sessions.member), 409, 'store.pickup-in-past');
+    expectProblem(await t.call('POST', url(past.at.toISOString(), id('member')), sessions.member), 409, 'store.pickup-in-past');
     const full = await slotIn(7, 1);
-    expect((await call(t.app, 'POST', url(full.at.toISOString(), id('member2')), sessions.member2)).statusCode).toBe(200);
+    expect((await t.call('POST', url(full.at.toISOString(), id('member2')), sessions.member2)).statusCode).toBe(200);
     const before = (await storeLog()).length;
-    expectProblem(await call(t.app, 'POST', url(full.at.toISOString(), id('member')), sessions.member), 409, 'store.pickup-full');
-    expectProblem(await call(t.app, 'POST', url(full.at.toISOString(), id('member2')), sessions.member2), 409, 'store.pickup-already-signed-up');
+    expectProblem(await t.call('POST', url(full.at.toISOString(), id('member')), sessions.member), 409, 'store.pickup-full');
+    expectProblem(await t.call('POST', url(full.at.toISOString(), id('member2')), sessions.member2), 409, 'store.pickup-already-signed-up');
     expect(await signups(past.slotId)).toEqual([]);
     expect(await signups(full.slotId)).toEqual([{ user_id: id('member2'), is_confirmed: false }]);
     expect(await storeLog()).toHaveLength(before);
@@ -278,18 +274,18 @@ describe('POST /api/stores/{storeId}/pickups/{pickupDate}/{fsId}', () => {
     const raceStore = await makeStore(t.db, region, { member: racers.map((r) => r.id) });
     const at = new Date(Math.floor(t.clock.now().getTime() / 60_000) * 60_000 + 10 * DAY * 1000);
     const slotId = await makePickupSlot(t.db, raceStore, at, 2);
-    const racerSessions = await Promise.all(racers.map((r) => logInAs(t.app, r)));
-    const responses = await Promise.all(racers.map((r, i) => call(t.app, 'POST', url(at.toISOString(), r.id, raceStore), racerSessions[i])));
+    const racerSessions = await Promise.all(racers.map((r) => t.logIn(r)));
+    const responses = await Promise.all(racers.map((r, i) => t.call('POST', url(at.toISOString(), r.id, raceStore), racerSessions[i])));
     expect(responses.map((r) => r.statusCode).sort()).toEqual([200, 200, 409, 409, 409]);
     expect(await signups(slotId)).toHaveLength(2);
   });
 
   it('lets users sign up only themselves, and only verified members and managers', async () => {
     const { slotId, at } = await slotIn(8);
-    expectProblem(await call(t.app, 'POST', url(at.toISOString(), id('member2')), sessions.member), 403, 'store.forbidden');
-    expectProblem(await call(t.app, 'POST', url(at.toISOString(), id('member')), sessions.orga), 403, 'store.forbidden');
+    expectProblem(await t.call('POST', url(at.toISOString(), id('member2')), sessions.member), 403, 'store.forbidden');
+    expectProblem(await t.call('POST', url(at.toISOString(), id('member')), sessions.orga), 403, 'store.forbidden');
     for (const who of ['standby', 'unverified', 'outsider', 'ambassador']) {
-      expectProblem(await call(t.app, 'POST', url(at.toISOString(), id(who)), sessions[who]), 403, 'store.forbidden');
+      expectProblem(await t.call('POST', url(at.toISOString(), id(who)), sessions[who]), 403, 'store.forbidden');
     }
     expect(await signups(slotId)).toEqual([]);
   });
@@ -298,7 +294,7 @@ describe('POST /api/stores/{storeId}/pickups/{pickupDate}/{fsId}', () => {
     const { slotId, at } = await slotIn(9);
     for (const bad of BAD_IDS) {
       for (const path of [url(at.toISOString(), id('member')).replace(`/${storeId}/`, `/${bad}/`), `${url(at.toISOString(), 1).slice(0, -1)}${bad}`]) {
-        const response = await call(t.app, 'POST', path, sessions.member);
+        const response = await t.call('POST', path, sessions.member);
         expect([400, 403, 404], `${path}: ${response.body}`).toContain(response.statusCode);
         if (!bad.includes('%') && !/^\d+$/.test(bad)) expect(response.statusCode, path).toBe(400);
       }
@@ -312,17 +308,17 @@ describe('POST /api/stores/{storeId}/managers/{userId}', () => {
   const team = (store: number) => t.db.selectFrom('store_team').select(['user_id', 'role']).where('store_id', '=', store).orderBy('user_id').execute();
 
   it('answers 401 when logged out, 404 for an unknown store, 403 to members, standby and outsiders', async () => {
-    expectProblem(await call(t.app, 'POST', url(id('candidate'))), 401);
-    expectProblem(await call(t.app, 'POST', url(id('candidate'), 999_999), sessions.orga), 404, 'store.not-found');
+    expectProblem(await t.call('POST', url(id('candidate'))), 401);
+    expectProblem(await t.call('POST', url(id('candidate'), 999_999), sessions.orga), 404, 'store.not-found');
     for (const who of ['member', 'standby', 'outsider', 'foreignAmbassador']) {
-      expectProblem(await call(t.app, 'POST', url(id('candidate')), sessions[who]), 403, 'store.forbidden');
+      expectProblem(await t.call('POST', url(id('candidate')), sessions[who]), 403, 'store.forbidden');
     }
     expect((await team(storeId)).some((r) => r.user_id === id('candidate'))).toBe(false);
   });
 
   it('lets a manager make a store manager a team member and manager, and logs it', async () => {
     const before = (await storeLog()).length;
-    const response = await call(t.app, 'POST', url(id('candidate')), sessions.manager);
+    const response = await t.call('POST', url(id('candidate')), sessions.manager);
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json()).toEqual({});
     expect(await team(storeId)).toContainEqual({ user_id: id('candidate'), role: 'manager' });
@@ -334,22 +330,22 @@ describe('POST /api/stores/{storeId}/managers/{userId}', () => {
   it('answers 422 for an unknown user, an existing manager, a role below store manager, writing nothing', async () => {
     const before = await team(storeId);
     const logBefore = (await storeLog()).length;
-    expectProblem(await call(t.app, 'POST', url(999_999), sessions.manager), 422, 'store.user-not-found');
-    expectProblem(await call(t.app, 'POST', url(2_147_483_648), sessions.manager), 422, 'store.user-not-found');
-    expectProblem(await call(t.app, 'POST', url(id('candidate')), sessions.manager), 422, 'store.already-manager');
-    expectProblem(await call(t.app, 'POST', url(id('foodsaverCandidate')), sessions.orga), 422, 'store.role-too-low');
+    expectProblem(await t.call('POST', url(999_999), sessions.manager), 422, 'store.user-not-found');
+    expectProblem(await t.call('POST', url(2_147_483_648), sessions.manager), 422, 'store.user-not-found');
+    expectProblem(await t.call('POST', url(id('candidate')), sessions.manager), 422, 'store.already-manager');
+    expectProblem(await t.call('POST', url(id('foodsaverCandidate')), sessions.orga), 422, 'store.role-too-low');
     expect(await team(storeId)).toEqual(before);
     expect(await storeLog()).toHaveLength(logBefore);
   });
 
   it('limits a store to 3 managers, except when orga or an ambassador of its region appoints', async () => {
     const store = await makeStore(t.db, region, { manager: [id('manager'), id('manager2')], member: [id('member')] });
-    expect((await call(t.app, 'POST', url(id('candidate'), store), sessions.manager)).statusCode).toBe(200);
-    expectProblem(await call(t.app, 'POST', url(id('outsider'), store), sessions.manager2), 422, 'store.manager-limit');
+    expect((await t.call('POST', url(id('candidate'), store), sessions.manager)).statusCode).toBe(200);
+    expectProblem(await t.call('POST', url(id('outsider'), store), sessions.manager2), 422, 'store.manager-limit');
     expect((await team(store)).filter((r) => r.role === 'manager')).toHaveLength(3);
-    expect((await call(t.app, 'POST', url(id('outsider'), store), sessions.ambassador)).statusCode).toBe(200);
+    expect((await t.call('POST', url(id('outsider'), store), sessions.ambassador)).statusCode).toBe(200);
     const orgaStore = await makeStore(t.db, region, { manager: [id('manager'), id('manager2'), id('candidate')] });
-    expect((await call(t.app, 'POST', url(id('outsider'), orgaStore), sessions.orga)).statusCode).toBe(200);
+    expect((await t.call('POST', url(id('outsider'), orgaStore), sessions.orga)).statusCode).toBe(200);
     expect((await team(store)).filter((r) => r.role === 'manager')).toHaveLength(4);
     expect((await team(orgaStore)).filter((r) => r.role === 'manager')).toHaveLength(4);
   });
@@ -357,7 +353,7 @@ describe('POST /api/stores/{storeId}/managers/{userId}', () => {
   it('never exceeds the limit when appointments race (a real race only on PostgreSQL: PGlite runs one transaction at a time)', async () => {
     const store = await makeStore(t.db, region, { manager: [id('manager')] });
     const candidates = await Promise.all([1, 2, 3, 4].map(() => makeUser(t.db, { role: 'store-manager' })));
-    const responses = await Promise.all(candidates.map((c) => call(t.app, 'POST', url(c.id, store), sessions.manager)));
+    const responses = await Promise.all(candidates.map((c) => t.call('POST', url(c.id, store), sessions.manager)));
     expect(responses.map((r) => r.statusCode).sort()).toEqual([200, 200, 422, 422]);
     expect((await team(store)).filter((r) => r.role === 'manager')).toHaveLength(3);
   });
@@ -365,7 +361,7 @@ describe('POST /api/stores/{storeId}/managers/{userId}', () => {
   it('answers 400/404 for ids that break [1-9][0-9]*, never 500', async () => {
     for (const bad of BAD_IDS) {
       for (const path of [url(bad), url(id('candidate'), bad)]) {
-        const response = await call(t.app, 'POST', path, sessions.orga);
+        const response = await t.call('POST', path, sessions.orga);
         expect([400, 404, 422], `${path}: ${response.body}`).toContain(response.statusCode);
         if (!bad.includes('%') && !/^\d+$/.test(bad) && bad !== '+1') expectProblem(response, 400, 'request.invalid');
       }

@@ -1,12 +1,22 @@
-/** Request helpers for the community `/api` tests. */
+/** Requests to `/api` and assertions on its answers, for every `/api` test. */
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import type { TestSession } from './session.ts';
 
-type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-export function call(app: FastifyInstance, method: Method, url: string, session?: TestSession, payload?: unknown): Promise<LightMyRequestResponse> {
-  return app.inject({ method, url, ...(session ? { headers: session.headers } : {}), ...(payload === undefined ? {} : { payload: payload as object }) });
+/**
+ * One request through `inject()`: as `session` (its cookie and CSRF token) or
+ * anonymous, with a JSON `payload` (an object) or raw text, and extra headers
+ * (a `content-type` of the test's choosing, say).
+ */
+export function call(
+  app: FastifyInstance, method: Method | string, url: string, session?: TestSession | null, payload?: unknown, headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method: method as Method, url, headers: { ...(session ? session.headers : {}), ...headers },
+    ...(payload === undefined ? {} : { payload: payload as object }),
+  });
 }
 
 /** Asserts a problem+json answer with this status (and code, when given). */

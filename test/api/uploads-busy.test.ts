@@ -7,41 +7,27 @@
  */
 import { once } from 'node:events';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ImageWorkQueue } from '../src/api/uploads/image-work-queue.ts';
-import { UPLOAD_WINDOW_SECONDS, UPLOADS_PER_WINDOW } from '../src/api/uploads/upload-rate.ts';
-import { insertUpload } from '../src/api/uploads/uploads.repository.ts';
-import { buildApp } from '../src/app.ts';
-import type { FastifyInstance } from 'fastify';
-import type { DB } from '../src/db/database.ts';
-import { testConfig, testKeys } from './helpers/app.ts';
-import { TestClock } from './helpers/clock.ts';
-import { createTestDatabase } from './helpers/database.ts';
-import { makeUser, TEST_PASSWORD } from './helpers/factories.ts';
-import { logInAs, type TestSession } from './helpers/session.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ImageWorkQueue } from '../../src/api/uploads/image-work-queue.ts';
+import { UPLOAD_WINDOW_SECONDS, UPLOADS_PER_WINDOW } from '../../src/api/uploads/upload-rate.ts';
+import { insertUpload } from '../../src/api/uploads/uploads.repository.ts';
+import { TestClock } from '../helpers/clock.ts';
+import { makeUser, TEST_PASSWORD } from '../helpers/factories.ts';
+import { useTestApp } from '../helpers/fixture.ts';
+import type { TestSession } from '../helpers/session.ts';
 
 const queue = new ImageWorkQueue({ concurrency: 1, queueLength: 1, perUser: 2 });
 const clock = new TestClock();
-let app: FastifyInstance;
-let db: DB;
-let close: () => Promise<void>;
+const t = useTestApp({ clock, imageWork: queue });
 let image: Buffer;
 
 beforeAll(async () => {
-  const { config, removeDataDir } = await testConfig();
-  const database = await createTestDatabase();
-  app = await buildApp(config, { database: database.handle, keys: await testKeys(), clock: clock.now, imageWork: queue });
-  await app.ready();
-  db = database.handle.db;
-  close = async () => { await app.close(); await database.drop(); await removeDataDir(); };
   // A small PNG that decodes to 24 megapixels: real work for sharp.
   image = await sharp({ create: { width: 6000, height: 4000, channels: 3, background: { r: 200, g: 120, b: 40 } } }).png().toBuffer();
 });
-afterAll(() => close());
 
-const upload = (session: TestSession, filename: string, bytes: Buffer) => app.inject({
-  method: 'POST', url: '/api/uploads', payload: { filename, body: bytes.toString('base64') }, headers: session.headers,
-});
+const upload = (session: TestSession, filename: string, bytes: Buffer) =>
+  t.call('POST', '/api/uploads', session, { filename, body: bytes.toString('base64') });
 
 function gate(): { opened: Promise<void>; open(): void } {
   let open!: () => void;
@@ -83,8 +69,8 @@ describe('the image work queue', () => {
 
 describe('POST /api/uploads under load', () => {
   it('queues an image behind running work, refuses one beyond the queue (503, Retry-After), and answers a login meanwhile', async () => {
-    const [alice, bob] = await Promise.all([makeUser(db), makeUser(db)]);
-    const [aliceSession, bobSession] = [await logInAs(app, alice), await logInAs(app, bob)];
+    const [alice, bob] = await Promise.all([makeUser(t.db), makeUser(t.db)]);
+    const [aliceSession, bobSession] = [await t.logIn(alice), await t.logIn(bob)];
     // The only place is held by real image work that ends when the test says so.
     const held = gate();
     const holder = queue.run(0, async () => { await sharp(image).resize(2560).jpeg().toBuffer(); await held.opened; });
@@ -99,7 +85,7 @@ describe('POST /api/uploads under load', () => {
     expect(busy.json()).toMatchObject({ status: 503, code: 'upload.busy' });
     expect(Number(busy.headers['retry-after'])).toBeGreaterThan(0);
 
-    const login = await app.inject({ method: 'POST', url: '/api/user/login', payload: { email: bob.email, password: TEST_PASSWORD } });
+    const login = await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { email: bob.email, password: TEST_PASSWORD } });
     expect(login.statusCode).toBe(200);
     expect(aliceDone).toBe(false);
     expect(queue.load).toEqual({ running: 1, waiting: 1 });
@@ -110,14 +96,14 @@ describe('POST /api/uploads under load', () => {
     expect(stored.statusCode, stored.body).toBe(200);
     expect(stored.json().mimeType).toBe('image/png');
     expect(queue.load).toEqual({ running: 0, waiting: 0 });
-    expect(await db.selectFrom('uploads').select('uuid').where('user_id', '=', bob.id).execute()).toEqual([]);
+    expect(await t.db.selectFrom('uploads').select('uuid').where('user_id', '=', bob.id).execute()).toEqual([]);
   });
 
   it(`refuses a user's upload beyond ${UPLOADS_PER_WINDOW} in ${UPLOAD_WINDOW_SECONDS / 60} minutes with 429 and Retry-After, before any image work`, async () => {
-    const user = await makeUser(db);
-    const session = await logInAs(app, user);
+    const user = await makeUser(t.db);
+    const session = await t.logIn(user);
     for (let i = 0; i < UPLOADS_PER_WINDOW; i++) {
-      await insertUpload(db, {
+      await insertUpload(t.db, {
         uuid: crypto.randomUUID(), userId: user.id, filename: `f${i}.txt`, mimeType: 'text/plain', filesize: 1, content: Buffer.from('x'),
       }, clock.now());
     }

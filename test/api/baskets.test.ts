@@ -1,16 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeUser } from './helpers/factories.ts';
-import { logInAs, type TestSession } from './helpers/session.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp, type LoggedIn } from '../helpers/fixture.ts';
 
 /** The seed's basket object, field for field. */
 const BASKET_KEYS = ['id', 'description', 'pictures', 'contactTypes', 'mobile', 'telephone', 'lat', 'lon', 'lifeTimeInDays',
   'weightInGrams', 'status', 'location', 'creator', 'created', 'updated', 'until', 'requestCount'].sort();
 
-let t: TestApp;
-let creator: TestSession;
+const t = useTestApp();
+let creator: LoggedIn;
 let creatorId: number;
-let other: TestSession;
+let other: LoggedIn;
 let otherId: number;
 let ownPicture: string;
 let othersPicture: string;
@@ -19,27 +17,20 @@ let ownDocument: string;
 const valid = { description: 'Brot und Brötchen vom Vortag', contactTypes: [1, 2], mobile: '+49 170/123-45', lat: 52.5, lon: 13.4, lifeTimeInDays: 3, weightInGrams: 1500 };
 
 beforeAll(async () => {
-  t = await buildTestApp();
-  const c = await makeUser(t.db, { role: 'foodsharer', firstName: 'Clara' });
-  creatorId = c.id;
-  creator = await logInAs(t.app, c, true); // remember me: the tests move the clock by days
-  const o = await makeUser(t.db, { role: 'foodsaver' });
-  otherId = o.id;
-  other = await logInAs(t.app, o, true);
+  // remember me: the tests move the clock by days
+  creator = await t.as('foodsharer', { firstName: 'Clara', rememberMe: true });
+  creatorId = creator.user.id;
+  other = await t.as('foodsaver', { rememberMe: true });
+  otherId = other.user.id;
   const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
-  ownPicture = (await inject('POST', '/api/uploads', creator, { filename: 'a.png', body: png })).json().url;
-  othersPicture = (await inject('POST', '/api/uploads', other, { filename: 'b.png', body: png })).json().url;
+  ownPicture = (await t.call('POST', '/api/uploads', creator, { filename: 'a.png', body: png })).json().url;
+  othersPicture = (await t.call('POST', '/api/uploads', other, { filename: 'b.png', body: png })).json().url;
   const pdf = Buffer.from('%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n%%EOF\n', 'latin1').toString('base64');
-  ownDocument = (await inject('POST', '/api/uploads', creator, { filename: 'menu.pdf', body: pdf })).json().url;
+  ownDocument = (await t.call('POST', '/api/uploads', creator, { filename: 'menu.pdf', body: pdf })).json().url;
 });
-afterAll(() => t.close());
-
-function inject(method: 'GET' | 'POST' | 'PATCH', url: string, session: TestSession | null, payload?: unknown) {
-  return t.app.inject({ method, url, headers: session?.headers ?? {}, ...(payload === undefined ? {} : { payload: payload as object }) });
-}
 
 async function createBasket(overrides: Record<string, unknown> = {}): Promise<number> {
-  const response = await inject('POST', '/api/baskets', creator, { ...valid, ...overrides });
+  const response = await t.call('POST', '/api/baskets', creator, { ...valid, ...overrides });
   if (response.statusCode !== 201) throw new Error(response.body);
   return response.json().id;
 }
@@ -51,7 +42,7 @@ const requestRow = (basketId: number, userId: number) =>
 describe('POST /api/baskets', () => {
   it('creates a basket that expires lifeTimeInDays from now and answers the whole basket', async () => {
     const now = t.clock.now().getTime();
-    const response = await inject('POST', '/api/baskets', creator, { ...valid, pictures: [ownPicture], telephone: '' });
+    const response = await t.call('POST', '/api/baskets', creator, { ...valid, pictures: [ownPicture], telephone: '' });
     expect(response.statusCode).toBe(201);
     const basket = response.json();
     expect(Object.keys(basket).sort()).toEqual(BASKET_KEYS);
@@ -70,23 +61,23 @@ describe('POST /api/baskets', () => {
   });
 
   it('answers 401 when logged out', async () => {
-    expect((await inject('POST', '/api/baskets', null, valid)).statusCode).toBe(401);
+    expect((await t.call('POST', '/api/baskets', null, valid)).statusCode).toBe(401);
   });
 });
 
 describe('GET /api/baskets/{basketId}', () => {
   it('answers the basket, 404 for unknown or deleted ones, 400 for ids breaking [1-9][0-9]*, 401 logged out', async () => {
     const id = await createBasket();
-    const response = await inject('GET', `/api/baskets/${id}`, other);
+    const response = await t.call('GET', `/api/baskets/${id}`, other);
     expect(response.statusCode).toBe(200);
     expect(Object.keys(response.json()).sort()).toEqual(BASKET_KEYS);
-    expect((await inject('GET', `/api/baskets/${id}`, null)).statusCode).toBe(401);
+    expect((await t.call('GET', `/api/baskets/${id}`, null)).statusCode).toBe(401);
     await t.db.updateTable('baskets').set({ status: 5 }).where('id', '=', id).execute();
-    expect((await inject('GET', `/api/baskets/${id}`, other)).statusCode).toBe(404);
-    expect((await inject('GET', '/api/baskets/999999', other)).statusCode).toBe(404);
-    expect((await inject('GET', `/api/baskets/${'9'.repeat(40)}`, other)).statusCode).toBe(404);
+    expect((await t.call('GET', `/api/baskets/${id}`, other)).statusCode).toBe(404);
+    expect((await t.call('GET', '/api/baskets/999999', other)).statusCode).toBe(404);
+    expect((await t.call('GET', `/api/baskets/${'9'.repeat(40)}`, other)).statusCode).toBe(404);
     for (const bad of ['0', '-1', 'abc', '1.5', '01', '1%20', '%2F1', '+1', '1%00', '%EF%BC%91', '%E2%80%8B1', '1e3', '0x1']) {
-      expect((await inject('GET', `/api/baskets/${bad}`, other)).statusCode, bad).toBe(400);
+      expect((await t.call('GET', `/api/baskets/${bad}`, other)).statusCode, bad).toBe(400);
     }
   });
 });
@@ -96,7 +87,7 @@ describe('PATCH /api/baskets/{basketId}', () => {
     const id = await createBasket();
     const before = await basketRow(id);
     t.clock.advance(3600);
-    const response = await inject('PATCH', `/api/baskets/${id}`, creator, {
+    const response = await t.call('PATCH', `/api/baskets/${id}`, creator, {
       id: 999, status: 5, until: '2030-01-01T00:00:00Z', created: 'x', requestCount: 77, creator: { id: otherId },
       location: { lat: 0, lon: 0 }, updated: null,
       description: '  Gemüsekiste  ', contactTypes: [1], mobile: null, telephone: '030 1234', lifeTimeInDays: 21,
@@ -122,8 +113,8 @@ describe('PATCH /api/baskets/{basketId}', () => {
     const id = await createBasket();
     const before = await basketRow(id);
     t.clock.advance(60);
-    const payload = body ?? (await inject('GET', `/api/baskets/${id}`, creator)).json();
-    const response = await inject('PATCH', `/api/baskets/${id}`, creator, payload);
+    const payload = body ?? (await t.call('GET', `/api/baskets/${id}`, creator)).json();
+    const response = await t.call('PATCH', `/api/baskets/${id}`, creator, payload);
     expect(response.statusCode).toBe(200);
     expect(response.json().updated).toBe(before.updated_at.toISOString());
     expect(await basketRow(id)).toEqual(before);
@@ -134,7 +125,7 @@ describe('PATCH /api/baskets/{basketId}', () => {
     const before = await basketRow(id);
     t.clock.advance(60);
     for (const payload of [{ descripton: 'typo' }, { foo: 1, description: 'Neu' }]) {
-      const response = await inject('PATCH', `/api/baskets/${id}`, creator, payload);
+      const response = await t.call('PATCH', `/api/baskets/${id}`, creator, payload);
       expect(response.statusCode).toBe(400);
       expect(response.json()).toMatchObject({ code: 'request.invalid' });
       expect(response.json().errors).toContainEqual({ field: `body/${Object.keys(payload)[0]}`, message: 'is not a field of this operation' });
@@ -144,14 +135,14 @@ describe('PATCH /api/baskets/{basketId}', () => {
 
   it('accepts the seed\'s array-of-arrays form of contactTypes, stored as integers', async () => {
     const id = await createBasket();
-    const response = await inject('PATCH', `/api/baskets/${id}`, creator, { contactTypes: [[1], [2]] });
+    const response = await t.call('PATCH', `/api/baskets/${id}`, creator, { contactTypes: [[1], [2]] });
     expect(response.statusCode).toBe(200);
     expect(response.json().contactTypes).toEqual([1, 2]);
   });
 
   it('keeps fields that the body omits', async () => {
     const id = await createBasket();
-    const response = await inject('PATCH', `/api/baskets/${id}`, creator, { weightInGrams: 250 });
+    const response = await t.call('PATCH', `/api/baskets/${id}`, creator, { weightInGrams: 250 });
     expect(response.json()).toMatchObject({ description: valid.description, contactTypes: [1, 2], mobile: valid.mobile, weightInGrams: 250 });
   });
 
@@ -179,12 +170,12 @@ describe('PATCH /api/baskets/{basketId}', () => {
     const id = await createBasket();
     const before = await basketRow(id);
     const body = Object.fromEntries(Object.entries(change).map(([k, v]) => [k, typeof v === 'function' ? v() : v]));
-    const response = await inject('PATCH', `/api/baskets/${id}`, creator, body);
+    const response = await t.call('PATCH', `/api/baskets/${id}`, creator, body);
     expect(response.statusCode).toBe(400);
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(response.json().errors.map((e: { field: string }) => e.field)).toContain(field);
     expect(await basketRow(id)).toEqual(before);
-    const create = await inject('POST', '/api/baskets', creator, { ...valid, ...body });
+    const create = await t.call('POST', '/api/baskets', creator, { ...valid, ...body });
     expect(create.statusCode).toBe(400);
   });
 
@@ -193,7 +184,7 @@ describe('PATCH /api/baskets/{basketId}', () => {
     const before = await basketRow(id);
     expect((await t.db.selectFrom('uploads').select('mime_type').where('uuid', '=', ownDocument.split('/').pop()!).executeTakeFirstOrThrow()).mime_type)
       .toBe('application/pdf');
-    const response = await inject('PATCH', `/api/baskets/${id}`, creator, { pictures: [ownDocument, othersPicture, ownPicture] });
+    const response = await t.call('PATCH', `/api/baskets/${id}`, creator, { pictures: [ownDocument, othersPicture, ownPicture] });
     expect(response.statusCode).toBe(400);
     expect(response.json().errors).toEqual([
       { field: 'body/pictures/0', message: 'must be an image upload, not application/pdf' },
@@ -206,7 +197,7 @@ describe('PATCH /api/baskets/{basketId}', () => {
     const id = await createBasket();
     const before = await basketRow(id);
     for (const body of [{ description: 'Mine now' }, { lat: 1000 }]) {
-      const response = await inject('PATCH', `/api/baskets/${id}`, other, body);
+      const response = await t.call('PATCH', `/api/baskets/${id}`, other, body);
       expect(response.statusCode).toBe(403);
       expect(response.json()).toMatchObject({ code: 'basket.forbidden' });
     }
@@ -219,10 +210,10 @@ describe('PATCH /api/baskets/{basketId}', () => {
     const expiring = await createBasket({ lifeTimeInDays: 1 });
     await t.db.updateTable('baskets').set({ status: 5 }).where('id', '=', deleted).execute();
     await t.db.updateTable('baskets').set({ status: 2 }).where('id', '=', pickedUp).execute();
-    expect((await inject('PATCH', `/api/baskets/${expiring}`, creator, { weightInGrams: 1 })).statusCode).toBe(200);
+    expect((await t.call('PATCH', `/api/baskets/${expiring}`, creator, { weightInGrams: 1 })).statusCode).toBe(200);
     t.clock.advance(86_400 + 1);
     for (const id of [deleted, pickedUp, expiring, 2_147_483_647, '99999999999999999999999']) {
-      const response = await inject('PATCH', `/api/baskets/${id}`, creator, { lat: 1000 });
+      const response = await t.call('PATCH', `/api/baskets/${id}`, creator, { lat: 1000 });
       expect(response.statusCode, String(id)).toBe(404);
       expect(response.json()).toMatchObject({ code: 'basket.not-found' });
     }
@@ -230,61 +221,61 @@ describe('PATCH /api/baskets/{basketId}', () => {
 
   it('checks the path pattern before anything else but login and CSRF', async () => {
     for (const bad of ['0', '-1', 'abc', '1.5', '0x10', '1e3']) {
-      expect((await inject('PATCH', `/api/baskets/${bad}`, creator, { description: 'x' })).statusCode, bad).toBe(400);
+      expect((await t.call('PATCH', `/api/baskets/${bad}`, creator, { description: 'x' })).statusCode, bad).toBe(400);
     }
-    expect((await inject('PATCH', '/api/baskets/abc', null, {})).statusCode).toBe(401);
+    expect((await t.call('PATCH', '/api/baskets/abc', null, {})).statusCode).toBe(401);
   });
 });
 
 describe('POST /api/baskets/{basketId}/request and /withdraw', () => {
   it('requests, refuses a second request and one for the own basket (409), withdraws to status 5', async () => {
     const id = await createBasket();
-    const requested = await inject('POST', `/api/baskets/${id}/request`, other);
+    const requested = await t.call('POST', `/api/baskets/${id}/request`, other);
     expect(requested.statusCode).toBe(200);
     expect(requested.json().requestCount).toBe(1);
     expect((await requestRow(id, otherId))?.status).toBe(0);
 
-    const again = await inject('POST', `/api/baskets/${id}/request`, other);
+    const again = await t.call('POST', `/api/baskets/${id}/request`, other);
     expect(again.statusCode).toBe(409);
     expect(again.json()).toMatchObject({ code: 'basket.already-requested' });
-    const own = await inject('POST', `/api/baskets/${id}/request`, creator);
+    const own = await t.call('POST', `/api/baskets/${id}/request`, creator);
     expect(own.statusCode).toBe(409);
     expect(own.json()).toMatchObject({ code: 'basket.own-basket' });
 
     await t.db.updateTable('basket_requests').set({ status: 1 }).where('basket_id', '=', id).execute();
-    const withdrawn = await inject('POST', `/api/baskets/${id}/withdraw`, other);
+    const withdrawn = await t.call('POST', `/api/baskets/${id}/withdraw`, other);
     expect(withdrawn.statusCode).toBe(200);
     expect(Object.keys(withdrawn.json()).sort()).toEqual(BASKET_KEYS);
     expect(withdrawn.json().requestCount).toBe(0);
     expect((await requestRow(id, otherId))?.status).toBe(5);
 
-    const twice = await inject('POST', `/api/baskets/${id}/withdraw`, other);
+    const twice = await t.call('POST', `/api/baskets/${id}/withdraw`, other);
     expect(twice.statusCode).toBe(404);
     expect(twice.json()).toMatchObject({ code: 'basket.no-open-request' });
-    expect((await inject('POST', `/api/baskets/${id}/request`, other)).statusCode).toBe(200);
+    expect((await t.call('POST', `/api/baskets/${id}/request`, other)).statusCode).toBe(200);
   });
 
   it('does not withdraw a request that the creator already answered', async () => {
     const id = await createBasket();
-    await inject('POST', `/api/baskets/${id}/request`, other);
+    await t.call('POST', `/api/baskets/${id}/request`, other);
     await t.db.updateTable('basket_requests').set({ status: 3 }).where('basket_id', '=', id).execute();
-    expect((await inject('POST', `/api/baskets/${id}/withdraw`, other)).statusCode).toBe(404);
+    expect((await t.call('POST', `/api/baskets/${id}/withdraw`, other)).statusCode).toBe(404);
     expect((await requestRow(id, otherId))?.status).toBe(3);
   });
 
   it('withdraw: \\d+ pattern (400), 404 for 0, huge and unavailable baskets, 401 logged out', async () => {
     const id = await createBasket({ lifeTimeInDays: 1 });
-    await inject('POST', `/api/baskets/${id}/request`, other);
+    await t.call('POST', `/api/baskets/${id}/request`, other);
     for (const bad of ['abc', '-1', '1.5', '%20']) {
-      expect((await inject('POST', `/api/baskets/${bad}/withdraw`, other)).statusCode, bad).toBe(400);
+      expect((await t.call('POST', `/api/baskets/${bad}/withdraw`, other)).statusCode, bad).toBe(400);
     }
     for (const missing of ['0', '00', '9'.repeat(30)]) {
-      expect((await inject('POST', `/api/baskets/${missing}/withdraw`, other)).statusCode, missing).toBe(404);
+      expect((await t.call('POST', `/api/baskets/${missing}/withdraw`, other)).statusCode, missing).toBe(404);
     }
-    expect((await inject('POST', `/api/baskets/${id}/withdraw`, null)).statusCode).toBe(401);
+    expect((await t.call('POST', `/api/baskets/${id}/withdraw`, null)).statusCode).toBe(401);
     t.clock.advance(86_400 + 1);
-    expect((await inject('POST', `/api/baskets/${id}/withdraw`, other)).statusCode).toBe(404);
-    expect((await inject('POST', `/api/baskets/${id}/request`, creator)).statusCode).toBe(404);
+    expect((await t.call('POST', `/api/baskets/${id}/withdraw`, other)).statusCode).toBe(404);
+    expect((await t.call('POST', `/api/baskets/${id}/request`, creator)).statusCode).toBe(404);
     expect((await requestRow(id, otherId))?.status).toBe(0);
   });
 });

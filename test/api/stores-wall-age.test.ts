@@ -4,28 +4,25 @@
  * ≤ now`), to the second, also across the end of a month, on a clock that
  * stands still.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { call, expectProblem } from './helpers/community-api.ts';
-import { FrozenClock } from './helpers/community-clock.ts';
-import { makeStore, makeWallPost } from './helpers/community-factories.ts';
-import { makeRegion, makeUser, type TestUser } from './helpers/factories.ts';
-import { logInAs } from './helpers/session.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../helpers/fixture.ts';
+import { expectProblem } from '../helpers/api.ts';
+import { FrozenClock } from '../helpers/clock.ts';
+import { makeStore, makeWallPost } from '../helpers/api-factories.ts';
+import { makeRegion, makeUser, type TestUser } from '../helpers/factories.ts';
 
 const clock = new FrozenClock(new Date('2027-01-01T00:00:00Z'));
-let t: TestApp;
+const t = useTestApp({ clock });
 let manager: TestUser;
 let member: TestUser;
 let storeId: number;
 
 beforeAll(async () => {
-  t = await buildTestApp({ clock });
   const region = await makeRegion(t.db);
   manager = await makeUser(t.db, { role: 'store-manager', regionIds: [region] });
   member = await makeUser(t.db, { role: 'foodsaver', regionIds: [region] });
   storeId = await makeStore(t.db, region, { member: [member.id], manager: [manager.id] });
 });
-afterAll(() => t.close());
 
 const postExists = async (postId: number) =>
   (await t.db.selectFrom('store_wall_posts').select('id').where('id', '=', postId).executeTakeFirst()) !== undefined;
@@ -42,13 +39,13 @@ describe('a store manager deleting another user\'s wall post', () => {
     const postId = await makeWallPost(t.db, storeId, member.id, new Date(createdAt), text);
     clock.set(oneSecondBefore);
     // Sessions last hours, the clock jumps months: log in at the new time.
-    const session = await logInAs(t.app, manager);
-    expectProblem(await call(t.app, 'DELETE', `/api/stores/${storeId}/posts/${postId}`, session), 403, 'store.forbidden');
+    const session = await t.logIn(manager);
+    expectProblem(await t.call('DELETE', `/api/stores/${storeId}/posts/${postId}`, session), 403, 'store.forbidden');
     expect(await postExists(postId)).toBe(true);
     expect(await logEntries(text)).toBe(0);
 
     clock.advance(1);
-    const response = await call(t.app, 'DELETE', `/api/stores/${storeId}/posts/${postId}`, session);
+    const response = await t.call('DELETE', `/api/stores/${storeId}/posts/${postId}`, session);
     expect(response.statusCode, response.body).toBe(200);
     expect(await postExists(postId)).toBe(false);
     expect(await logEntries(text)).toBe(1);
@@ -57,8 +54,8 @@ describe('a store manager deleting another user\'s wall post', () => {
   it('is refused on February 28th of a leap year for a post of January 31st (a month is not 28 days)', async () => {
     const postId = await makeWallPost(t.db, storeId, member.id, new Date('2028-01-31T10:00:00Z'));
     clock.set('2028-02-28T10:00:00Z');
-    const session = await logInAs(t.app, manager);
-    expectProblem(await call(t.app, 'DELETE', `/api/stores/${storeId}/posts/${postId}`, session), 403, 'store.forbidden');
+    const session = await t.logIn(manager);
+    expectProblem(await t.call('DELETE', `/api/stores/${storeId}/posts/${postId}`, session), 403, 'store.forbidden');
     expect(await postExists(postId)).toBe(true);
   });
 });

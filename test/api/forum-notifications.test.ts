@@ -2,36 +2,33 @@
  * Forum subscriptions (PUT/GET /api/regions/{regionId}/forum/subscriptions)
  * and PATCH /api/notifications/regions: the same per-region setting.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { BAD_IDS, call, expectKeys, expectProblem } from './helpers/community-api.ts';
-import { makeRegion, makeUser, type TestUser } from './helpers/factories.ts';
-import { logInAs, type TestSession } from './helpers/session.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp, type LoggedIn } from '../helpers/fixture.ts';
+import { BAD_IDS, expectKeys, expectProblem } from '../helpers/api.ts';
+import { makeRegion, type TestUser } from '../helpers/factories.ts';
+import type { TestSession } from '../helpers/session.ts';
 
-let t: TestApp;
+const t = useTestApp();
 let region: number;
 let group: number;
 let otherRegion: number;
 let member: TestUser;
-const s: Record<string, TestSession> = {};
+const s: Record<string, LoggedIn> = {};
 
 beforeAll(async () => {
-  t = await buildTestApp();
   region = await makeRegion(t.db);
   group = await makeRegion(t.db, { type: 'working-group', parentId: region });
   otherRegion = await makeRegion(t.db);
-  member = await makeUser(t.db, { role: 'foodsaver', regionIds: [region, group] });
-  s.member = await logInAs(t.app, member);
-  s.outsider = await logInAs(t.app, await makeUser(t.db, { role: 'ambassador', regionIds: [otherRegion], ambassadorOf: [otherRegion] }));
-  s.orga = await logInAs(t.app, await makeUser(t.db, { role: 'orga' }));
+  s.member = await t.as('foodsaver', { regionIds: [region, group] });
+  member = s.member.user;
+  s.outsider = await t.as('ambassador', { regionIds: [otherRegion], ambassadorOf: [otherRegion] });
+  s.orga = await t.as('orga');
 });
-
-afterAll(async () => { await t?.close(); });
 
 const subscriptions = async (userId: number) =>
   (await t.db.selectFrom('forum_subscriptions').select('region_id').where('user_id', '=', userId).orderBy('region_id').execute()).map((r) => r.region_id);
 const subscribe = (session: TestSession | undefined, regionId: number | string, query: string) =>
-  call(t.app, 'PUT', `/api/regions/${regionId}/forum/subscriptions${query}`, session);
+  t.call('PUT', `/api/regions/${regionId}/forum/subscriptions${query}`, session);
 
 describe('PUT /api/regions/{regionId}/forum/subscriptions', () => {
   it('lets a member follow and unfollow; GET reports {isFollowing}', async () => {
@@ -39,18 +36,18 @@ describe('PUT /api/regions/{regionId}/forum/subscriptions', () => {
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json()).toEqual({});
     expect(await subscriptions(member.id)).toEqual([region]);
-    const read = await call(t.app, 'GET', `/api/regions/${region}/forum/subscriptions`, s.member);
+    const read = await t.call('GET', `/api/regions/${region}/forum/subscriptions`, s.member);
     expectKeys(read.json(), ['isFollowing']);
     expect(read.json()).toEqual({ isFollowing: true });
     expect((await subscribe(s.member, region, '?isFollowing=true')).statusCode).toBe(200);
     expect((await subscribe(s.member, region, '?isFollowing=false')).statusCode).toBe(200);
     expect(await subscriptions(member.id)).toEqual([]);
-    expect((await call(t.app, 'GET', `/api/regions/${region}/forum/subscriptions`, s.member)).json()).toEqual({ isFollowing: false });
+    expect((await t.call('GET', `/api/regions/${region}/forum/subscriptions`, s.member)).json()).toEqual({ isFollowing: false });
   });
 
   it('lets orga follow any region', async () => {
     expect((await subscribe(s.orga, otherRegion, '?isFollowing=true')).statusCode).toBe(200);
-    expect((await call(t.app, 'GET', `/api/regions/${otherRegion}/forum/subscriptions`, s.orga)).json()).toEqual({ isFollowing: true });
+    expect((await t.call('GET', `/api/regions/${otherRegion}/forum/subscriptions`, s.orga)).json()).toEqual({ isFollowing: true });
   });
 
   it('answers 401, 403 (CSRF, non-member), 404 unknown region, 400 without or with a bad isFollowing; writes nothing', async () => {
@@ -64,8 +61,8 @@ describe('PUT /api/regions/{regionId}/forum/subscriptions', () => {
     }
     const unknown = await subscribe(s.member, region, '?isFollowing=true&notify=1');
     expect(unknown.json().errors).toEqual([{ field: 'querystring/notify', message: 'is not a parameter of this operation' }]);
-    expectProblem(await call(t.app, 'GET', `/api/regions/${region}/forum/subscriptions`, s.outsider), 403, 'region.forbidden');
-    expectProblem(await call(t.app, 'GET', `/api/regions/${region}/forum/subscriptions`), 401);
+    expectProblem(await t.call('GET', `/api/regions/${region}/forum/subscriptions`, s.outsider), 403, 'region.forbidden');
+    expectProblem(await t.call('GET', `/api/regions/${region}/forum/subscriptions`), 401);
     expect(await subscriptions(member.id)).toEqual([]);
     for (const bad of BAD_IDS) {
       const response = await subscribe(s.orga, bad, '?isFollowing=true');
@@ -75,7 +72,7 @@ describe('PUT /api/regions/{regionId}/forum/subscriptions', () => {
 });
 
 describe('PATCH /api/notifications/regions', () => {
-  const patch = (session: TestSession | undefined, payload: unknown) => call(t.app, 'PATCH', '/api/notifications/regions', session, payload);
+  const patch = (session: TestSession | undefined, payload: unknown) => t.call('PATCH', '/api/notifications/regions', session, payload);
 
   it('updates every listed region and working group in one go', async () => {
     const response = await patch(s.member, [{ id: region, notifyByEmailAboutNewThreads: true }, { id: group, notifyByEmailAboutNewThreads: true }]);

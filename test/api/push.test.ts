@@ -1,20 +1,19 @@
 import { readdir } from 'node:fs/promises';
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadVapidKeys } from '../src/api/push/vapid-keys.ts';
-import { buildApp } from '../src/app.ts';
-import { buildTestApp, testConfig, type TestApp } from './helpers/app.ts';
-import { makeUser } from './helpers/factories.ts';
-import { logInAs, type TestSession } from './helpers/session.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadVapidKeys } from '../../src/api/push/vapid-keys.ts';
+import { buildApp } from '../../src/app.ts';
+import { buildTestApp, testConfig } from '../helpers/app.ts';
+import { useTestApp } from '../helpers/fixture.ts';
+import { makeUser } from '../helpers/factories.ts';
+import { logInAs, type TestSession } from '../helpers/session.ts';
 
-let t: TestApp;
+const t = useTestApp();
 let user: TestSession;
 
 beforeAll(async () => {
-  t = await buildTestApp();
-  user = await logInAs(t.app, await makeUser(t.db, { role: 'foodsharer' }));
+  user = await t.as('foodsharer');
 });
-afterAll(() => t.close());
 
 const url = (type: string) => `/api/push-notification/${type}/server-information`;
 

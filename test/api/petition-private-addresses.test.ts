@@ -8,10 +8,10 @@
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetchPetitionData } from '../src/api/petition/petition.source.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeUser } from './helpers/factories.ts';
-import { logInAs } from './helpers/session.ts';
+import { fetchPetitionData } from '../../src/api/petition/petition.source.ts';
+import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { makeUser } from '../helpers/factories.ts';
+import { logInAs } from '../helpers/session.ts';
 
 const DATA = { href: 'https://petition.example/save-food', signatures: 42, daysLeft: 7 };
 

@@ -1,18 +1,17 @@
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.ts';
-import { buildTestApp, testConfig, type TestApp } from './helpers/app.ts';
-import { makeUser } from './helpers/factories.ts';
-import { logInAs, type TestSession } from './helpers/session.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.ts';
+import { testConfig } from '../helpers/app.ts';
+import { useTestApp } from '../helpers/fixture.ts';
+import type { TestSession } from '../helpers/session.ts';
 
 const MAX = 4096;
-let t: TestApp;
+const t = useTestApp({ env: { MAX_UPLOAD_BYTES: String(MAX) } });
 let user: TestSession;
 let jpegWithGps: Buffer;
 
 beforeAll(async () => {
-  t = await buildTestApp({ env: { MAX_UPLOAD_BYTES: String(MAX) } });
-  user = await logInAs(t.app, await makeUser(t.db));
+  user = await t.as('foodsaver');
   jpegWithGps = await sharp({ create: { width: 24, height: 16, channels: 3, background: { r: 200, g: 40, b: 40 } } })
     .jpeg()
     .withExif({
@@ -21,10 +20,9 @@ beforeAll(async () => {
     })
     .toBuffer();
 });
-afterAll(() => t.close());
 
 function upload(payload: unknown, session: TestSession | null = user) {
-  return t.app.inject({ method: 'POST', url: '/api/uploads', payload: payload as object, headers: session?.headers ?? {} });
+  return t.call('POST', '/api/uploads', session, payload);
 }
 
 const countUploads = async () => (await t.db.selectFrom('uploads').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;

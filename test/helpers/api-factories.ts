@@ -1,4 +1,4 @@
-/** Factories for the community areas' test data (stores, quizzes, reports, contents), through the repositories. */
+/** Factories for the `/api` areas' test data (stores, quizzes, reports, contents), through the repositories. */
 import type { DB } from '../../src/db/database.ts';
 import { insertContent } from '../../src/api/contents/contents.repository.ts';
 import { insertQuiz, insertQuizSession } from '../../src/api/quiz/quiz.repository.ts';

@@ -3,28 +3,26 @@
  * every area and whatever its length (up to the router's 200-character
  * guard) — never 400 for being long, never 500 for exceeding `integer`.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { call, expectProblem } from './helpers/community-api.ts';
-import { makeStore } from './helpers/community-factories.ts';
-import { makeRegion, makeUser } from './helpers/factories.ts';
-import { logInAs, type TestSession } from './helpers/session.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../helpers/fixture.ts';
+import { expectProblem } from '../helpers/api.ts';
+import { makeStore } from '../helpers/api-factories.ts';
+import { makeRegion, makeUser } from '../helpers/factories.ts';
+import type { TestSession } from '../helpers/session.ts';
 
 type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
-let t: TestApp;
+const t = useTestApp();
 let orga: TestSession;
 let orgaId: number;
 let storeId: number;
 
 beforeAll(async () => {
-  t = await buildTestApp();
   const user = await makeUser(t.db, { role: 'orga' });
   orgaId = user.id;
-  orga = await logInAs(t.app, user);
+  orga = await t.logIn(user);
   storeId = await makeStore(t.db, await makeRegion(t.db));
 });
-afterAll(() => t.close());
 
 /** [method, url with `{id}`, body, expected status, expected code]. */
 const ROUTES = (): Array<[Method, string, unknown, number, string]> => [
@@ -56,14 +54,14 @@ const ROUTES = (): Array<[Method, string, unknown, number, string]> => [
 describe('pattern-valid ids that name nothing', () => {
   it.each(['2147483648', '99999999999', '9'.repeat(40), '1'.repeat(200)])('answer 404 everywhere for %s', async (id) => {
     for (const [method, url, body, status, code] of ROUTES()) {
-      const response = await call(t.app, method, url.replace('{id}', id), orga, body);
+      const response = await t.call(method, url.replace('{id}', id), orga, body);
       expectProblem(response, status, code);
     }
   });
 
   it('answer 400 only beyond the 200-character guard', async () => {
     for (const [method, url, body] of ROUTES()) {
-      const response = await call(t.app, method, url.replace('{id}', '1'.repeat(201)), orga, body);
+      const response = await t.call(method, url.replace('{id}', '1'.repeat(201)), orga, body);
       expectProblem(response, 400, 'request.invalid');
       expect(response.json().detail, `${method} ${url}`).toBe('A path parameter is too long.');
     }

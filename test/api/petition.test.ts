@@ -1,11 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.ts';
-import { PETITION_CACHE_SECONDS, PETITION_RETRY_SECONDS } from '../src/api/petition/petition.service.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeUser } from './helpers/factories.ts';
-import { logInAs, type TestSession } from './helpers/session.ts';
+import { buildApp } from '../../src/app.ts';
+import { PETITION_CACHE_SECONDS, PETITION_RETRY_SECONDS } from '../../src/api/petition/petition.service.ts';
+import { buildTestApp } from '../helpers/app.ts';
+import { useTestApp } from '../helpers/fixture.ts';
+import { makeUser } from '../helpers/factories.ts';
+import { logInAs, type TestSession } from '../helpers/session.ts';
 
 type Mode = 'ok' | 'failing' | 'malformed' | 'wrong-shape' | 'out-of-range' | 'slow';
 
@@ -14,7 +15,7 @@ let mode: Mode = 'ok';
 let signatures = 1000;
 let hits = 0;
 let source: Server;
-let t: TestApp;
+let port: number;
 let orga: TestSession;
 
 beforeAll(async () => {
@@ -29,19 +30,20 @@ beforeAll(async () => {
     response.end(JSON.stringify({ href: 'https://petition.example/save-food', signatures, daysLeft: 12, extra: 'ignored' }));
   });
   await new Promise<void>((resolve) => source.listen(0, '127.0.0.1', resolve));
-  const { port } = source.address() as AddressInfo;
-  t = await buildTestApp({ env: { PETITION_SOURCE_URL: `http://127.0.0.1:${port}/petition.json`, PETITION_ALLOW_PRIVATE: 'true' } });
-  orga = await logInAs(t.app, await makeUser(t.db, { role: 'orga' }));
+  port = (source.address() as AddressInfo).port;
 });
 afterAll(async () => {
-  await t.close();
   source.closeAllConnections();
   await new Promise((resolve) => source.close(resolve));
 });
+// Declared after the source's hooks: built once the source listens, closed before it stops.
+const t = useTestApp(() => ({ env: { PETITION_SOURCE_URL: `http://127.0.0.1:${port}/petition.json`, PETITION_ALLOW_PRIVATE: 'true' } }));
+beforeAll(async () => {
+  orga = await t.as('orga');
+});
 
 const getPetition = (app = t.app) => app.inject({ url: '/api/petition' });
-const setBanner = (state: boolean) =>
-  t.app.inject({ method: 'PATCH', url: `/api/feature-toggles/petitionBanner?newState=${state}`, headers: orga.headers });
+const setBanner = (state: boolean) => t.call('PATCH', `/api/feature-toggles/petitionBanner?newState=${state}`, orga);
 
 describe('GET /api/petition', () => {
   it('answers 503 while the petitionBanner toggle is off, without asking the source', async () => {

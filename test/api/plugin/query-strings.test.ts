@@ -6,13 +6,13 @@
  * route would carry out (a logged-in orga with CSRF token, a valid body, ids
  * of things the orga may change), so the 400 is the query's.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPoll } from '../src/api/polls/polls.service.ts';
-import { DEMO_PASSWORD, loadDemoData } from '../src/demo/demo-data.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { databaseDigest } from './helpers/digest.ts';
-import { listRoutes } from './helpers/routes.ts';
-import { logInAs, type TestSession } from './helpers/session.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createPoll } from '../../../src/api/polls/polls.service.ts';
+import { DEMO_PASSWORD, loadDemoData } from '../../../src/demo/demo-data.ts';
+import { useTestApp } from '../../helpers/fixture.ts';
+import { databaseDigest } from '../../helpers/digest.ts';
+import { listRoutes } from '../../helpers/routes.ts';
+import type { TestSession } from '../../helpers/session.ts';
 
 const UNKNOWN = { field: 'querystring/unknownParam', message: 'is not a parameter of this operation' };
 
@@ -29,15 +29,14 @@ const BODIES: Record<string, unknown> = {
   'PATCH /api/polls/:pollId': { name: 'Neu' },
 };
 
-let t: TestApp;
+const t = useTestApp();
 let orga: TestSession;
 const ids: Record<string, string> = {};
 
 beforeAll(async () => {
-  t = await buildTestApp();
   const demo = await loadDemoData(t.db); // rows with id 1, 2, ... everywhere: a request that slipped through would change something
   const orgaUser = demo.users.find((u) => u.email === 'orga@example.org')!;
-  orga = await logInAs(t.app, { email: orgaUser.email, password: DEMO_PASSWORD });
+  orga = await t.logIn({ email: orgaUser.email, password: DEMO_PASSWORD });
   const basket = await t.app.inject({ method: 'POST', url: '/api/baskets', headers: orga.headers, payload: BODIES['POST /api/baskets'] as object });
   ids.basketId = String(basket.json().id);
   const regionId = demo.regions[0]!.id;
@@ -47,7 +46,6 @@ beforeAll(async () => {
     startDate: new Date(start), endDate: new Date(start + 86_400_000), shuffleOptions: false,
   }, ['Juni', 'Juli']));
 });
-afterAll(() => t.close());
 
 const apiRoutes = () => listRoutes(t.app).filter((r) => r.path === '/api' || r.path.startsWith('/api/'));
 

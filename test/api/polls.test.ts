@@ -1,33 +1,30 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPoll } from '../src/api/polls/polls.service.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeRegion, makeUser } from './helpers/factories.ts';
-import { logInAs, type TestSession } from './helpers/session.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createPoll } from '../../src/api/polls/polls.service.ts';
+import { useTestApp, type LoggedIn } from '../helpers/fixture.ts';
+import { makeRegion } from '../helpers/factories.ts';
+import type { TestSession } from '../helpers/session.ts';
 
 /** The seed's poll object, field for field. */
 const POLL_KEYS = ['id', 'name', 'description', 'startDate', 'endDate', 'regionId', 'scope', 'type', 'authorId', 'creationDate',
   'numValues', 'votes', 'eligibleVotesCount', 'shuffleOptions'].sort();
 const HOUR = 3600_000;
 
-let t: TestApp;
+const t = useTestApp();
 let regionId: number;
 let authorId: number;
-let author: TestSession;
+let author: LoggedIn;
 let member: TestSession;
 let outsider: TestSession;
 let orga: TestSession;
 
 beforeAll(async () => {
-  t = await buildTestApp();
   regionId = await makeRegion(t.db);
-  const a = await makeUser(t.db, { role: 'ambassador', regionIds: [regionId], ambassadorOf: [regionId] });
-  authorId = a.id;
-  author = await logInAs(t.app, a);
-  member = await logInAs(t.app, await makeUser(t.db, { role: 'foodsaver', regionIds: [regionId], verified: true }));
-  outsider = await logInAs(t.app, await makeUser(t.db, { role: 'foodsaver' }));
-  orga = await logInAs(t.app, await makeUser(t.db, { role: 'orga' }));
+  author = await t.as('ambassador', { regionIds: [regionId], ambassadorOf: [regionId] });
+  authorId = author.user.id;
+  member = await t.as('foodsaver', { regionIds: [regionId], verified: true });
+  outsider = await t.as('foodsaver');
+  orga = await t.as('orga');
 });
-afterAll(() => t.close());
 
 async function makePoll(startsInHours: number, type = 2): Promise<number> {
   const now = t.clock.now().getTime();
@@ -35,10 +32,6 @@ async function makePoll(startsInHours: number, type = 2): Promise<number> {
     regionId, authorId, name: 'Sommerfest', description: 'Wann feiern wir?', scope: 0, type,
     startDate: new Date(now + startsInHours * HOUR), endDate: new Date(now + (startsInHours + 48) * HOUR), shuffleOptions: false,
   }, ['Juni', 'Juli']);
-}
-
-function inject(method: 'GET' | 'PATCH', url: string, session: TestSession | null, payload?: unknown) {
-  return t.app.inject({ method, url, headers: session?.headers ?? {}, ...(payload === undefined ? {} : { payload: payload as object }) });
 }
 
 const snapshot = async (id: number) => ({
@@ -50,11 +43,11 @@ describe('GET /api/polls/{pollId}', () => {
   it('answers the seed\'s poll object to members of the region, the author and orga', async () => {
     const id = await makePoll(24);
     for (const session of [author, member, orga]) {
-      const response = await inject('GET', `/api/polls/${id}`, session);
+      const response = await t.call('GET', `/api/polls/${id}`, session);
       expect(response.statusCode).toBe(200);
       expect(Object.keys(response.json()).sort()).toEqual(POLL_KEYS);
     }
-    const poll = (await inject('GET', `/api/polls/${id}`, member)).json();
+    const poll = (await t.call('GET', `/api/polls/${id}`, member)).json();
     expect(poll).toMatchObject({
       id, name: 'Sommerfest', description: 'Wann feiern wir?', regionId, scope: 0, type: 2, authorId,
       numValues: 3, votes: 0, eligibleVotesCount: 2, shuffleOptions: false,
@@ -63,11 +56,11 @@ describe('GET /api/polls/{pollId}', () => {
 
   it('answers 403 to others, 404 for unknown polls, 400 for bad ids, 401 logged out', async () => {
     const id = await makePoll(24);
-    expect((await inject('GET', `/api/polls/${id}`, outsider)).statusCode).toBe(403);
-    expect((await inject('GET', '/api/polls/424242', member)).statusCode).toBe(404);
-    expect((await inject('GET', `/api/polls/${'1'.repeat(25)}`, member)).statusCode).toBe(404);
-    for (const bad of ['0', '-1', 'abc', '1.5']) expect((await inject('GET', `/api/polls/${bad}`, member)).statusCode).toBe(400);
-    expect((await inject('GET', `/api/polls/${id}`, null)).statusCode).toBe(401);
+    expect((await t.call('GET', `/api/polls/${id}`, outsider)).statusCode).toBe(403);
+    expect((await t.call('GET', '/api/polls/424242', member)).statusCode).toBe(404);
+    expect((await t.call('GET', `/api/polls/${'1'.repeat(25)}`, member)).statusCode).toBe(404);
+    for (const bad of ['0', '-1', 'abc', '1.5']) expect((await t.call('GET', `/api/polls/${bad}`, member)).statusCode).toBe(400);
+    expect((await t.call('GET', `/api/polls/${id}`, null)).statusCode).toBe(401);
   });
 });
 
@@ -77,7 +70,7 @@ describe('PATCH /api/polls/{pollId}', () => {
     await t.db.updateTable('poll_options').set({ counts: JSON.stringify({ 1: 4, 0: 1, '-1': 2 }) }).where('poll_id', '=', id).execute();
     await t.db.updateTable('polls').set({ votes: 7 }).where('id', '=', id).execute();
     const before = await snapshot(id);
-    const response = await inject('PATCH', `/api/polls/${id}`, author, {
+    const response = await t.call('PATCH', `/api/polls/${id}`, author, {
       name: ' Herbstfest ', description: 'Neuer Termin', options: [' September ', 'Oktober', 'November'], shuffleOptions: true,
       scope: 3, type: 0, startDate: '2020-01-01T00:00:00Z', endDate: '2099-01-01T00:00:00Z', regionId: 1, authorId: 1,
     });
@@ -97,25 +90,25 @@ describe('PATCH /api/polls/{pollId}', () => {
   it('replaces only the options when nothing else is sent, and answers an empty body with the unchanged poll', async () => {
     const id = await makePoll(24);
     const before = await snapshot(id);
-    const optionsOnly = await inject('PATCH', `/api/polls/${id}`, author, { options: ['August'] });
+    const optionsOnly = await t.call('PATCH', `/api/polls/${id}`, author, { options: ['August'] });
     expect(optionsOnly.statusCode, optionsOnly.body).toBe(200);
     expect(optionsOnly.json()).toMatchObject({ id, name: 'Sommerfest', votes: 0 });
     const after = await snapshot(id);
     expect(after.options.map((o) => o.text)).toEqual(['August']);
     expect(after.poll).toEqual(before.poll);
-    const empty = await inject('PATCH', `/api/polls/${id}`, author, {});
+    const empty = await t.call('PATCH', `/api/polls/${id}`, author, {});
     expect(empty.statusCode, empty.body).toBe(200);
     expect(await snapshot(id)).toEqual(after);
     await t.db.updateTable('polls').set({ start_date: new Date(t.clock.now().getTime() - HOUR) }).where('id', '=', id).execute();
     const started = await snapshot(id);
-    expect((await inject('PATCH', `/api/polls/${id}`, author, { options: ['Zu spät'] })).json()).toMatchObject({ code: 'poll.started' });
+    expect((await t.call('PATCH', `/api/polls/${id}`, author, { options: ['Zu spät'] })).json()).toMatchObject({ code: 'poll.started' });
     expect(await snapshot(id)).toEqual(started);
   });
 
   it('keeps the options when none are sent', async () => {
     const id = await makePoll(24);
     const before = await snapshot(id);
-    expect((await inject('PATCH', `/api/polls/${id}`, author, { name: 'Nur der Name' })).statusCode).toBe(200);
+    expect((await t.call('PATCH', `/api/polls/${id}`, author, { name: 'Nur der Name' })).statusCode).toBe(200);
     expect((await snapshot(id)).options).toEqual(before.options);
   });
 
@@ -130,7 +123,7 @@ describe('PATCH /api/polls/{pollId}', () => {
   ])('refuses %s with 400 and changes nothing', async (_name, body) => {
     const id = await makePoll(24);
     const before = await snapshot(id);
-    const response = await inject('PATCH', `/api/polls/${id}`, author, body);
+    const response = await t.call('PATCH', `/api/polls/${id}`, author, body);
     expect(response.statusCode).toBe(400);
     expect(response.json().errors.length).toBeGreaterThan(0);
     expect(await snapshot(id)).toEqual(before);
@@ -140,23 +133,23 @@ describe('PATCH /api/polls/{pollId}', () => {
     const id = await makePoll(1);
     const before = await snapshot(id);
     for (const session of [member, orga]) {
-      const response = await inject('PATCH', `/api/polls/${id}`, session, { name: 'Gekapert', options: [] });
+      const response = await t.call('PATCH', `/api/polls/${id}`, session, { name: 'Gekapert', options: [] });
       expect(response.statusCode).toBe(403);
       expect(response.json()).toMatchObject({ code: 'poll.forbidden' });
     }
     t.clock.advance(3600);
-    const started = await inject('PATCH', `/api/polls/${id}`, author, { name: 'Zu spät' });
+    const started = await t.call('PATCH', `/api/polls/${id}`, author, { name: 'Zu spät' });
     expect(started.statusCode).toBe(403);
     expect(started.json()).toMatchObject({ code: 'poll.started' });
     expect(await snapshot(id)).toEqual(before);
   });
 
   it('answers 404 for unknown polls before looking at the body, 400 for bad ids, 401 logged out', async () => {
-    expect((await inject('PATCH', '/api/polls/424242', author, { name: '' })).statusCode).toBe(404);
-    expect((await inject('PATCH', `/api/polls/${'9'.repeat(30)}`, author, {})).statusCode).toBe(404);
+    expect((await t.call('PATCH', '/api/polls/424242', author, { name: '' })).statusCode).toBe(404);
+    expect((await t.call('PATCH', `/api/polls/${'9'.repeat(30)}`, author, {})).statusCode).toBe(404);
     for (const bad of ['0', '-1', 'abc', '1.5', '1e2']) {
-      expect((await inject('PATCH', `/api/polls/${bad}`, author, { name: 'x' })).statusCode, bad).toBe(400);
+      expect((await t.call('PATCH', `/api/polls/${bad}`, author, { name: 'x' })).statusCode, bad).toBe(400);
     }
-    expect((await inject('PATCH', '/api/polls/1', null, { name: 'x' })).statusCode).toBe(401);
+    expect((await t.call('PATCH', '/api/polls/1', null, { name: 'x' })).statusCode).toBe(401);
   });
 });

@@ -4,13 +4,12 @@
  * JSON, 415 for a media type that is not JSON). Oversized bodies are still
  * cut off first (413). Nothing is written on any refusal.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createPoll } from '../src/api/polls/polls.service.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { expectProblem } from './helpers/community-api.ts';
-import { makeContent } from './helpers/community-factories.ts';
-import { makeRegion, makeUser } from './helpers/factories.ts';
-import { logInAs, type TestSession } from './helpers/session.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createPoll } from '../../../src/api/polls/polls.service.ts';
+import { useTestApp, type LoggedIn } from '../../helpers/fixture.ts';
+import { expectProblem } from '../../helpers/api.ts';
+import { makeContent } from '../../helpers/api-factories.ts';
+import { makeRegion } from '../../helpers/factories.ts';
 
 /** [label, payload, content type, status and code once the body is looked at]. */
 const UNPARSABLE: Array<[string, string, string, number, string]> = [
@@ -19,8 +18,8 @@ const UNPARSABLE: Array<[string, string, string, number, string]> = [
   ['a form', 'description=x', 'application/x-www-form-urlencoded', 415, 'request.unsupported-media-type'],
 ];
 
-let t: TestApp;
-const s: Record<string, TestSession> = {};
+const t = useTestApp();
+const s: Record<string, LoggedIn> = {};
 let regionId: number;
 let basketId: number;
 let pollId: number;
@@ -28,34 +27,27 @@ let startedPollId: number;
 let contentId: number;
 
 beforeAll(async () => {
-  t = await buildTestApp();
   regionId = await makeRegion(t.db);
-  const author = await makeUser(t.db, { role: 'ambassador', regionIds: [regionId], ambassadorOf: [regionId] });
-  s.author = await logInAs(t.app, author);
-  s.other = await logInAs(t.app, await makeUser(t.db, { role: 'foodsaver', regionIds: [regionId] }));
-  s.orga = await logInAs(t.app, await makeUser(t.db, { role: 'orga' }));
+  s.author = await t.as('ambassador', { regionIds: [regionId], ambassadorOf: [regionId] });
+  s.other = await t.as('foodsaver', { regionIds: [regionId] });
+  s.orga = await t.as('orga');
   const basket = await t.app.inject({ method: 'POST', url: '/api/baskets', headers: s.author!.headers,
     payload: { description: 'Brot', contactTypes: [1], lat: 52.5, lon: 13.4, lifeTimeInDays: 3 } });
   basketId = basket.json().id;
   const now = t.clock.now().getTime();
   const poll = (startsIn: number) => createPoll(t.db, t.clock.now, {
-    regionId, authorId: author.id, name: 'Fest', description: 'Wann?', scope: 0, type: 0,
+    regionId, authorId: s.author!.user.id, name: 'Fest', description: 'Wann?', scope: 0, type: 0,
     startDate: new Date(now + startsIn), endDate: new Date(now + startsIn + 86_400_000), shuffleOptions: false,
   }, ['Juni', 'Juli']);
   pollId = await poll(86_400_000);
   startedPollId = await poll(-3_600_000);
   contentId = await makeContent(t.db);
 });
-afterAll(() => t.close());
 
 async function snapshot(): Promise<string> {
   const tables = ['baskets', 'polls', 'poll_options', 'contents', 'region_pins'] as const;
   const rows = await Promise.all(tables.map((table) => t.db.selectFrom(table).selectAll().execute()));
   return JSON.stringify(rows);
-}
-
-function send(method: 'PATCH' | 'POST', url: string, session: TestSession | undefined, payload: string, contentType: string) {
-  return t.app.inject({ method, url, payload, headers: { ...(session?.headers ?? {}), 'content-type': contentType } });
 }
 
 /** [operation, method, url of something missing, url of something that exists, [session refused 403, its code], session allowed]. */
@@ -70,9 +62,9 @@ describe('bodies that cannot be parsed come last in the order of checks', () => 
   it.each(UNPARSABLE)('%s: 404 for a missing thing, 403 without permission, then the body\'s 400 or 415', async (_label, payload, contentType, status, code) => {
     const before = await snapshot();
     for (const [name, method, missing, existing, [refused, forbiddenCode], allowed] of OPERATIONS()) {
-      expectProblem(await send(method, missing, s[allowed], payload, contentType), 404);
-      expectProblem(await send(method, existing, s[refused], payload, contentType), 403, forbiddenCode);
-      const last = await send(method, existing, s[allowed], payload, contentType);
+      expectProblem(await t.call(method, missing, s[allowed], payload, { 'content-type': contentType }), 404);
+      expectProblem(await t.call(method, existing, s[refused], payload, { 'content-type': contentType }), 403, forbiddenCode);
+      const last = await t.call(method, existing, s[allowed], payload, { 'content-type': contentType });
       expectProblem(last, status, code);
       if (status === 400) expect(last.json().errors, name).toEqual([{ field: 'body', message: 'is not valid JSON' }]);
     }
@@ -80,28 +72,28 @@ describe('bodies that cannot be parsed come last in the order of checks', () => 
   });
 
   it('reports a poll that has started (403) before its broken body', async () => {
-    expectProblem(await send('PATCH', `/api/polls/${startedPollId}`, s.author, '{"a":', 'application/json'), 403, 'poll.started');
+    expectProblem(await t.call('PATCH', `/api/polls/${startedPollId}`, s.author, '{"a":', { 'content-type': 'application/json' }), 403, 'poll.started');
   });
 
   it('still answers 401, then the CSRF 403, then the path pattern 400 before anything else', async () => {
-    expectProblem(await send('PATCH', `/api/baskets/${basketId}`, undefined, '{"a":', 'application/json'), 401, 'auth.unauthenticated');
+    expectProblem(await t.call('PATCH', `/api/baskets/${basketId}`, undefined, '{"a":', { 'content-type': 'application/json' }), 401, 'auth.unauthenticated');
     const noToken = await t.app.inject({ method: 'PATCH', url: '/api/baskets/99999', payload: '{"a":',
       headers: { cookie: s.author!.cookie, 'content-type': 'application/json' } });
     expectProblem(noToken, 403, 'auth.csrf-invalid');
-    expectProblem(await send('PATCH', '/api/baskets/abc', s.author, '{"a":', 'application/json'), 400, 'request.invalid');
-    expectProblem(await send('PATCH', '/api/polls/0', s.author, '<x/>', 'application/xml'), 400, 'request.invalid');
+    expectProblem(await t.call('PATCH', '/api/baskets/abc', s.author, '{"a":', { 'content-type': 'application/json' }), 400, 'request.invalid');
+    expectProblem(await t.call('PATCH', '/api/polls/0', s.author, '<x/>', { 'content-type': 'application/xml' }), 400, 'request.invalid');
   });
 
   it('cuts off an oversized body with 413 at once, even for something that does not exist', async () => {
     const huge = JSON.stringify({ description: 'x'.repeat(2_000_000) });
-    expectProblem(await send('PATCH', '/api/baskets/99999', s.author, huge, 'application/json'), 413, 'request.too-large');
-    expectProblem(await send('PATCH', `/api/polls/${pollId}`, s.other, huge, 'application/json'), 413, 'request.too-large');
+    expectProblem(await t.call('PATCH', '/api/baskets/99999', s.author, huge, { 'content-type': 'application/json' }), 413, 'request.too-large');
+    expectProblem(await t.call('PATCH', `/api/polls/${pollId}`, s.other, huge, { 'content-type': 'application/json' }), 413, 'request.too-large');
   });
 
   it('refuses broken JSON at once where the order does not matter (no 404 or 403 to report first)', async () => {
-    const response = await send('POST', '/api/baskets', s.author, '{"a":', 'application/json');
+    const response = await t.call('POST', '/api/baskets', s.author, '{"a":', { 'content-type': 'application/json' });
     expectProblem(response, 400, 'request.invalid');
     expect(response.json().errors).toEqual([{ field: 'body', message: 'is not valid JSON' }]);
-    expectProblem(await send('POST', '/api/baskets', s.author, '<x/>', 'application/xml'), 415, 'request.unsupported-media-type');
+    expectProblem(await t.call('POST', '/api/baskets', s.author, '<x/>', { 'content-type': 'application/xml' }), 415, 'request.unsupported-media-type');
   });
 });

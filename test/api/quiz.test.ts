@@ -1,31 +1,25 @@
-/** Quiz overview and quiz session deletion (SPEC-API; issue 4 "Must hold" 1, 2, 4). */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { BAD_IDS, call, expectKeys, expectProblem } from './helpers/community-api.ts';
-import { makeQuiz, makeQuizSession } from './helpers/community-factories.ts';
-import { makeUser, type TestUser } from './helpers/factories.ts';
-import { logInAs, type TestSession } from './helpers/session.ts';
+/** Quiz overview and quiz session deletion (SPEC-API): status codes, who may see and delete, the seed's fields. */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp, type LoggedIn } from '../helpers/fixture.ts';
+import { BAD_IDS, expectKeys, expectProblem } from '../helpers/api.ts';
+import { makeQuiz, makeQuizSession } from '../helpers/api-factories.ts';
+import type { TestUser } from '../helpers/factories.ts';
 
-let t: TestApp;
+const t = useTestApp();
 let foodsaver: TestUser;
 let other: TestUser;
 let orga: TestUser;
-const s: Record<string, TestSession> = {};
+const s: Record<string, LoggedIn> = {};
 const QUIZ_KEYS = ['id', 'name', 'description', 'isDescriptionHtmlEncoded', 'maxFailurePointsToSucceed', 'questionCountTimed', 'questionCountUntimed'];
 const SESSION_KEYS = ['id', 'foodsaverId', 'quizId', 'status', 'questionsAnswered', 'startTime', 'endTime', 'failurePoints',
   'maxFailurePointsToSucceed', 'isTimed', 'isTest'];
 
 beforeAll(async () => {
-  t = await buildTestApp();
-  foodsaver = await makeUser(t.db, { role: 'foodsaver' });
-  other = await makeUser(t.db, { role: 'store-manager' });
-  orga = await makeUser(t.db, { role: 'orga' });
-  s.foodsaver = await logInAs(t.app, foodsaver);
-  s.other = await logInAs(t.app, other);
-  s.orga = await logInAs(t.app, orga);
+  s.foodsaver = await t.as('foodsaver');
+  s.other = await t.as('store-manager');
+  s.orga = await t.as('orga');
+  [foodsaver, other, orga] = [s.foodsaver.user, s.other.user, s.orga.user];
 });
-
-afterAll(async () => { await t?.close(); });
 
 const sessionExists = async (id: number) =>
   (await t.db.selectFrom('quiz_sessions').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
@@ -43,7 +37,7 @@ describe('GET /api/quiz/sessions/{foodsaverId}', () => {
     const own = await makeQuizSession(t.db, foodsaverQuiz, foodsaver.id, 1, new Date(now - 9 * day));
     await makeQuizSession(t.db, foodsaverQuiz, other.id, 2, new Date(now - day));
     for (const who of ['foodsaver', 'orga']) {
-      const response = await call(t.app, 'GET', `/api/quiz/sessions/${foodsaver.id}`, s[who]);
+      const response = await t.call('GET', `/api/quiz/sessions/${foodsaver.id}`, s[who]);
       expect(response.statusCode, response.body).toBe(200);
       const entries = response.json() as Array<{ quiz: Record<string, unknown>; sessions: Array<Record<string, unknown>> }>;
       expect(entries.map((e) => e.quiz.id)).toEqual([storeQuiz, foodsaverQuiz]);
@@ -68,17 +62,17 @@ describe('GET /api/quiz/sessions/{foodsaverId}', () => {
   });
 
   it('gives an empty list to a user without sessions', async () => {
-    const response = await call(t.app, 'GET', `/api/quiz/sessions/${orga.id}`, s.orga);
+    const response = await t.call('GET', `/api/quiz/sessions/${orga.id}`, s.orga);
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual([]);
   });
 
   it('answers 401 logged out, 403 for another user\'s sessions unless orga, 404 for an unknown user', async () => {
-    expectProblem(await call(t.app, 'GET', `/api/quiz/sessions/${foodsaver.id}`), 401, 'auth.unauthenticated');
-    expectProblem(await call(t.app, 'GET', `/api/quiz/sessions/${foodsaver.id}`, s.other), 403, 'quiz.forbidden');
-    expectProblem(await call(t.app, 'GET', '/api/quiz/sessions/999999', s.orga), 404, 'quiz.user-not-found');
+    expectProblem(await t.call('GET', `/api/quiz/sessions/${foodsaver.id}`), 401, 'auth.unauthenticated');
+    expectProblem(await t.call('GET', `/api/quiz/sessions/${foodsaver.id}`, s.other), 403, 'quiz.forbidden');
+    expectProblem(await t.call('GET', '/api/quiz/sessions/999999', s.orga), 404, 'quiz.user-not-found');
     for (const bad of BAD_IDS) {
-      const response = await call(t.app, 'GET', `/api/quiz/sessions/${bad}`, s.orga);
+      const response = await t.call('GET', `/api/quiz/sessions/${bad}`, s.orga);
       expect([400, 404], `${bad}: ${response.body}`).toContain(response.statusCode);
     }
   });
@@ -88,7 +82,7 @@ describe('DELETE /api/quiz/session/{sessionId}', () => {
   it('lets orga delete a session', async () => {
     const quiz = await makeQuiz(t.db);
     const id = await makeQuizSession(t.db, quiz, foodsaver.id, 2, t.clock.now());
-    const response = await call(t.app, 'DELETE', `/api/quiz/session/${id}`, s.orga);
+    const response = await t.call('DELETE', `/api/quiz/session/${id}`, s.orga);
     expect(response.statusCode, response.body).toBe(200);
     expect(response.json()).toEqual({});
     expect(await sessionExists(id)).toBe(false);
@@ -97,17 +91,17 @@ describe('DELETE /api/quiz/session/{sessionId}', () => {
   it('answers 401 logged out, 403 without CSRF token or to non-orga, 404 unknown, 400 for non-digits; deletes nothing', async () => {
     const quiz = await makeQuiz(t.db);
     const id = await makeQuizSession(t.db, quiz, foodsaver.id, 1, t.clock.now());
-    expectProblem(await call(t.app, 'DELETE', `/api/quiz/session/${id}`), 401, 'auth.unauthenticated');
+    expectProblem(await t.call('DELETE', `/api/quiz/session/${id}`), 401, 'auth.unauthenticated');
     expectProblem(await t.app.inject({ method: 'DELETE', url: `/api/quiz/session/${id}`, headers: { cookie: s.orga!.cookie } }), 403, 'auth.csrf-invalid');
-    expectProblem(await call(t.app, 'DELETE', `/api/quiz/session/${id}`, s.foodsaver), 403, 'quiz.forbidden');
-    expectProblem(await call(t.app, 'DELETE', '/api/quiz/session/999999', s.orga), 404, 'quiz.session-not-found');
+    expectProblem(await t.call('DELETE', `/api/quiz/session/${id}`, s.foodsaver), 403, 'quiz.forbidden');
+    expectProblem(await t.call('DELETE', '/api/quiz/session/999999', s.orga), 404, 'quiz.session-not-found');
     // `\d+` admits 0 and leading zeros: valid, but no such session.
-    expectProblem(await call(t.app, 'DELETE', '/api/quiz/session/0', s.orga), 404, 'quiz.session-not-found');
+    expectProblem(await t.call('DELETE', '/api/quiz/session/0', s.orga), 404, 'quiz.session-not-found');
     for (const missing of ['9999999999', '123456789012345678901234567890']) {
-      expectProblem(await call(t.app, 'DELETE', `/api/quiz/session/${missing}`, s.orga), 404, 'quiz.session-not-found');
+      expectProblem(await t.call('DELETE', `/api/quiz/session/${missing}`, s.orga), 404, 'quiz.session-not-found');
     }
     for (const bad of ['abc', '-1', '1.5', '1e3', '%20', '1a', '%2e']) {
-      expectProblem(await call(t.app, 'DELETE', `/api/quiz/session/${bad}`, s.orga), 400, 'request.invalid');
+      expectProblem(await t.call('DELETE', `/api/quiz/session/${bad}`, s.orga), 400, 'request.invalid');
     }
     expect(await sessionExists(id)).toBe(true);
   });

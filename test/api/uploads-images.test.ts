@@ -4,23 +4,20 @@
  */
 import { crc32 } from 'node:zlib';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_IMAGE_SIDE, MAX_INPUT_PIXELS } from '../src/api/uploads/upload-content.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeUser } from './helpers/factories.ts';
-import { logInAs, type TestSession } from './helpers/session.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { MAX_IMAGE_SIDE, MAX_INPUT_PIXELS } from '../../src/api/uploads/upload-content.ts';
+import { useTestApp } from '../helpers/fixture.ts';
+import type { TestSession } from '../helpers/session.ts';
 
-let t: TestApp;
+const t = useTestApp();
 let user: TestSession;
 
 beforeAll(async () => {
-  t = await buildTestApp();
-  user = await logInAs(t.app, await makeUser(t.db));
+  user = await t.as('foodsaver');
 });
-afterAll(() => t.close());
 
 function upload(filename: string, bytes: Buffer) {
-  return t.app.inject({ method: 'POST', url: '/api/uploads', payload: { filename, body: bytes.toString('base64') }, headers: user.headers });
+  return t.call('POST', '/api/uploads', user, { filename, body: bytes.toString('base64') });
 }
 
 const countUploads = async () => (await t.db.selectFrom('uploads').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;

@@ -1,7 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { listRoutes, toOpenApiPath } from './helpers/routes.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../helpers/fixture.ts';
+import { listRoutes, toOpenApiPath } from '../helpers/routes.ts';
 
 interface Operation { tags?: string[]; summary?: string; security?: Record<string, string[]>[]; requestBody?: unknown; responses: Record<string, unknown> }
 interface Document { openapi: string; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, unknown> } }
@@ -30,17 +30,15 @@ const SEED_OPERATIONS: [string, string, number[]][] = [
   ['post', '/api/uploads', [200, 400, 401]],
 ];
 
-let t: TestApp;
+const t = useTestApp();
 let doc: Document;
 
 beforeAll(async () => {
-  t = await buildTestApp();
   const response = await t.app.inject({ url: '/api/openapi.json' });
   expect(response.statusCode).toBe(200);
   expect(response.headers['content-type']).toMatch(/^application\/json/);
   doc = response.json();
 });
-afterAll(() => t.close());
 
 function operations(): Array<[string, string, Operation]> {
   return Object.entries(doc.paths).flatMap(([path, byMethod]) => Object.entries(byMethod).map(([method, operation]) => [path, method, operation] as [string, string, Operation]));
