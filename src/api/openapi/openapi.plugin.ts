@@ -8,8 +8,8 @@
  */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { SESSION_COOKIE } from '../../accounts/session-http.ts';
 import type { FastifyInstance } from 'fastify';
+import { SESSION_COOKIE } from '../../accounts/session-http.ts';
 import type { Config } from '../../config.ts';
 import { documentOperation } from './openapi-operation.ts';
 
