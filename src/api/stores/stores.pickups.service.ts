@@ -39,7 +39,7 @@ export async function signUpForPickup(db: DB, clock: Clock, actor: Actor, reques
   const store = await findStoreOrThrow(db, request.storeId);
   const slotMissing = request.pickupDate.hasSubMillisecond || !isStorableInstant(request.pickupDate.date)
     || !(await findPickupSlot(db, store.id, request.pickupDate.date));
-  if (slotMissing) throw slotNotFound(store.id, request.pickupDate);
+  if (slotMissing) throw storeProblems.slotNotFound(store.id, request.pickupDate.text);
   if (request.userId !== actor.id) throw storeProblems.notYourself();
   const relation = await relationToStore(db, store, actor);
   if (!maySignUpForPickup(actor, relation)) {
@@ -49,7 +49,7 @@ export async function signUpForPickup(db: DB, clock: Clock, actor: Actor, reques
   const now = clock();
   await db.transaction().execute(async (trx) => {
     const slot = await lockPickupSlot(trx, store.id, request.pickupDate.date);
-    if (!slot) throw slotNotFound(store.id, request.pickupDate);
+    if (!slot) throw storeProblems.slotNotFound(store.id, request.pickupDate.text);
     if (slot.pickup_at.getTime() <= now.getTime()) throw storeProblems.pickupInPast();
     const signedUp = await listSignupUserIds(trx, slot.id);
     if (signedUp.includes(actor.id)) throw storeProblems.alreadySignedUp();
@@ -63,7 +63,3 @@ export async function signUpForPickup(db: DB, clock: Clock, actor: Actor, reques
   return { isConfirmed };
 }
 
-/** Names the time as sent: its millisecond cut (`.0001Z` → `.000Z`) may be a time at which a slot does exist. */
-function slotNotFound(storeId: number, pickupDate: ParsedDateTime) {
-  return storeProblems.slotNotFound(storeId, pickupDate.text);
-}

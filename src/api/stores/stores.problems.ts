@@ -13,6 +13,7 @@ export const storeProblems = {
   managerLimit: (limit: number) => new ApiProblem(422, 'store.manager-limit', `A store has at most ${limit} managers.`),
   notYourself: () => new ApiProblem(403, 'store.forbidden', 'You can only sign up yourself for a pickup.'),
   mayNotSignUp: () => new ApiProblem(403, 'store.forbidden', 'Only verified members and managers of the store may sign up for its pickups.'),
+  /** `pickupDate` as sent: its millisecond cut (`.0001Z` → `.000Z`) may be a time at which a slot does exist. */
   slotNotFound: (storeId: number, pickupDate: string) =>
     new ApiProblem(404, 'store.pickup-slot-not-found', `Store ${storeId} has no pickup slot at ${pickupDate}.`),
   pickupInPast: () => new ApiProblem(409, 'store.pickup-in-past', 'This pickup has already taken place.'),
