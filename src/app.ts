@@ -8,21 +8,18 @@ import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { installSessions } from './accounts/session-http.ts';
-import { userRoutes } from './accounts/user.routes.ts';
+import { apiRoutes } from './api/areas.ts';
 import { installOpenApi } from './api/openapi/openapi.plugin.ts';
-import { openApiRoutes } from './api/openapi/openapi.routes.ts';
-import { sharingRoutes } from './api/sharing.routes.ts';
+import { API_PRE_ROUTING_ERRORS } from './api/plugin/error-handler.ts';
+import { MAX_PATH_PARAM_LENGTH } from './api/row-id.ts';
 import type { ImageWorkQueue } from './api/uploads/image-work-queue.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { DatabaseHandle } from './db/database.ts';
-import { communityRoutes } from './api/community.routes.ts';
-import { installApiContext } from './http/api-context.ts';
-import { handleClientError } from './http/client-errors.ts';
-import { handleFrameworkError } from './http/framework-errors.ts';
+import { clientErrorHandler } from './http/client-errors.ts';
+import { frameworkErrorHandler } from './http/framework-errors.ts';
 import { serverLimits } from './http/server-timeouts.ts';
 import { securityHeaders } from './http/security-headers.ts';
-import { MAX_PATH_PARAM_LENGTH } from './http/row-id.ts';
 import { compileValidator } from './http/validation.ts';
 import type { KeyMaterial } from './oauth/keys/key-material.ts';
 import { oauthRoutes } from './oauth/oauth.routes.ts';
@@ -68,8 +65,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
-    frameworkErrors: handleFrameworkError,
-    clientErrorHandler: handleClientError,
+    frameworkErrors: frameworkErrorHandler(API_PRE_ROUTING_ERRORS),
+    clientErrorHandler: clientErrorHandler(API_PRE_ROUTING_ERRORS),
     return503OnClosing: true,
     ...serverLimits(config),
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -111,13 +108,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(myAppsPage, { config, db, clock });
   await app.register(oauthRoutes, { config, db, clock, keys: deps.keys, pages: consentPages(config) });
 
-  await app.register(async (api) => {
-    installApiContext(api);
-    await api.register(userRoutes, { config, db, clock, keys: deps.keys });
-    await api.register(communityRoutes, { db, clock });
-    await api.register(sharingRoutes, { config, db, clock, keys: deps.keys, imageWork: deps.imageWork });
-    await api.register(openApiRoutes, { config });
-  }, { prefix: '/api' });
+  await app.register(apiRoutes, { prefix: '/api', config, db, clock, keys: deps.keys, imageWork: deps.imageWork });
 
   return app;
 }

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD, loadDemoData, type DemoSummary } from '../src/demo/demo-data.ts';
 import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { call } from './helpers/community-api.ts';
+import { call } from './helpers/api.ts';
 import { logInAs } from './helpers/session.ts';
 
 let t: TestApp;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.ts';
-import { installApiContext } from '../src/http/api-context.ts';
+import { installApiContext } from '../src/api/plugin/context.ts';
 import { testConfig, testKeys } from './helpers/app.ts';
 import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
 

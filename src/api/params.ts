@@ -3,11 +3,10 @@
  * "General rules"). The seed's patterns are Symfony route requirements, which
  * match the whole segment, hence the anchors. No length bound below the
  * router's {@link MAX_PATH_PARAM_LENGTH}: SPEC-API answers a pattern-valid id
- * of nothing with 404, and {@link lookupId} maps what exceeds PostgreSQL's
- * `integer` to an id no row has, so the lookup answers 404 instead of failing.
+ * of nothing with 404 (row-id.ts).
  */
 import { Type } from '@sinclair/typebox';
-import { DIGITS_PATTERN, MAX_PATH_PARAM_LENGTH, NO_NUL_PATTERN, POSITIVE_ID_PATTERN, toRowId } from '../http/row-id.ts';
+import { DIGITS_PATTERN, MAX_PATH_PARAM_LENGTH, NO_NUL_PATTERN, POSITIVE_ID_PATTERN } from './row-id.ts';
 
 export { NO_NUL_PATTERN };
 
@@ -19,14 +18,6 @@ export function IdParam(description: string) {
 /** The seed's `\d+`. */
 export function DigitsParam(description: string) {
   return Type.String({ pattern: DIGITS_PATTERN, maxLength: MAX_PATH_PARAM_LENGTH, description: `${description} (pattern \\d+)` });
-}
-
-/** Identity columns start at 1: no row has id 0. */
-export const NO_ROW_ID = 0;
-
-/** The id to look up: {@link NO_ROW_ID} when the digits cannot name a row, so the lookup finds nothing (404). */
-export function lookupId(value: string): number {
-  return toRowId(value) ?? NO_ROW_ID;
 }
 
 /** RFC 3339 date-time with offset, as every response carries it. */

@@ -51,9 +51,9 @@ async function loadBaskets(db: Executor, frieda: UserRef, fabian: UserRef, klara
     description: 'Eine Kiste Gemüse: Möhren, Lauch und etwas Kohlrabi.',
     contactTypes: [1], lat: 52.5163, lon: 13.3777, lifeTimeInDays: MAX_BASKET_LIFETIME_DAYS, weightInGrams: 4000,
   });
-  await requestBasket(db, systemClock, fabian, String(bread.id));
-  await requestBasket(db, systemClock, klara, String(bread.id));
-  await withdrawRequest(db, systemClock, klara, String(bread.id));
+  await requestBasket(db, systemClock, fabian, bread.id);
+  await requestBasket(db, systemClock, klara, bread.id);
+  await withdrawRequest(db, systemClock, klara, bread.id);
   return [
     { id: bread.id, description: bread.description, creator: frieda, until: bread.until, requests: [
       { user: fabian, status: 0, statusName: 'sent' }, { user: klara, status: 5, statusName: 'withdrawn' },

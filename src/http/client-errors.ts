@@ -2,37 +2,46 @@
  * Requests Node's HTTP parser refuses before Fastify sees them: an unknown
  * method (`FOO /api/baskets/1`), raw non-ASCII bytes in the path, oversized
  * headers, a request that never finishes. Fastify's default answer is a
- * plain JSON object; under `/api` every error is problem+json (SPEC §7), so
- * when the request line names a path under `/api`, so is this one. Only the
- * raw bytes are known here: no route, no session, no request id of Fastify's.
+ * plain JSON object; a prefix with its own vocabulary (`/api`: problem+json,
+ * SPEC §7) words it when the request line names a path under that prefix.
+ * Only the raw bytes are known here: no route, no session, no request id of
+ * Fastify's.
  */
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyInstance } from 'fastify';
-import { problemBody } from './problem.ts';
-import type { ProblemCode } from './problem-codes.ts';
+import type { PrefixErrorWording } from './prefix-errors.ts';
 
-interface ClientFailure { status: number; code: ProblemCode; detail: string }
+interface ClientFailure { status: number; detail: string }
 
-export function handleClientError(this: FastifyInstance, error: ConnectionError, socket: Socket): void {
+type ClientErrorHandler = (this: FastifyInstance, error: ConnectionError, socket: Socket) => void;
+
+/** Fastify's `clientErrorHandler`: plain JSON, or `prefixed`'s wording for a request line under its prefix. */
+export function clientErrorHandler(prefixed: PrefixErrorWording): ClientErrorHandler {
+  return function handleClientError(this: FastifyInstance, error: ConnectionError, socket: Socket): void {
+    answerClientError(this, prefixed, error, socket);
+  };
+}
+
+function answerClientError(app: FastifyInstance, prefixed: PrefixErrorWording, error: ConnectionError, socket: Socket): void {
   // The peer is gone: nobody to answer. Routine on the internet, so info, never error.
   if (error.code === 'ECONNRESET' || socket.destroyed) {
-    this.log.info({ code: error.code }, 'client closed the connection');
+    app.log.info({ code: error.code }, 'client closed the connection');
     return;
   }
   const failure = classifyClientError(error.code);
   const requestId = randomUUID();
   // A slow client cut off (server-timeouts.ts) is worth seeing; malformed HTTP is noise.
-  if (failure.status === 408) this.log.info({ code: error.code, requestId }, 'request timed out: closing the connection');
-  else this.log.debug({ err: error, requestId }, 'client error');
+  if (failure.status === 408) app.log.info({ code: error.code, requestId }, 'request timed out: closing the connection');
+  else app.log.debug({ err: error, requestId }, 'client error');
   if (socket.writable) {
-    const api = isApiRequestLine(error.rawPacket as unknown);
-    const body = api
-      ? JSON.stringify(problemBody(failure.status, failure.code, failure.detail))
+    const own = isRequestLineUnder(error.rawPacket as unknown, prefixed.prefix);
+    const body = own
+      ? JSON.stringify(prefixed.body(failure.status, failure.detail))
       : JSON.stringify({ error: STATUS_CODES[failure.status], message: failure.detail, statusCode: failure.status });
     socket.write(`HTTP/1.1 ${failure.status} ${STATUS_CODES[failure.status]}\r\n`
-      + `Content-Type: ${api ? 'application/problem+json' : 'application/json'}; charset=utf-8\r\n`
+      + `Content-Type: ${own ? prefixed.contentType : 'application/json'}; charset=utf-8\r\n`
       + `Content-Length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nConnection: close\r\n\r\n${body}`);
   }
   socket.destroy(error);
@@ -41,23 +50,23 @@ export function handleClientError(this: FastifyInstance, error: ConnectionError,
 export function classifyClientError(code: string | undefined): ClientFailure {
   switch (code) {
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return { status: 408, code: 'request.timeout', detail: 'The request took too long to arrive.' };
+      return { status: 408, detail: 'The request took too long to arrive.' };
     case 'HPE_HEADER_OVERFLOW':
-      return { status: 431, code: 'request.headers-too-large', detail: 'The request headers are too large.' };
+      return { status: 431, detail: 'The request headers are too large.' };
     case 'HPE_INVALID_METHOD':
-      return { status: 400, code: 'request.invalid', detail: 'The request method is not an HTTP method.' };
+      return { status: 400, detail: 'The request method is not an HTTP method.' };
     case 'HPE_INVALID_URL':
-      return { status: 400, code: 'request.invalid', detail: 'The request target is not a valid URL (percent-encode non-ASCII characters).' };
+      return { status: 400, detail: 'The request target is not a valid URL (percent-encode non-ASCII characters).' };
     default:
-      return { status: 400, code: 'request.invalid', detail: 'The request is not valid HTTP.' };
+      return { status: 400, detail: 'The request is not valid HTTP.' };
   }
 }
 
-/** Whether the bytes received start with a request line whose target is under /api (origin or absolute form). */
-export function isApiRequestLine(rawPacket: unknown): boolean {
+/** Whether the bytes received start with a request line whose target is under `prefix` (origin or absolute form). */
+export function isRequestLineUnder(rawPacket: unknown, prefix: string): boolean {
   if (!Buffer.isBuffer(rawPacket)) return false;
   const firstLine = rawPacket.subarray(0, 8192).toString('latin1').split(/\r?\n/, 1)[0] ?? '';
   const target = firstLine.split(' ')[1] ?? '';
   const path = target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '');
-  return path === '/api' || /^\/api[/?#]/.test(path);
+  return path === prefix || (path.startsWith(prefix) && '/?#'.includes(path.charAt(prefix.length)));
 }

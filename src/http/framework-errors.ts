@@ -4,25 +4,29 @@
  * 400 — "a path parameter breaking its pattern answers 400" (SPEC §7).
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { sendProblem } from './api-context.ts';
-import { problemBody } from './problem.ts';
+import type { PrefixErrorWording } from './prefix-errors.ts';
 
 const MESSAGES: Readonly<Record<string, string>> = {
   FST_ERR_BAD_URL: 'The URL is malformed.',
   FST_ERR_MAX_PARAM_LENGTH: 'A path parameter is too long.',
 };
 
-export function handleFrameworkError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  void reply.header('x-request-id', request.id);
-  const detail = MESSAGES[error.code];
-  if (detail === undefined) {
-    request.log.error({ err: error }, 'routing failed');
-    void reply.code(500).type('text/plain; charset=utf-8').send('Internal Server Error');
-    return;
-  }
-  if (request.url.startsWith('/api/') || request.url === '/api') {
-    sendProblem(reply, problemBody(400, 'request.invalid', detail));
-    return;
-  }
-  void reply.code(400).type('text/plain; charset=utf-8').send(detail);
+type FrameworkErrorHandler = (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => void;
+
+/** Fastify's `frameworkErrors`: plain text, or `prefixed`'s wording for a URL under its prefix. */
+export function frameworkErrorHandler(prefixed: PrefixErrorWording): FrameworkErrorHandler {
+  return (error, request, reply) => {
+    void reply.header('x-request-id', request.id);
+    const detail = MESSAGES[error.code];
+    if (detail === undefined) {
+      request.log.error({ err: error }, 'routing failed');
+      void reply.code(500).type('text/plain; charset=utf-8').send('Internal Server Error');
+      return;
+    }
+    if (request.url.startsWith(`${prefixed.prefix}/`) || request.url === prefixed.prefix) {
+      void reply.code(400).type(prefixed.contentType).send(prefixed.body(400, detail));
+      return;
+    }
+    void reply.code(400).type('text/plain; charset=utf-8').send(detail);
+  };
 }

@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { exportPKCS8, generateKeyPair } from 'jose';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
+import type { ImageWorkQueue } from '../../src/api/uploads/image-work-queue.ts';
 import type { DB } from '../../src/db/database.ts';
 import type { KeyMaterial } from '../../src/oauth/keys/key-material.ts';
 import { createTestDatabase } from './database.ts';
@@ -47,12 +48,19 @@ export async function testConfig(env: Record<string, string> = {}): Promise<{ co
   return { config, removeDataDir: () => rm(dataDir, { recursive: true, force: true }) };
 }
 
-export async function buildTestApp(options: { env?: Record<string, string>; clock?: TestClock } = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  env?: Record<string, string>;
+  clock?: TestClock;
+  /** The app's queue of image work, for tests that hold or watch it. */
+  imageWork?: ImageWorkQueue;
+}
+
+export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const { config, removeDataDir } = await testConfig(options.env);
   const database = await createTestDatabase();
   const keys = await testKeys();
   const clock = options.clock ?? new TestClock();
-  const app = await buildApp(config, { database: database.handle, keys, clock: clock.now });
+  const app = await buildApp(config, { database: database.handle, keys, clock: clock.now, ...(options.imageWork ? { imageWork: options.imageWork } : {}) });
   await app.ready();
   const testApp: TestApp = {
     app,

@@ -2,8 +2,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
-import { ProblemSchema } from '../../http/problem-schema.ts';
-import { assertValidInput, assertValidParams } from '../../http/validation-order.ts';
+import { requireActor } from '../actor.ts';
+import { ProblemSchema } from '../plugin/problem-schema.ts';
+import { assertValidInput, assertValidParams } from '../plugin/validation-order.ts';
+import { lookupId } from '../row-id.ts';
 import { BasketCreateBody, BasketParams, BasketPatchBody, BasketSchema, WithdrawParams } from './baskets.schemas.ts';
 import { createBasket, editBasket, getBasket, requestBasket, withdrawRequest } from './baskets.service.ts';
 
@@ -21,8 +23,7 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketRoutesOptions> = asyn
       response: { 201: BasketSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema },
     },
   }, async (request, reply) => {
-    const session = (await request.getSession())!;
-    const basket = await createBasket(db, clock, session.user, request.body);
+    const basket = await createBasket(db, clock, await requireActor(request), request.body);
     return reply.code(201).header('location', `/api/baskets/${basket.id}`).send(basket);
   });
 
@@ -33,7 +34,7 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketRoutesOptions> = asyn
       params: BasketParams,
       response: { 200: BasketSchema, 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema },
     },
-  }, async (request) => getBasket(db, request.params.basketId));
+  }, async (request) => getBasket(db, lookupId(request.params.basketId)));
 
   api.patch('/baskets/:basketId', {
     config: { auth: 'required' },
@@ -46,8 +47,8 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketRoutesOptions> = asyn
     },
   }, async (request) => {
     assertValidParams(request);
-    const session = (await request.getSession())!;
-    return editBasket(db, clock, session.user, request.params.basketId, request.body ?? {}, () => assertValidInput(request));
+    const actor = await requireActor(request);
+    return editBasket(db, clock, actor, lookupId(request.params.basketId), request.body ?? {}, () => assertValidInput(request));
   });
 
   api.post('/baskets/:basketId/request', {
@@ -57,10 +58,7 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketRoutesOptions> = asyn
       params: BasketParams,
       response: { 200: BasketSchema, ...errors, 409: ProblemSchema },
     },
-  }, async (request) => {
-    const session = (await request.getSession())!;
-    return requestBasket(db, clock, session.user, request.params.basketId);
-  });
+  }, async (request) => requestBasket(db, clock, await requireActor(request), lookupId(request.params.basketId)));
 
   api.post('/baskets/:basketId/withdraw', {
     config: { auth: 'required' },
@@ -69,8 +67,5 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketRoutesOptions> = asyn
       params: WithdrawParams,
       response: { 200: BasketSchema, ...errors },
     },
-  }, async (request) => {
-    const session = (await request.getSession())!;
-    return withdrawRequest(db, clock, session.user, request.params.basketId);
-  });
+  }, async (request) => withdrawRequest(db, clock, await requireActor(request), lookupId(request.params.basketId)));
 };

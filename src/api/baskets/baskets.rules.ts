@@ -3,7 +3,7 @@
  * checked on the basket as it would be after the change.
  */
 import type { Executor } from '../../db/executor.ts';
-import type { FieldError } from '../../http/problem.ts';
+import type { FieldError } from '../plugin/problem.ts';
 import { findOwnUploadTypes } from '../uploads/uploads.repository.ts';
 import type { BasketFields } from './baskets.repository.ts';
 

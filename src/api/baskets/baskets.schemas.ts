@@ -1,7 +1,7 @@
 /** The seed's basket object, the same shape in PATCH bodies and responses. */
 import { Type, type Static } from '@sinclair/typebox';
-import { NO_NUL_PATTERN } from '../../http/row-id.ts';
-import { CLOSED_BODY } from '../../http/validation.ts';
+import { NO_NUL_PATTERN } from '../row-id.ts';
+import { CLOSED_BODY } from '../plugin/validation.ts';
 import { DigitsParam, IdParam } from '../params.ts';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);

@@ -4,25 +4,25 @@
  */
 import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../db/executor.ts';
-import { ApiProblem, ValidationFailed } from '../../http/problem.ts';
-import { toRowId } from '../../http/row-id.ts';
+import type { Actor } from '../actor.ts';
+import { ValidationFailed } from '../plugin/problem.ts';
 import {
   findBasket, findRequestStatus, insertBasket, updateBasket, upsertRequest, withdrawOpenRequest,
   type BasketFields, type BasketRow,
 } from './baskets.repository.ts';
 import { isAvailable, isVisible, mayEditBasket } from './baskets.policy.ts';
+import { basketProblems } from './baskets.problems.ts';
 import { checkBasketFields, normalisePhone } from './baskets.rules.ts';
 import { flattenContactTypes, type Basket, type BasketCreate, type BasketPatch } from './baskets.schemas.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-interface Caller { id: number }
 
-export async function getBasket(db: Executor, basketId: string): Promise<Basket> {
+export async function getBasket(db: Executor, basketId: number): Promise<Basket> {
   const basket = await findVisibleBasket(db, basketId);
   return toBasket(basket);
 }
 
-export async function createBasket(db: Executor, clock: Clock, caller: Caller, input: BasketCreate): Promise<Basket> {
+export async function createBasket(db: Executor, clock: Clock, actor: Pick<Actor, 'id'>, input: BasketCreate): Promise<Basket> {
   const fields: BasketFields = {
     description: input.description.trim(),
     pictures: input.pictures ?? [],
@@ -34,9 +34,9 @@ export async function createBasket(db: Executor, clock: Clock, caller: Caller, i
     lifeTimeInDays: input.lifeTimeInDays,
     weightInGrams: input.weightInGrams ?? 0,
   };
-  await assertValidFields(db, caller.id, fields);
+  await assertValidFields(db, actor.id, fields);
   const now = clock();
-  const id = await insertBasket(db, caller.id, fields, now, new Date(now.getTime() + fields.lifeTimeInDays * DAY_MS));
+  const id = await insertBasket(db, actor.id, fields, now, new Date(now.getTime() + fields.lifeTimeInDays * DAY_MS));
   return toBasket((await findBasket(db, id))!);
 }
 
@@ -46,10 +46,10 @@ export async function createBasket(db: Executor, clock: Clock, caller: Caller, i
  * `updated` keeps its value.
  */
 export async function editBasket(
-  db: Executor, clock: Clock, caller: Caller, basketId: string, patch: BasketPatch, checkInput: () => void,
+  db: Executor, clock: Clock, actor: Pick<Actor, 'id'>, basketId: number, patch: BasketPatch, checkInput: () => void,
 ): Promise<Basket> {
   const basket = await findAvailableBasket(db, clock, basketId);
-  if (!mayEditBasket(caller, basket)) throw new ApiProblem(403, 'basket.forbidden', 'Only the creator may edit this basket.');
+  if (!mayEditBasket(actor, basket)) throw basketProblems.notCreator();
   checkInput();
   const current = fieldsOf(basket);
   const fields: BasketFields = {
@@ -64,8 +64,8 @@ export async function editBasket(
     weightInGrams: patch.weightInGrams ?? current.weightInGrams,
   };
   if (JSON.stringify(fields) === JSON.stringify(current)) return toBasket(basket);
-  await assertValidFields(db, caller.id, fields);
-  if (!(await updateBasket(db, basket.id, fields, clock()))) throw notFound();
+  await assertValidFields(db, actor.id, fields);
+  if (!(await updateBasket(db, basket.id, fields, clock()))) throw basketProblems.notFound();
   return toBasket((await findBasket(db, basket.id))!);
 }
 
@@ -76,35 +76,34 @@ function fieldsOf(row: BasketRow): BasketFields {
   };
 }
 
-export async function requestBasket(db: Executor, clock: Clock, caller: Caller, basketId: string): Promise<Basket> {
+export async function requestBasket(db: Executor, clock: Clock, actor: Pick<Actor, 'id'>, basketId: number): Promise<Basket> {
   const basket = await findAvailableBasket(db, clock, basketId);
-  if (basket.creator_id === caller.id) throw new ApiProblem(409, 'basket.own-basket', 'You cannot request your own basket.');
-  if (!(await upsertRequest(db, basket.id, caller.id, clock()))) {
-    const status = await findRequestStatus(db, basket.id, caller.id);
-    throw new ApiProblem(409, 'basket.already-requested', `You already requested this basket (request status ${status ?? '?'}).`);
+  if (basket.creator_id === actor.id) throw basketProblems.ownBasket();
+  if (!(await upsertRequest(db, basket.id, actor.id, clock()))) {
+    const status = await findRequestStatus(db, basket.id, actor.id);
+    throw basketProblems.alreadyRequested(status);
   }
   return toBasket((await findBasket(db, basket.id))!);
 }
 
 /** The caller's open request (status 0 or 1) becomes withdrawn (5). */
-export async function withdrawRequest(db: Executor, clock: Clock, caller: Caller, basketId: string): Promise<Basket> {
+export async function withdrawRequest(db: Executor, clock: Clock, actor: Pick<Actor, 'id'>, basketId: number): Promise<Basket> {
   const basket = await findAvailableBasket(db, clock, basketId);
-  if (!(await withdrawOpenRequest(db, basket.id, caller.id, clock()))) {
-    throw new ApiProblem(404, 'basket.no-open-request', 'You have no open request for this basket.');
+  if (!(await withdrawOpenRequest(db, basket.id, actor.id, clock()))) {
+    throw basketProblems.noOpenRequest();
   }
   return toBasket((await findBasket(db, basket.id))!);
 }
 
-async function findVisibleBasket(db: Executor, basketId: string): Promise<BasketRow> {
-  const id = toRowId(basketId);
-  const basket = id === null ? undefined : await findBasket(db, id);
-  if (!basket || !isVisible(basket)) throw notFound();
+async function findVisibleBasket(db: Executor, basketId: number): Promise<BasketRow> {
+  const basket = await findBasket(db, basketId);
+  if (!basket || !isVisible(basket)) throw basketProblems.notFound();
   return basket;
 }
 
-async function findAvailableBasket(db: Executor, clock: Clock, basketId: string): Promise<BasketRow> {
+async function findAvailableBasket(db: Executor, clock: Clock, basketId: number): Promise<BasketRow> {
   const basket = await findVisibleBasket(db, basketId);
-  if (!isAvailable(basket, clock())) throw notFound();
+  if (!isAvailable(basket, clock())) throw basketProblems.notFound();
   return basket;
 }
 
@@ -117,10 +116,6 @@ function contactTypesOf(raw: readonly (number | readonly number[])[]): number[] 
 async function assertValidFields(db: Executor, userId: number, fields: BasketFields): Promise<void> {
   const errors = await checkBasketFields(db, userId, fields);
   if (errors.length > 0) throw new ValidationFailed(errors);
-}
-
-function notFound(): ApiProblem {
-  return new ApiProblem(404, 'basket.not-found', 'There is no such basket, or it is no longer available.');
 }
 
 function toBasket(row: BasketRow): Basket {

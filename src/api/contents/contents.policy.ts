@@ -1,5 +1,5 @@
 import { isOrga } from '../../accounts/roles.ts';
-import type { Actor } from '../region-access.repository.ts';
+import type { Actor } from '../actor.ts';
 
 /** Content entries are edited by orga only (SPEC-API). */
 export function mayEditContents(actor: Actor): boolean {

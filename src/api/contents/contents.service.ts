@@ -1,10 +1,11 @@
 /** Content entries (SPEC-API: POST/DELETE /api/contents, PATCH /api/content, GET /api/contents). */
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
-import { ApiProblem, ValidationFailed, type FieldError } from '../../http/problem.ts';
+import { ValidationFailed, type FieldError } from '../plugin/problem.ts';
 import { toRfc3339 } from '../params.ts';
-import type { Actor } from '../region-access.repository.ts';
+import type { Actor } from '../actor.ts';
 import { mayEditContents } from './contents.policy.ts';
+import { contentProblems } from './contents.problems.ts';
 import { deleteContent, findContent, insertContent, updateContent, type ContentRow } from './contents.repository.ts';
 import type { ContentEntry, CreateContentInput, UpdateContentInput } from './contents.schemas.ts';
 
@@ -14,7 +15,7 @@ export function stripTags(value: string): string {
 }
 
 export async function readContent(db: DB, contentId: number): Promise<ContentEntry> {
-  return describeContent(await findContentOrThrow(db, contentId));
+  return toContentEntry(await findContentOrThrow(db, contentId));
 }
 
 /** `checkInput` throws the body/query validation error, deferred until after the 404 and 403 checks (SPEC-API order). */
@@ -35,14 +36,14 @@ export async function changeContent(db: DB, clock: Clock, actor: Actor, contentI
     throw new ValidationFailed([{ field: 'body', message: 'must contain at least one of name, title, body' }]);
   }
   const row = await updateContent(db, contentId, { ...cleanFields(input), last_modified: clock() });
-  if (!row) throw notFound(contentId);
-  return describeContent(row);
+  if (!row) throw contentProblems.notFound(contentId);
+  return toContentEntry(row);
 }
 
 export async function removeContent(db: DB, actor: Actor, contentId: number): Promise<void> {
   await findContentOrThrow(db, contentId);
   checkMayEdit(actor);
-  if (!(await deleteContent(db, contentId))) throw notFound(contentId);
+  if (!(await deleteContent(db, contentId))) throw contentProblems.notFound(contentId);
 }
 
 /** Strips tags from name and title; each given field must still be non-empty. */
@@ -60,19 +61,15 @@ function cleanFields(input: UpdateContentInput): UpdateContentInput {
 }
 
 function checkMayEdit(actor: Actor): void {
-  if (!mayEditContents(actor)) throw new ApiProblem(403, 'content.forbidden', 'Only orga may edit content entries.');
+  if (!mayEditContents(actor)) throw contentProblems.notOrga();
 }
 
 async function findContentOrThrow(db: DB, contentId: number): Promise<ContentRow> {
   const row = await findContent(db, contentId);
-  if (!row) throw notFound(contentId);
+  if (!row) throw contentProblems.notFound(contentId);
   return row;
 }
 
-function notFound(contentId: number): ApiProblem {
-  return new ApiProblem(404, 'content.not-found', `There is no content entry ${contentId}.`);
-}
-
-function describeContent(row: ContentRow): ContentEntry {
+function toContentEntry(row: ContentRow): ContentEntry {
   return { id: row.id, name: row.name, title: row.title, body: row.body, lastModified: toRfc3339(row.last_modified) };
 }

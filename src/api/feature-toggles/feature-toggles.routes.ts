@@ -3,8 +3,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
-import { ProblemSchema } from '../../http/problem-schema.ts';
-import { assertValidInput, assertValidParams } from '../../http/validation-order.ts';
+import { requireActor } from '../actor.ts';
+import { ProblemSchema } from '../plugin/problem-schema.ts';
+import { assertValidInput, assertValidParams } from '../plugin/validation-order.ts';
 import { FeatureToggleParams, FeatureToggleQuery, FeatureToggleSchema } from './feature-toggles.schemas.ts';
 import { listFeatureToggles, setFeatureToggle } from './feature-toggles.service.ts';
 
@@ -31,8 +32,7 @@ export const featureToggleRoutes: FastifyPluginAsyncTypebox<FeatureToggleRoutesO
     },
   }, async (request) => {
     assertValidParams(request);
-    const session = (await request.getSession())!;
-    return setFeatureToggle(db, clock, session.user, request.params.featureToggle, request.query.newState,
+    return setFeatureToggle(db, clock, await requireActor(request), request.params.featureToggle, request.query.newState,
       () => assertValidInput(request));
   });
 };

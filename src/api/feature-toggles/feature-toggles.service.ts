@@ -6,7 +6,8 @@
 import { isOrga } from '../../accounts/roles.ts';
 import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../db/executor.ts';
-import { ApiProblem } from '../../http/problem.ts';
+import type { Actor } from '../actor.ts';
+import { featureToggleProblems } from './feature-toggles.problems.ts';
 import { findToggleState, findToggleStates, flipToggleState, saveToggleState } from './feature-toggles.repository.ts';
 
 /** Every defined toggle with its state when nobody has switched it yet. */
@@ -39,16 +40,16 @@ export async function listFeatureToggles(db: Executor): Promise<FeatureToggleSta
 
 /** Orga only; `newState` undefined or null flips the toggle. */
 export async function setFeatureToggle(
-  db: Executor, clock: Clock, user: { id: number; role: number }, identifier: string, newState: boolean | null | undefined,
+  db: Executor, clock: Clock, actor: Actor, identifier: string, newState: boolean | null | undefined,
   assertValidInput: () => void,
 ): Promise<FeatureToggleState> {
-  if (!isDefinedToggle(identifier)) throw new ApiProblem(404, 'feature-toggle.not-found', `There is no feature toggle "${identifier}".`);
-  if (!isOrga(user)) throw new ApiProblem(403, 'auth.forbidden', 'Only organisation members may switch feature toggles.');
+  if (!isDefinedToggle(identifier)) throw featureToggleProblems.notFound(identifier);
+  if (!isOrga(actor)) throw featureToggleProblems.notOrga();
   assertValidInput();
   const now = clock();
   if (newState === undefined || newState === null) {
-    return { identifier, isActive: await flipToggleState(db, identifier, FEATURE_TOGGLES[identifier]!, user.id, now) };
+    return { identifier, isActive: await flipToggleState(db, identifier, FEATURE_TOGGLES[identifier]!, actor.id, now) };
   }
-  await saveToggleState(db, identifier, newState, user.id, now);
+  await saveToggleState(db, identifier, newState, actor.id, now);
   return { identifier, isActive: newState };
 }

@@ -1,5 +1,5 @@
 import { isOrga } from '../../accounts/roles.ts';
-import type { Actor } from '../region-access.repository.ts';
+import type { Actor } from '../actor.ts';
 
 /** Members of the region or working group, and orga (SPEC-API). */
 export function mayFollowForum(actor: Actor, isMember: boolean): boolean {

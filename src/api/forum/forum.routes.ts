@@ -2,10 +2,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
-import { ProblemSchema } from '../../http/problem-schema.ts';
+import { ProblemSchema } from '../plugin/problem-schema.ts';
 import { requireActor } from '../actor.ts';
-import { assertValidInput, assertValidParams } from '../../http/validation-order.ts';
-import { EmptyObject, lookupId } from '../params.ts';
+import { assertValidInput, assertValidParams } from '../plugin/validation-order.ts';
+import { EmptyObject } from '../params.ts';
+import { lookupId } from '../row-id.ts';
 import { FollowQuery, ForumRegionParams, ForumSubscriptionSchema } from './forum.schemas.ts';
 import { followForum, readForumSubscription } from './forum.service.ts';
 

@@ -2,15 +2,16 @@
 import { findRegionById } from '../../accounts/regions.repository.ts';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
-import { ApiProblem } from '../../http/problem.ts';
-import { isRegionMember, type Actor } from '../region-access.repository.ts';
+import { regionProblems } from '../region.problems.ts';
+import { isRegionMember } from '../../accounts/region-access.ts';
+import type { Actor } from '../actor.ts';
 import { mayFollowForum } from './forum.policy.ts';
 import { isSubscribed, setSubscribed } from './forum.repository.ts';
 
 async function checkForumAccess(db: DB, actor: Actor, regionId: number): Promise<void> {
-  if (!(await findRegionById(db, regionId))) throw new ApiProblem(404, 'region.not-found', `There is no region ${regionId}.`);
+  if (!(await findRegionById(db, regionId))) throw regionProblems.notFound(regionId);
   if (!mayFollowForum(actor, await isRegionMember(db, actor.id, regionId))) {
-    throw new ApiProblem(403, 'region.forbidden', 'Only members of this region and orga may follow its forum.');
+    throw regionProblems.mayNotFollowForum();
   }
 }
 

@@ -1,10 +1,12 @@
 /** Email notification settings per region (SPEC-API: PATCH /api/notifications/regions). */
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
-import { ApiProblem, ValidationFailed } from '../../http/problem.ts';
+import { ValidationFailed } from '../plugin/problem.ts';
+import { regionProblems } from '../region.problems.ts';
 import { setSubscriptions } from '../forum/forum.repository.ts';
-import { lookupId, NO_ROW_ID } from '../params.ts';
-import { findMemberRegionIds, type Actor } from '../region-access.repository.ts';
+import { lookupId, NO_ROW_ID } from '../row-id.ts';
+import { findMemberRegionIds } from '../../accounts/region-access.ts';
+import type { Actor } from '../actor.ts';
 import type { RegionNotificationSetting } from './notifications.schemas.ts';
 
 /**
@@ -17,7 +19,7 @@ export async function updateRegionNotifications(db: DB, clock: Clock, actor: Act
   const memberOf = await findMemberRegionIds(db, actor.id, rowIds.filter((id) => id !== NO_ROW_ID));
   const foreign = ids.filter((id, i) => !memberOf.has(rowIds[i]!));
   if (foreign.length > 0) {
-    throw new ApiProblem(403, 'region.forbidden', `You are not a member of region ${foreign[0]}.`);
+    throw regionProblems.notMember(foreign[0]!);
   }
   const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
   if (duplicate !== undefined) {

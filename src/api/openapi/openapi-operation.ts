@@ -10,11 +10,11 @@
  *   JSON-only parsers answer them before or instead of the route.
  */
 import type { FastifySchema, RouteOptions } from 'fastify';
-import { ProblemSchema } from '../../http/problem-schema.ts';
+import { ProblemSchema } from '../plugin/problem-schema.ts';
+import { isLoginRequired, needsCsrfToken, type ApiRouteConfig } from '../plugin/route-config.ts';
 
 type SecurityRequirement = Record<string, string[]>;
 
-const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const BODY_FAILURES = { 413: ProblemSchema, 415: ProblemSchema };
 
 export function documentOperation(schema: FastifySchema, route: Pick<RouteOptions, 'method' | 'config'>): FastifySchema {
@@ -26,9 +26,9 @@ export function documentOperation(schema: FastifySchema, route: Pick<RouteOption
 }
 
 export function securityOf(route: Pick<RouteOptions, 'method' | 'config'>): SecurityRequirement[] {
-  const config = (route.config ?? {}) as { auth?: string; csrf?: boolean };
-  const loginRequired = config.auth === 'required' || config.auth === 'required-403';
-  const csrf = config.csrf !== false && [route.method].flat().some((method) => MUTATING.has(method));
+  const config = (route.config ?? {}) as ApiRouteConfig;
+  const loginRequired = isLoginRequired(config);
+  const csrf = [route.method].flat().some((method) => needsCsrfToken(method, config));
   if (loginRequired) return [{ session: [], ...(csrf ? { csrf: [] } : {}) }];
   // Without a login the operation is open; with one, a state-changing call needs the session's CSRF token.
   return csrf ? [{}, { session: [], csrf: [] }] : [];

@@ -9,6 +9,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import { SESSION_COOKIE } from '../../accounts/session-http.ts';
 import type { Config } from '../../config.ts';
 import { documentOperation } from './openapi-operation.ts';
 
@@ -31,7 +32,7 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
       components: {
         securitySchemes: {
           csrf: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token', description: 'the session\'s CSRF token' },
-          session: { type: 'apiKey', in: 'cookie', name: 'fs_session', description: 'the session cookie set by login' },
+          session: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'the session cookie set by login' },
         },
       },
     },

@@ -7,8 +7,8 @@
  */
 import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../db/executor.ts';
-import { ApiProblem } from '../../http/problem.ts';
 import { isFeatureActive } from '../feature-toggles/feature-toggles.service.ts';
+import { petitionProblems } from './petition.problems.ts';
 import { findPetitionCache, savePetitionAttempt, savePetitionData } from './petition.repository.ts';
 import { fetchPetitionData, type PetitionData } from './petition.source.ts';
 import type { PetitionCacheTable } from './petition.tables.ts';
@@ -25,16 +25,16 @@ export interface PetitionOptions {
 }
 
 export async function getPetition(db: Executor, clock: Clock, options: PetitionOptions): Promise<PetitionData> {
-  if (!(await isFeatureActive(db, 'petitionBanner'))) throw unavailable('The petition banner is switched off.');
+  if (!(await isFeatureActive(db, 'petitionBanner'))) throw petitionProblems.unavailable('The petition banner is switched off.');
   const { sourceUrl } = options;
-  if (sourceUrl === undefined) throw unavailable('No petition source is configured.');
+  if (sourceUrl === undefined) throw petitionProblems.unavailable('No petition source is configured.');
   const cached = await findPetitionCache(db, sourceUrl);
   const now = clock();
   const cachedData = cached ? toData(cached) : null;
   if (cachedData && ageSeconds(cached!.fetched_at!, now) < PETITION_CACHE_SECONDS) return cachedData;
   if (cached && ageSeconds(cached.last_attempt_at, now) < PETITION_RETRY_SECONDS) {
     if (cachedData) return cachedData;
-    throw unavailable('The petition status is not available yet.');
+    throw petitionProblems.unavailable('The petition status is not available yet.');
   }
   const fresh = await fetchPetitionData(sourceUrl, {
     timeoutMs: options.timeoutMs ?? PETITION_FETCH_TIMEOUT_MS,
@@ -46,7 +46,7 @@ export async function getPetition(db: Executor, clock: Clock, options: PetitionO
   }
   await savePetitionAttempt(db, sourceUrl, clock());
   if (cachedData) return cachedData;
-  throw unavailable('The petition status is not available yet.');
+  throw petitionProblems.unavailable('The petition status is not available yet.');
 }
 
 function toData(row: PetitionCacheTable): PetitionData | null {
@@ -58,6 +58,3 @@ function ageSeconds(then: Date, now: Date): number {
   return (now.getTime() - then.getTime()) / 1000;
 }
 
-function unavailable(detail: string): ApiProblem {
-  return new ApiProblem(503, 'petition.unavailable', detail);
-}

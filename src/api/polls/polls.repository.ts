@@ -82,9 +82,3 @@ export async function countEligibleVoters(db: Executor, regionId: number, scope:
   const row = await query.executeTakeFirstOrThrow();
   return Number(row.n);
 }
-
-export async function isRegionMember(db: Executor, userId: number, regionId: number): Promise<boolean> {
-  const row = await db.selectFrom('region_memberships').select('user_id')
-    .where('user_id', '=', userId).where('region_id', '=', regionId).executeTakeFirst();
-  return row !== undefined;
-}

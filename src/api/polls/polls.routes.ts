@@ -2,8 +2,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
-import { ProblemSchema } from '../../http/problem-schema.ts';
-import { assertValidInput, assertValidParams } from '../../http/validation-order.ts';
+import { requireActor } from '../actor.ts';
+import { ProblemSchema } from '../plugin/problem-schema.ts';
+import { assertValidInput, assertValidParams } from '../plugin/validation-order.ts';
+import { lookupId } from '../row-id.ts';
 import { PollParams, PollPatchBody, PollSchema } from './polls.schemas.ts';
 import { editPoll, getPoll } from './polls.service.ts';
 
@@ -17,10 +19,7 @@ export const pollRoutes: FastifyPluginAsyncTypebox<PollRoutesOptions> = async (a
       params: PollParams,
       response: { 200: PollSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
     },
-  }, async (request) => {
-    const session = (await request.getSession())!;
-    return getPoll(db, session.user, request.params.pollId);
-  });
+  }, async (request) => getPoll(db, await requireActor(request), lookupId(request.params.pollId)));
 
   api.patch('/polls/:pollId', {
     config: { auth: 'required' },
@@ -33,7 +32,7 @@ export const pollRoutes: FastifyPluginAsyncTypebox<PollRoutesOptions> = async (a
     },
   }, async (request) => {
     assertValidParams(request);
-    const session = (await request.getSession())!;
-    return editPoll(db, clock, session.user, request.params.pollId, request.body ?? {}, () => assertValidInput(request));
+    const actor = await requireActor(request);
+    return editPoll(db, clock, actor, lookupId(request.params.pollId), request.body ?? {}, () => assertValidInput(request));
   });
 };

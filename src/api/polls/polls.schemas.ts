@@ -1,6 +1,6 @@
 /** The seed's poll object and its update body. */
 import { Type, type Static } from '@sinclair/typebox';
-import { NO_NUL_PATTERN } from '../../http/row-id.ts';
+import { NO_NUL_PATTERN } from '../row-id.ts';
 import { IdParam } from '../params.ts';
 
 export const PollSchema = Type.Object({

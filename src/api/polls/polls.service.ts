@@ -6,30 +6,30 @@
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
-import { ApiProblem, ValidationFailed } from '../../http/problem.ts';
-import { toRowId } from '../../http/row-id.ts';
+import { isRegionMember } from '../../accounts/region-access.ts';
+import type { Actor } from '../actor.ts';
+import { ValidationFailed } from '../plugin/problem.ts';
 import { hasStarted, isAuthor, mayViewPoll, valuesOfType } from './polls.policy.ts';
+import { pollProblems } from './polls.problems.ts';
 import {
-  countEligibleVoters, findPoll, insertPoll, isRegionMember, replaceOptions, updatePollTexts,
+  countEligibleVoters, findPoll, insertPoll, replaceOptions, updatePollTexts,
   type NewPoll, type PollRow,
 } from './polls.repository.ts';
 import type { Poll, PollPatch } from './polls.schemas.ts';
 
-interface Caller { id: number; role: number }
-
-export async function getPoll(db: Executor, caller: Caller, pollId: string): Promise<Poll> {
+export async function getPoll(db: Executor, actor: Actor, pollId: number): Promise<Poll> {
   const poll = await findExistingPoll(db, pollId);
-  if (!mayViewPoll(caller, poll, await isRegionMember(db, caller.id, poll.region_id))) {
-    throw new ApiProblem(403, 'poll.forbidden', 'You may not see this poll.');
+  if (!mayViewPoll(actor, poll, await isRegionMember(db, actor.id, poll.region_id))) {
+    throw pollProblems.mayNotView();
   }
   return toPoll(poll);
 }
 
 /** 404 → 403 (not the author, or voting started) → `checkInput()` → 400 option rules. */
-export async function editPoll(db: DB, clock: Clock, caller: Caller, pollId: string, patch: PollPatch, checkInput: () => void): Promise<Poll> {
+export async function editPoll(db: DB, clock: Clock, actor: Actor, pollId: number, patch: PollPatch, checkInput: () => void): Promise<Poll> {
   const poll = await findExistingPoll(db, pollId);
-  if (!isAuthor(caller, poll)) throw new ApiProblem(403, 'poll.forbidden', 'Only the author may edit this poll.');
-  if (hasStarted(poll, clock())) throw startedProblem();
+  if (!isAuthor(actor, poll)) throw pollProblems.notAuthor();
+  if (hasStarted(poll, clock())) throw pollProblems.started();
   checkInput();
   const changes = {
     ...(patch.name === undefined ? {} : { name: requireText(patch.name, 'name') }),
@@ -38,7 +38,7 @@ export async function editPoll(db: DB, clock: Clock, caller: Caller, pollId: str
   };
   const options = patch.options === undefined ? undefined : cleanOptions(patch.options);
   await db.transaction().execute(async (trx) => {
-    if (!(await updatePollTexts(trx, poll.id, changes, clock()))) throw startedProblem();
+    if (!(await updatePollTexts(trx, poll.id, changes, clock()))) throw pollProblems.started();
     if (options) await replaceOptions(trx, poll.id, options, valuesOfType(poll.type));
   });
   return toPoll((await findPoll(db, poll.id))!);
@@ -69,15 +69,10 @@ function requireText(value: string, field: string): string {
   return text;
 }
 
-async function findExistingPoll(db: Executor, pollId: string): Promise<PollRow> {
-  const id = toRowId(pollId);
-  const poll = id === null ? undefined : await findPoll(db, id);
-  if (!poll) throw new ApiProblem(404, 'poll.not-found', 'There is no such poll.');
+async function findExistingPoll(db: Executor, pollId: number): Promise<PollRow> {
+  const poll = await findPoll(db, pollId);
+  if (!poll) throw pollProblems.notFound();
   return poll;
-}
-
-function startedProblem(): ApiProblem {
-  return new ApiProblem(403, 'poll.started', 'Voting has started: the poll can no longer be changed.');
 }
 
 function toPoll(row: PollRow): Poll {

@@ -3,8 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Config } from '../../config.ts';
 import type { KeyMaterial } from '../../oauth/keys/key-material.ts';
-import { ApiProblem } from '../../http/problem.ts';
-import { ProblemSchema } from '../../http/problem-schema.ts';
+import { ProblemSchema } from '../plugin/problem-schema.ts';
+import { pushProblems } from './push.problems.ts';
 import { loadVapidKeys } from './vapid-keys.ts';
 
 export interface PushRoutesOptions { config: Config; keys: KeyMaterial }
@@ -27,7 +27,7 @@ export const pushRoutes: FastifyPluginAsyncTypebox<PushRoutesOptions> = async (a
     },
   }, async (request) => {
     const info = Object.hasOwn(serverInformation, request.params.type) ? serverInformation[request.params.type] : undefined;
-    if (!info) throw new ApiProblem(404, 'push.unknown-type', `There is no push notification type "${request.params.type}".`);
+    if (!info) throw pushProblems.unknownType(request.params.type);
     return info;
   });
 };

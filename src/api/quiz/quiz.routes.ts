@@ -1,9 +1,10 @@
 /** `/api/quiz/...`: a user's quiz sessions; removing one (seed: REST API table). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { DB } from '../../db/database.ts';
-import { ProblemSchema } from '../../http/problem-schema.ts';
+import { ProblemSchema } from '../plugin/problem-schema.ts';
 import { requireActor } from '../actor.ts';
-import { EmptyObject, lookupId } from '../params.ts';
+import { EmptyObject } from '../params.ts';
+import { lookupId } from '../row-id.ts';
 import { FoodsaverParams, QuizOverviewSchema, QuizSessionParams } from './quiz.schemas.ts';
 import { listQuizOverview, removeQuizSession } from './quiz.service.ts';
 

@@ -2,33 +2,33 @@
 import { isOrga } from '../../accounts/roles.ts';
 import { findUserById } from '../../accounts/users.repository.ts';
 import type { DB } from '../../db/database.ts';
-import { ApiProblem } from '../../http/problem.ts';
 import { toRfc3339, toRfc3339OrNull } from '../params.ts';
-import type { Actor } from '../region-access.repository.ts';
+import type { Actor } from '../actor.ts';
 import { deleteQuizSession, findQuizSession, listQuizzesByIds, listSessionsOfUser, type QuizRow, type QuizSessionRow } from './quiz.repository.ts';
+import { quizProblems } from './quiz.problems.ts';
 import type { QuizOverviewEntry } from './quiz.schemas.ts';
 
 /** Orga, or the user themselves. */
 export async function listQuizOverview(db: DB, actor: Actor, userId: number): Promise<QuizOverviewEntry[]> {
-  if (!(await findUserById(db, userId))) throw new ApiProblem(404, 'quiz.user-not-found', `There is no user ${userId}.`);
+  if (!(await findUserById(db, userId))) throw quizProblems.userNotFound(userId);
   if (actor.id !== userId && !isOrga(actor)) {
-    throw new ApiProblem(403, 'quiz.forbidden', 'Only orga may see other users\' quiz sessions.');
+    throw quizProblems.othersSessions();
   }
   const sessions = await listSessionsOfUser(db, userId);
   const quizzes = await listQuizzesByIds(db, [...new Set(sessions.map((s) => s.quiz_id))]);
   return quizzes.map((quiz) => ({
-    quiz: describeQuiz(quiz),
-    sessions: sessions.filter((s) => s.quiz_id === quiz.id).map(describeSession),
+    quiz: toQuiz(quiz),
+    sessions: sessions.filter((s) => s.quiz_id === quiz.id).map(toQuizSession),
   }));
 }
 
 export async function removeQuizSession(db: DB, actor: Actor, sessionId: number): Promise<void> {
-  if (!(await findQuizSession(db, sessionId))) throw new ApiProblem(404, 'quiz.session-not-found', `There is no quiz session ${sessionId}.`);
-  if (!isOrga(actor)) throw new ApiProblem(403, 'quiz.forbidden', 'Only orga may delete quiz sessions.');
-  if (!(await deleteQuizSession(db, sessionId))) throw new ApiProblem(404, 'quiz.session-not-found', `There is no quiz session ${sessionId}.`);
+  if (!(await findQuizSession(db, sessionId))) throw quizProblems.sessionNotFound(sessionId);
+  if (!isOrga(actor)) throw quizProblems.notOrga();
+  if (!(await deleteQuizSession(db, sessionId))) throw quizProblems.sessionNotFound(sessionId);
 }
 
-function describeQuiz(row: QuizRow): QuizOverviewEntry['quiz'] {
+function toQuiz(row: QuizRow): QuizOverviewEntry['quiz'] {
   return {
     id: row.id,
     name: row.name,
@@ -40,7 +40,7 @@ function describeQuiz(row: QuizRow): QuizOverviewEntry['quiz'] {
   };
 }
 
-function describeSession(row: QuizSessionRow): QuizOverviewEntry['sessions'][number] {
+function toQuizSession(row: QuizSessionRow): QuizOverviewEntry['sessions'][number] {
   return {
     id: row.id,
     foodsaverId: row.foodsaver_id,

@@ -2,10 +2,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
-import { ProblemSchema } from '../../http/problem-schema.ts';
+import { ProblemSchema } from '../plugin/problem-schema.ts';
 import { requireActor } from '../actor.ts';
-import { assertValidInput, assertValidParams } from '../../http/validation-order.ts';
-import { lookupId } from '../params.ts';
+import { assertValidInput, assertValidParams } from '../plugin/validation-order.ts';
+import { lookupId } from '../row-id.ts';
 import { RegionParams, RegionPinBody, RegionPinSchema } from './region-pins.schemas.ts';
 import { readRegionPin, setRegionPin } from './region-pins.service.ts';
 

@@ -2,17 +2,18 @@
 import { findRegionById } from '../../accounts/regions.repository.ts';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
-import { ApiProblem } from '../../http/problem.ts';
-import { isRegionAmbassador, type Actor } from '../region-access.repository.ts';
+import { regionProblems } from '../region.problems.ts';
+import { isRegionAmbassador } from '../../accounts/region-access.ts';
+import type { Actor } from '../actor.ts';
 import { maySetRegionPin } from './region-pins.policy.ts';
 import { findRegionWithPin, upsertRegionPin } from './region-pins.repository.ts';
 import type { RegionPin } from './region-pins.schemas.ts';
 
 export async function readRegionPin(db: DB, regionId: number): Promise<RegionPin> {
   const region = await findRegionWithPin(db, regionId);
-  if (!region) throw new ApiProblem(404, 'region.not-found', `There is no region ${regionId}.`);
+  if (!region) throw regionProblems.notFound(regionId);
   const { pin } = region;
-  if (!pin) throw new ApiProblem(404, 'region.pin-not-found', `Region ${regionId} has no pin.`);
+  if (!pin) throw regionProblems.pinNotFound(regionId);
   return { lat: pin.lat, lon: pin.lon, description: pin.description, status: pin.status };
 }
 
@@ -23,7 +24,7 @@ export async function readRegionPin(db: DB, regionId: number): Promise<RegionPin
 export async function setRegionPin(db: DB, clock: Clock, actor: Actor, regionId: number, pin: RegionPin, checkInput: () => void): Promise<RegionPin> {
   await findRegionOrThrow(db, regionId);
   if (!maySetRegionPin(actor, await isRegionAmbassador(db, actor.id, regionId))) {
-    throw new ApiProblem(403, 'region.forbidden', 'Only orga and ambassadors of this region may set its pin.');
+    throw regionProblems.mayNotSetPin();
   }
   checkInput();
   await upsertRegionPin(db, { region_id: regionId, ...pin }, clock());
@@ -31,5 +32,5 @@ export async function setRegionPin(db: DB, clock: Clock, actor: Actor, regionId:
 }
 
 async function findRegionOrThrow(db: DB, regionId: number): Promise<void> {
-  if (!(await findRegionById(db, regionId))) throw new ApiProblem(404, 'region.not-found', `There is no region ${regionId}.`);
+  if (!(await findRegionById(db, regionId))) throw regionProblems.notFound(regionId);
 }

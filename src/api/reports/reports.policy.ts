@@ -1,5 +1,5 @@
 import { isOrga } from '../../accounts/roles.ts';
-import type { Actor } from '../region-access.repository.ts';
+import type { Actor } from '../actor.ts';
 
 /** Orga handle reports, but never one about themselves (SPEC-API). */
 export function mayDeleteReport(actor: Actor, report: { reportedId: number }): boolean {

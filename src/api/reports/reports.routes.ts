@@ -2,9 +2,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { DB } from '../../db/database.ts';
-import { ProblemSchema } from '../../http/problem-schema.ts';
+import { ProblemSchema } from '../plugin/problem-schema.ts';
 import { requireActor } from '../actor.ts';
-import { EmptyObject, IdParam, lookupId } from '../params.ts';
+import { EmptyObject, IdParam } from '../params.ts';
+import { lookupId } from '../row-id.ts';
 import { removeReport } from './reports.service.ts';
 
 export interface ReportRoutesOptions { db: DB }

@@ -1,15 +1,15 @@
 /** Removing a report (SPEC-API: DELETE /api/report/{reportId}). */
 import type { DB } from '../../db/database.ts';
-import { ApiProblem } from '../../http/problem.ts';
-import type { Actor } from '../region-access.repository.ts';
+import type { Actor } from '../actor.ts';
 import { mayDeleteReport } from './reports.policy.ts';
+import { reportProblems } from './reports.problems.ts';
 import { deleteReport, findReport } from './reports.repository.ts';
 
 export async function removeReport(db: DB, actor: Actor, reportId: number): Promise<void> {
   const report = await findReport(db, reportId);
-  if (!report) throw new ApiProblem(404, 'report.not-found', `There is no report ${reportId}.`);
+  if (!report) throw reportProblems.notFound(reportId);
   if (!mayDeleteReport(actor, { reportedId: report.reported_id })) {
-    throw new ApiProblem(403, 'report.forbidden', 'Only orga may delete reports, and not reports about themselves.');
+    throw reportProblems.mayNotDelete();
   }
-  if (!(await deleteReport(db, report.id))) throw new ApiProblem(404, 'report.not-found', `There is no report ${reportId}.`);
+  if (!(await deleteReport(db, report.id))) throw reportProblems.notFound(reportId);
 }

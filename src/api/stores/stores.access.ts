@@ -1,13 +1,14 @@
 /** Looks up a store and the actor's relation to it, answering 404 for an unknown store. */
 import type { Executor } from '../../db/executor.ts';
-import { ApiProblem } from '../../http/problem.ts';
-import { isRegionAmbassador, type Actor } from '../region-access.repository.ts';
+import { isRegionAmbassador } from '../../accounts/region-access.ts';
+import type { Actor } from '../actor.ts';
 import type { StoreRelation } from './stores.policy.ts';
+import { storeProblems } from './stores.problems.ts';
 import { findStore, findTeamRole, lockStore, type StoreRow } from './stores.repository.ts';
 
 export async function findStoreOrThrow(db: Executor, storeId: number, options: { lock?: boolean } = {}): Promise<StoreRow> {
   const store = options.lock ? await lockStore(db, storeId) : await findStore(db, storeId);
-  if (!store) throw new ApiProblem(404, 'store.not-found', `There is no store ${storeId}.`);
+  if (!store) throw storeProblems.notFound(storeId);
   return store;
 }
 

@@ -3,9 +3,9 @@ import { ROLES } from '../../accounts/roles.ts';
 import { findUserById } from '../../accounts/users.repository.ts';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
-import { ApiProblem } from '../../http/problem.ts';
-import type { Actor } from '../region-access.repository.ts';
+import type { Actor } from '../actor.ts';
 import { findStoreOrThrow, relationToStore } from './stores.access.ts';
+import { storeProblems } from './stores.problems.ts';
 import { MAX_STORE_MANAGERS, mayAppointManager, mayExceedManagerLimit } from './stores.policy.ts';
 import { countManagers, findTeamRole, insertStoreLog, setTeamRole } from './stores.repository.ts';
 
@@ -18,21 +18,21 @@ export async function appointStoreManager(db: DB, clock: Clock, actor: Actor, st
   const store = await findStoreOrThrow(db, storeId);
   const relation = await relationToStore(db, store, actor);
   if (!mayAppointManager(actor, relation)) {
-    throw new ApiProblem(403, 'store.forbidden', 'Only orga, the store\'s managers and ambassadors of its region may appoint store managers.');
+    throw storeProblems.mayNotAppoint();
   }
   const user = await findUserById(db, userId);
-  if (!user) throw new ApiProblem(422, 'store.user-not-found', `There is no user ${userId}.`);
+  if (!user) throw storeProblems.userNotFound(userId);
   if (user.role < ROLES['store-manager']) {
-    throw new ApiProblem(422, 'store.role-too-low', 'The user\'s role is below store manager: they must pass the store manager quiz first.');
+    throw storeProblems.roleTooLow();
   }
   const now = clock();
   await db.transaction().execute(async (trx) => {
     await findStoreOrThrow(trx, store.id, { lock: true });
     if (await findTeamRole(trx, store.id, user.id) === 'manager') {
-      throw new ApiProblem(422, 'store.already-manager', 'The user already manages this store.');
+      throw storeProblems.alreadyManager();
     }
     if (!mayExceedManagerLimit(actor, relation) && await countManagers(trx, store.id) >= MAX_STORE_MANAGERS) {
-      throw new ApiProblem(422, 'store.manager-limit', `A store has at most ${MAX_STORE_MANAGERS} managers.`);
+      throw storeProblems.managerLimit(MAX_STORE_MANAGERS);
     }
     await setTeamRole(trx, store.id, user.id, 'manager', now);
     await insertStoreLog(trx, {

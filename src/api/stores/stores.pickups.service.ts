@@ -1,11 +1,12 @@
 /** Signing up for a pickup slot (SPEC-API: POST /api/stores/{storeId}/pickups/{pickupDate}/{fsId}). */
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
-import { ApiProblem, ValidationFailed } from '../../http/problem.ts';
-import type { Actor } from '../region-access.repository.ts';
+import { ValidationFailed } from '../plugin/problem.ts';
+import type { Actor } from '../actor.ts';
 import { parseRfc3339, type ParsedDateTime } from '../rfc3339.ts';
 import { findStoreOrThrow, relationToStore } from './stores.access.ts';
 import { maySignUpForPickup } from './stores.policy.ts';
+import { storeProblems } from './stores.problems.ts';
 import { findPickupSlot, insertSignup, listSignupUserIds, lockPickupSlot } from './stores.pickups.repository.ts';
 import { insertStoreLog } from './stores.repository.ts';
 
@@ -38,21 +39,21 @@ export async function signUpForPickup(db: DB, clock: Clock, actor: Actor, reques
   const store = await findStoreOrThrow(db, request.storeId);
   const slotMissing = request.pickupDate.hasSubMillisecond || !isStorableInstant(request.pickupDate.date)
     || !(await findPickupSlot(db, store.id, request.pickupDate.date));
-  if (slotMissing) throw slotNotFound(store.id, request.pickupDate);
-  if (request.userId !== actor.id) throw new ApiProblem(403, 'store.forbidden', 'You can only sign up yourself for a pickup.');
+  if (slotMissing) throw storeProblems.slotNotFound(store.id, request.pickupDate.text);
+  if (request.userId !== actor.id) throw storeProblems.notYourself();
   const relation = await relationToStore(db, store, actor);
   if (!maySignUpForPickup(actor, relation)) {
-    throw new ApiProblem(403, 'store.forbidden', 'Only verified members and managers of the store may sign up for its pickups.');
+    throw storeProblems.mayNotSignUp();
   }
   const isConfirmed = relation.teamRole === 'manager';
   const now = clock();
   await db.transaction().execute(async (trx) => {
     const slot = await lockPickupSlot(trx, store.id, request.pickupDate.date);
-    if (!slot) throw slotNotFound(store.id, request.pickupDate);
-    if (slot.pickup_at.getTime() <= now.getTime()) throw new ApiProblem(409, 'store.pickup-in-past', 'This pickup has already taken place.');
+    if (!slot) throw storeProblems.slotNotFound(store.id, request.pickupDate.text);
+    if (slot.pickup_at.getTime() <= now.getTime()) throw storeProblems.pickupInPast();
     const signedUp = await listSignupUserIds(trx, slot.id);
-    if (signedUp.includes(actor.id)) throw new ApiProblem(409, 'store.pickup-already-signed-up', 'You are already signed up for this pickup.');
-    if (signedUp.length >= slot.capacity) throw new ApiProblem(409, 'store.pickup-full', 'This pickup has no free place left.');
+    if (signedUp.includes(actor.id)) throw storeProblems.alreadySignedUp();
+    if (signedUp.length >= slot.capacity) throw storeProblems.pickupFull();
     await insertSignup(trx, { slotId: slot.id, userId: actor.id, isConfirmed, at: now });
     await insertStoreLog(trx, {
       storeId: store.id, action: 'pickup-signed-up', actingUserId: actor.id, affectedUserId: actor.id,
@@ -62,7 +63,3 @@ export async function signUpForPickup(db: DB, clock: Clock, actor: Actor, reques
   return { isConfirmed };
 }
 
-/** Names the time as sent: its millisecond cut (`.0001Z` → `.000Z`) may be a time at which a slot does exist. */
-function slotNotFound(storeId: number, pickupDate: ParsedDateTime): ApiProblem {
-  return new ApiProblem(404, 'store.pickup-slot-not-found', `Store ${storeId} has no pickup slot at ${pickupDate.text}.`);
-}

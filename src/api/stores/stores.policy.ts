@@ -3,7 +3,7 @@
  * service looks up the facts, these functions decide.
  */
 import { ROLES } from '../../accounts/roles.ts';
-import type { Actor } from '../region-access.repository.ts';
+import type { Actor } from '../actor.ts';
 import type { StoreTeamRole } from './stores.tables.ts';
 
 /** What the service found out about the actor's relation to the store. */

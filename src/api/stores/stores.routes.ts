@@ -2,9 +2,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
-import { ProblemSchema } from '../../http/problem-schema.ts';
+import { ProblemSchema } from '../plugin/problem-schema.ts';
 import { requireActor } from '../actor.ts';
-import { EmptyObject, lookupId } from '../params.ts';
+import { EmptyObject } from '../params.ts';
+import { lookupId } from '../row-id.ts';
 import { parsePickupDate, signUpForPickup } from './stores.pickups.service.ts';
 import { appointStoreManager } from './stores.managers.service.ts';
 import { ManagerParams, PickupParams, PickupSignupSchema, StoreParams, StorePostParams, WallPostListSchema } from './stores.schemas.ts';

@@ -1,11 +1,11 @@
 /** Store wall posts: read the newest, delete one (SPEC-API). */
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
-import { ApiProblem } from '../../http/problem.ts';
 import { toRfc3339 } from '../params.ts';
-import type { Actor } from '../region-access.repository.ts';
+import type { Actor } from '../actor.ts';
 import { findStoreOrThrow, relationToStore } from './stores.access.ts';
 import { mayDeleteWallPost, mayViewWall } from './stores.policy.ts';
+import { storeProblems } from './stores.problems.ts';
 import { insertStoreLog } from './stores.repository.ts';
 import type { WallPost } from './stores.schemas.ts';
 import { deleteWallPost, findWallPost, listNewestWallPosts, type WallPostWithAuthor } from './stores.wall.repository.ts';
@@ -16,10 +16,10 @@ export const WALL_POST_PAGE_SIZE = 50;
 export async function listWallPosts(db: DB, actor: Actor, storeId: number): Promise<WallPost[]> {
   const store = await findStoreOrThrow(db, storeId);
   if (!mayViewWall(actor, await relationToStore(db, store, actor))) {
-    throw new ApiProblem(403, 'store.forbidden', 'You may not view this store\'s wall.');
+    throw storeProblems.mayNotViewWall();
   }
   const rows = await listNewestWallPosts(db, store.id, WALL_POST_PAGE_SIZE);
-  return rows.map(describeWallPost);
+  return rows.map(toWallPost);
 }
 
 /** Deletes a wall post and records it in the store log, in one transaction. */
@@ -27,16 +27,16 @@ export async function removeWallPost(db: DB, clock: Clock, actor: Actor, storeId
   const store = await findStoreOrThrow(db, storeId);
   const post = await findWallPost(db, postId);
   if (!post || post.store_id !== store.id) {
-    throw new ApiProblem(404, 'store.post-not-found', `Store ${storeId} has no wall post ${postId}.`);
+    throw storeProblems.postNotFound(storeId, postId);
   }
   const now = clock();
   const relation = await relationToStore(db, store, actor);
   if (!mayDeleteWallPost(actor, relation, { authorId: post.author_id, createdAt: post.created_at }, now)) {
-    throw new ApiProblem(403, 'store.forbidden', 'You may not remove this wall post.');
+    throw storeProblems.mayNotRemovePost();
   }
   await db.transaction().execute(async (trx) => {
     if (!(await deleteWallPost(trx, post.id))) {
-      throw new ApiProblem(404, 'store.post-not-found', `Store ${storeId} has no wall post ${postId}.`);
+      throw storeProblems.postNotFound(storeId, postId);
     }
     await insertStoreLog(trx, {
       storeId: store.id,
@@ -50,7 +50,7 @@ export async function removeWallPost(db: DB, clock: Clock, actor: Actor, storeId
   });
 }
 
-function describeWallPost(row: WallPostWithAuthor): WallPost {
+function toWallPost(row: WallPostWithAuthor): WallPost {
   return {
     id: row.id,
     foodsaverId: row.author_id,

@@ -10,7 +10,7 @@
  * {@link IMAGES_PER_USER} places (429), so one client cannot fill the queue.
  */
 import { EventEmitter } from 'node:events';
-import { ApiProblem } from '../../http/problem.ts';
+import { uploadProblems } from './uploads.problems.ts';
 
 export const IMAGE_CONCURRENCY = 1;
 export const IMAGE_QUEUE_LENGTH = 4;
@@ -40,12 +40,10 @@ export class ImageWorkQueue {
   async run<T>(userId: number, work: () => Promise<T>): Promise<T> {
     const held = this.perUser.get(userId) ?? 0;
     if (held >= this.limits.perUser) {
-      throw new ApiProblem(429, 'upload.rate-limited', `At most ${this.limits.perUser} images of one user are processed at a time; wait for them to finish.`,
-        undefined, { 'retry-after': String(this.retryAfter()) });
+      throw uploadProblems.tooManyImages(this.limits.perUser, this.retryAfter());
     }
     if (this.running >= this.limits.concurrency && this.waiting.length >= this.limits.queueLength) {
-      throw new ApiProblem(503, 'upload.busy', 'Too many images are being processed; please try again shortly.',
-        undefined, { 'retry-after': String(this.retryAfter()) });
+      throw uploadProblems.busy(this.retryAfter());
     }
     this.perUser.set(userId, held + 1);
     try {

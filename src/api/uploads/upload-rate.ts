@@ -5,7 +5,7 @@
  * together; the image queue holds at most two of them per user at a time.
  */
 import type { Executor } from '../../db/executor.ts';
-import { ApiProblem } from '../../http/problem.ts';
+import { uploadProblems } from './uploads.problems.ts';
 import { countUploadsSince } from './uploads.repository.ts';
 
 export const UPLOADS_PER_WINDOW = 30;
@@ -18,7 +18,5 @@ export async function assertUploadRate(db: Executor, userId: number, now: Date):
   if (count < UPLOADS_PER_WINDOW) return;
   const freeAt = (oldest ?? now).getTime() + UPLOAD_WINDOW_SECONDS * 1000;
   const seconds = Math.max(1, Math.ceil((freeAt - now.getTime()) / 1000));
-  throw new ApiProblem(429, 'upload.rate-limited',
-    `At most ${UPLOADS_PER_WINDOW} uploads in ${UPLOAD_WINDOW_SECONDS / 60} minutes; try again in ${Math.ceil(seconds / 60)} minutes.`,
-    undefined, { 'retry-after': String(seconds) });
+  throw uploadProblems.tooManyUploads(UPLOADS_PER_WINDOW, UPLOAD_WINDOW_SECONDS / 60, seconds);
 }

@@ -4,7 +4,8 @@ import { Type } from '@sinclair/typebox';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
-import { ProblemSchema } from '../../http/problem-schema.ts';
+import { requireActor } from '../actor.ts';
+import { ProblemSchema } from '../plugin/problem-schema.ts';
 import { ImageWorkQueue } from './image-work-queue.ts';
 import { isServedInline } from './upload-content.ts';
 import { UploadBody, UploadInfoSchema, UploadParams } from './uploads.schemas.ts';
@@ -40,10 +41,7 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<UploadRoutesOptions> = asyn
         429: ProblemSchema, 503: ProblemSchema,
       },
     },
-  }, async (request) => {
-    const session = (await request.getSession())!;
-    return storeUpload(db, clock, session.user.id, request.body, { maxBytes: config.maxUploadBytes, images });
-  });
+  }, async (request) => storeUpload(db, clock, await requireActor(request), request.body, { maxBytes: config.maxUploadBytes, images }));
 
   api.get('/uploads/:uuid', {
     schema: {

@@ -7,8 +7,10 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../db/executor.ts';
 import { ifNoneMatchMatches } from '../../http/conditional.ts';
-import { ApiProblem, ValidationFailed } from '../../http/problem.ts';
+import type { Actor } from '../actor.ts';
+import { ValidationFailed } from '../plugin/problem.ts';
 import type { ImageWorkQueue } from './image-work-queue.ts';
+import { uploadProblems } from './uploads.problems.ts';
 import { cleanContent, MAX_IMAGE_SIDE, UnusableImage, type RunImageWork } from './upload-content.ts';
 import { assertUploadRate } from './upload-rate.ts';
 import { findUpload, hasUpload, insertUpload, type StoredUpload } from './uploads.repository.ts';
@@ -34,10 +36,10 @@ export function decodeStrictBase64(text: string): Buffer | null {
  * rate (429); then bad input (400); images wait for room in `images` (503 when full).
  */
 export async function storeUpload(
-  db: Executor, clock: Clock, userId: number, input: { filename: string; body: string }, limits: { maxBytes: number; images: ImageWorkQueue },
+  db: Executor, clock: Clock, actor: Actor, input: { filename: string; body: string }, limits: { maxBytes: number; images: ImageWorkQueue },
 ): Promise<UploadInfo> {
   const { maxBytes } = limits;
-  await assertUploadRate(db, userId, clock());
+  await assertUploadRate(db, actor.id, clock());
   const filename = cleanFilename(input.filename);
   if (filename === '') throw new ValidationFailed([{ field: 'body/filename', message: 'must name the file' }]);
   const bytes = decodeStrictBase64(input.body);
@@ -47,16 +49,16 @@ export async function storeUpload(
   if (bytes.length > maxBytes) {
     throw new ValidationFailed([{ field: 'body/body', message: `the file must not be larger than ${maxBytes} bytes` }]);
   }
-  const clean = await cleanOrRefuse(filename, bytes, (work) => limits.images.run(userId, work));
+  const clean = await cleanOrRefuse(filename, bytes, (work) => limits.images.run(actor.id, work));
   if (clean.content.length > maxBytes) {
     throw new ValidationFailed([{ field: 'body/body', message:
       `the image is still larger than ${maxBytes} bytes after re-encoding (at most ${MAX_IMAGE_SIDE}×${MAX_IMAGE_SIDE} pixels)` }]);
   }
   const upload: StoredUpload = {
-    uuid: randomUUID(), userId, filename, mimeType: clean.mimeType, filesize: clean.content.length, content: clean.content,
+    uuid: randomUUID(), userId: actor.id, filename, mimeType: clean.mimeType, filesize: clean.content.length, content: clean.content,
   };
   await insertUpload(db, upload, clock());
-  return describeUpload(upload);
+  return toUploadInfo(upload);
 }
 
 async function cleanOrRefuse(filename: string, bytes: Buffer, runImageWork: RunImageWork) {
@@ -70,14 +72,14 @@ async function cleanOrRefuse(filename: string, bytes: Buffer, runImageWork: RunI
 
 export async function getUpload(db: Executor, uuid: string): Promise<StoredUpload> {
   const upload = await findUpload(db, uuid.toLowerCase());
-  if (!upload) throw new ApiProblem(404, 'upload.not-found', 'There is no such upload.');
+  if (!upload) throw uploadProblems.notFound();
   return upload;
 }
 
 /** Whether the client's copy named by `If-None-Match` is current; 404 for an unknown upload. */
 export async function isUploadCurrent(db: Executor, uuid: string, ifNoneMatch: string | string[] | undefined): Promise<boolean> {
   if (ifNoneMatch === undefined) return false;
-  if (!(await hasUpload(db, uuid.toLowerCase()))) throw new ApiProblem(404, 'upload.not-found', 'There is no such upload.');
+  if (!(await hasUpload(db, uuid.toLowerCase()))) throw uploadProblems.notFound();
   return ifNoneMatchMatches(ifNoneMatch, uploadEtag(uuid));
 }
 
@@ -86,7 +88,7 @@ export function uploadEtag(uuid: string): string {
   return `"${uuid.toLowerCase()}"`;
 }
 
-export function describeUpload(upload: StoredUpload): UploadInfo {
+export function toUploadInfo(upload: StoredUpload): UploadInfo {
   return { url: `${UPLOAD_URL_PREFIX}${upload.uuid}`, uuid: upload.uuid, filename: upload.filename, mimeType: upload.mimeType, filesize: upload.filesize };
 }
 

@@ -1,11 +1,11 @@
-/** Required regions (SPEC §5.2 step 5): empty = everyone; otherwise membership in any one of them. */
-import type { Executor } from '../../db/executor.ts';
-import { statement } from '../../db/statement.ts';
+/**
+ * Required regions (SPEC §5.2 step 5): a client's empty list admits everyone;
+ * otherwise the user must be a member of any one of them. Pure: the caller
+ * looks up which of the required regions the user belongs to
+ * (accounts/region-access.ts `findMemberRegionIds`).
+ */
 
-const membershipStatement = statement<{ found: number }>('is_in_regions', `
-  select 1 as found from region_memberships where user_id = $1 and region_id = any($2::integer[]) limit 1`);
-
-export async function isInRequiredRegions(db: Executor, userId: number, requiredRegions: readonly number[]): Promise<boolean> {
-  if (requiredRegions.length === 0) return true;
-  return (await membershipStatement.rows(db, [userId, [...requiredRegions]])).length > 0;
+/** Whether a user who is a member of `memberOf` (among the required ones, or more) may use the client. */
+export function isInRequiredRegions(requiredRegions: readonly number[], memberOf: ReadonlySet<number>): boolean {
+  return requiredRegions.length === 0 || requiredRegions.some((regionId) => memberOf.has(regionId));
 }

@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isValidFormToken } from '../../accounts/csrf.ts';
+import { findMemberRegionIds } from '../../accounts/region-access.ts';
 import type { SessionContext } from '../../accounts/sessions.ts';
 import {
   AuthorizationPageError, AuthorizationRedirectError, LOGIN_AFTER_PARAMETER, parseAuthorizationRequest, responseUrl,
@@ -89,7 +90,8 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
       if (req.prompt.has('none')) return redirectWithError(reply, req, new LoginRequired('The user is not logged in.'));
       return reply.redirect(`/login?return_to=${encodeURIComponent(returnToAfterLogin(req, ctx.clock()))}`, 303);
     }
-    if (!(await isInRequiredRegions(ctx.db, session.user.id, req.client.required_regions))) return regionsPage(request, reply, req);
+    const memberOf = await findMemberRegionIds(ctx.db, session.user.id, req.client.required_regions);
+    if (!isInRequiredRegions(req.client.required_regions, memberOf)) return regionsPage(request, reply, req);
     return isDecision ? decide(request, reply, req, session, raw) : consent(request, reply, req, session);
   };
 

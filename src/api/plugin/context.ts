@@ -1,0 +1,46 @@
+/**
+ * The `/api` context (SPEC §4, §7): problem+json errors (error-handler.ts),
+ * 404 for unknown routes, JSON-only bodies (body.ts), closed query strings
+ * (validation.ts), and the order of checks every operation shares: not
+ * logged in → 401 (403 for the two operations the seed lists without 401),
+ * then a missing or wrong `X-CSRF-Token` on POST/PUT/PATCH/DELETE → 403, then
+ * schema validation (routes that answer 404/403 first defer the body and
+ * query part: validation-order.ts). A route that declares no query schema
+ * takes no query parameters. Routes declare what they need in `config`
+ * (route-config.ts).
+ */
+import type { FastifyInstance } from 'fastify';
+import { tokensMatch } from '../../accounts/csrf.ts';
+import { markJsonRoutes } from '../../http/security-headers.ts';
+import { authProblems } from './auth.problems.ts';
+import { installApiBodyParsers } from './body.ts';
+import { installProblemHandlers } from './error-handler.ts';
+import { isMutating, needsCsrfToken } from './route-config.ts';
+import { compileApiValidator } from './validation.ts';
+
+/** The query schema of an operation that declares no query parameters: none are allowed. */
+const NO_QUERY = { type: 'object', properties: {}, additionalProperties: false } as const;
+
+export function installApiContext(api: FastifyInstance): void {
+  // Swagger UI's pages under /api/doc keep the page headers (it sets its own CSP).
+  markJsonRoutes(api, (url) => url.startsWith('/api/doc'));
+  api.setValidatorCompiler(compileApiValidator);
+  installApiBodyParsers(api);
+  // Closed query strings hold on every route, not only where one declares a query:
+  // `DELETE /api/contents/2?foo=1` is a 400 like any other unknown parameter.
+  api.addHook('onRoute', (route) => {
+    if (route.schema?.querystring === undefined) route.schema = { ...route.schema, querystring: NO_QUERY };
+  });
+  api.addHook('onRequest', async (request) => {
+    const config = request.routeOptions.config ?? {};
+    const auth = config.auth ?? 'optional';
+    if (auth === 'optional' && !isMutating(request.method)) return;
+    const session = await request.getSession();
+    if (!session && auth === 'required') throw authProblems.unauthenticated();
+    if (!session && auth === 'required-403') throw authProblems.loggedOut();
+    if (session && needsCsrfToken(request.method, config) && !tokensMatch(session.csrfToken, request.headers['x-csrf-token'])) {
+      throw authProblems.csrfInvalid();
+    }
+  });
+  installProblemHandlers(api);
+}

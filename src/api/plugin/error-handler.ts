@@ -1,0 +1,67 @@
+/**
+ * How `/api` answers every error (SPEC §7): `application/problem+json` with
+ * a stable `code`; schema failures as 400 with one entry per field; anything
+ * else classified (http/failures.ts) without exposing a 5xx's cause.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { classifyFailure, logFailure } from '../../http/failures.ts';
+import type { PrefixErrorWording } from '../../http/prefix-errors.ts';
+import { ApiProblem, problemBody, type FieldError, type ProblemBody } from './problem.ts';
+import type { ProblemCode } from './problem-codes.ts';
+
+export function installProblemHandlers(api: FastifyInstance): void {
+  api.setNotFoundHandler((request, reply) => {
+    sendProblem(reply, problemBody(404, 'request.not-found', `No such operation: ${request.method} ${request.url.split('?')[0]}`));
+  });
+
+  api.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof ApiProblem) {
+      if (error.headers) void reply.headers(error.headers);
+      return sendProblem(reply, error.toBody());
+    }
+    if (error.validation) {
+      return sendProblem(reply, problemBody(400, 'request.invalid', 'The request is invalid.', validationErrors(error)));
+    }
+    const failure = classifyFailure(error);
+    logFailure(request.log, error, failure);
+    return sendProblem(reply, problemBody(failure.status, codeForStatus(failure.status), failure.message));
+  });
+}
+
+export function sendProblem(reply: FastifyReply, body: ProblemBody): FastifyReply {
+  return reply.code(body.status).type('application/problem+json').send(body);
+}
+
+/** Errors raised before routing (a malformed request line, an over-long path segment) under `/api`: problem+json too. */
+export const API_PRE_ROUTING_ERRORS: PrefixErrorWording = {
+  prefix: '/api',
+  contentType: 'application/problem+json',
+  body: (status, detail) => problemBody(status, codeForStatus(status), detail),
+};
+
+function validationErrors(error: FastifyError): FieldError[] {
+  const context = error.validationContext ?? 'body';
+  return (error.validation ?? []).map((v) => {
+    const { missingProperty, additionalProperty } = (v.params ?? {}) as { missingProperty?: string; additionalProperty?: string };
+    const key = missingProperty ?? additionalProperty;
+    const path = `${v.instancePath}${key === undefined ? '' : `/${key}`}`;
+    const unknown = context === 'body' ? 'is not a field of this operation' : 'is not a parameter of this operation';
+    const message = additionalProperty === undefined ? v.message ?? 'is invalid' : unknown;
+    return { field: `${context}${path}`, message };
+  });
+}
+
+function codeForStatus(status: number): ProblemCode {
+  switch (status) {
+    case 403: return 'request.forbidden';
+    case 404: return 'request.not-found';
+    case 405: return 'request.method-not-allowed';
+    case 408: return 'request.timeout';
+    case 413: return 'request.too-large';
+    case 415: return 'request.unsupported-media-type';
+    case 429: return 'auth.too-many-attempts';
+    case 431: return 'request.headers-too-large';
+    case 503: return 'server.unavailable';
+    default: return status >= 500 ? 'server.error' : 'request.invalid';
+  }
+}

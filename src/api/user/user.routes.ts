@@ -1,0 +1,83 @@
+/** `/api/user/*`: JSON login for apps, logout, and the current user (SPEC §4). */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { DB } from '../../db/database.ts';
+import { CurrentUserSchema, describeCurrentUser } from '../../accounts/current-user.ts';
+import { DEVICE_COOKIE, setDeviceCookie } from '../../accounts/login-device-cookie.ts';
+import { InvalidCredentials, logIn, LoginThrottled, logOut } from '../../accounts/login.service.ts';
+import { clearSessionCookies, SESSION_COOKIE, setSessionCookies } from '../../accounts/session-http.ts';
+import type { KeyMaterial } from '../../oauth/keys/key-material.ts';
+import { derivedKeys } from '../../oauth/keys/derived-keys.ts';
+import { requireSession } from '../actor.ts';
+import { ApiProblem } from '../plugin/problem.ts';
+import { ProblemSchema } from '../plugin/problem-schema.ts';
+
+export interface UserRoutesOptions {
+  config: Config;
+  db: DB;
+  clock: Clock;
+  keys: KeyMaterial;
+}
+
+const LoginBody = Type.Object({
+  email: Type.String({ minLength: 1, maxLength: 254 }),
+  password: Type.String({ minLength: 1, maxLength: 1024 }),
+  rememberMe: Type.Optional(Type.Boolean({ default: false })),
+}, { additionalProperties: false });
+
+export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (api, { config, db, clock, keys }) => {
+  const deviceKey = derivedKeys(keys).loginDevice;
+  api.post('/user/login', {
+    config: { csrf: false },
+    schema: {
+      tags: ['user'],
+      summary: 'Log in with email and password; sets the session and CSRF_TOKEN cookies',
+      body: LoginBody,
+      response: { 200: CurrentUserSchema, 400: ProblemSchema, 401: ProblemSchema, 429: ProblemSchema },
+    },
+  }, async (request, reply) => {
+    const { email, password, rememberMe = false } = request.body;
+    const { session, user, deviceCookie } = await logIn(db, clock, deviceKey, {
+      email, password, rememberMe, ip: request.ip,
+      previousSessionId: request.cookies[SESSION_COOKIE], deviceCookie: request.cookies[DEVICE_COOKIE],
+    }).catch((error: unknown) => { throw loginProblem(error); });
+    setSessionCookies(reply, config, clock, session);
+    setDeviceCookie(reply, config, deviceCookie);
+    return describeCurrentUser(db, user, session.csrfToken);
+  });
+
+  api.post('/user/logout', {
+    config: { auth: 'required' },
+    schema: {
+      tags: ['user'],
+      summary: 'End the session',
+      response: { 204: Type.Null(), 401: ProblemSchema, 403: ProblemSchema },
+    },
+  }, async (request, reply) => {
+    await logOut(db, request.cookies[SESSION_COOKIE]);
+    clearSessionCookies(reply, config);
+    return reply.code(204).send(null);
+  });
+
+  api.get('/user/current', {
+    config: { auth: 'required' },
+    schema: {
+      tags: ['user'],
+      summary: 'The logged-in user and the CSRF token',
+      response: { 200: CurrentUserSchema, 401: ProblemSchema },
+    },
+  }, async (request) => {
+    const session = await requireSession(request);
+    return describeCurrentUser(db, session.user, session.csrfToken);
+  });
+};
+
+function loginProblem(error: unknown): unknown {
+  if (error instanceof InvalidCredentials) return new ApiProblem(401, 'auth.invalid-credentials', error.message);
+  if (error instanceof LoginThrottled) {
+    return new ApiProblem(429, 'auth.too-many-attempts', error.message, undefined, { 'retry-after': String(error.retryAfterSeconds) });
+  }
+  return error;
+}

@@ -1,0 +1,105 @@
+/**
+ * Forum subscriptions (PUT/GET /api/regions/{regionId}/forum/subscriptions)
+ * and PATCH /api/notifications/regions: the same per-region setting.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp, type LoggedIn } from '../helpers/fixture.ts';
+import { BAD_IDS, expectKeys, expectProblem } from '../helpers/api.ts';
+import { makeRegion, type TestUser } from '../helpers/factories.ts';
+import type { TestSession } from '../helpers/session.ts';
+
+const t = useTestApp();
+let region: number;
+let group: number;
+let otherRegion: number;
+let member: TestUser;
+const s: Record<string, LoggedIn> = {};
+
+beforeAll(async () => {
+  region = await makeRegion(t.db);
+  group = await makeRegion(t.db, { type: 'working-group', parentId: region });
+  otherRegion = await makeRegion(t.db);
+  s.member = await t.as('foodsaver', { regionIds: [region, group] });
+  member = s.member.user;
+  s.outsider = await t.as('ambassador', { regionIds: [otherRegion], ambassadorOf: [otherRegion] });
+  s.orga = await t.as('orga');
+});
+
+const subscriptions = async (userId: number) =>
+  (await t.db.selectFrom('forum_subscriptions').select('region_id').where('user_id', '=', userId).orderBy('region_id').execute()).map((r) => r.region_id);
+const subscribe = (session: TestSession | undefined, regionId: number | string, query: string) =>
+  t.call('PUT', `/api/regions/${regionId}/forum/subscriptions${query}`, session);
+
+describe('PUT /api/regions/{regionId}/forum/subscriptions', () => {
+  it('lets a member follow and unfollow; GET reports {isFollowing}', async () => {
+    const response = await subscribe(s.member, region, '?isFollowing=true');
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toEqual({});
+    expect(await subscriptions(member.id)).toEqual([region]);
+    const read = await t.call('GET', `/api/regions/${region}/forum/subscriptions`, s.member);
+    expectKeys(read.json(), ['isFollowing']);
+    expect(read.json()).toEqual({ isFollowing: true });
+    expect((await subscribe(s.member, region, '?isFollowing=true')).statusCode).toBe(200);
+    expect((await subscribe(s.member, region, '?isFollowing=false')).statusCode).toBe(200);
+    expect(await subscriptions(member.id)).toEqual([]);
+    expect((await t.call('GET', `/api/regions/${region}/forum/subscriptions`, s.member)).json()).toEqual({ isFollowing: false });
+  });
+
+  it('lets orga follow any region', async () => {
+    expect((await subscribe(s.orga, otherRegion, '?isFollowing=true')).statusCode).toBe(200);
+    expect((await t.call('GET', `/api/regions/${otherRegion}/forum/subscriptions`, s.orga)).json()).toEqual({ isFollowing: true });
+  });
+
+  it('answers 401, 403 (CSRF, non-member), 404 unknown region, 400 without or with a bad isFollowing; writes nothing', async () => {
+    expectProblem(await subscribe(undefined, region, '?isFollowing=true'), 401, 'auth.unauthenticated');
+    expectProblem(await t.app.inject({ method: 'PUT', url: `/api/regions/${region}/forum/subscriptions?isFollowing=true`, headers: { cookie: s.member!.cookie } }), 403, 'auth.csrf-invalid');
+    expectProblem(await subscribe(s.outsider, region, '?isFollowing=true'), 403, 'region.forbidden');
+    expectProblem(await subscribe(s.outsider, region, ''), 403, 'region.forbidden');
+    expectProblem(await subscribe(s.member, 999_999, ''), 404, 'region.not-found');
+    for (const query of ['', '?isFollowing=', '?isFollowing=maybe', '?isfollowing=true', '?isFollowing=true&notify=1', '?isFollowing[]=true']) {
+      expectProblem(await subscribe(s.member, region, query), 400, 'request.invalid');
+    }
+    const unknown = await subscribe(s.member, region, '?isFollowing=true&notify=1');
+    expect(unknown.json().errors).toEqual([{ field: 'querystring/notify', message: 'is not a parameter of this operation' }]);
+    expectProblem(await t.call('GET', `/api/regions/${region}/forum/subscriptions`, s.outsider), 403, 'region.forbidden');
+    expectProblem(await t.call('GET', `/api/regions/${region}/forum/subscriptions`), 401);
+    expect(await subscriptions(member.id)).toEqual([]);
+    for (const bad of BAD_IDS) {
+      const response = await subscribe(s.orga, bad, '?isFollowing=true');
+      expect([400, 404], `${bad}: ${response.body}`).toContain(response.statusCode);
+    }
+  });
+});
+
+describe('PATCH /api/notifications/regions', () => {
+  const patch = (session: TestSession | undefined, payload: unknown) => t.call('PATCH', '/api/notifications/regions', session, payload);
+
+  it('updates every listed region and working group in one go', async () => {
+    const response = await patch(s.member, [{ id: region, notifyByEmailAboutNewThreads: true }, { id: group, notifyByEmailAboutNewThreads: true }]);
+    expect(response.statusCode, response.body).toBe(200);
+    expect(response.json()).toEqual({});
+    expect(await subscriptions(member.id)).toEqual([region, group]);
+    expect((await patch(s.member, [{ id: group, notifyByEmailAboutNewThreads: false }])).statusCode).toBe(200);
+    expect(await subscriptions(member.id)).toEqual([region]);
+    expect((await patch(s.member, [])).statusCode).toBe(200);
+    expect(await subscriptions(member.id)).toEqual([region]);
+  });
+
+  it('answers 403 when logged out, without CSRF, or when any id is not a region of the caller; nothing changes', async () => {
+    const change = [{ id: region, notifyByEmailAboutNewThreads: false }, { id: group, notifyByEmailAboutNewThreads: true }];
+    expectProblem(await patch(undefined, change), 403, 'auth.forbidden');
+    expectProblem(await t.app.inject({ method: 'PATCH', url: '/api/notifications/regions', headers: { cookie: s.member!.cookie }, payload: change }), 403, 'auth.csrf-invalid');
+    for (const foreign of [otherRegion, 999_999, 0, -1, 2_147_483_648, 1e15]) {
+      expectProblem(await patch(s.member, [...change, { id: foreign, notifyByEmailAboutNewThreads: true }]), 403, 'region.forbidden');
+    }
+    expect(await subscriptions(member.id)).toEqual([region]);
+  });
+
+  it('answers 400 for a malformed body and for a region listed twice, changing nothing', async () => {
+    for (const bad of [{}, [{ id: region }], [{ id: 'x', notifyByEmailAboutNewThreads: true }], [{ id: 1.5, notifyByEmailAboutNewThreads: true }],
+      [{ id: region, notifyByEmailAboutNewThreads: true }, { id: region, notifyByEmailAboutNewThreads: false }]]) {
+      expectProblem(await patch(s.member, bad), 400, 'request.invalid');
+    }
+    expect(await subscriptions(member.id)).toEqual([region]);
+  });
+});

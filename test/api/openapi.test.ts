@@ -1,0 +1,158 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../helpers/fixture.ts';
+import { listRoutes, toOpenApiPath } from '../helpers/routes.ts';
+
+interface Operation { tags?: string[]; summary?: string; security?: Record<string, string[]>[]; requestBody?: unknown; responses: Record<string, unknown> }
+interface Document { openapi: string; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, unknown> } }
+
+/** The seed's operations with the status codes its Errors table lists (otherwise its success code). */
+const SEED_OPERATIONS: [string, string, number[]][] = [
+  ['delete', '/api/report/{reportId}', [200]],
+  ['get', '/api/quiz/sessions/{foodsaverId}', [200]],
+  ['delete', '/api/quiz/session/{sessionId}', [200, 400, 401, 404]],
+  ['get', '/api/region/{regionId}/pin', [200]],
+  ['get', '/api/stores/{storeId}/posts', [200, 401, 403]],
+  ['delete', '/api/stores/{storeId}/posts/{postId}', [200, 401, 403]],
+  ['post', '/api/stores/{storeId}/pickups/{pickupDate}/{fsId}', [200]],
+  ['post', '/api/stores/{storeId}/managers/{userId}', [200, 401, 403, 404, 422]],
+  ['post', '/api/contents', [200, 401, 403, 404]],
+  ['delete', '/api/contents/{contentId}', [200]],
+  ['patch', '/api/content/{contentId}', [200]],
+  ['patch', '/api/baskets/{basketId}', [200, 401, 403, 404]],
+  ['post', '/api/baskets/{basketId}/withdraw', [200, 401, 404]],
+  ['patch', '/api/polls/{pollId}', [200, 401, 403, 404]],
+  ['put', '/api/regions/{regionId}/forum/subscriptions', [200, 401, 403]],
+  ['patch', '/api/feature-toggles/{featureToggle}', [200, 403, 404]],
+  ['patch', '/api/notifications/regions', [200, 403]],
+  ['get', '/api/push-notification/{type}/server-information', [200, 401, 404]],
+  ['get', '/api/petition', [200, 503]],
+  ['post', '/api/uploads', [200, 400, 401]],
+];
+
+const t = useTestApp();
+let doc: Document;
+
+beforeAll(async () => {
+  const response = await t.app.inject({ url: '/api/openapi.json' });
+  expect(response.statusCode).toBe(200);
+  expect(response.headers['content-type']).toMatch(/^application\/json/);
+  doc = response.json();
+});
+
+function operations(): Array<[string, string, Operation]> {
+  return Object.entries(doc.paths).flatMap(([path, byMethod]) => Object.entries(byMethod).map(([method, operation]) => [path, method, operation] as [string, string, Operation]));
+}
+
+describe('GET /api/openapi.json', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc) as unknown as Parameters<Validator['validate']>[0]);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+    expect(doc.openapi).toBe('3.1.0');
+  });
+
+  it('declares the X-CSRF-Token header as the csrf security scheme', () => {
+    expect(doc.components.securitySchemes.csrf).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-CSRF-Token' });
+  });
+
+  it('lists every /api route of the app, and nothing outside /api', () => {
+    const apiRoutes = listRoutes(t.app)
+      .filter((r) => r.path.startsWith('/api/') && r.method !== 'HEAD')
+      .filter((r) => r.path !== '/api/openapi.json' && !r.path.startsWith('/api/doc'));
+    expect(apiRoutes.length).toBeGreaterThan(25);
+    for (const route of apiRoutes) {
+      expect(doc.paths[toOpenApiPath(route.path)]?.[route.method.toLowerCase()], `${route.method} ${route.path}`).toBeDefined();
+    }
+    expect(Object.keys(doc.paths).filter((p) => !p.startsWith('/api/'))).toEqual([]);
+  });
+
+  it.each(SEED_OPERATIONS)('%s %s lists the status codes %j', (method, path, codes) => {
+    const operation = doc.paths[path]?.[method];
+    expect(operation, `${method} ${path}`).toBeDefined();
+    for (const code of codes) expect(Object.keys(operation!.responses), `${method} ${path} ${code}`).toContain(String(code));
+  });
+
+  it('gives every operation tags, a summary, and the csrf scheme on every mutating one but login', () => {
+    for (const [path, method, operation] of operations()) {
+      expect(operation.tags?.length, `${method} ${path} tags`).toBeGreaterThan(0);
+      expect(operation.summary, `${method} ${path} summary`).toBeTruthy();
+      if (['post', 'put', 'patch', 'delete'].includes(method) && path !== '/api/user/login') {
+        // Each requirement that names a session also needs its CSRF token (keys of one requirement: all of them).
+        const requirements = (operation.security ?? []).filter((r) => Object.keys(r).length > 0);
+        expect(requirements.length, `${method} ${path} security`).toBeGreaterThan(0);
+        for (const requirement of requirements) expect(requirement, `${method} ${path} security`).toMatchObject({ csrf: [] });
+      }
+    }
+  });
+
+  it('references the session cookie scheme on every operation that needs a login, and only defined schemes', () => {
+    expect(doc.components.securitySchemes.session).toMatchObject({ type: 'apiKey', in: 'cookie', name: 'fs_session' });
+    for (const [path, method, operation] of operations()) {
+      for (const requirement of operation.security ?? []) {
+        for (const scheme of Object.keys(requirement)) expect(doc.components.securitySchemes, `${method} ${path}`).toHaveProperty(scheme);
+      }
+      // Login's 401 means wrong credentials; everywhere else it means "log in first".
+      if ('401' in operation.responses && path !== '/api/user/login') expect(operation.security, `${method} ${path}`).toEqual([expect.objectContaining({ session: [] })]);
+    }
+    const security = (method: string, path: string) => doc.paths[path]![method]!.security;
+    expect(security('get', '/api/baskets/{basketId}')).toEqual([{ session: [] }]);
+    expect(security('patch', '/api/baskets/{basketId}')).toEqual([{ session: [], csrf: [] }]);
+    expect(security('patch', '/api/feature-toggles/{featureToggle}')).toEqual([{ session: [], csrf: [] }]);
+    expect(security('patch', '/api/notifications/regions')).toEqual([{ session: [], csrf: [] }]);
+    for (const [method, path] of [['get', '/api/petition'], ['get', '/api/feature-toggles'], ['get', '/api/uploads/{uuid}'], ['post', '/api/user/login']]) {
+      expect(security(method!, path!), `${method} ${path}`).toBeUndefined();
+    }
+  });
+
+  it('declares every error response as application/problem+json, the media type it is sent with', () => {
+    let count = 0;
+    for (const [path, method, operation] of operations()) {
+      for (const [status, response] of Object.entries(operation.responses as Record<string, { content?: Record<string, { schema: any }> }>)) {
+        if (Number(status) < 400) continue;
+        count += 1;
+        expect(Object.keys(response.content ?? {}), `${method} ${path} ${status}`).toEqual(['application/problem+json']);
+        expect(Object.keys(response.content!['application/problem+json']!.schema.properties).sort())
+          .toEqual(['code', 'detail', 'errors', 'status', 'title', 'type']);
+      }
+    }
+    expect(count).toBeGreaterThan(100);
+  });
+
+  it('lists 413 and 415 for every operation that takes a body', () => {
+    const withBody = operations().filter(([, , operation]) => operation.requestBody !== undefined);
+    expect(withBody.map(([path, method]) => `${method} ${path}`)).toEqual(expect.arrayContaining(['patch /api/baskets/{basketId}', 'post /api/uploads', 'post /api/user/login']));
+    for (const [path, method, operation] of withBody) {
+      expect(Object.keys(operation.responses), `${method} ${path}`).toEqual(expect.arrayContaining(['413', '415']));
+    }
+    expect(Object.keys(doc.paths['/api/baskets/{basketId}']!.get!.responses)).not.toContain('415');
+  });
+
+  it('declares the served upload as binary content of its own media type, not JSON', () => {
+    const ok = doc.paths['/api/uploads/{uuid}']!.get!.responses['200'] as { content: Record<string, { schema: unknown }> };
+    expect(Object.keys(ok.content)).toEqual(['image/*', '*/*']);
+    for (const media of Object.values(ok.content)) expect(media.schema).toEqual({ type: 'string', format: 'binary' });
+  });
+});
+
+describe('/api/doc', () => {
+  it('renders the document in Swagger UI', async () => {
+    const page = await t.app.inject({ url: '/api/doc' });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('swagger-ui');
+    const json = await t.app.inject({ url: '/api/doc/json' });
+    expect(json.json().paths).toEqual(doc.paths);
+  });
+
+  it.each(['/api/doc', '/api/doc/'])('links only assets that load from %s', async (address) => {
+    const page = await t.app.inject({ url: address });
+    const links = [...page.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => new URL(m[1]!, `http://localhost${address}`).pathname);
+    expect(links.length).toBeGreaterThan(3);
+    for (const link of links) {
+      const asset = await t.app.inject({ url: link });
+      expect(asset.statusCode, link).toBe(200);
+    }
+  });
+});
