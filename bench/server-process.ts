@@ -30,6 +30,10 @@ let built = false;
 export interface ServerSetup {
   databaseUrl: string | undefined;
   dataDir: string;
+  /** A given port (a restart keeps the issuer, PUBLIC_URL); a free one otherwise. */
+  port?: number;
+  /** More environment for the server. */
+  env?: Record<string, string>;
 }
 
 /** Environment of a child: the parent's minus anything that would change the server's behaviour. */
@@ -44,7 +48,7 @@ export function childEnv(extra: Record<string, string | undefined>): NodeJS.Proc
 }
 
 export async function startServer(setup: ServerSetup): Promise<Child & { startupMs: number }> {
-  const port = await freePort();
+  const port = setup.port ?? await freePort();
   const { args, cwd } = serverEntry();
   const started = performance.now();
   const child = await startChild({
@@ -55,7 +59,7 @@ export async function startServer(setup: ServerSetup): Promise<Child & { startup
     readyPath: '/ready',
     env: childEnv({
       PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${port}`,
-      DATABASE_URL: setup.databaseUrl, DATA_DIR: setup.dataDir, LOG_LEVEL: 'warn',
+      DATABASE_URL: setup.databaseUrl, DATA_DIR: setup.dataDir, LOG_LEVEL: 'warn', ...setup.env,
     }),
   });
   return Object.assign(child, { startupMs: performance.now() - started });

@@ -36,14 +36,14 @@ export interface LoadOptions { connections: number }
 
 const tokenHeaders = { 'content-type': FORM };
 
-function codeBody(t: OAuthTarget, code: string): string {
+export function codeBody(t: OAuthTarget, code: string): string {
   return form({
     grant_type: 'authorization_code', code, redirect_uri: t.redirectUri, code_verifier: CODE_VERIFIER,
     client_id: t.issuer.clientId, client_secret: t.clientSecret,
   });
 }
 
-function refreshBody(t: OAuthTarget, refreshToken: string): string {
+export function refreshBody(t: OAuthTarget, refreshToken: string): string {
   return form({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: t.issuer.clientId, client_secret: t.clientSecret });
 }
 
