@@ -22,6 +22,8 @@ import { logInAs, type TestSession } from './helpers/session.ts';
 
 const SEED = Number(process.env.FC_SEED ?? 20_261_122);
 const RUNS = Number(process.env.FC_RUNS ?? 40);
+/** Far above the default runs' time on a busy machine; more runs get more time. */
+const TIMEOUT_MS = 120_000 * Math.max(1, RUNS / 40);
 const FORM = 'application/x-www-form-urlencoded';
 const SPA_CALLBACK = 'http://127.0.0.1:5173/callback';
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSW-cM1Y';
@@ -56,7 +58,7 @@ beforeAll(async () => {
   }
   accessToken = (await mintRefreshToken()).access;
   probe = await HostileProbe.start(t);
-});
+}, TIMEOUT_MS);
 afterAll(async () => {
   process.stdout.write(`generated hostile requests against the OAuth endpoints and logins: ${probe.describe()}\n`);
   await t.close();
@@ -109,7 +111,7 @@ describe('generated hostile input against the OAuth endpoints and the logins', (
       if (!r.post) return check('GET', `/oauth/authorize?${fields(params, r.extra)}`, headers, undefined, `as ${r.actor}`);
       return check('POST', '/oauth/authorize', { ...headers, 'content-type': r.type }, fields(params, r.extra), `as ${r.actor}`);
     }), { seed: SEED, numRuns: 4 * RUNS });
-  }, 120_000);
+  }, TIMEOUT_MS);
 
   it('token endpoint', async () => {
     await fc.assert(fc.asyncProperty(fc.record({
@@ -125,7 +127,7 @@ describe('generated hostile input against the OAuth endpoints and the logins', (
       authenticate(auth, form as Record<string, string>, headers);
       await check('POST', '/oauth/token', headers, fields(form, extra), `(${auth})`);
     }), { seed: SEED + 1, numRuns: RUNS });
-  }, 120_000);
+  }, TIMEOUT_MS);
 
   it('userinfo and revocation endpoints', async () => {
     await fc.assert(fc.asyncProperty(fc.record({
@@ -144,7 +146,7 @@ describe('generated hostile input against the OAuth endpoints and the logins', (
       authenticate(r.auth, form as Record<string, string>, headers);
       await check('POST', '/oauth/revoke', { ...headers, 'content-type': r.type }, fields(form, r.extra), `(${r.auth})`);
     }), { seed: SEED + 2, numRuns: 3 * RUNS });
-  }, 120_000);
+  }, TIMEOUT_MS);
 
   it('login page and JSON login', async () => {
     const loginPage = await t.app.inject({ url: '/login' });
@@ -162,5 +164,5 @@ describe('generated hostile input against the OAuth endpoints and the logins', (
       await check('POST', '/login', { cookie: anonymousCsrf.cookie, 'content-type': r.type }, fields(form, r.extra), '');
     }), { seed: SEED + 3, numRuns: RUNS });
     expect(await probe.settled()).toBe(true);
-  }, 120_000);
+  }, TIMEOUT_MS);
 });
