@@ -29,11 +29,18 @@ export const USAGE = `usage: npm run bench -- [options]
 
 export class UsageError extends Error {}
 
-export function parseArgs(argv: readonly string[]): Options | 'help' {
-  const options: Options = {
-    duration: 10, runs: 2, connections: 32, only: new Set(SCENARIO_KEYS),
-    peer: true, ceilings: true, big: false, pglite: false, json: undefined,
-  };
+export interface Flag {
+  arg: string;
+  /** `--name` of `--name value` or `--name=value`. */
+  name: string;
+  /** The flag's value (the next argument unless given with `=`). */
+  value(): string;
+  /** The value as a number of at least `min`. */
+  positive(min: number): number;
+}
+
+/** The flags of a command line, one at a time; a value is read only when asked for. */
+export function* flags(argv: readonly string[]): Generator<Flag> {
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const eq = arg.indexOf('=');
@@ -48,6 +55,16 @@ export function parseArgs(argv: readonly string[]): Options | 'help' {
       if (!Number.isFinite(n) || n < min) throw new UsageError(`${name} must be a number ≥ ${min}`);
       return n;
     };
+    yield { arg, name, value, positive };
+  }
+}
+
+export function parseArgs(argv: readonly string[]): Options | 'help' {
+  const options: Options = {
+    duration: 10, runs: 2, connections: 32, only: new Set(SCENARIO_KEYS),
+    peer: true, ceilings: true, big: false, pglite: false, json: undefined,
+  };
+  for (const { arg, name, value, positive } of flags(argv)) {
     switch (name) {
       case '--help': case '-h': return 'help';
       case '--duration': options.duration = positive(0.5); break;

@@ -1,5 +1,5 @@
 /** Command-line flags of `npm run soak`. */
-import { UsageError } from '../args.ts';
+import { flags, UsageError } from '../args.ts';
 
 export interface SoakOptions {
   /** Seconds of load in all; each kill ends an equal share of it. */
@@ -21,25 +21,12 @@ export const SOAK_USAGE = `usage: npm run soak -- [options]
 
 export function parseSoakArgs(argv: readonly string[]): SoakOptions | 'help' {
   const options: SoakOptions = { duration: 60, kills: 2, writers: 3, databaseUrl: process.env.DATABASE_URL };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const eq = arg.indexOf('=');
-    const name = eq > 0 ? arg.slice(0, eq) : arg;
-    const value = (): string => {
-      const v = eq > 0 ? arg.slice(eq + 1) : argv[++i];
-      if (v === undefined || v === '') throw new UsageError(`${name} needs a value`);
-      return v;
-    };
-    const atLeast = (min: number): number => {
-      const n = Number(value());
-      if (!Number.isFinite(n) || n < min) throw new UsageError(`${name} must be a number ≥ ${min}`);
-      return n;
-    };
+  for (const { arg, name, value, positive } of flags(argv)) {
     switch (name) {
       case '--help': case '-h': return 'help';
-      case '--duration': options.duration = atLeast(2); break;
-      case '--kills': options.kills = Math.round(atLeast(1)); break;
-      case '--writers': options.writers = Math.round(atLeast(1)); break;
+      case '--duration': options.duration = positive(2); break;
+      case '--kills': options.kills = Math.round(positive(1)); break;
+      case '--writers': options.writers = Math.round(positive(1)); break;
       case '--database-url': options.databaseUrl = value(); break;
       default: throw new UsageError(`unknown option ${arg}`);
     }

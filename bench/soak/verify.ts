@@ -119,9 +119,10 @@ async function verifyChain(db: pg.Pool, target: OAuthTarget, chain: Chain, grace
 /** `graceEndsAt`: until then a token rotated by a refresh unanswered at the kill is certainly inside its grace period. */
 export async function verify(db: pg.Pool, target: OAuthTarget, ledger: Ledger, graceEndsAt: number): Promise<Verdict> {
   const v: Verdict = { lost: {}, stuck: [], endedOutsideGrace: 0, retriedInGrace: 0 };
+  // Chains first: their retries are to come inside the grace period.
+  await inBatches(ledger.chains.filter((c) => c.ended === undefined), (c) => verifyChain(db, target, c, graceEndsAt, v));
   await verifyRows(db, ledger, v);
   await verifyCodes(db, ledger, v);
   await verifySessions(target.child.url, ledger, v);
-  await inBatches(ledger.chains.filter((c) => c.ended === undefined), (c) => verifyChain(db, target, c, graceEndsAt, v));
   return v;
 }
