@@ -17,10 +17,11 @@ import pg from 'pg';
 import { UsageError } from '../args.ts';
 import { freePort, killAllChildren, stopAllChildren, type Child } from '../child-process.ts';
 import { DatabaseSetupError, openBenchDatabase, type BenchDatabase } from '../database.ts';
-import { ourTarget } from '../scenarios/ours.ts';
+import type { OAuthTarget } from '../scenarios/oauth.ts';
+import { ourTarget, type OurSession } from '../scenarios/ours.ts';
 import { serverEntry, startServer } from '../server-process.ts';
 import { parseSoakArgs, SOAK_USAGE, type SoakOptions } from './args.ts';
-import { pause, type Phase } from './client.ts';
+import { pause, type Member, type Phase } from './client.ts';
 import { findHalfDone } from './integrity.ts';
 import { Ledger } from './ledger.ts';
 import { report, type CycleResult } from './report.ts';
@@ -58,45 +59,58 @@ async function kill(server: Child): Promise<boolean> {
   return true;
 }
 
+interface Soak {
+  options: SoakOptions;
+  db: pg.Pool;
+  setup: Parameters<typeof startServer>[0];
+  server: Child;
+  target: OAuthTarget;
+  session: OurSession;
+  members: Member[];
+  ledger: Ledger;
+}
+
+/** One share of the load, ended by SIGKILL mid-load; then the restart and the checks. */
+async function cycle(s: Soak, n: number): Promise<CycleResult> {
+  const phase: Phase = { stopped: false };
+  const writers = startWriters({
+    url: s.server.url, ledger: s.ledger, phase, target: { ...s.target, child: s.server }, oauthCookie: s.session.cookie,
+    authorizePath: s.session.authorizePath, orga: s.members[DEMO_EMAILS.indexOf('orga@example.org')]!, members: s.members,
+  }, s.options.writers);
+  await pause((s.options.duration / s.options.kills) * 1000);
+  const killedAt = Date.now();
+  const alive = await kill(s.server);
+  phase.stopped = true;
+  await Promise.all(writers);
+  log(`cycle ${n}/${s.options.kills}: ${alive ? 'SIGKILL sent mid-load' : 'the server had died by itself'}; restarting on the same database`);
+  s.server = await startServer(s.setup);
+  const restartMs = Date.now() - killedAt;
+  log(`  ready again ${(restartMs / 1000).toFixed(1)} s after the kill; checking`);
+  const halfDone = await findHalfDone(s.db);
+  const verdict = await verify(s.db, { ...s.target, child: s.server }, s.ledger, killedAt + (GRACE_SECONDS - 5) * 1000);
+  log(`  checked in ${((Date.now() - killedAt - restartMs) / 1000).toFixed(1)} s`);
+  return { cycle: n, diedByItself: !alive, restartMs, halfDone, verdict };
+}
+
 async function soak(options: SoakOptions, database: BenchDatabase, db: pg.Pool): Promise<number> {
-  const port = await freePort();
   const building = Date.now();
   serverEntry();
   log(`build: ${((Date.now() - building) / 1000).toFixed(1)} s`);
-  const setup = { databaseUrl: database.url, dataDir: database.dataDir, port, env: { REFRESH_TOKEN_GRACE_SECONDS: String(GRACE_SECONDS) } };
-  let server = await startServer(setup);
+  const setup = { databaseUrl: database.url, dataDir: database.dataDir, port: await freePort(), env: { REFRESH_TOKEN_GRACE_SECONDS: String(GRACE_SECONDS) } };
+  const server = await startServer(setup);
   log(`server ready in ${(server.startupMs / 1000).toFixed(1)} s on ${server.url} (first start: migrations, keys, demo data)`);
   const { target, session } = await ourTarget(server, { connections: 4 });
   const ledger = new Ledger();
-  const members = [];
+  const members: Member[] = [];
   for (const email of DEMO_EMAILS) {
     const member = await logIn({ url: server.url, ledger }, email);
     if (!member) throw new Error(`the demo member ${email} could not log in (${JSON.stringify(ledger.tallies.sessions.refused)})`);
     members.push(member);
   }
+  const s: Soak = { options, db, setup, server, target, session, members, ledger };
   const cycles: CycleResult[] = [];
-  for (let cycle = 1; cycle <= options.kills; cycle++) {
-    const phase: Phase = { stopped: false };
-    const context: WriterContext = {
-      url: server.url, ledger, phase, target: { ...target, child: server }, oauthCookie: session.cookie, authorizePath: session.authorizePath,
-      orga: members[DEMO_EMAILS.indexOf('orga@example.org')]!, members,
-    };
-    const writers = startWriters(context, options.writers);
-    await pause((options.duration / options.kills) * 1000);
-    const killedAt = Date.now();
-    const alive = await kill(server);
-    phase.stopped = true;
-    await Promise.all(writers);
-    log(`cycle ${cycle}/${options.kills}: ${alive ? 'SIGKILL sent mid-load' : 'the server had died by itself'}; restarting on the same database`);
-    server = await startServer(setup);
-    const restartMs = Date.now() - killedAt;
-    log(`  ready again ${(restartMs / 1000).toFixed(1)} s after the kill; checking`);
-    const halfDone = await findHalfDone(db);
-    const verdict = await verify(db, { ...target, child: server }, ledger, killedAt + (GRACE_SECONDS - 5) * 1000);
-    log(`  checked in ${((Date.now() - killedAt - restartMs) / 1000).toFixed(1)} s`);
-    cycles.push({ cycle, diedByItself: !alive, restartMs, halfDone, verdict });
-  }
-  await server.stop();
+  for (let n = 1; n <= options.kills; n++) cycles.push(await cycle(s, n));
+  await s.server.stop();
   return report(process.stdout, { options, database: database.describe, server: serverEntry().describe, ledger, cycles });
 }
 
