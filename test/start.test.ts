@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { request as httpRequest, type ClientRequest } from 'node:http';
@@ -7,14 +8,18 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/database.ts';
 import { TEST_DATABASE_URL } from './helpers/database.ts';
 
 // `npm start` as an operator runs it: a real process, real port, real files.
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const START_TEST_TIMEOUT_MS = 300_000;
 
 interface Running { child: ChildProcess; output: () => string; exited: Promise<number | null> }
+
+/** Every process a test started: one left running (a failed test) would hold the data directory's lock for the next. */
+const children = new Set<ChildProcess>();
 
 function start(env: Record<string, string>, command: readonly string[] = [process.execPath, '--import', 'tsx', 'src/main.ts']): Running {
   const [program, ...args] = command;
@@ -25,10 +30,13 @@ function start(env: Record<string, string>, command: readonly string[] = [proces
   child.stdout!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
   child.stderr!.on('data', (chunk: Buffer) => { output += chunk.toString(); });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  children.add(child);
+  void exited.then(() => children.delete(child));
   return { child, output: () => output, exited };
 }
 
-async function waitFor(running: Running, text: string, timeoutMs = 60_000): Promise<void> {
+/** Waits for a line; ends early when the process exits. The deadline is the test's own limit, not a shorter one. */
+async function waitFor(running: Running, text: string, timeoutMs = START_TEST_TIMEOUT_MS): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!running.output().includes(text)) {
     if (Date.now() > deadline || running.child.exitCode !== null) throw new Error(`"${text}" not seen:\n${running.output()}`);
@@ -71,10 +79,18 @@ function freePort(): Promise<number> {
 let dataDir: string;
 beforeAll(async () => { dataDir = await mkdtemp(path.join(tmpdir(), 'fs-start-')); });
 afterAll(() => rm(dataDir, { recursive: true, force: true }));
+afterEach(async () => {
+  for (const child of children) {
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    const exited = once(child, 'exit');
+    child.kill('SIGKILL');
+    await exited;
+  }
+});
 
-// Each test starts real processes (through tsx): seconds on a quiet machine, several times that on a
-// busy one. The limit keeps every test far from it, as waitFor's own 60 s deadline does.
-describe('npm start', { timeout: 120_000 }, () => {
+// Each test starts real processes (through tsx): seconds on a quiet machine, a minute or more on a
+// loaded 2-core one (a first start there took over 60 s). The limit keeps every test far from it.
+describe('npm start', { timeout: START_TEST_TIMEOUT_MS }, () => {
   it('refuses a bad configuration with one clear line per value and a non-zero exit', async () => {
     const running = start({ PORT: 'abc', LOG_LEVEL: 'chatty', DATA_DIR: dataDir });
     expect(await running.exited).toBe(1);
@@ -241,7 +257,7 @@ describe('npm start', { timeout: 120_000 }, () => {
     const running = start({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: ownDataDir }, ['npm', 'start']);
     let serverPid: number | undefined;
     try {
-      await waitFor(running, 'ready at', 200_000); // prestart compiles first
+      await waitFor(running, 'ready at'); // prestart compiles first
       serverPid = Number(/"pid":(\d+)[^\n]*ready at/.exec(running.output())![1]);
       expect(serverPid).not.toBe(running.child.pid); // npm runs the server as its child
       running.child.kill('SIGTERM');
@@ -254,7 +270,7 @@ describe('npm start', { timeout: 120_000 }, () => {
       if (serverPid !== undefined && isAlive(serverPid)) process.kill(serverPid, 'SIGKILL');
       await rm(ownDataDir, { recursive: true, force: true });
     }
-  }, 240_000);
+  });
 
   it.runIf(TEST_DATABASE_URL)('in production: never loads the demo dataset, and warns about keys generated per instance', async () => {
     const schema = `test_start_prod_${Date.now()}`;
