@@ -17,7 +17,7 @@ import { isInRequiredRegions } from '../checks/required-regions.ts';
 import { webOrigin } from '../checks/redirect-uri.ts';
 import { rememberConsent } from '../consent/consents.repository.ts';
 import { AccessDenied, ConsentRequired, LoginRequired, type OAuthError } from '../errors.ts';
-import { issueAuthorizationCode, issueAuthorizationCodeIfConsented, type CodeBinding } from '../grants/authorization-code.ts';
+import { issueAuthorizationCode, issueAuthorizationCodeIfConsented, type CodeBinding } from '../grants/code-issuance.ts';
 import type { OAuthContext } from '../oauth-context.ts';
 
 export const REGIONS_MESSAGE = 'User not in required regions';
