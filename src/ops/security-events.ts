@@ -21,7 +21,8 @@ export type SecurityEvent =
   | { event: 'oauth.client.authentication_failed'; clientId: string | null; reason: string; ip: string }
   /** A login attempt was refused because its account, source or device is locked for a while. */
   | { event: 'account.login.locked'; lockedBy: 'account' | 'source' | 'device'; retryAfterSeconds: number; ip: string }
-  | { event: 'oauth.consent.granted'; userId: number; clientId: string; scopes: readonly string[] }
+  /** The user allowed a client's request on the consent page; `remembered` when they ticked "remember". */
+  | { event: 'oauth.consent.granted'; userId: number; clientId: string; scopes: readonly string[]; remembered: boolean }
   | { event: 'oauth.consent.revoked'; userId: number; clientId: string }
   | { event: 'oauth.client.created'; clientId: string; confidential: boolean }
   | { event: 'oauth.client.changed'; clientId: string; change: 'settings' | 'secret' }
@@ -36,7 +37,7 @@ const DESCRIPTIONS: Record<SecurityEventName, ['warn' | 'info', string]> = {
   'oauth.refresh_token.family_revoked': ['warn', 'retired refresh token reused; its token family is revoked'],
   'oauth.client.authentication_failed': ['warn', 'client authentication failed'],
   'account.login.locked': ['warn', 'login refused: too many failed attempts'],
-  'oauth.consent.granted': ['info', 'consent remembered'],
+  'oauth.consent.granted': ['info', 'consent granted'],
   'oauth.consent.revoked': ['info', 'consent revoked'],
   'oauth.client.created': ['info', 'OAuth client created'],
   'oauth.client.changed': ['info', 'OAuth client changed'],

@@ -48,6 +48,9 @@ describe('security events', () => {
     const [event] = events('oauth.code.reused');
     expect(event).toMatchObject({ level: 40, clientId: client.clientId, grantId: expect.any(Number), msg: 'authorization code reused; the grant it issued is revoked' });
     expect(events('oauth.code.reused')).toHaveLength(1);
+    expect(events('oauth.consent.granted')[0]).toMatchObject({
+      level: 30, userId: user.id, clientId: client.clientId, scopes: ['openid', 'profile', 'email', 'regions'], remembered: false,
+    });
   });
 
   test('a retired refresh token used after the grace period: oauth.refresh_token.family_revoked', async () => {
