@@ -9,15 +9,8 @@ import type { OAuthContext } from '../oauth-context.ts';
 import { digestCode } from './authorization-code.ts';
 import { insertCode, insertCodeIfConsented, type NewCode } from './codes.repository.ts';
 
-export interface CodeBinding {
-  clientRowId: number;
-  userId: number;
-  redirectUri: string;
-  scopes: readonly string[];
-  codeChallenge: string | null;
-  nonce: string | null;
-  authTime: Date;
-}
+/** What a code is bound to: client, user, redirect URI, scopes, PKCE challenge, nonce and auth_time. */
+export type CodeBinding = Omit<NewCode, 'digest' | 'expiresAt'>;
 
 /** A fresh single-use code. */
 export async function issueAuthorizationCode(ctx: OAuthContext, binding: CodeBinding): Promise<string> {

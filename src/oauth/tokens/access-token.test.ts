@@ -2,18 +2,13 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { encodeSegment, signRs256 } from '../jose/jws.ts';
-import type { Signer } from '../keys/key-store.ts';
+import { signerOf } from '../keys/key-store.ts';
 import { signAccessToken, verifyAccessToken } from './access-token.ts';
 
 const ISSUER = 'https://id.example';
 const NOW = 1_780_000_000;
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-const signer: Signer = {
-  kid: 'k1',
-  accessTokenHeader: encodeSegment({ alg: 'RS256', typ: 'at+jwt', kid: 'k1' }),
-  idTokenHeader: encodeSegment({ alg: 'RS256', typ: 'JWT', kid: 'k1' }),
-  sign: (header, payload) => signRs256(header, payload, privateKey),
-};
+const signer = signerOf({ kid: 'k1', privateKey });
 const keys = { verificationKey: async (kid: string | undefined) => (kid === 'k1' ? publicKey : undefined) };
 const CLAIMS = { sub: '42', clientId: 'wiki', scope: 'openid email', authTime: NOW - 100, grantId: 7 };
 const at = (seconds: number) => new Date(seconds * 1000);

@@ -1,18 +1,12 @@
 /** ID tokens (OpenID Connect Core §2, §3.1.3.6): claims, lifetime, nonce only when sent, at_hash. */
 import { generateKeyPairSync, verify } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
-import { encodeSegment, signRs256 } from '../jose/jws.ts';
-import type { Signer } from '../keys/key-store.ts';
+import { signerOf } from '../keys/key-store.ts';
 import { atHash, signIdToken } from './id-token.ts';
 
 const NOW = 1_780_000_000;
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
-const signer: Signer = {
-  kid: 'k1',
-  accessTokenHeader: encodeSegment({ alg: 'RS256', typ: 'at+jwt', kid: 'k1' }),
-  idTokenHeader: encodeSegment({ alg: 'RS256', typ: 'JWT', kid: 'k1' }),
-  sign: (header, payload) => signRs256(header, payload, privateKey),
-};
+const signer = signerOf({ kid: 'k1', privateKey });
 const part = (token: string, i: number) => JSON.parse(Buffer.from(token.split('.')[i]!, 'base64url').toString('utf8')) as Record<string, unknown>;
 
 describe('ID tokens', () => {
