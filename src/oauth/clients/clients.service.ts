@@ -57,9 +57,7 @@ export interface Client {
  * Registers a client. Returns the secret of a confidential client: it is shown
  * once and stored only as a keyed digest. `fixedSecret` is for the demo dataset.
  */
-export async function createClient(
-  db: Executor, keys: KeyMaterial, input: ClientInput, fixedSecret?: string, log: EventLog = NO_EVENT_LOG,
-): Promise<{ clientId: string; secret: string | null }> {
+export async function createClient(db: Executor, keys: KeyMaterial, input: ClientInput, fixedSecret?: string, log: EventLog = NO_EVENT_LOG): Promise<{ clientId: string; secret: string | null }> {
   const errors: FieldError[] = [];
   const clientId = input.clientId.trim();
   if (!CLIENT_ID_PATTERN.test(clientId)) {
