@@ -36,7 +36,7 @@ describe('access tokens', () => {
 
   test('verifies until, not at, its expiry', async () => {
     const token = await signAccessToken(signer, ISSUER, NOW, CLAIMS);
-    expect(await verifyAccessToken(keys, ISSUER, token, at(NOW + 3599))).toEqual({ ...CLAIMS, exp: NOW + 3600 });
+    expect(await verifyAccessToken(keys, ISSUER, token, at(NOW + 3599))).toEqual({ ...CLAIMS, exp: NOW + 3600, iat: NOW, jti: decode(token).payload.jti });
     await expect(verifyAccessToken(keys, ISSUER, token, at(NOW + 3600))).rejects.toMatchObject({ error: 'invalid_token', description: 'The access token has expired.' });
   });
 

@@ -19,7 +19,7 @@ describe('refresh tokens', () => {
     expect(parts[1]).toBe('');
     expect(JSON.parse(Buffer.from(parts[0]!, 'base64url').toString())).toMatchObject({ alg: 'dir', enc: 'A256GCM', typ: 'rt+jwt' });
     expect(token).not.toContain('wiki');
-    expect(decryptRefreshToken(KEYS, token, at(NOW))).toEqual({ rowId: 12, clientId: 'wiki' });
+    expect(decryptRefreshToken(KEYS, token, at(NOW))).toEqual({ rowId: 12, clientId: 'wiki', iat: NOW, exp: NOW + 30 * 24 * 3600 });
   });
 
   test('valid until, not at, the expiry it was issued with', () => {
