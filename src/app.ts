@@ -51,6 +51,8 @@ export interface AppDeps {
   readonly clock?: Clock;
   /** The queue of image work (uploads); by default one per app. */
   readonly imageWork?: ImageWorkQueue;
+  /** Where log lines go instead of stdout (tests read the security events from it). */
+  readonly logStream?: { write(line: string): void };
 }
 
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -59,7 +61,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const clock = deps.clock ?? systemClock;
   const { db } = deps.database;
   const app = Fastify({
-    logger: loggerOptions(config),
+    // A stream given (tests read the log): JSON lines into it, never pino-pretty's worker.
+    logger: deps.logStream === undefined ? loggerOptions(config) : { ...(loggerOptions(config, false) as object), stream: deps.logStream },
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     trustProxy: config.trustProxy,

@@ -16,6 +16,7 @@ import { databaseTarget } from './db/target.ts';
 import { InvalidInput, type FieldError } from './invalid-input.ts';
 import { checkEncryptionKey } from './oauth/keys/key-check.ts';
 import { loadKeyMaterial, type KeyMaterial } from './oauth/keys/key-material.ts';
+import { jsonLineEventLog } from './ops/security-events.ts';
 
 export { COMMANDS };
 export const PROGRAM = 'foodsharing';
@@ -78,6 +79,7 @@ function createContext(io: CliIo, json: boolean, opened: (handle: DatabaseHandle
       return config;
     },
     appliedMigrations: applied,
+    events: jsonLineEventLog(io.err),
     database() {
       db ??= (async () => {
         const handle = await openDatabase(databaseTarget(context.config));

@@ -15,6 +15,7 @@
  */
 import type { Clock } from '../clock.ts';
 import type { Executor } from '../db/executor.ts';
+import { logSecurityEvent, type EventLog } from '../ops/security-events.ts';
 import { clearCounter, giveBack, purgeForgottenCounters, reserveOn, type DelayPolicy } from './login-attempt-counters.ts';
 
 /** 5 free failures from one IP (or device), then 1, 2, 4, 8, 15, 15 … minutes between attempts. */
@@ -22,7 +23,7 @@ export const PER_SOURCE_POLICY: DelayPolicy = { free: 5, baseSeconds: 60, maxSec
 /** 10 free failures from anywhere without a device cookie, then 1, 2, 4, 8, 15 … minutes. */
 export const PER_ACCOUNT_POLICY: DelayPolicy = { free: 10, baseSeconds: 60, maxSeconds: 15 * 60 };
 
-export interface ThrottleCounter { readonly key: string; readonly policy: DelayPolicy }
+export interface ThrottleCounter { readonly key: string; readonly policy: DelayPolicy; readonly kind: 'device' | 'source' | 'account' }
 
 /** The account an attempt is for: its email as it is compared (trimmed, lower case). */
 export function accountOf(email: string): string {
@@ -32,10 +33,10 @@ export function accountOf(email: string): string {
 
 /** The counters an attempt is counted on. */
 export function throttleCounters(account: string, ip: string, deviceNonce: string | undefined): ThrottleCounter[] {
-  if (deviceNonce !== undefined) return [{ key: `device:${deviceNonce}`, policy: PER_SOURCE_POLICY }];
+  if (deviceNonce !== undefined) return [{ key: `device:${deviceNonce}`, policy: PER_SOURCE_POLICY, kind: 'device' }];
   return [
-    { key: `pair:${account}|${ip.replace(/\u0000/g, '\uFFFD')}`, policy: PER_SOURCE_POLICY },
-    { key: `account:${account}`, policy: PER_ACCOUNT_POLICY },
+    { key: `pair:${account}|${ip.replace(/\u0000/g, '\uFFFD')}`, policy: PER_SOURCE_POLICY, kind: 'source' },
+    { key: `account:${account}`, policy: PER_ACCOUNT_POLICY, kind: 'account' },
   ];
 }
 
@@ -43,8 +44,9 @@ export function throttleCounters(account: string, ip: string, deviceNonce: strin
  * Counts this attempt on each of its counters, before the password is checked.
  * Returns 0 when it may go on (a wrong password then leaves it counted), or the
  * seconds until another attempt is allowed: refused attempts count nowhere.
+ * A refusal is logged to `report` (docs/security-events.md) when given.
  */
-export async function reserveAttempt(db: Executor, clock: Clock, counters: readonly ThrottleCounter[]): Promise<number> {
+export async function reserveAttempt(db: Executor, clock: Clock, counters: readonly ThrottleCounter[], report?: { log: EventLog; ip: string }): Promise<number> {
   const now = clock();
   const reserved: string[] = [];
   // One counter after the other: a refusal by the second gives the first its place back.
@@ -52,6 +54,7 @@ export async function reserveAttempt(db: Executor, clock: Clock, counters: reado
     const wait = await reserveOn(db, counter.key, counter.policy, now);
     if (wait > 0) {
       await Promise.all(reserved.map((key) => giveBack(db, key)));
+      if (report) logSecurityEvent(report.log, { event: 'account.login.locked', lockedBy: counter.kind, retryAfterSeconds: wait, ip: report.ip });
       return wait;
     }
     reserved.push(counter.key);

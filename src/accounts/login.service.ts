@@ -6,6 +6,7 @@
  */
 import type { Clock } from '../clock.ts';
 import type { DB } from '../db/database.ts';
+import type { EventLog } from '../ops/security-events.ts';
 import { deviceCookieAfterLogin, deviceNonce } from './login-device-cookie.ts';
 import { accountOf, recordSuccess, reserveAttempt, throttleCounters } from './login-throttle.ts';
 import { verifyAgainstDummy, verifyPassword } from './passwords.ts';
@@ -21,6 +22,8 @@ export interface LoginInput {
   previousSessionId?: string | undefined;
   /** The browser's device cookie (login-device-cookie.ts), if any. */
   deviceCookie?: string | undefined;
+  /** Where a refusal for too many failures is reported (docs/security-events.md). */
+  log?: EventLog | undefined;
 }
 
 export interface LoginResult {
@@ -58,7 +61,7 @@ export async function logIn(db: DB, clock: Clock, deviceKey: Uint8Array, input: 
   const email = input.email.trim();
   const account = accountOf(email);
   const counters = throttleCounters(account, input.ip, deviceNonce(deviceKey, account, input.deviceCookie));
-  const wait = await reserveAttempt(db, clock, counters);
+  const wait = await reserveAttempt(db, clock, counters, input.log && { log: input.log, ip: input.ip });
   if (wait > 0) throw new LoginThrottled(wait);
   const found = isPossibleEmail(email) ? await findUserCredentialsByEmail(db, email) : undefined;
   const valid = found ? await verifyPassword(found.password_hash, input.password) : await verifyAgainstDummy(input.password);

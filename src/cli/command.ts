@@ -2,6 +2,7 @@
 import type { Config } from '../config.ts';
 import type { KeyMaterial } from '../oauth/keys/key-material.ts';
 import type { DB } from '../db/database.ts';
+import type { EventLog } from '../ops/security-events.ts';
 
 export interface CliContext {
   /** The configuration, read from the environment on first use (ConfigError when invalid). */
@@ -20,6 +21,8 @@ export interface CliContext {
   readPassword(prompt: string): Promise<string>;
   /** Progress for a person: stdout, or stderr when stdout carries `--json`. */
   say(line: string): void;
+  /** Security events (docs/security-events.md), as JSON lines on stderr. */
+  readonly events: EventLog;
 }
 
 export interface OptionSpec {

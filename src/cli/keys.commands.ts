@@ -32,7 +32,7 @@ export const keysRotateCommand: CliCommand = {
     const db = await context.database();
     const now = new Date();
     await bootstrapSigningKey(db, keys, now);
-    const { kid, retired } = await rotateSigningKey(db, keys, context.config.rsaKeyBits, now);
+    const { kid, retired } = await rotateSigningKey(db, keys, context.config.rsaKeyBits, now, context.events);
     const until = new Date(now.getTime() + RETIRED_KEY_OVERLAP_SECONDS * 1000);
     return {
       json: { kid, retired, retiredKeysPublishedUntil: until.toISOString() },

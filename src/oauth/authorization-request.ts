@@ -6,13 +6,19 @@
  */
 import { toLocation } from '../http/location.ts';
 import type { Executor } from '../db/executor.ts';
-import { isValidS256Challenge } from './checks/pkce.ts';
+import type { Checked } from './checks/check.ts';
+import { checkMaxAge } from './checks/max-age.ts';
+import { checkNonce } from './checks/nonce.ts';
+import { checkParameters } from './checks/parameters.ts';
+import { checkCodeChallenge } from './checks/pkce.ts';
+import { checkPrompt } from './checks/prompt.ts';
+import { isRegisteredRedirectUri } from './checks/redirect-uri.ts';
+import { checkRequestObject } from './checks/request-object.ts';
+import { checkResponseType } from './checks/response-type.ts';
 import { checkRequestedScopes } from './checks/scope.ts';
 import { findClientRow, type ClientRow } from './clients/clients.repository.ts';
 import { CLIENT_ID_PATTERN } from './clients/client-id.ts';
-import {
-  InvalidRequest, InvalidScope, RequestNotSupported, RequestUriNotSupported, UnsupportedResponseType, type OAuthError,
-} from './errors.ts';
+import type { OAuthError } from './errors.ts';
 import type { Scope } from './scopes.ts';
 
 /**
@@ -28,8 +34,6 @@ export const AUTHORIZATION_PARAMETERS = [
   'nonce', 'prompt', 'max_age', 'response_mode', 'login_hint', 'ui_locales', 'request', 'request_uri',
   LOGIN_AFTER_PARAMETER,
 ] as const;
-const PROMPTS = new Set(['none', 'login', 'consent', 'select_account']);
-const MAX_PARAMETER_LENGTH = 2048;
 
 export type RawParameters = Record<string, unknown>;
 
@@ -64,74 +68,34 @@ export class AuthorizationRedirectError extends Error {
 
 /** Parses and checks a request; throws {@link AuthorizationPageError} or {@link AuthorizationRedirectError}. */
 export async function parseAuthorizationRequest(db: Executor, raw: RawParameters): Promise<AuthorizationRequest> {
-  const clientId = raw.client_id;
-  // Only ids that could be registered reach the database (a NUL byte would make PostgreSQL fail).
-  if (typeof clientId !== 'string' || !CLIENT_ID_PATTERN.test(clientId)) {
-    throw new AuthorizationPageError(400, 'Invalid client_id');
-  }
-  const client = await findClientRow(db, clientId);
-  if (!client) throw new AuthorizationPageError(400, 'Invalid client_id');
+  const client = await findRequestingClient(db, raw.client_id);
   const redirectUri = raw.redirect_uri;
-  if (typeof redirectUri !== 'string' || !client.redirect_uris.includes(redirectUri)) {
-    throw new AuthorizationPageError(400, 'Invalid redirect_uri');
-  }
+  if (!isRegisteredRedirectUri(client.redirect_uris, redirectUri)) throw new AuthorizationPageError(400, 'Invalid redirect_uri');
 
+  // Step 3: the checks in this order; the first refusal goes back to the client.
   const state = typeof raw.state === 'string' && raw.state !== '' ? raw.state : undefined;
-  const fail = (error: OAuthError): never => {
-    throw new AuthorizationRedirectError(redirectUri, state, error);
+  const take = <T>(checked: Checked<T>): T => {
+    if (!checked.ok) throw new AuthorizationRedirectError(redirectUri, state, checked.error);
+    return checked.value;
   };
-  const parameters: Record<string, string> = {};
-  for (const name of AUTHORIZATION_PARAMETERS) {
-    const value = raw[name];
-    if (value === undefined) continue;
-    // RFC 6749 §3.1: parameters must not be repeated.
-    if (typeof value !== 'string') fail(new InvalidRequest(`The parameter ${name} must be given once.`));
-    if ((value as string).length > MAX_PARAMETER_LENGTH) fail(new InvalidRequest(`The parameter ${name} is too long.`));
-    // PostgreSQL text cannot hold NUL (the nonce is stored with the code).
-    if ((value as string).includes('\u0000')) fail(new InvalidRequest(`The parameter ${name} contains a NUL character.`));
-    parameters[name] = value as string;
-  }
-  if (parameters.request !== undefined) fail(new RequestNotSupported('Request objects are not supported.'));
-  if (parameters.request_uri !== undefined) fail(new RequestUriNotSupported('request_uri is not supported.'));
-  if (parameters.response_type === undefined) fail(new InvalidRequest('response_type is required.'));
-  if (parameters.response_type !== 'code') fail(new UnsupportedResponseType('Only response_type=code is supported.'));
-  if (parameters.response_mode !== undefined && parameters.response_mode !== 'query') {
-    fail(new InvalidRequest('Only response_mode=query is supported.'));
-  }
+  const parameters = take(checkParameters(raw, AUTHORIZATION_PARAMETERS));
+  take(checkRequestObject(parameters));
+  take(checkResponseType(parameters));
+  const scopes = take(checkRequestedScopes(parameters.scope, client.scopes));
+  const codeChallenge = take(checkCodeChallenge(parameters, client.confidential));
+  const prompt = take(checkPrompt(parameters));
+  const maxAge = take(checkMaxAge(parameters));
+  const nonce = take(checkNonce(parameters));
+  const loginAfter = /^\d{1,12}$/.test(parameters.login_after ?? '') ? Number(parameters.login_after) : undefined;
+  return { client, redirectUri, state, scopes, codeChallenge, nonce, prompt, maxAge, loginAfter, parameters };
+}
 
-  const scopeCheck = checkRequestedScopes(parameters.scope, client.scopes);
-  if (!scopeCheck.ok) fail(new InvalidScope(scopeCheck.description));
-
-  const method = parameters.code_challenge_method;
-  const challenge = parameters.code_challenge;
-  if (method !== undefined && method !== 'S256') fail(new InvalidRequest('code_challenge_method must be S256.'));
-  if (challenge === undefined && !client.confidential) fail(new InvalidRequest('Code challenge required'));
-  if (challenge !== undefined && method === undefined) fail(new InvalidRequest('code_challenge_method must be S256.'));
-  if (challenge === undefined && method !== undefined) fail(new InvalidRequest('code_challenge is missing.'));
-  if (challenge !== undefined && !isValidS256Challenge(challenge)) fail(new InvalidRequest('code_challenge is malformed.'));
-
-  const prompt = new Set((parameters.prompt ?? '').split(' ').filter((p) => p !== ''));
-  if ([...prompt].some((p) => !PROMPTS.has(p))) fail(new InvalidRequest('Unknown prompt value.'));
-  if (prompt.has('none') && prompt.size > 1) fail(new InvalidRequest('prompt=none cannot be combined with other values.'));
-  let maxAge: number | undefined;
-  if (parameters.max_age !== undefined) {
-    if (!/^\d{1,9}$/.test(parameters.max_age)) fail(new InvalidRequest('max_age must be a whole number of seconds.'));
-    maxAge = Number(parameters.max_age);
-  }
-  if (parameters.nonce !== undefined && parameters.nonce.length > 512) fail(new InvalidRequest('nonce is too long.'));
-
-  return {
-    client,
-    redirectUri,
-    state,
-    scopes: scopeCheck.ok ? scopeCheck.scopes : [],
-    codeChallenge: challenge ?? null,
-    nonce: parameters.nonce !== undefined && parameters.nonce !== '' ? parameters.nonce : null,
-    prompt,
-    maxAge,
-    loginAfter: /^\d{1,12}$/.test(parameters.login_after ?? '') ? Number(parameters.login_after) : undefined,
-    parameters,
-  };
+/** Step 1: a registered client, or the error page. */
+async function findRequestingClient(db: Executor, clientId: unknown): Promise<ClientRow> {
+  // Only ids that could be registered reach the database (a NUL byte would make PostgreSQL fail).
+  const client = typeof clientId === 'string' && CLIENT_ID_PATTERN.test(clientId) ? await findClientRow(db, clientId) : undefined;
+  if (!client) throw new AuthorizationPageError(400, 'Invalid client_id');
+  return client;
 }
 
 /**

@@ -4,15 +4,36 @@
  * JSON endpoints answer `{error, error_description}`; the authorization
  * endpoint sends the same pair back to the client's redirect URI.
  */
+import type { SecurityEvent } from '../ops/security-events.ts';
+
 export abstract class OAuthError extends Error {
   abstract readonly error: string;
   readonly status: number = 400;
   /** Extra response headers (WWW-Authenticate, Retry-After). */
   headers: Record<string, string> = {};
+  /**
+   * For operators only, never sent: which of the causes behind one public
+   * description this was (fosite's hint/debug split).
+   */
+  detail: string | undefined;
+  /** The security event this refusal is, logged once by the endpoint that answers it. */
+  securityEvent: SecurityEvent | undefined;
 
   constructor(readonly description: string) {
     super(description);
     this.name = new.target.name;
+  }
+
+  /** Sets the operator-facing {@link detail}; the response stays the same. */
+  withDetail(detail: string): this {
+    this.detail = detail;
+    return this;
+  }
+
+  /** Marks the refusal as a {@link SecurityEvent}; the response stays the same. */
+  withEvent(event: SecurityEvent): this {
+    this.securityEvent = event;
+    return this;
   }
 
   toJSON(): { error: string; error_description: string } {
@@ -37,7 +58,8 @@ export class RequestUriNotSupported extends OAuthError { readonly error = 'reque
 export class InvalidClient extends OAuthError {
   readonly error = 'invalid_client';
   override readonly status = 401;
-  constructor(description: string, usedBasic: boolean) {
+  /** `clientId`: the id presented, when it could be a registered one (for the security event). */
+  constructor(description: string, usedBasic: boolean, readonly clientId: string | null = null) {
     super(description);
     if (usedBasic) this.headers['www-authenticate'] = 'Basic realm="oauth", charset="UTF-8"';
   }

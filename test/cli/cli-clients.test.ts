@@ -147,6 +147,9 @@ describe('keys list and rotate', () => {
     expect(first.code).toBe(0);
     const { kid, retired } = JSON.parse(first.out);
     expect(retired).toHaveLength(1);
+    // A security event on stderr (docs/security-events.md): the key ids, no key material.
+    const events = first.err.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(events).toEqual([{ level: 30, time: expect.any(Number), event: 'oauth.key.rotated', kid, retired, msg: 'signing key rotated' }]);
     const second = JSON.parse((await cli('keys', 'rotate', '--json')).out);
     expect(second.retired).toEqual([kid]);
     const list = await runBin(dataDir, ['keys', 'list', '--json']);

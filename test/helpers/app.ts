@@ -53,6 +53,8 @@ export interface TestAppOptions {
   clock?: TestClock;
   /** The app's queue of image work, for tests that hold or watch it. */
   imageWork?: ImageWorkQueue;
+  /** Where the app's log lines go (tests read security events from it). */
+  logStream?: { write(line: string): void };
 }
 
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -60,7 +62,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const database = await createTestDatabase();
   const keys = await testKeys();
   const clock = options.clock ?? new TestClock();
-  const app = await buildApp(config, { database: database.handle, keys, clock: clock.now, ...(options.imageWork ? { imageWork: options.imageWork } : {}) });
+  const app = await buildApp(config, { database: database.handle, keys, clock: clock.now, ...(options.imageWork ? { imageWork: options.imageWork } : {}), logStream: options.logStream });
   await app.ready();
   const testApp: TestApp = {
     app,

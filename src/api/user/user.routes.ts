@@ -41,7 +41,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (a
     const { email, password, rememberMe = false } = request.body;
     const { session, user, deviceCookie } = await logIn(db, clock, deviceKey, {
       email, password, rememberMe, ip: request.ip,
-      previousSessionId: request.cookies[SESSION_COOKIE], deviceCookie: request.cookies[DEVICE_COOKIE],
+      previousSessionId: request.cookies[SESSION_COOKIE], deviceCookie: request.cookies[DEVICE_COOKIE], log: request.log,
     }).catch((error: unknown) => { throw loginProblem(error); });
     setSessionCookies(reply, config, clock, session);
     setDeviceCookie(reply, config, deviceCookie);

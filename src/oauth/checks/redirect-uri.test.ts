@@ -1,6 +1,6 @@
 /** SPEC §5.1 redirect URI registration rules. */
 import { describe, expect, test } from 'vitest';
-import { redirectUriProblem, webOrigin } from './redirect-uri.ts';
+import { isRegisteredRedirectUri, redirectUriProblem, webOrigin } from './redirect-uri.ts';
 
 describe('redirectUriProblem', () => {
   test.each([
@@ -32,5 +32,20 @@ describe('redirectUriProblem', () => {
   test('web origins for CORS; none for native schemes', () => {
     expect(webOrigin('https://spa.example:8443/cb?x=1')).toBe('https://spa.example:8443');
     expect(webOrigin('com.example.app:/cb')).toBeUndefined();
+  });
+});
+
+describe('isRegisteredRedirectUri', () => {
+  const registered = ['https://app.example/cb', 'com.example.app:/cb'];
+  test.each([
+    ['https://app.example/cb', true],
+    ['com.example.app:/cb', true],
+    ['https://app.example/cb/', false],
+    ['https://APP.example/cb', false],
+    ['https://app.example/cb?x=1', false],
+    [undefined, false],
+    [['https://app.example/cb'], false],
+  ])('%j: %s (exact string match only, SPEC §5.2 step 2)', (uri, registeredUri) => {
+    expect(isRegisteredRedirectUri(registered, uri)).toBe(registeredUri);
   });
 });

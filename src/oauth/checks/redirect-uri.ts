@@ -29,6 +29,11 @@ export function redirectUriProblem(uri: string): string | undefined {
   return 'must use https, http on a loopback host, or a reverse-domain scheme of a native app (com.example.app:/callback)';
 }
 
+/** SPEC §5.2 step 2, RFC 9700 §4.1.3: the URI is one the client registered, compared as exact strings. */
+export function isRegisteredRedirectUri(registered: readonly string[], uri: unknown): uri is string {
+  return typeof uri === 'string' && registered.includes(uri);
+}
+
 /** The web origin of a redirect URI, or undefined for native-app schemes. */
 export function webOrigin(uri: string): string | undefined {
   try {

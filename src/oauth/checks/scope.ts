@@ -2,18 +2,19 @@
  * The `scope` parameter (RFC 6749 §3.3): space-separated; here it must name
  * `openid` (OpenID Connect Core §3.1.2.1) and only scopes the client holds.
  */
+import { InvalidScope } from '../errors.ts';
 import { isScope, sortScopes, type Scope } from '../scopes.ts';
+import { pass, refuse, type Checked } from './check.ts';
 
-export type ScopeCheck = { ok: true; scopes: Scope[] } | { ok: false; description: string };
-
-export function checkRequestedScopes(scopeParam: string | undefined, allowed: readonly string[]): ScopeCheck {
+/** The requested scopes in canonical order. */
+export function checkRequestedScopes(scopeParam: string | undefined, allowed: readonly string[]): Checked<Scope[]> {
   const requested = (scopeParam ?? '').split(' ').filter((s) => s !== '');
-  if (!requested.includes('openid')) return { ok: false, description: 'The scope must include openid.' };
+  if (!requested.includes('openid')) return refuse(new InvalidScope('The scope must include openid.'));
   const unknown = requested.filter((s) => !isScope(s));
-  if (unknown.length > 0) return { ok: false, description: `Unknown scope: ${printable(unknown.join(' ').slice(0, 200))}` };
+  if (unknown.length > 0) return refuse(new InvalidScope(`Unknown scope: ${printable(unknown.join(' ').slice(0, 200))}`));
   const notAllowed = requested.filter((s) => !allowed.includes(s));
-  if (notAllowed.length > 0) return { ok: false, description: `Scope not allowed for this client: ${notAllowed.join(' ')}` };
-  return { ok: true, scopes: sortScopes(requested) };
+  if (notAllowed.length > 0) return refuse(new InvalidScope(`Scope not allowed for this client: ${notAllowed.join(' ')}`));
+  return pass(sortScopes(requested));
 }
 
 /** RFC 6749 §4.1.2.1: error_description is %x20-21 / %x23-5B / %x5D-7E; echoed input is reduced to that. */

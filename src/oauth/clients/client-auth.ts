@@ -26,11 +26,11 @@ function readBasic(header: string): Credentials {
   const encoded = header.slice(6).trim();
   const decoded = Buffer.from(encoded, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
-  if (!/^[A-Za-z0-9+/]+=*$/.test(encoded) || colon < 0) throw new InvalidClient('Malformed HTTP Basic credentials.', true);
+  if (!/^[A-Za-z0-9+/]+=*$/.test(encoded) || colon < 0) throw malformedBasic();
   try {
     return { clientId: formDecode(decoded.slice(0, colon)), secret: formDecode(decoded.slice(colon + 1)), basic: true };
   } catch {
-    throw new InvalidClient('Malformed HTTP Basic credentials.', true);
+    throw malformedBasic();
   }
 }
 
@@ -41,7 +41,9 @@ function readCredentials(authorization: string | undefined, body: Record<string,
     if (body.client_id !== undefined && body.client_id !== basic.clientId) throw new InvalidRequest('client_id does not match the HTTP Basic credentials.');
     return basic;
   }
-  if (body.client_id === undefined || body.client_id === '') throw new InvalidClient('Client authentication is required.', false);
+  if (body.client_id === undefined || body.client_id === '') {
+    throw new InvalidClient('Client authentication is required.', false).withDetail('no client credentials');
+  }
   return { clientId: body.client_id, secret: body.client_secret, basic: false };
 }
 
@@ -49,14 +51,22 @@ function readCredentials(authorization: string | undefined, body: Record<string,
 export async function authenticateClient(find: ClientLookup, keys: KeyMaterial, authorization: string | undefined, body: Record<string, string | undefined>): Promise<ClientRow> {
   const credentials = readCredentials(authorization, body);
   // Only ids that could be registered reach the database (a NUL byte would make PostgreSQL fail).
-  const client = CLIENT_ID_PATTERN.test(credentials.clientId) ? await find(credentials.clientId) : undefined;
-  if (!client) throw new InvalidClient('Unknown client or wrong credentials.', credentials.basic);
+  const possibleId = CLIENT_ID_PATTERN.test(credentials.clientId) ? credentials.clientId : null;
+  const refuse = (description: string, detail: string) => new InvalidClient(description, credentials.basic, possibleId).withDetail(detail);
+  const client = possibleId === null ? undefined : await find(possibleId);
+  // One public answer for all three, so that client ids cannot be probed; the detail tells them apart.
+  if (!client) throw refuse(WRONG_CREDENTIALS, possibleId === null ? 'malformed client id' : 'unknown client id');
   if (client.confidential) {
-    if (credentials.secret === undefined || !isClientSecretValid(keys, client.secret_digest, credentials.secret)) {
-      throw new InvalidClient('Unknown client or wrong credentials.', credentials.basic);
-    }
+    if (credentials.secret === undefined) throw refuse(WRONG_CREDENTIALS, 'confidential client sent no secret');
+    if (!isClientSecretValid(keys, client.secret_digest, credentials.secret)) throw refuse(WRONG_CREDENTIALS, 'wrong client secret');
   } else if (credentials.secret !== undefined && credentials.secret !== '') {
-    throw new InvalidClient('A public client has no secret.', credentials.basic);
+    throw refuse('A public client has no secret.', 'public client sent a secret');
   }
   return client;
+}
+
+const WRONG_CREDENTIALS = 'Unknown client or wrong credentials.';
+
+function malformedBasic(): InvalidClient {
+  return new InvalidClient('Malformed HTTP Basic credentials.', true).withDetail('malformed HTTP Basic credentials');
 }

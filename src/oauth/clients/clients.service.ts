@@ -8,6 +8,7 @@ import type { DB } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import type { FieldError } from '../../invalid-input.ts';
+import { logSecurityEvent, NO_EVENT_LOG, type EventLog } from '../../ops/security-events.ts';
 import { redirectUriProblem, webOrigin } from '../checks/redirect-uri.ts';
 import type { KeyMaterial } from '../keys/key-material.ts';
 import { GRANT_TYPES, isGrantType, isScope, SCOPES, sortScopes, type GrantType, type Scope } from '../scopes.ts';
@@ -56,7 +57,7 @@ export interface Client {
  * Registers a client. Returns the secret of a confidential client: it is shown
  * once and stored only as a keyed digest. `fixedSecret` is for the demo dataset.
  */
-export async function createClient(db: Executor, keys: KeyMaterial, input: ClientInput, fixedSecret?: string): Promise<{ clientId: string; secret: string | null }> {
+export async function createClient(db: Executor, keys: KeyMaterial, input: ClientInput, fixedSecret?: string, log: EventLog = NO_EVENT_LOG): Promise<{ clientId: string; secret: string | null }> {
   const errors: FieldError[] = [];
   const clientId = input.clientId.trim();
   if (!CLIENT_ID_PATTERN.test(clientId)) {
@@ -78,6 +79,7 @@ export async function createClient(db: Executor, keys: KeyMaterial, input: Clien
     }
     throw error;
   }
+  logSecurityEvent(log, { event: 'oauth.client.created', clientId, confidential: input.confidential });
   return { clientId, secret };
 }
 
@@ -86,7 +88,7 @@ export async function createClient(db: Executor, keys: KeyMaterial, input: Clien
  * turned confidential gets a new secret, returned once; the reverse drops it.
  * Narrowed scopes or grant types do not touch tokens already issued.
  */
-export async function updateClient(db: DB, keys: KeyMaterial, clientId: string, input: ClientSettings, now: Date): Promise<{ secret: string | null }> {
+export async function updateClient(db: DB, keys: KeyMaterial, clientId: string, input: ClientSettings, now: Date, log: EventLog = NO_EVENT_LOG): Promise<{ secret: string | null }> {
   const existing = await findClientRow(db, clientId);
   if (!existing) throw new ClientNotFound(clientId);
   const errors: FieldError[] = [];
@@ -103,16 +105,18 @@ export async function updateClient(db: DB, keys: KeyMaterial, clientId: string, 
     await updateClientRow(trx, existing.id, { ...settings, secretDigest }, now);
     await replaceRequiredRegions(trx, existing.id, input.requiredRegions);
   });
+  logSecurityEvent(log, { event: 'oauth.client.changed', clientId, change: 'settings' });
   return { secret };
 }
 
 /** Deletes a client with its consents, codes and grants: its tokens stop working at once. */
-export async function deleteClient(db: DB, clientId: string): Promise<void> {
+export async function deleteClient(db: DB, clientId: string, log: EventLog = NO_EVENT_LOG): Promise<void> {
   if (!(await deleteClientRow(db, clientId))) throw new ClientNotFound(clientId);
+  logSecurityEvent(log, { event: 'oauth.client.deleted', clientId });
 }
 
 /** A new secret for a confidential client, shown once; the old one stops working at once. */
-export async function regenerateClientSecret(db: DB, keys: KeyMaterial, clientId: string, now: Date): Promise<string> {
+export async function regenerateClientSecret(db: DB, keys: KeyMaterial, clientId: string, now: Date, log: EventLog = NO_EVENT_LOG): Promise<string> {
   const existing = await findClientRow(db, clientId);
   if (!existing) throw new ClientNotFound(clientId);
   if (!existing.confidential) {
@@ -120,6 +124,7 @@ export async function regenerateClientSecret(db: DB, keys: KeyMaterial, clientId
   }
   const secret = generateClientSecret();
   await setSecretDigest(db, existing.id, digestClientSecret(keys, secret), now);
+  logSecurityEvent(log, { event: 'oauth.client.changed', clientId, change: 'secret' });
   return secret;
 }
 

@@ -17,8 +17,9 @@ import { isInRequiredRegions } from '../checks/required-regions.ts';
 import { webOrigin } from '../checks/redirect-uri.ts';
 import { rememberConsent } from '../consent/consents.repository.ts';
 import { AccessDenied, ConsentRequired, LoginRequired, type OAuthError } from '../errors.ts';
-import { issueAuthorizationCode, issueAuthorizationCodeIfConsented, type CodeBinding } from '../grants/authorization-code.ts';
+import { issueAuthorizationCode, issueAuthorizationCodeIfConsented, type CodeBinding } from '../grants/code-issuance.ts';
 import type { OAuthContext } from '../oauth-context.ts';
+import { logSecurityEvent } from '../../ops/security-events.ts';
 
 export const REGIONS_MESSAGE = 'User not in required regions';
 
@@ -56,7 +57,9 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
   const decide = async (request: FastifyRequest, reply: FastifyReply, req: AuthorizationRequest, session: SessionContext, raw: RawParameters) => {
     if (!(await isValidFormToken(request, raw.csrf_token))) return pages.consentExpired(request, reply);
     if (raw.decision !== 'allow') return redirectWithError(reply, req, new AccessDenied('The user denied the request.'));
-    if (raw.remember === '1' || raw.remember === 'on') await rememberConsent(ctx.db, session.user.id, req.client.id, req.scopes, ctx.clock());
+    const remembered = raw.remember === '1' || raw.remember === 'on';
+    if (remembered) await rememberConsent(ctx.db, session.user.id, req.client.id, req.scopes, ctx.clock());
+    logSecurityEvent(request.log, { event: 'oauth.consent.granted', userId: session.user.id, clientId: req.client.client_id, scopes: req.scopes, remembered });
     return approve(reply, req, session);
   };
 

@@ -13,6 +13,7 @@ import { encodeSegment } from '../jose/jws.ts';
 import type { OAuthContext } from '../oauth-context.ts';
 import { introspectToken, type Introspection } from '../tokens/introspection.ts';
 import { formParameters } from './form.ts';
+import { Refusals } from './refusals.ts';
 
 const INTROSPECT_PARAMETERS = ['token', 'token_type_hint', 'client_id', 'client_secret'] as const;
 export const INTROSPECTION_JWT_TYPE = 'token-introspection+jwt';
@@ -27,11 +28,15 @@ export function introspectionEndpoint(app: FastifyInstance, ctx: OAuthContext, l
     try {
       const params = formParameters(request, INTROSPECT_PARAMETERS);
       client = await authenticateClient((clientId) => findClientRow(ctx.db, clientId), ctx.material, request.headers.authorization, params);
-      if (!client.confidential) throw new InvalidClient('Token introspection is for confidential clients.', request.headers.authorization !== undefined);
+      if (!client.confidential) {
+        throw new InvalidClient('Token introspection is for confidential clients.', request.headers.authorization !== undefined, client.client_id)
+          .withDetail('public client asked for introspection');
+      }
       attempt.authenticated(client);
       token = params.token;
       if (token === undefined || token === '') throw new InvalidRequest('token is required.');
     } catch (error) {
+      new Refusals().log(request, error);
       throw attempt.failed(error);
     }
     const now = ctx.clock();

@@ -18,6 +18,7 @@ import type { OAuthContext } from '../oauth-context.ts';
 import { verifyAccessToken } from '../tokens/access-token.ts';
 import { decryptRefreshToken } from '../tokens/refresh-token.ts';
 import { formParameters } from './form.ts';
+import { Refusals } from './refusals.ts';
 import type { ClientRow } from '../clients/clients.repository.ts';
 
 const REVOKE_PARAMETERS = ['token', 'token_type_hint', 'client_id', 'client_secret'] as const;
@@ -52,6 +53,7 @@ export function revokeEndpoint(app: FastifyInstance, ctx: OAuthContext, limiter:
       token = params.token;
       if (token === undefined || token === '') throw new InvalidRequest('token is required.');
     } catch (error) {
+      new Refusals().log(request, error);
       throw attempt.failed(error);
     }
     const now = ctx.clock();

@@ -1,39 +1,51 @@
 /**
- * `POST /oauth/token` (RFC 6749 §3.2, §4.1.3, §6; SPEC §5.3). Responses carry
- * `Cache-Control: no-store`; errors are RFC 6749 §5.2 JSON (see oauth.routes.ts).
+ * `POST /oauth/token` (RFC 6749 §3.2, §4.1.3, §6; SPEC §5.3): authenticates
+ * the client and dispatches to the grant named by `grant_type`, passing it only
+ * the parameters it declares. Responses carry `Cache-Control: no-store`;
+ * errors are RFC 6749 §5.2 JSON (see oauth-endpoints.ts).
  */
 import type { FastifyInstance } from 'fastify';
 import { authenticateClient } from '../clients/client-auth.ts';
 import { UnsupportedGrantType, InvalidRequest } from '../errors.ts';
-import { exchangeAuthorizationCode } from '../grants/authorization-code.ts';
-import { exchangeRefreshToken } from '../grants/refresh-token.ts';
-import type { OAuthContext } from '../oauth-context.ts';
 import type { FailureLimiter } from '../failure-limiter.ts';
+import { authorizationCodeStore } from '../grants/codes.repository.ts';
+import { refreshTokenStore } from '../grants/grants.repository.ts';
+import { GRANT_PARAMETERS, GRANTS, type GrantContext } from '../grants/index.ts';
+import type { OAuthContext } from '../oauth-context.ts';
+import { issueTokens } from '../tokens/token-response.ts';
 import { formParameters } from './form.ts';
+import { Refusals } from './refusals.ts';
 
-const TOKEN_PARAMETERS = [
-  'grant_type', 'client_id', 'client_secret', 'code', 'redirect_uri', 'code_verifier', 'refresh_token', 'scope',
-] as const;
+const CLIENT_PARAMETERS = ['client_id', 'client_secret'] as const;
+const TOKEN_PARAMETERS = ['grant_type', ...CLIENT_PARAMETERS, ...GRANT_PARAMETERS];
 
 export function tokenEndpoint(app: FastifyInstance, ctx: OAuthContext, limiter: FailureLimiter): void {
+  const grantContext: GrantContext = {
+    clock: ctx.clock,
+    material: ctx.material,
+    refreshGraceSeconds: ctx.refreshGraceSeconds,
+    codes: authorizationCodeStore(ctx.db),
+    refreshTokens: refreshTokenStore(ctx.db),
+    issue: (input) => issueTokens(ctx, input),
+  };
   app.post('/oauth/token', async (request, reply) => {
     const attempt = limiter.begin(request.ip);
+    const refusals = new Refusals();
     void reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     try {
       const params = formParameters(request, TOKEN_PARAMETERS);
       if (params.grant_type === undefined) throw new InvalidRequest('grant_type is required.');
-      if (params.grant_type !== 'authorization_code' && params.grant_type !== 'refresh_token') {
-        throw new UnsupportedGrantType('Supported grant types: authorization_code, refresh_token.');
-      }
+      const grant = GRANTS.get(params.grant_type);
+      if (!grant) throw new UnsupportedGrantType(`Supported grant types: ${[...GRANTS.keys()].join(', ')}.`);
+      const grantParams = Object.fromEntries(grant.parameters.map((name) => [name, params[name]]));
       const body = await ctx.clients.run(async (find) => {
         const client = await authenticateClient(find, ctx.material, request.headers.authorization, params);
         attempt.authenticated(client);
-        return params.grant_type === 'authorization_code'
-          ? exchangeAuthorizationCode(ctx, client, params)
-          : exchangeRefreshToken(ctx, client, params);
+        return grant.handle(grantContext, client, grantParams).catch(refusals.note);
       });
       return reply.send(body);
     } catch (error) {
+      refusals.log(request, error);
       throw attempt.failed(error);
     }
   });

@@ -1,73 +1,80 @@
 /**
- * The authorization code: issued at the end of the authorization endpoint
- * (SPEC §5.2 step 7) and exchanged at the token endpoint (SPEC §5.3, RFC 6749
- * §4.1.3, RFC 7636 §4.6). Every failure is `invalid_grant` with the seed's
- * message; a second use revokes what the first one issued.
+ * The authorization_code grant (SPEC §5.3, RFC 6749 §4.1.3, RFC 7636 §4.6):
+ * the code is redeemed in one statement together with all its bindings; every
+ * failure is `invalid_grant` with the seed's message, and a second use revokes
+ * what the first one issued (RFC 6749 §4.1.2).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import type { SecurityEvent } from '../../ops/security-events.ts';
 import { isValidVerifier, s256 } from '../checks/pkce.ts';
 import { StaleClient } from '../clients/client-cache.ts';
 import type { ClientRow } from '../clients/clients.repository.ts';
 import { INVALID_OR_EXPIRED_CODE, InvalidGrant, InvalidRequest } from '../errors.ts';
-import { ACCESS_TOKEN_SECONDS, AUTHORIZATION_CODE_SECONDS, REFRESH_TOKEN_SECONDS } from '../lifetimes.ts';
-import type { OAuthContext } from '../oauth-context.ts';
-import { issueTokens, type TokenResponse } from '../tokens/token-response.ts';
-import { findGrantOfUsedCode, insertCode, insertCodeIfConsented, redeemCode, type NewCode } from './codes.repository.ts';
-import { revokeGrant } from './grants.repository.ts';
+import { ACCESS_TOKEN_SECONDS, REFRESH_TOKEN_SECONDS } from '../lifetimes.ts';
+import type { TokenResponse } from '../tokens/token-response.ts';
+import type { GrantBase, GrantParameters } from './grant-type.ts';
 
+export const grantType = 'authorization_code';
+export const parameters = ['code', 'redirect_uri', 'code_verifier'] as const;
+
+/** Codes are stored only as their SHA-256. */
 export function digestCode(code: string): Buffer {
   return createHash('sha256').update(code).digest();
 }
 
-export interface CodeBinding {
+export interface Redemption {
+  digest: Buffer;
   clientRowId: number;
-  userId: number;
+  /** The version of the client as read (client-cache.ts): redeem nothing if it has changed since. */
+  clientVersion: number;
   redirectUri: string;
-  scopes: readonly string[];
-  codeChallenge: string | null;
+  /** S256 of the presented verifier, or null when none was presented. */
+  challenge: string | null;
+  now: Date;
+  grantExpiresAt: Date;
+  /** Set when the client holds the refresh_token grant. */
+  refreshExpiresAt: Date | null;
+}
+
+export interface RedeemedCode {
+  grant_id: number;
+  user_id: number;
+  scopes: string[];
+  auth_time: Date;
   nonce: string | null;
-  authTime: Date;
+  refresh_id: number | null;
 }
 
-/** A fresh single-use code (256 random bits), stored only as its digest. */
-export async function issueAuthorizationCode(ctx: OAuthContext, binding: CodeBinding): Promise<string> {
-  const code = randomBytes(32).toString('base64url');
-  await insertCode(ctx.db, newCode(ctx, binding, code));
-  return code;
+/** The storage this grant needs (implemented in codes.repository.ts). */
+export interface AuthorizationCodeStore {
+  /**
+   * In one statement: marks a live code bound to this client, redirect URI and
+   * challenge used, creates its grant and first refresh-token row. `code`
+   * undefined when none matched; `clientCurrent` false (nothing redeemed) when
+   * the client changed since it was read.
+   */
+  redeem(redemption: Redemption): Promise<{ clientCurrent: boolean; code: RedeemedCode | undefined }>;
+  /** The grant issued from an already used code (null if none was issued); undefined when the code is not a used one. */
+  findGrantOfUsedCode(digest: Buffer): Promise<number | null | undefined>;
+  revokeGrant(grantId: number, now: Date): Promise<void>;
 }
 
-/**
- * A fresh code when the user's remembered consent covers the requested scopes
- * (SPEC §5.2 step 6), decided and stored in one statement; undefined when it
- * does not, and then nothing was stored.
- */
-export async function issueAuthorizationCodeIfConsented(ctx: OAuthContext, binding: CodeBinding): Promise<string | undefined> {
-  const code = randomBytes(32).toString('base64url');
-  return (await insertCodeIfConsented(ctx.db, newCode(ctx, binding, code))) ? code : undefined;
+export interface CodeGrantContext extends GrantBase {
+  readonly codes: AuthorizationCodeStore;
 }
 
-function newCode(ctx: OAuthContext, binding: CodeBinding, code: string): NewCode {
-  return { ...binding, digest: digestCode(code), expiresAt: new Date(ctx.clock().getTime() + AUTHORIZATION_CODE_SECONDS * 1000) };
-}
-
-export interface CodeExchange {
-  code: string | undefined;
-  redirect_uri: string | undefined;
-  code_verifier: string | undefined;
-}
-
-export async function exchangeAuthorizationCode(ctx: OAuthContext, client: ClientRow, params: CodeExchange): Promise<TokenResponse> {
+export async function handle(ctx: CodeGrantContext, client: ClientRow, params: GrantParameters<(typeof parameters)[number]>): Promise<TokenResponse> {
   if (params.code === undefined || params.code === '') throw new InvalidRequest('code is required.');
   if (params.redirect_uri === undefined) throw new InvalidRequest('redirect_uri is required.');
   const verifier = params.code_verifier;
-  if (verifier !== undefined && !isValidVerifier(verifier)) throw new InvalidGrant(INVALID_OR_EXPIRED_CODE);
-  if (params.code.length > 200) throw new InvalidGrant(INVALID_OR_EXPIRED_CODE);
+  if (verifier !== undefined && !isValidVerifier(verifier)) throw invalidCode('the code_verifier is malformed (RFC 7636 §4.1)');
+  if (params.code.length > 200) throw invalidCode('the code is longer than any code this server issues');
 
   const now = ctx.clock();
   const withRefresh = client.grant_types.includes('refresh_token');
   const refreshExpiresAt = withRefresh ? new Date(now.getTime() + REFRESH_TOKEN_SECONDS * 1000) : null;
   const digest = digestCode(params.code);
-  const { clientCurrent, code: redeemed } = await redeemCode(ctx.db, {
+  const { clientCurrent, code: redeemed } = await ctx.codes.redeem({
     digest,
     clientRowId: client.id,
     clientVersion: client.version,
@@ -79,11 +86,15 @@ export async function exchangeAuthorizationCode(ctx: OAuthContext, client: Clien
   });
   if (!clientCurrent) throw new StaleClient();
   if (!redeemed) {
-    const grantId = await findGrantOfUsedCode(ctx.db, digest);
-    if (grantId) await revokeGrant(ctx.db, grantId, now);
-    throw new InvalidGrant(INVALID_OR_EXPIRED_CODE);
+    const grantId = await ctx.codes.findGrantOfUsedCode(digest);
+    if (grantId === undefined) {
+      throw invalidCode('no live code matches: unknown, expired, or bound to another client, redirect URI or code challenge');
+    }
+    if (grantId !== null) await ctx.codes.revokeGrant(grantId, now);
+    const event: SecurityEvent = { event: 'oauth.code.reused', clientId: client.client_id, grantId };
+    throw invalidCode('the code was already used; the grant it issued is revoked').withEvent(event);
   }
-  return issueTokens(ctx, {
+  return ctx.issue({
     clientId: client.client_id,
     userId: redeemed.user_id,
     grantId: redeemed.grant_id,
@@ -93,4 +104,8 @@ export async function exchangeAuthorizationCode(ctx: OAuthContext, client: Clien
     now,
     refresh: redeemed.refresh_id === null || refreshExpiresAt === null ? null : { rowId: redeemed.refresh_id, expiresAt: refreshExpiresAt },
   });
+}
+
+function invalidCode(detail: string): InvalidGrant {
+  return new InvalidGrant(INVALID_OR_EXPIRED_CODE).withDetail(detail);
 }

@@ -7,6 +7,8 @@
  */
 import type { Executor } from '../../db/executor.ts';
 import { statement } from '../../db/statement.ts';
+import type { AuthorizationCodeStore, RedeemedCode, Redemption } from './authorization-code.ts';
+import { revokeGrant } from './grants.repository.ts';
 
 export interface NewCode {
   digest: Buffer;
@@ -40,29 +42,6 @@ export async function insertCodeIfConsented(db: Executor, code: NewCode): Promis
 
 function codeValues(code: NewCode): unknown[] {
   return [code.digest, code.clientRowId, code.userId, code.redirectUri, [...code.scopes], code.codeChallenge, code.nonce, code.authTime, code.expiresAt];
-}
-
-export interface Redemption {
-  digest: Buffer;
-  clientRowId: number;
-  /** The version of the client as read (client-cache.ts): redeem nothing if it has changed since. */
-  clientVersion: number;
-  redirectUri: string;
-  /** S256 of the presented verifier, or null when none was presented. */
-  challenge: string | null;
-  now: Date;
-  grantExpiresAt: Date;
-  /** Set when the client holds the refresh_token grant. */
-  refreshExpiresAt: Date | null;
-}
-
-export interface RedeemedCode {
-  grant_id: number;
-  user_id: number;
-  scopes: string[];
-  auth_time: Date;
-  nonce: string | null;
-  refresh_id: number | null;
 }
 
 const redeemCodeStatement = statement<RedeemedCode & { client_current: boolean }>('redeem_code', `
@@ -109,6 +88,15 @@ export async function findGrantOfUsedCode(db: Executor, digest: Buffer): Promise
     .where('code_digest', '=', digest).executeTakeFirst();
   if (!row || row.used_at === null) return undefined;
   return row.grant_id;
+}
+
+/** The authorization_code grant's storage: these statements, nothing more. */
+export function authorizationCodeStore(db: Executor): AuthorizationCodeStore {
+  return {
+    redeem: (redemption) => redeemCode(db, redemption),
+    findGrantOfUsedCode: (digest) => findGrantOfUsedCode(db, digest),
+    revokeGrant: (grantId, now) => revokeGrant(db, grantId, now),
+  };
 }
 
 /** Codes are kept a day past expiry so that a late reuse still revokes what the code issued. */

@@ -4,6 +4,7 @@
  */
 import type { Executor } from '../../db/executor.ts';
 import { statement } from '../../db/statement.ts';
+import type { RefreshTokenRow, RefreshTokenStore, RefreshTokenUse, RefreshTokenUseInput } from './refresh-token.ts';
 
 export async function revokeGrant(db: Executor, grantId: number, now: Date): Promise<void> {
   await db.updateTable('oauth_grants').set({ revoked_at: now })
@@ -33,20 +34,6 @@ export async function purgeExpiredGrants(db: Executor, now: Date): Promise<numbe
   return Number(result.numDeletedRows);
 }
 
-export interface RefreshTokenRow {
-  id: number;
-  grant_id: number;
-  scopes: string[];
-  expires_at: Date;
-  rotated_at: Date | null;
-  successor_id: number | null;
-  successor_rotated_at: Date | null;
-  client_id: number;
-  user_id: number;
-  auth_time: Date;
-  revoked_at: Date | null;
-}
-
 const findRefreshTokenStatement = statement<RefreshTokenRow>('find_refresh_token', `
   select rt.id, rt.grant_id, rt.scopes, rt.expires_at, rt.rotated_at, rt.successor_id, s.rotated_at as successor_rotated_at,
     g.client_id, g.user_id, g.auth_time, g.revoked_at
@@ -58,26 +45,6 @@ const findRefreshTokenStatement = statement<RefreshTokenRow>('find_refresh_token
 /** One indexed query: the refresh-token row, its grant and its successor's state. */
 export async function findRefreshToken(db: Executor, rowId: number): Promise<RefreshTokenRow | undefined> {
   return (await findRefreshTokenStatement.rows(db, [rowId]))[0];
-}
-
-export interface RefreshTokenUse extends RefreshTokenRow {
-  /** Whether the user is in one of the client's required regions (true when it has none). */
-  in_regions: boolean;
-  /** The successor this statement created, or null when it rotated nothing. */
-  rotated_to: number | null;
-  /** False when the client changed since it was read (client-cache.ts): then nothing was rotated. */
-  client_current: boolean;
-}
-
-export interface RefreshTokenUseInput {
-  rowId: number;
-  clientRowId: number;
-  clientVersion: number;
-  now: Date;
-  expiresAt: Date;
-  requiredRegions: readonly number[];
-  /** Scopes the request narrows to, or null for all the row's scopes. */
-  requestedScopes: readonly string[] | null;
 }
 
 const useStatement = statement<RefreshTokenUse>('use_refresh_token', `
@@ -125,4 +92,13 @@ export async function useRefreshToken(db: Executor, u: RefreshTokenUseInput): Pr
     u.rowId, u.now, u.clientRowId, u.expiresAt, [...u.requiredRegions], u.requestedScopes === null ? null : [...u.requestedScopes], u.clientVersion,
   ]);
   return rows[0];
+}
+
+/** The refresh_token grant's storage: these statements, nothing more. */
+export function refreshTokenStore(db: Executor): RefreshTokenStore {
+  return {
+    use: (input) => useRefreshToken(db, input),
+    find: (rowId) => findRefreshToken(db, rowId),
+    revokeGrant: (grantId, now) => revokeGrant(db, grantId, now),
+  };
 }

@@ -1,5 +1,5 @@
 /**
- * The refresh-token grant (RFC 6749 §6, RFC 9700 §4.14.2; SPEC §5.3):
+ * The refresh_token grant (RFC 6749 §6, RFC 9700 §4.14.2; SPEC §5.3):
  * rotation on every use, in one statement with the checks; a retry with the
  * just-rotated token inside the grace period gets the same successor (one
  * successor per token, never a second chain); any other use of a retired
@@ -8,53 +8,128 @@
 import { StaleClient } from '../clients/client-cache.ts';
 import type { ClientRow } from '../clients/clients.repository.ts';
 import { InvalidGrant, InvalidRequest, InvalidScope, UnauthorizedClient } from '../errors.ts';
+import type { KeyMaterial } from '../keys/key-material.ts';
 import { REFRESH_TOKEN_SECONDS } from '../lifetimes.ts';
-import type { OAuthContext } from '../oauth-context.ts';
-import { decryptRefreshToken } from '../tokens/refresh-token.ts';
-import { issueTokens, type TokenResponse } from '../tokens/token-response.ts';
 import { sortScopes } from '../scopes.ts';
-import { findRefreshToken, revokeGrant, useRefreshToken, type RefreshTokenRow, type RefreshTokenUse } from './grants.repository.ts';
+import { decryptRefreshToken } from '../tokens/refresh-token.ts';
+import type { TokenResponse } from '../tokens/token-response.ts';
+import type { GrantBase, GrantParameters } from './grant-type.ts';
+
+export const grantType = 'refresh_token';
+export const parameters = ['refresh_token', 'scope'] as const;
 
 const INVALID = 'Invalid or expired refresh token';
 
-export interface RefreshExchange {
-  refresh_token: string | undefined;
-  scope: string | undefined;
+export interface RefreshTokenRow {
+  id: number;
+  grant_id: number;
+  scopes: string[];
+  expires_at: Date;
+  rotated_at: Date | null;
+  successor_id: number | null;
+  successor_rotated_at: Date | null;
+  client_id: number;
+  user_id: number;
+  auth_time: Date;
+  revoked_at: Date | null;
 }
 
-export async function exchangeRefreshToken(ctx: OAuthContext, client: ClientRow, params: RefreshExchange): Promise<TokenResponse> {
+export interface RefreshTokenUse extends RefreshTokenRow {
+  /** Whether the user is in one of the client's required regions (true when it has none). */
+  in_regions: boolean;
+  /** The successor this use created, or null when it rotated nothing. */
+  rotated_to: number | null;
+  /** False when the client changed since it was read (client-cache.ts): then nothing was rotated. */
+  client_current: boolean;
+}
+
+export interface RefreshTokenUseInput {
+  rowId: number;
+  clientRowId: number;
+  clientVersion: number;
+  now: Date;
+  expiresAt: Date;
+  requiredRegions: readonly number[];
+  /** Scopes the request narrows to, or null for all the row's scopes. */
+  requestedScopes: readonly string[] | null;
+}
+
+/** The storage this grant needs (implemented in grants.repository.ts). */
+export interface RefreshTokenStore {
+  /**
+   * Reads the row, its grant and its successor's state and, when the row is
+   * current, bound to this client, live, in the required regions and covering
+   * the requested scopes, rotates it — atomically: of two concurrent uses only
+   * one rotates, the other sees `rotated_to: null`. Undefined when there is no such row.
+   */
+  use(input: RefreshTokenUseInput): Promise<RefreshTokenUse | undefined>;
+  find(rowId: number): Promise<RefreshTokenRow | undefined>;
+  /** Revokes the family: every refresh token and access token of the grant. */
+  revokeGrant(grantId: number, now: Date): Promise<void>;
+}
+
+export interface RefreshGrantContext extends GrantBase {
+  readonly refreshTokens: RefreshTokenStore;
+  /** Decrypts the presented token. */
+  readonly material: KeyMaterial;
+  /** Seconds a just-rotated refresh token may still be presented (SPEC §5.3, config). */
+  readonly refreshGraceSeconds: number;
+}
+
+export async function handle(ctx: RefreshGrantContext, client: ClientRow, params: GrantParameters<(typeof parameters)[number]>): Promise<TokenResponse> {
   if (!client.grant_types.includes('refresh_token')) throw new UnauthorizedClient('This client may not use the refresh_token grant.');
   if (params.refresh_token === undefined || params.refresh_token === '') throw new InvalidRequest('refresh_token is required.');
   const now = ctx.clock();
   const payload = decryptRefreshToken(ctx.material, params.refresh_token, now);
-  if (!payload || payload.clientId !== client.client_id) throw new InvalidGrant(INVALID);
+  if (!payload) throw invalid('the token does not decrypt with this server\'s key, or its exp has passed');
+  if (payload.clientId !== client.client_id) throw invalid('the token was issued to another client');
   const requested = requestedScopes(params.scope);
   const expiresAt = new Date(now.getTime() + REFRESH_TOKEN_SECONDS * 1000);
   for (let attempt = 0; attempt < 2; attempt += 1) {
-    const use = await useRefreshToken(ctx.db, {
+    const use = await ctx.refreshTokens.use({
       rowId: payload.rowId, clientRowId: client.id, clientVersion: client.version, now, expiresAt, requiredRegions: client.required_regions, requestedScopes: requested,
     });
     if (use && !use.client_current) throw new StaleClient();
-    if (!use || use.client_id !== client.id || use.revoked_at !== null || use.expires_at <= now) throw new InvalidGrant(INVALID);
-    // The region restriction (SPEC §5.2 step 5) holds for the whole session, not only at sign-in:
-    // a member who left every required region gets no new tokens.
-    if (!use.in_regions) throw new InvalidGrant('User not in required regions');
-    const scopes = narrowedScopes(use.scopes, requested);
-    if (use.rotated_to !== null) return respond(ctx, client, use, scopes, now, { rowId: use.rotated_to, expiresAt });
-    // Lost a race with a concurrent use of the same token: decide again, as a retry.
-    if (use.rotated_at === null) continue;
-    if (isRetryInGracePeriod(ctx, use, now)) {
-      const successor = await findRefreshToken(ctx.db, use.successor_id!);
-      if (successor && successor.revoked_at === null) return respond(ctx, client, use, scopes, now, { rowId: successor.id, expiresAt: successor.expires_at });
-    }
-    await revokeGrant(ctx.db, use.grant_id, now);
-    throw new InvalidGrant(INVALID);
+    if (!use) throw invalid('the token names no stored row (purged after expiry)');
+    const outcome = await decide(ctx, client, use, requested, now, expiresAt);
+    if (outcome !== LOST_RACE) return outcome;
   }
-  throw new InvalidGrant(INVALID);
+  throw invalid('the token was rotated concurrently twice; refused rather than tried again');
+}
+
+const LOST_RACE = Symbol('lost race');
+
+/** The answer to one use of a stored token, or {@link LOST_RACE} when a concurrent use rotated it first. */
+async function decide(ctx: RefreshGrantContext, client: ClientRow, use: RefreshTokenUse, requested: string[] | null, now: Date, expiresAt: Date): Promise<TokenResponse | typeof LOST_RACE> {
+  const refusal = refusalOf(use, client, now);
+  if (refusal !== undefined) throw invalid(refusal);
+  // The region restriction (SPEC §5.2 step 5) holds for the whole session, not only at sign-in:
+  // a member who left every required region gets no new tokens.
+  if (!use.in_regions) throw new InvalidGrant('User not in required regions');
+  const scopes = narrowedScopes(use.scopes, requested);
+  if (use.rotated_to !== null) return respond(ctx, client, use, scopes, now, { rowId: use.rotated_to, expiresAt });
+  // Lost a race with a concurrent use of the same token: decide again, as a retry.
+  if (use.rotated_at === null) return LOST_RACE;
+  if (isRetryInGracePeriod(ctx, use, now)) {
+    const successor = await ctx.refreshTokens.find(use.successor_id!);
+    if (successor && successor.revoked_at === null) return respond(ctx, client, use, scopes, now, { rowId: successor.id, expiresAt: successor.expires_at });
+  }
+  await ctx.refreshTokens.revokeGrant(use.grant_id, now);
+  throw invalid('a retired token was used again outside the grace period; its family is revoked').withEvent({
+    event: 'oauth.refresh_token.family_revoked', clientId: client.client_id, grantId: use.grant_id, userId: use.user_id, tokenId: use.id,
+  });
+}
+
+/** Why the row cannot be used at all (the operator's detail), or undefined when it may. */
+function refusalOf(use: RefreshTokenUse, client: ClientRow, now: Date): string | undefined {
+  if (use.client_id !== client.id) return 'the token\'s grant belongs to another client';
+  if (use.revoked_at !== null) return 'the token\'s grant is revoked (reuse, revocation, consent withdrawn, client tokens revoked)';
+  if (use.expires_at <= now) return 'the token has expired';
+  return undefined;
 }
 
 /** A retry: the token was rotated within the grace period and its successor has not been used yet. */
-function isRetryInGracePeriod(ctx: OAuthContext, use: RefreshTokenUse, now: Date): boolean {
+function isRetryInGracePeriod(ctx: RefreshGrantContext, use: RefreshTokenUse, now: Date): boolean {
   return use.rotated_at !== null && use.successor_id !== null && use.successor_rotated_at === null &&
     now.getTime() - use.rotated_at.getTime() <= ctx.refreshGraceSeconds * 1000;
 }
@@ -71,7 +146,11 @@ function narrowedScopes(granted: readonly string[], requested: readonly string[]
   return sortScopes(requested);
 }
 
-function respond(ctx: OAuthContext, client: ClientRow, row: RefreshTokenRow, scopes: string[], now: Date, refresh: { rowId: number; expiresAt: Date }): Promise<TokenResponse> {
+function respond(ctx: RefreshGrantContext, client: ClientRow, row: RefreshTokenRow, scopes: string[], now: Date, refresh: { rowId: number; expiresAt: Date }): Promise<TokenResponse> {
   // A refresh keeps sub and auth_time (OpenID Connect Core §12.2); no nonce.
-  return issueTokens(ctx, { clientId: client.client_id, userId: row.user_id, grantId: row.grant_id, scopes, authTime: row.auth_time, nonce: null, now, refresh });
+  return ctx.issue({ clientId: client.client_id, userId: row.user_id, grantId: row.grant_id, scopes, authTime: row.auth_time, nonce: null, now, refresh });
+}
+
+function invalid(detail: string): InvalidGrant {
+  return new InvalidGrant(INVALID).withDetail(detail);
 }

@@ -40,7 +40,8 @@ export interface Signer {
   sign(headerSegment: string, payload: object): Promise<string>;
 }
 
-function signerOf(key: StoredSigningKey): Signer {
+/** Signs with this key: its headers are encoded once. */
+export function signerOf(key: Pick<StoredSigningKey, 'kid' | 'privateKey'>): Signer {
   return {
     kid: key.kid,
     sign: (headerSegment, payload) => signRs256(headerSegment, payload, key.privateKey),

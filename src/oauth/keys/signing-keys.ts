@@ -8,6 +8,8 @@ import { createPrivateKey, createPublicKey, type JsonWebKey as NodeJwk, type Key
 import { calculateJwkThumbprint, CompactEncrypt, compactDecrypt, exportJWK, generateKeyPair, importPKCS8, type JWK } from 'jose';
 import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import { logSecurityEvent, NO_EVENT_LOG, type EventLog } from '../../ops/security-events.ts';
 import { derivedKeys } from './derived-keys.ts';
 import type { KeyMaterial } from './key-material.ts';
 
@@ -62,16 +64,24 @@ export async function bootstrapSigningKey(db: Executor, keys: KeyMaterial, now: 
 
 /**
  * A new key signs from now on; the previous one stays in the JWKS until every
- * token it signed has expired. Returns the new and the retired key ids.
+ * token it signed has expired. Retiring and inserting are one transaction:
+ * there is an active key before and after, whatever fails. Returns the new and
+ * the retired key ids.
  */
-export async function rotateSigningKey(db: Executor, keys: KeyMaterial, modulusLength: number, now: Date): Promise<{ kid: string; retired: string[] }> {
+export async function rotateSigningKey(
+  db: Executor, keys: KeyMaterial, modulusLength: number, now: Date, log: EventLog = NO_EVENT_LOG,
+): Promise<{ kid: string; retired: string[] }> {
   const { privateKey } = await generateKeyPair('RS256', { modulusLength, extractable: true });
   const notAfter = new Date(now.getTime() + RETIRED_KEY_OVERLAP_SECONDS * 1000);
-  const retired = await db.updateTable('oauth_signing_keys')
-    .set({ retired_at: now, not_after: notAfter })
-    .where('retired_at', 'is', null).returning('kid').execute();
-  const kid = await insertKey(db, keys, privateKey, now);
-  return { kid, retired: retired.map((r) => r.kid) };
+  const rotated = await inTransaction(db, async (trx) => {
+    const retired = await trx.updateTable('oauth_signing_keys')
+      .set({ retired_at: now, not_after: notAfter })
+      .where('retired_at', 'is', null).returning('kid').execute();
+    const kid = await insertKey(trx, keys, privateKey, now);
+    return { kid, retired: retired.map((r) => r.kid) };
+  });
+  logSecurityEvent(log, { event: 'oauth.key.rotated', ...rotated });
+  return rotated;
 }
 
 /** Every key that may still sign or verify a live token, newest first. */

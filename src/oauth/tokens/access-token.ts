@@ -44,7 +44,7 @@ export function signAccessToken(signer: Signer, issuer: string, nowSeconds: numb
  * Verifies signature, `alg`, `typ`, `iss` and `exp` (SPEC §5.4, RFC 9068 §4);
  * the caller checks the grant. Throws {@link InvalidToken}.
  */
-export async function verifyAccessToken(keys: KeyStore, issuer: string, token: string, now: Date): Promise<VerifiedAccessToken> {
+export async function verifyAccessToken(keys: Pick<KeyStore, 'verificationKey'>, issuer: string, token: string, now: Date): Promise<VerifiedAccessToken> {
   const jws = token.length > 8192 ? undefined : parseJws(token);
   if (!jws) throw new InvalidToken('The access token is malformed.');
   const { header, payload } = jws;

@@ -68,7 +68,7 @@ export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app
     try {
       const { session, deviceCookie } = await logIn(db, clock, deviceKey, {
         email, password: form.password ?? '', rememberMe: remember, ip: request.ip,
-        previousSessionId: request.cookies[SESSION_COOKIE], deviceCookie: request.cookies[DEVICE_COOKIE],
+        previousSessionId: request.cookies[SESSION_COOKIE], deviceCookie: request.cookies[DEVICE_COOKIE], log: request.log,
       });
       setSessionCookies(reply, config, clock, session);
       setDeviceCookie(reply, config, deviceCookie);

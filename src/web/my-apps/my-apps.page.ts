@@ -13,6 +13,7 @@ import { findClient } from '../../oauth/clients/clients.service.ts';
 import { listRememberedApps, revokeConsent } from '../../oauth/consent/consents.repository.ts';
 import { pageSession } from '../page-access.ts';
 import { localeOf } from '../language/locale.ts';
+import { logSecurityEvent } from '../../ops/security-events.ts';
 
 export interface MyAppsOptions {
   config: Config;
@@ -54,6 +55,7 @@ export const myAppsPage: FastifyPluginAsyncTypebox<MyAppsOptions> = async (app, 
     // Only ids that could be registered reach the database (a NUL byte would make PostgreSQL fail).
     const revoked = CLIENT_ID_PATTERN.test(clientId) && await revokeConsent(db, clock, session.user.id, clientId);
     if (!revoked) return reply.render('error', { message: t('myapps.unknown'), link: { href: PAGE, text: t('myapps.title') } }, 404);
+    logSecurityEvent(request.log, { event: 'oauth.consent.revoked', userId: session.user.id, clientId });
     return reply.redirect(`${PAGE}?revoked=${encodeURIComponent(clientId)}`, 303);
   });
 };

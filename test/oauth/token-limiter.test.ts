@@ -4,11 +4,11 @@
  * IP, while guessing secrets, codes or refresh tokens still ends in 429.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { TOKEN_FAILURES_PER_MINUTE } from '../src/oauth/failure-limiter.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeUser } from './helpers/factories.ts';
-import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER } from './helpers/oauth.ts';
-import { logInAs, type TestSession } from './helpers/session.ts';
+import { TOKEN_FAILURES_PER_MINUTE } from '../../src/oauth/failure-limiter.ts';
+import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { makeUser } from '../helpers/factories.ts';
+import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER } from '../helpers/oauth.ts';
+import { logInAs, type TestSession } from '../helpers/session.ts';
 
 let t: TestApp;
 let session: TestSession;

@@ -1,16 +1,16 @@
 /**
- * Issue 3 item 9: discovery and JWKS per SPEC §5.5, issuer identity, key
+ * Discovery and JWKS per SPEC §5.5, issuer identity, key
  * rotation with overlap (old tokens still verify, new ones carry the new kid,
  * the old key leaves the JWKS once its tokens have expired), and the purge.
  */
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { rotateSigningKey } from '../src/oauth/keys/signing-keys.ts';
-import { purgeExpiredOAuthRows } from '../src/oauth/oauth.purge.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeUser } from './helpers/factories.ts';
-import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from './helpers/oauth.ts';
-import { logInAs } from './helpers/session.ts';
+import { rotateSigningKey } from '../../src/oauth/keys/signing-keys.ts';
+import { purgeExpiredOAuthRows } from '../../src/oauth/oauth.purge.ts';
+import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { makeUser } from '../helpers/factories.ts';
+import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
+import { logInAs } from '../helpers/session.ts';
 
 const ISSUER = 'https://auth.example.org';
 let t: TestApp;

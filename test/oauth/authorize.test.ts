@@ -1,12 +1,12 @@
 /**
- * Issue 3 items 2–4: the authorization endpoint's checks in the order of SPEC
+ * The authorization endpoint's checks in the order of SPEC
  * §5.2 (GET and POST), the login round trip, the region restriction, consent.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeUser, type TestUser } from './helpers/factories.ts';
-import { CALLBACK, formFields, makeClient } from './helpers/oauth.ts';
-import { logInAs, type TestSession } from './helpers/session.ts';
+import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { makeUser, type TestUser } from '../helpers/factories.ts';
+import { CALLBACK, formFields, makeClient } from '../helpers/oauth.ts';
+import { logInAs, type TestSession } from '../helpers/session.ts';
 
 const ISSUER = 'http://localhost:8080';
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSW-cM1Y';

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.ts';
-import { KEY_RELOAD_SECONDS } from '../src/oauth/keys/key-store.ts';
-import { testConfig, testKeys } from './helpers/app.ts';
-import { TestClock } from './helpers/clock.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
-import { switchableDatabase, type SwitchableDatabase } from './helpers/switchable-database.ts';
+import { buildApp } from '../../src/app.ts';
+import { KEY_RELOAD_SECONDS } from '../../src/oauth/keys/key-store.ts';
+import { testConfig, testKeys } from '../helpers/app.ts';
+import { TestClock } from '../helpers/clock.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
+import { switchableDatabase, type SwitchableDatabase } from '../helpers/switchable-database.ts';
 
 // Discovery and the JWKS are what relying parties need to verify tokens they already hold: a database
 // outage must not take them away once the keys were loaded.

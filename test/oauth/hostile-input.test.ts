@@ -4,11 +4,11 @@
  * client ids, redirect URIs and the nonce that is stored with the code.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createClient } from '../src/oauth/clients/clients.service.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeUser } from './helpers/factories.ts';
-import { CALLBACK, formFields, makeClient, tokenRequest } from './helpers/oauth.ts';
-import { logInAs, type TestSession } from './helpers/session.ts';
+import { createClient } from '../../src/oauth/clients/clients.service.ts';
+import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { makeUser } from '../helpers/factories.ts';
+import { CALLBACK, formFields, makeClient, tokenRequest } from '../helpers/oauth.ts';
+import { logInAs, type TestSession } from '../helpers/session.ts';
 
 const ISSUER = 'http://localhost:8080';
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSW-cM1Y';

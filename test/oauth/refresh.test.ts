@@ -1,15 +1,15 @@
 /**
- * Issue 3 item 6 (refresh tokens): rotation on every use, the grace period for
+ * Refresh tokens: rotation on every use, the grace period for
  * a retried refresh, family revocation on reuse after it, client binding, the
  * refresh_token grant, scope narrowing, 1-month lifetime.
  */
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeRegion, makeUser } from './helpers/factories.ts';
-import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from './helpers/oauth.ts';
-import { logInAs, type TestSession } from './helpers/session.ts';
-import { decryptRefreshToken } from '../src/oauth/tokens/refresh-token.ts';
+import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { makeRegion, makeUser } from '../helpers/factories.ts';
+import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
+import { logInAs, type TestSession } from '../helpers/session.ts';
+import { decryptRefreshToken } from '../../src/oauth/tokens/refresh-token.ts';
 
 type Tokens = { access_token: string; refresh_token: string; id_token: string; scope: string };
 type Registered = { clientId: string; secret: string };

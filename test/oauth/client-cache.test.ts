@@ -5,11 +5,11 @@
  * a request refused for a stale client consumed nothing.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { deleteClient, regenerateClientSecret, updateClient } from '../src/oauth/clients/clients.service.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeRegion, makeUser } from './helpers/factories.ts';
-import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from './helpers/oauth.ts';
-import { logInAs, type TestSession } from './helpers/session.ts';
+import { deleteClient, regenerateClientSecret, updateClient } from '../../src/oauth/clients/clients.service.ts';
+import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { makeRegion, makeUser } from '../helpers/factories.ts';
+import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
+import { logInAs, type TestSession } from '../helpers/session.ts';
 
 type Registered = { clientId: string; secret: string };
 

@@ -1,16 +1,16 @@
 /**
- * Issue 3 items 5–6: codes (single use, 10 minutes, bindings, concurrency,
+ * Codes (single use, 10 minutes, bindings, concurrency,
  * reuse revocation), token contents, client authentication and errors.
  */
 import { createHash } from 'node:crypto';
 import { compactDecrypt, decodeJwt, decodeProtectedHeader, createLocalJWKSet, jwtDecrypt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { deleteClient, regenerateClientSecret } from '../src/oauth/clients/clients.service.ts';
-import { derivedKeys } from '../src/oauth/keys/derived-keys.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeUser } from './helpers/factories.ts';
-import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from './helpers/oauth.ts';
-import { logInAs, type TestSession } from './helpers/session.ts';
+import { deleteClient, regenerateClientSecret } from '../../src/oauth/clients/clients.service.ts';
+import { derivedKeys } from '../../src/oauth/keys/derived-keys.ts';
+import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { makeUser } from '../helpers/factories.ts';
+import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
+import { logInAs, type TestSession } from '../helpers/session.ts';
 
 const ISSUER = 'http://localhost:8080';
 let t: TestApp;

@@ -1,7 +1,7 @@
-/** Issue 3 item 10: CORS for browser clients on token, userinfo, revoke, discovery and JWKS (also on errors). */
+/** CORS for browser clients on token, userinfo, revoke, discovery and JWKS (also on errors). */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeClient } from './helpers/oauth.ts';
+import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { makeClient } from '../helpers/oauth.ts';
 
 const SPA = 'https://spa.example';
 let t: TestApp;

@@ -1,13 +1,13 @@
 /**
- * Issue 3 item 13 (demo): the demo dataset's confidential and public clients
+ * The demo dataset's confidential and public clients
  * work with openid-client exactly as README and docs/oauth.md show.
  */
 import * as client from 'openid-client';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { DEMO_PASSWORD, describeDemoLogins, loadDemoData, type DemoSummary } from '../src/demo/demo-data.ts';
-import { DEMO_CLIENT_SECRET } from '../src/demo/demo-oauth.ts';
-import { Browser, buildListeningApp } from './helpers/oauth.ts';
-import type { TestApp } from './helpers/app.ts';
+import { DEMO_PASSWORD, describeDemoLogins, loadDemoData, type DemoSummary } from '../../src/demo/demo-data.ts';
+import { DEMO_CLIENT_SECRET } from '../../src/demo/demo-oauth.ts';
+import { Browser, buildListeningApp } from '../helpers/oauth.ts';
+import type { TestApp } from '../helpers/app.ts';
 
 let t: TestApp & { issuer: string };
 let summary: DemoSummary;

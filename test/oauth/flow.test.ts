@@ -1,5 +1,5 @@
 /**
- * Issue 3 item 1: real client libraries (openid-client v6 and oauth4webapi)
+ * Real client libraries (openid-client v6 and oauth4webapi)
  * drive the whole flow over real HTTP, unmodified: discovery → authorize
  * (login form, consent form) → callback → code exchange with PKCE → ID token
  * validated by the library (signature via the JWKS) → userinfo → refresh.
@@ -8,9 +8,9 @@ import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { makeRegion, makeUser, type TestUser } from './helpers/factories.ts';
-import { Browser, buildListeningApp, CALLBACK, makeClient } from './helpers/oauth.ts';
-import type { TestApp } from './helpers/app.ts';
+import { makeRegion, makeUser, type TestUser } from '../helpers/factories.ts';
+import { Browser, buildListeningApp, CALLBACK, makeClient } from '../helpers/oauth.ts';
+import type { TestApp } from '../helpers/app.ts';
 
 let t: TestApp & { issuer: string };
 let user: TestUser;

@@ -1,13 +1,13 @@
 /**
- * Issue 3 items 7–8: userinfo claims exactly per granted scope (seed table),
+ * Userinfo claims exactly per granted scope (seed table),
  * 401 + WWW-Authenticate for every bad token, and revocation (RFC 7009).
  */
 import { generateKeyPair, importPKCS8, SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeRegion, makeUser } from './helpers/factories.ts';
-import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from './helpers/oauth.ts';
-import { logInAs, type TestSession } from './helpers/session.ts';
+import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { makeRegion, makeUser } from '../helpers/factories.ts';
+import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
+import { logInAs, type TestSession } from '../helpers/session.ts';
 
 type Registered = { clientId: string; secret: string };
 type Tokens = { access_token: string; refresh_token: string; id_token: string };

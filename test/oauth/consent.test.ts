@@ -1,13 +1,13 @@
 /**
- * Issue 3 items 3–4 and SPEC §5.2 steps 5–7: region restriction, the consent
+ * SPEC §5.2 steps 5–7: region restriction, the consent
  * page, its CSRF-protected decision, remembered consent and the code.
  */
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeRegion, makeUser } from './helpers/factories.ts';
-import { CALLBACK, formFields, makeClient, unescapeHtml } from './helpers/oauth.ts';
-import { logInAs, type TestSession } from './helpers/session.ts';
+import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { makeRegion, makeUser } from '../helpers/factories.ts';
+import { CALLBACK, formFields, makeClient, unescapeHtml } from '../helpers/oauth.ts';
+import { logInAs, type TestSession } from '../helpers/session.ts';
 
 const ISSUER = 'http://localhost:8080';
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSW-cM1Y';

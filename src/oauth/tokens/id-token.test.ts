@@ -1,0 +1,29 @@
+/** ID tokens (OpenID Connect Core §2, §3.1.3.6): claims, lifetime, nonce only when sent, at_hash. */
+import { generateKeyPairSync, verify } from 'node:crypto';
+import { describe, expect, test } from 'vitest';
+import { signerOf } from '../keys/key-store.ts';
+import { atHash, signIdToken } from './id-token.ts';
+
+const NOW = 1_780_000_000;
+const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const signer = signerOf({ kid: 'k1', privateKey });
+const part = (token: string, i: number) => JSON.parse(Buffer.from(token.split('.')[i]!, 'base64url').toString('utf8')) as Record<string, unknown>;
+
+describe('ID tokens', () => {
+  test('at_hash: the OpenID Connect Core Appendix A.3 example', () => {
+    expect(atHash('jHkWEdUXMU1BwAsC4vtUsZwnNvTIxEl0z9K3vx5KF0Y')).toBe('77QmUPtjPfzWtF2AnpK9RQ');
+  });
+
+  test('RS256 with kid; iss, sub, aud, one hour, auth_time, nonce, at_hash of the access token; a valid signature', async () => {
+    const token = await signIdToken(signer, 'https://id.example', NOW, { sub: '42', clientId: 'wiki', authTime: NOW - 5, nonce: 'n-1', accessToken: 'at' });
+    expect(part(token, 0)).toEqual({ alg: 'RS256', typ: 'JWT', kid: 'k1' });
+    expect(part(token, 1)).toEqual({ iss: 'https://id.example', sub: '42', aud: 'wiki', iat: NOW, exp: NOW + 3600, auth_time: NOW - 5, nonce: 'n-1', at_hash: atHash('at') });
+    const [header, payload, signature] = token.split('.');
+    expect(verify('sha256', Buffer.from(`${header}.${payload}`), publicKey, Buffer.from(signature!, 'base64url'))).toBe(true);
+  });
+
+  test('no nonce claim when the request sent none', async () => {
+    const token = await signIdToken(signer, 'https://id.example', NOW, { sub: '42', clientId: 'wiki', authTime: NOW, nonce: null, accessToken: 'at' });
+    expect(part(token, 1)).not.toHaveProperty('nonce');
+  });
+});

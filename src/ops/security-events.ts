@@ -1,0 +1,62 @@
+/**
+ * Security events for operators (docs/security-events.md): one structured log
+ * line per event, with a stable `event` name and ids only — never a secret,
+ * token, code, password or email. Services receive an {@link EventLog} from
+ * their caller (a route passes `request.log`, the CLI a line writer), so they
+ * need no Fastify.
+ */
+
+/** The part of a pino logger an event needs; `request.log` and `app.log` are ones. */
+export interface EventLog {
+  info(fields: object, message: string): void;
+  warn(fields: object, message: string): void;
+}
+
+export type SecurityEvent =
+  /** An authorization code was presented again; the grant it issued (if any) is revoked. */
+  | { event: 'oauth.code.reused'; clientId: string; grantId: number | null }
+  /** A retired refresh token was used outside the grace period; its whole family (grant) is revoked. */
+  | { event: 'oauth.refresh_token.family_revoked'; clientId: string; grantId: number; userId: number; tokenId: number }
+  /** The token or revocation endpoint refused a client's credentials. */
+  | { event: 'oauth.client.authentication_failed'; clientId: string | null; reason: string; ip: string }
+  /** A login attempt was refused because its account, source or device is locked for a while. */
+  | { event: 'account.login.locked'; lockedBy: 'account' | 'source' | 'device'; retryAfterSeconds: number; ip: string }
+  /** The user allowed a client's request on the consent page; `remembered` when they ticked "remember". */
+  | { event: 'oauth.consent.granted'; userId: number; clientId: string; scopes: readonly string[]; remembered: boolean }
+  | { event: 'oauth.consent.revoked'; userId: number; clientId: string }
+  | { event: 'oauth.client.created'; clientId: string; confidential: boolean }
+  | { event: 'oauth.client.changed'; clientId: string; change: 'settings' | 'secret' }
+  | { event: 'oauth.client.deleted'; clientId: string }
+  | { event: 'oauth.key.rotated'; kid: string; retired: readonly string[] };
+
+export type SecurityEventName = SecurityEvent['event'];
+
+/** Level and message of each event: warn for what may be an attack, info for what an operator or member did. */
+const DESCRIPTIONS: Record<SecurityEventName, ['warn' | 'info', string]> = {
+  'oauth.code.reused': ['warn', 'authorization code reused; the grant it issued is revoked'],
+  'oauth.refresh_token.family_revoked': ['warn', 'retired refresh token reused; its token family is revoked'],
+  'oauth.client.authentication_failed': ['warn', 'client authentication failed'],
+  'account.login.locked': ['warn', 'login refused: too many failed attempts'],
+  'oauth.consent.granted': ['info', 'consent granted'],
+  'oauth.consent.revoked': ['info', 'consent revoked'],
+  'oauth.client.created': ['info', 'OAuth client created'],
+  'oauth.client.changed': ['info', 'OAuth client changed'],
+  'oauth.client.deleted': ['info', 'OAuth client deleted'],
+  'oauth.key.rotated': ['info', 'signing key rotated'],
+};
+
+export function logSecurityEvent(log: EventLog, event: SecurityEvent): void {
+  const [level, message] = DESCRIPTIONS[event.event];
+  log[level](event, message);
+}
+
+/** Where no logger runs (the CLI): pino-shaped JSON lines (level 30 info, 40 warn) on a stream. */
+export function jsonLineEventLog(stream: { write(line: string): unknown }, clock: () => Date = () => new Date()): EventLog {
+  const write = (level: number) => (fields: object, message: string) => {
+    stream.write(`${JSON.stringify({ level, time: clock().getTime(), ...fields, msg: message })}\n`);
+  };
+  return { info: write(30), warn: write(40) };
+}
+
+/** For callers that have nowhere to log to (the demo dataset, tests of other rules). */
+export const NO_EVENT_LOG: EventLog = { info: () => undefined, warn: () => undefined };

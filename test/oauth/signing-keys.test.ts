@@ -1,0 +1,42 @@
+/**
+ * Key rotation (SPEC §5.6) is all or nothing: when the new key cannot be
+ * stored, the current key stays active, so the server can always sign.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { bootstrapSigningKey, rotateSigningKey } from '../../src/oauth/keys/signing-keys.ts';
+import { buildTestApp, type TestApp } from '../helpers/app.ts';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await buildTestApp();
+  await bootstrapSigningKey(t.db, t.keys, t.clock.now());
+});
+afterAll(() => t.close());
+
+const activeKids = async () => (await t.db.selectFrom('oauth_signing_keys').select('kid').where('retired_at', 'is', null).execute()).map((r) => r.kid);
+
+describe('rotateSigningKey', () => {
+  test('a failed insert of the new key leaves the current key active and nothing retired', async () => {
+    const before = await activeKids();
+    expect(before).toHaveLength(1);
+    // A real failure of the database at the insert (disk full, a lost connection): a trigger that refuses it.
+    await sql`create function refuse_signing_key() returns trigger language plpgsql as $$ begin raise exception 'no room for a key'; end $$`.execute(t.db);
+    await sql`create trigger refuse_signing_key before insert on oauth_signing_keys for each row execute function refuse_signing_key()`.execute(t.db);
+    try {
+      await expect(rotateSigningKey(t.db, t.keys, 2048, t.clock.now())).rejects.toThrow(/no room for a key/);
+    } finally {
+      await sql`drop trigger refuse_signing_key on oauth_signing_keys`.execute(t.db);
+      await sql`drop function refuse_signing_key()`.execute(t.db);
+    }
+    expect(await activeKids()).toEqual(before);
+    expect(await t.db.selectFrom('oauth_signing_keys').select('kid').where('retired_at', 'is not', null).execute()).toEqual([]);
+  });
+
+  test('a successful rotation retires the old key and activates the new one together', async () => {
+    const [old] = await activeKids();
+    const { kid, retired } = await rotateSigningKey(t.db, t.keys, 2048, t.clock.now());
+    expect(retired).toEqual([old]);
+    expect(await activeKids()).toEqual([kid]);
+  });
+});
