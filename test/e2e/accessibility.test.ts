@@ -91,6 +91,15 @@ const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolea
   { name: 'admin: edit form', as: 'orga@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/oauthclients/demo-app/edit`); } },
   { name: 'admin: delete confirmation', as: 'orga@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/oauthclients/demo-spa/delete`); } },
   { name: 'admin: new secret confirmation', as: 'orga@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/oauthclients/demo-app/secret`); } },
+  {
+    name: 'admin: the secret, shown once',
+    as: 'orga@example.org',
+    open: async (page) => {
+      await page.goto(`${app.baseUrl}/admin/oauthclients/demo-app/secret`);
+      await Promise.all([page.waitForLoadState('load'), page.locator('form button[type=submit]').first().click()]);
+      await page.locator('.secret, input[readonly]').first().waitFor();
+    },
+  },
 ];
 
 /** One browser context per user: logged in once, then every page of that user in turn. */
