@@ -5,40 +5,24 @@
  * cannot authenticate, and §2.1 requires the caller to.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { authenticateClient } from '../clients/client-auth.ts';
-import { findClientRow, type ClientRow } from '../clients/clients.repository.ts';
-import { InvalidClient, InvalidRequest } from '../errors.ts';
+import type { ClientRow } from '../clients/clients.repository.ts';
+import { InvalidClient } from '../errors.ts';
 import type { FailureLimiter } from '../failure-limiter.ts';
 import { encodeSegment } from '../jose/jws.ts';
 import type { OAuthContext } from '../oauth-context.ts';
 import { introspectToken, type Introspection } from '../tokens/introspection.ts';
-import { formParameters } from './form.ts';
-import { Refusals } from './refusals.ts';
+import { readTokenRequest } from './token-request.ts';
 
-const INTROSPECT_PARAMETERS = ['token', 'token_type_hint', 'client_id', 'client_secret'] as const;
 export const INTROSPECTION_JWT_TYPE = 'token-introspection+jwt';
 const JWT_MEDIA_TYPE = `application/${INTROSPECTION_JWT_TYPE}`;
 
 export function introspectionEndpoint(app: FastifyInstance, ctx: OAuthContext, limiter: FailureLimiter): void {
   app.post('/oauth/introspect', async (request, reply) => {
-    const attempt = limiter.begin(request.ip);
-    void reply.header('cache-control', 'no-store');
-    let client: ClientRow;
-    let token: string | undefined;
-    try {
-      const params = formParameters(request, INTROSPECT_PARAMETERS);
-      client = await authenticateClient((clientId) => findClientRow(ctx.db, clientId), ctx.material, request.headers.authorization, params);
-      if (!client.confidential) {
-        throw new InvalidClient('Token introspection is for confidential clients.', request.headers.authorization !== undefined, client.client_id)
-          .withDetail('public client asked for introspection');
-      }
-      attempt.authenticated(client);
-      token = params.token;
-      if (token === undefined || token === '') throw new InvalidRequest('token is required.');
-    } catch (error) {
-      new Refusals().log(request, error);
-      throw attempt.failed(error);
-    }
+    const { client, token } = await readTokenRequest(ctx, limiter, request, reply, (caller) => {
+      if (caller.confidential) return;
+      throw new InvalidClient('Token introspection is for confidential clients.', request.headers.authorization !== undefined, caller.client_id)
+        .withDetail('public client asked for introspection');
+    });
     const now = ctx.clock();
     const answer = await introspectToken(ctx, client, token, now);
     if (acceptsJwt(request)) return sendJwt(reply, ctx, client, answer, now);

@@ -9,19 +9,15 @@
  * fails, the request is refused") and keeps working.
  */
 import type { FastifyInstance } from 'fastify';
-import { authenticateClient } from '../clients/client-auth.ts';
-import { findClientRow } from '../clients/clients.repository.ts';
 import { InvalidRequest } from '../errors.ts';
 import type { FailureLimiter } from '../failure-limiter.ts';
 import { findRefreshToken, revokeGrant } from '../grants/grants.repository.ts';
 import type { OAuthContext } from '../oauth-context.ts';
 import { verifyAccessToken } from '../tokens/access-token.ts';
 import { decryptRefreshToken } from '../tokens/refresh-token.ts';
-import { formParameters } from './form.ts';
-import { Refusals } from './refusals.ts';
+import { readTokenRequest } from './token-request.ts';
 import type { ClientRow } from '../clients/clients.repository.ts';
 
-const REVOKE_PARAMETERS = ['token', 'token_type_hint', 'client_id', 'client_secret'] as const;
 
 /** The grant the token belongs to, or `foreign` for a token of ours issued to another client. */
 async function grantOfToken(ctx: OAuthContext, client: ClientRow, token: string, now: Date): Promise<number | 'foreign' | undefined> {
@@ -42,20 +38,7 @@ async function grantOfToken(ctx: OAuthContext, client: ClientRow, token: string,
 
 export function revokeEndpoint(app: FastifyInstance, ctx: OAuthContext, limiter: FailureLimiter): void {
   app.post('/oauth/revoke', async (request, reply) => {
-    const attempt = limiter.begin(request.ip);
-    void reply.header('cache-control', 'no-store');
-    let client: ClientRow;
-    let token: string | undefined;
-    try {
-      const params = formParameters(request, REVOKE_PARAMETERS);
-      client = await authenticateClient((clientId) => findClientRow(ctx.db, clientId), ctx.material, request.headers.authorization, params);
-      attempt.authenticated(client);
-      token = params.token;
-      if (token === undefined || token === '') throw new InvalidRequest('token is required.');
-    } catch (error) {
-      new Refusals().log(request, error);
-      throw attempt.failed(error);
-    }
+    const { client, token } = await readTokenRequest(ctx, limiter, request, reply);
     const now = ctx.clock();
     const grantId = await grantOfToken(ctx, client, token, now);
     if (grantId === 'foreign') throw new InvalidRequest('The token was not issued to this client.');
