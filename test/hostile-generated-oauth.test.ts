@@ -1,6 +1,6 @@
 /**
  * Generated hostile input (fast-check) against the OAuth endpoints —
- * authorize (GET and the consent POST), token, userinfo, revoke — and the
+ * authorize (GET and the consent POST), token, userinfo, revoke, introspect — and the
  * login page and JSON login: every parameter valid, wrong, missing or junk,
  * client authentication right, wrong or malformed, as anonymous, as the member
  * with a remembered consent and as another member. Valid codes and refresh
@@ -129,9 +129,9 @@ describe('generated hostile input against the OAuth endpoints and the logins', (
     }), { seed: SEED + 1, numRuns: RUNS });
   }, TIMEOUT_MS);
 
-  it('userinfo and revocation endpoints', async () => {
+  it('userinfo, revocation and introspection endpoints', async () => {
     await fc.assert(fc.asyncProperty(fc.record({
-      userinfo: fc.boolean(), post: fc.boolean(), bearer: maybe(fc.oneof(fc.constantFrom('valid', ...FORGED), headerValue)),
+      userinfo: fc.boolean(), introspect: fc.boolean(), jwt: fc.boolean(), post: fc.boolean(), bearer: maybe(fc.oneof(fc.constantFrom('valid', ...FORGED), headerValue)),
       inBody: maybe(oneOf('valid')), token: maybe(oneOf('fresh', ...FORGED)), hint: maybe(oneOf('refresh_token', 'access_token')),
       auth: clientAuth, extra: extraPair, type: bodyType, query: fc.option(queryString(fc.array(fc.tuple(junkString, junkString), { maxLength: 2 })), { freq: 4 }),
     }), async (r) => {
@@ -144,7 +144,8 @@ describe('generated hostile input against the OAuth endpoints and the logins', (
       }
       const form: Record<string, string | undefined> = { token: r.token === 'fresh' ? fresh.revocable.shift() ?? 'used-up' : r.token, token_type_hint: r.hint };
       authenticate(r.auth, form as Record<string, string>, headers);
-      await check('POST', '/oauth/revoke', { ...headers, 'content-type': r.type }, fields(form, r.extra), `(${r.auth})`);
+      if (r.introspect && r.jwt) headers.accept = 'application/token-introspection+jwt';
+      await check('POST', r.introspect ? '/oauth/introspect' : '/oauth/revoke', { ...headers, 'content-type': r.type }, fields(form, r.extra), `(${r.auth})`);
     }), { seed: SEED + 2, numRuns: 3 * RUNS });
   }, TIMEOUT_MS);
 
