@@ -1,9 +1,19 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * With TEST_DATABASE_URL the run is about PostgreSQL. The CLI suites below run
+ * the CLI on an embedded database in a temporary DATA_DIR whatever the run,
+ * and the pure unit tests beside the sources touch no database: both ran
+ * already in the PGlite run (`npm test`), and running them again proves nothing.
+ */
+const ONLY_ON_EMBEDDED = process.env.TEST_DATABASE_URL
+  ? ['test/cli/cli-usage.test.ts', 'test/cli/cli-accounts.test.ts', 'test/cli/cli-clients.test.ts', 'test/cli/cli-demo-json.test.ts', 'src/**/*.test.ts']
+  : [];
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
-    exclude: ['test/e2e/**', 'node_modules/**'],
+    exclude: ['test/e2e/**', 'node_modules/**', ...ONLY_ON_EMBEDDED],
     // The slowest tests start real processes (~10 s on a quiet machine); a busy one is several times slower.
     testTimeout: 90_000,
     hookTimeout: 60_000,

@@ -90,8 +90,12 @@ afterEach(async () => {
 
 // Each test starts real processes (through tsx): seconds on a quiet machine, a minute or more on a
 // loaded 2-core one (a first start there took over 60 s). The limit keeps every test far from it.
+// Most of these start on the embedded database whatever the run (DATA_DIR, no DATABASE_URL): once, in
+// the PGlite run, is enough; the PostgreSQL run starts the server on PostgreSQL below.
+const onEmbeddedDatabase = it.skipIf(TEST_DATABASE_URL);
+
 describe('npm start', { timeout: START_TEST_TIMEOUT_MS }, () => {
-  it('refuses a bad configuration with one clear line per value and a non-zero exit', async () => {
+  onEmbeddedDatabase('refuses a bad configuration with one clear line per value and a non-zero exit', async () => {
     const running = start({ PORT: 'abc', LOG_LEVEL: 'chatty', DATA_DIR: dataDir });
     expect(await running.exited).toBe(1);
     expect(running.output()).toContain('PORT="abc" must be a whole number from 0 to 65535');
@@ -99,14 +103,14 @@ describe('npm start', { timeout: START_TEST_TIMEOUT_MS }, () => {
     expect(existsSync(path.join(dataDir, 'pglite'))).toBe(false);
   });
 
-  it('refuses production without PostgreSQL and https', async () => {
+  onEmbeddedDatabase('refuses production without PostgreSQL and https', async () => {
     const running = start({ NODE_ENV: 'production', DATA_DIR: dataDir });
     expect(await running.exited).toBe(1);
     expect(running.output()).toContain('NODE_ENV=production requires DATABASE_URL (PostgreSQL)');
     expect(running.output()).toContain('NODE_ENV=production requires an https PUBLIC_URL');
   });
 
-  it('refuses a bad TRUST_PROXY or HOST before opening the database', async () => {
+  onEmbeddedDatabase('refuses a bad TRUST_PROXY or HOST before opening the database', async () => {
     const running = start({ TRUST_PROXY: 'yes', HOST: 'my host', DATA_DIR: dataDir });
     expect(await running.exited).toBe(1);
     expect(running.output()).toContain('TRUST_PROXY="yes" must be true, false or a comma-separated list of IP addresses or CIDR ranges');
@@ -114,7 +118,7 @@ describe('npm start', { timeout: START_TEST_TIMEOUT_MS }, () => {
     expect(existsSync(path.join(dataDir, 'pglite'))).toBe(false);
   });
 
-  it('refuses a signing key file that holds no key, with one line naming it, before opening the database or generating keys', async () => {
+  onEmbeddedDatabase('refuses a signing key file that holds no key, with one line naming it, before opening the database or generating keys', async () => {
     const running = start({ OAUTH_PRIVATE_KEY_FILE: '/etc/hostname', DATA_DIR: dataDir });
     expect(await running.exited).toBe(1);
     expect(running.output()).toBe('Invalid configuration:\n'
@@ -127,7 +131,7 @@ describe('npm start', { timeout: START_TEST_TIMEOUT_MS }, () => {
     expect(existsSync(path.join(dataDir, 'pglite'))).toBe(false);
   });
 
-  it('first start: creates and migrates the embedded database, generates keys (0600), loads the demo, serves, stops cleanly', async () => {
+  onEmbeddedDatabase('first start: creates and migrates the embedded database, generates keys (0600), loads the demo, serves, stops cleanly', async () => {
     const port = await freePort();
     const running = start({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir });
     await waitFor(running, 'Demo dataset loaded');
@@ -165,7 +169,7 @@ describe('npm start', { timeout: START_TEST_TIMEOUT_MS }, () => {
     expect(await again.exited).toBe(0);
   });
 
-  it('SIGTERM during the first start\'s demo load: the load completes or leaves nothing, the process exits 0, the next start is whole', async () => {
+  onEmbeddedDatabase('SIGTERM during the first start\'s demo load: the load completes or leaves nothing, the process exits 0, the next start is whole', async () => {
     const freshDir = await mkdtemp(path.join(tmpdir(), 'fs-start-sigterm-'));
     try {
       const port = await freePort();
@@ -198,7 +202,7 @@ describe('npm start', { timeout: START_TEST_TIMEOUT_MS }, () => {
     }
   });
 
-  it('SIGTERM: stops accepting connections, lets an in-flight request finish, then exits 0', async () => {
+  onEmbeddedDatabase('SIGTERM: stops accepting connections, lets an in-flight request finish, then exits 0', async () => {
     const port = await freePort();
     const running = start({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir });
     await waitFor(running, 'ready at');
@@ -230,8 +234,7 @@ describe('npm start', { timeout: START_TEST_TIMEOUT_MS }, () => {
     expect(await running.exited).toBe(0);
   });
 
-  // These two start on the embedded database whatever the run: once, in the PGlite run, is enough.
-  it.skipIf(TEST_DATABASE_URL)('LOG_FORMAT=pretty: readable lines instead of JSON, the demo logins one per line', async () => {
+  onEmbeddedDatabase('LOG_FORMAT=pretty: readable lines instead of JSON, the demo logins one per line', async () => {
     const ownDataDir = await mkdtemp(path.join(tmpdir(), 'fs-pretty-'));
     const port = await freePort();
     const running = start({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: ownDataDir, LOG_FORMAT: 'pretty' });
@@ -251,7 +254,7 @@ describe('npm start', { timeout: START_TEST_TIMEOUT_MS }, () => {
     }
   });
 
-  it.skipIf(TEST_DATABASE_URL)('npm start: SIGTERM to npm stops the compiled server too, and npm exits once it has', async () => {
+  onEmbeddedDatabase('npm start: SIGTERM to npm stops the compiled server too, and npm exits once it has', async () => {
     const ownDataDir = await mkdtemp(path.join(tmpdir(), 'fs-npm-start-'));
     const port = await freePort();
     const running = start({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: ownDataDir }, ['npm', 'start']);
