@@ -21,7 +21,10 @@ import { frameworkErrorHandler } from './http/framework-errors.ts';
 import { serverLimits } from './http/server-timeouts.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { compileValidator } from './http/validation.ts';
+import { LogoutNotices } from './oauth/backchannel/logout-notices.ts';
+import { noticeTargetPolicy } from './oauth/backchannel/notice-target.ts';
 import type { KeyMaterial } from './oauth/keys/key-material.ts';
+import { KeyStore } from './oauth/keys/key-store.ts';
 import { oauthRoutes } from './oauth/oauth.routes.ts';
 import { healthRoutes } from './ops/health.routes.ts';
 import { loggerOptions } from './ops/log-options.ts';
@@ -56,6 +59,13 @@ export interface AppDeps {
 }
 
 export const REQUEST_ID_HEADER = 'x-request-id';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The sender of back-channel logout notices: main.ts starts it, closing the app stops it, tests call `runOnce()`. */
+    readonly logoutNotices: LogoutNotices;
+  }
+}
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const clock = deps.clock ?? systemClock;
@@ -109,7 +119,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(logoutPage, { config, db });
   await app.register(adminPage, { config, db, clock, keys: deps.keys });
   await app.register(myAppsPage, { config, db, clock });
-  await app.register(oauthRoutes, { config, db, clock, keys: deps.keys, pages: consentPages(config) });
+  const keyStore = new KeyStore(db, deps.keys, clock);
+  await app.register(oauthRoutes, { config, db, clock, keys: deps.keys, keyStore, pages: consentPages(config) });
+  const logoutNotices = new LogoutNotices({
+    db, clock, issuer: config.publicUrl, keys: keyStore, target: noticeTargetPolicy(config.isProduction), log: app.log,
+  });
+  app.decorate('logoutNotices', logoutNotices);
+  app.addHook('onClose', () => logoutNotices.stop());
 
   await app.register(apiRoutes, { prefix: '/api', config, db, clock, keys: deps.keys, imageWork: deps.imageWork });
 

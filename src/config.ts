@@ -43,6 +43,8 @@ export interface Config {
   readonly maxUploadBytes: number;
   /** Seconds a just-rotated refresh token may still be presented (retry grace period). */
   readonly refreshGraceSeconds: number;
+  /** Seconds between two looks of an instance at the queue of back-channel logout notices. */
+  readonly backchannelLogoutPollSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -64,7 +66,7 @@ export const CONFIG_VARIABLES = [
   'OAUTH_PRIVATE_KEY', 'OAUTH_PRIVATE_KEY_FILE', 'OAUTH_ENCRYPTION_KEY', 'OAUTH_ENCRYPTION_KEY_FILE',
   'RSA_KEY_BITS', 'TRUST_PROXY', 'PETITION_SOURCE_URL', 'PETITION_ALLOW_PRIVATE', 'VAPID_PUBLIC_KEY', 'VAPID_PRIVATE_KEY',
   'UPLOAD_DIR', 'MAX_UPLOAD_BYTES', 'REFRESH_TOKEN_GRACE_SECONDS', 'REQUEST_TIMEOUT_SECONDS', 'MAX_CONNECTIONS',
-  'DATABASE_TIMEOUT_SECONDS', 'METRICS_TOKEN',
+  'DATABASE_TIMEOUT_SECONDS', 'METRICS_TOKEN', 'BACKCHANNEL_LOGOUT_POLL_SECONDS',
 ] as const;
 
 /** Reads variables and collects one line per bad value. */
@@ -186,6 +188,7 @@ function readKeySettings(read: EnvReader) {
     oauthEncryptionKeyFile: oauthEncryptionKeyFile && path.resolve(oauthEncryptionKeyFile),
     rsaKeyBits,
     refreshGraceSeconds: read.integer('REFRESH_TOKEN_GRACE_SECONDS', 30, 0, 600),
+    backchannelLogoutPollSeconds: read.integer('BACKCHANNEL_LOGOUT_POLL_SECONDS', 2, 1, 300),
   };
 }
 

@@ -67,6 +67,7 @@ async function start(config: Config, keys: KeyMaterial, running: Running): Promi
   if (running.stopping) return;
 
   running.maintenance = startMaintenance(database.db, systemClock, app.log);
+  app.logoutNotices.start(config.backchannelLogoutPollSeconds * 1000); // closing the app stops it
   await app.listen({ port: config.port, host: config.host });
   app.log.info(`Food-sharing server ready at ${config.publicUrl} (${database.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`);
   if (demo) {

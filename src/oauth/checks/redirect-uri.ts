@@ -4,7 +4,7 @@
  * `http` on a loopback host, or a private-use (reverse-domain) scheme for
  * native apps. Matching at the authorization endpoint is exact string equality.
  */
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', '[::1]', 'localhost']);
 const PRIVATE_USE_SCHEME = /^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/;
 export const MAX_REDIRECT_URI_LENGTH = 2000;
 
