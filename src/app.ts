@@ -110,8 +110,17 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   ]));
   installPageErrors(app);
 
+  const keyStore = new KeyStore(db, deps.keys, clock);
+  const logoutNotices = new LogoutNotices({
+    db, clock, issuer: config.publicUrl, keys: keyStore, target: noticeTargetPolicy(config.isProduction), log: app.log,
+  });
+  app.decorate('logoutNotices', logoutNotices);
+  app.addHook('onClose', () => logoutNotices.stop());
+
   await installOpenApi(app, config);
-  if (config.metricsToken) await installMetrics(app, { token: config.metricsToken, poolUse: deps.database.poolUse });
+  if (config.metricsToken) {
+    await installMetrics(app, { token: config.metricsToken, poolUse: deps.database.poolUse, logoutNoticeCounts: () => logoutNotices.counts });
+  }
   await app.register(healthRoutes, { ping: deps.database.ping });
   await app.register(homePage);
   await app.register(languagePage, { config });
@@ -119,13 +128,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(logoutPage, { config, db });
   await app.register(adminPage, { config, db, clock, keys: deps.keys });
   await app.register(myAppsPage, { config, db, clock });
-  const keyStore = new KeyStore(db, deps.keys, clock);
   await app.register(oauthRoutes, { config, db, clock, keys: deps.keys, keyStore, pages: consentPages(config) });
-  const logoutNotices = new LogoutNotices({
-    db, clock, issuer: config.publicUrl, keys: keyStore, target: noticeTargetPolicy(config.isProduction), log: app.log,
-  });
-  app.decorate('logoutNotices', logoutNotices);
-  app.addHook('onClose', () => logoutNotices.stop());
 
   await app.register(apiRoutes, { prefix: '/api', config, db, clock, keys: deps.keys, imageWork: deps.imageWork });
 

@@ -11,18 +11,20 @@ import { LogoutNotices, MAX_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../../src/oau
 import { enqueueLogoutNotices } from '../../src/oauth/backchannel/logout-notices.repository.ts';
 import { noticeTargetPolicy } from '../../src/oauth/backchannel/notice-target.ts';
 import { KeyStore } from '../../src/oauth/keys/key-store.ts';
+import { purgeExpiredOAuthRows } from '../../src/oauth/oauth.purge.ts';
 import { NO_EVENT_LOG } from '../../src/ops/security-events.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { FrozenClock } from '../helpers/clock.ts';
 import { LogoutReceiver, verifyLogoutToken } from '../helpers/logout-receiver.ts';
 import { buildListeningApp, freePort } from '../helpers/oauth.ts';
 
+const METRICS_TOKEN = 'metrics-token-for-tests';
 const lines: string[] = [];
 const clock = new FrozenClock(new Date());
 let t: TestApp & { issuer: string };
 let receiver: LogoutReceiver;
 beforeAll(async () => {
-  t = await buildListeningApp({ clock, env: { LOG_LEVEL: 'info' }, logStream: { write: (line) => { lines.push(line); } } });
+  t = await buildListeningApp({ clock, env: { LOG_LEVEL: 'info', METRICS_TOKEN }, logStream: { write: (line) => { lines.push(line); } } });
   receiver = await new LogoutReceiver().listen();
 });
 afterAll(async () => {
@@ -145,6 +147,32 @@ describe('delivering a logout notice', () => {
     expect(await t.app.logoutNotices.runOnce()).toBe(1);
     expect(await notice(id)).toMatchObject({ state: 'pending', attempts: 1, last_error: 'not reachable: ECONNREFUSED' });
     await t.db.updateTable('oauth_logout_notices').set({ state: 'abandoned', finished_at: clock.now() }).where('id', '=', id).execute();
+  });
+});
+
+describe('what operators see', () => {
+  it('GET /metrics counts this instance\'s attempts by outcome', async () => {
+    const response = await t.app.inject({ url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    expect(response.statusCode).toBe(200);
+    const { sent, retried, abandoned } = t.app.logoutNotices.counts;
+    expect([sent, retried, abandoned]).toStrictEqual([4, 7, 1]);
+    expect(response.body).toContain(`oauth_logout_notices_total{outcome="sent"} ${sent}\n`);
+    expect(response.body).toContain(`oauth_logout_notices_total{outcome="retried"} ${retried}\n`);
+    expect(response.body).toContain(`oauth_logout_notices_total{outcome="abandoned"} ${abandoned}\n`);
+  });
+
+  it('finished notices are purged a week after they finished; pending ones stay', async () => {
+    const pending = await queue();
+    const finished = await t.db.selectFrom('oauth_logout_notices').select(['id', 'finished_at']).where('state', '<>', 'pending').orderBy('id').execute();
+    const last = Math.max(...finished.map((row) => row.finished_at!.getTime()));
+    clock.set(new Date(last + 7 * 24 * 3600 * 1000 - 1000));
+    await purgeExpiredOAuthRows(t.db, clock.now);
+    const weekOld = clock.now().getTime() - 7 * 24 * 3600 * 1000;
+    expect(await t.db.selectFrom('oauth_logout_notices').select('id').where('state', '<>', 'pending').orderBy('id').execute())
+      .toStrictEqual(finished.filter((row) => row.finished_at!.getTime() >= weekOld).map(({ id }) => ({ id })));
+    clock.advance(2);
+    await purgeExpiredOAuthRows(t.db, clock.now);
+    expect(await t.db.selectFrom('oauth_logout_notices').select(['id', 'state']).execute()).toStrictEqual([{ id: pending, state: 'pending' }]);
   });
 });
 

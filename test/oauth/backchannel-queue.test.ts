@@ -28,8 +28,9 @@ interface ReopenableDatabase { open(): Promise<DatabaseHandle>; drop(): Promise<
 
 async function reopenableDatabase(): Promise<ReopenableDatabase> {
   if (TEST_DATABASE_URL !== undefined) {
+    const url = TEST_DATABASE_URL;
     const created = await createTestDatabase();
-    return { open: () => openDatabase({ kind: 'postgres', url: TEST_DATABASE_URL, schema: created.schema, poolSize: 3 }), drop: () => created.drop() };
+    return { open: () => openDatabase({ kind: 'postgres', url, schema: created.schema!, poolSize: 3 }), drop: () => created.drop() };
   }
   const dataDir = await mkdtemp(path.join(tmpdir(), 'fs-backchannel-'));
   return { open: () => openDatabase({ kind: 'pglite', dataDir }), drop: () => rm(dataDir, { recursive: true, force: true }) };
