@@ -1,8 +1,9 @@
 /**
  * Entry point: load config → read the keys → open database → migrate → check
  * the encryption key against the database → buildApp
- * → (demo data) → listen. SIGTERM/SIGINT stop accepting, finish in-flight
- * requests and close the database; one arriving during start-up lets the step
+ * → (demo data) → start the purge and the logout-notice sender → listen.
+ * SIGTERM/SIGINT stop accepting, finish in-flight requests and logout-notice
+ * attempts, and close the database; one arriving during start-up lets the step
  * under way (the demo dataset's transaction, say) finish, then stops.
  */
 import type { FastifyInstance } from 'fastify';
