@@ -40,6 +40,8 @@ export interface RegionAmbassadorsTable {
 
 export interface SessionsTable {
   id_digest: Buffer;
+  /** The session's public id (OpenID Connect `sid`; migration 043): random, base64url. */
+  sid: Generated<string>;
   user_id: number;
   csrf_token: string;
   remember: boolean;

@@ -16,6 +16,8 @@ export const LONG_SESSION_SECONDS = 14 * 24 * 3600;
 export interface NewSession {
   /** The secret cookie value; never stored. */
   readonly id: string;
+  /** The public session id (OpenID Connect `sid`), put in ID tokens; reveals nothing of `id`. */
+  readonly sid: string;
   readonly csrfToken: string;
   readonly expiresAt: Date;
   readonly remember: boolean;
@@ -23,6 +25,8 @@ export interface NewSession {
 
 export interface SessionContext {
   readonly user: UserRow;
+  /** The public session id (OpenID Connect `sid`). */
+  readonly sid: string;
   readonly csrfToken: string;
   readonly authTime: Date;
   readonly expiresAt: Date;
@@ -39,25 +43,27 @@ export function randomToken(bytes = 32): string {
 
 export async function createSession(db: Executor, clock: Clock, userId: number, remember: boolean): Promise<NewSession> {
   const id = randomToken();
+  const sid = randomToken();
   const csrfToken = randomToken();
   const now = clock();
   const expiresAt = new Date(now.getTime() + (remember ? LONG_SESSION_SECONDS : SHORT_SESSION_SECONDS) * 1000);
   await db.insertInto('sessions').values({
     id_digest: digestSessionId(id),
+    sid,
     user_id: userId,
     csrf_token: csrfToken,
     remember,
     auth_time: now,
     expires_at: expiresAt,
   }).execute();
-  return { id, csrfToken, expiresAt, remember };
+  return { id, sid, csrfToken, expiresAt, remember };
 }
 
-type SessionRow = UserRow & { csrf_token: string; auth_time: Date; expires_at: Date; remember: boolean };
+type SessionRow = UserRow & { sid: string; csrf_token: string; auth_time: Date; expires_at: Date; remember: boolean };
 
 const liveSession = statement<SessionRow>('find_session', `
   select u.id, u.email, u.first_name, u.last_name, u.photo, u.role, u.verified, u.sleeping, u.home_region_id,
-    s.csrf_token, s.auth_time, s.expires_at, s.remember
+    s.sid, s.csrf_token, s.auth_time, s.expires_at, s.remember
   from sessions s join users u on u.id = s.user_id
   where s.id_digest = $1 and s.expires_at > $2`);
 
@@ -66,8 +72,8 @@ export async function findSession(db: Executor, clock: Clock, id: string): Promi
   if (!/^[A-Za-z0-9_-]{43}$/.test(id)) return undefined;
   const row = (await liveSession.rows(db, [digestSessionId(id), clock()]))[0];
   if (!row) return undefined;
-  const { csrf_token, auth_time, expires_at, remember, ...user } = row;
-  return { user, csrfToken: csrf_token, authTime: auth_time, expiresAt: expires_at, remember };
+  const { sid, csrf_token, auth_time, expires_at, remember, ...user } = row;
+  return { user, sid, csrfToken: csrf_token, authTime: auth_time, expiresAt: expires_at, remember };
 }
 
 export async function deleteSession(db: Executor, id: string): Promise<void> {

@@ -5,7 +5,7 @@
  */
 import type { Client, ClientSettings } from '../oauth/clients/clients.service.ts';
 import { GRANT_TYPES, SCOPES } from '../oauth/scopes.ts';
-import { positiveIntegers, stringList, type OptionSpec, type OptionValues } from './command.ts';
+import { positiveIntegers, stringList, UsageError, type OptionSpec, type OptionValues } from './command.ts';
 
 interface SettingOption extends OptionSpec {
   readonly field: keyof ClientSettings;
@@ -18,6 +18,11 @@ const list = (field: keyof ClientSettings, value: string, help: string): Setting
   ({ type: 'string', multiple: true, field, value, help, read: stringList });
 const regions = (field: keyof ClientSettings, help: string): SettingOption =>
   ({ type: 'string', multiple: true, field, value: 'ID', help, read: positiveIntegers });
+/** A string whose empty value (`--option ''`) clears the setting. */
+const clearable = (field: keyof ClientSettings, value: string, help: string): SettingOption =>
+  ({ type: 'string', field, value, help, read: (values, name) => (values[name] === '' ? null : values[name]) });
+const flag = (field: keyof ClientSettings, setTo: boolean, help: string): SettingOption =>
+  ({ type: 'boolean', field, help, read: () => setTo });
 
 export const CLIENT_SETTING_OPTIONS: Readonly<Record<string, SettingOption>> = {
   name: text('name', 'NAME', 'the name members see on the consent page'),
@@ -25,12 +30,22 @@ export const CLIENT_SETTING_OPTIONS: Readonly<Record<string, SettingOption>> = {
   scope: list('scopes', 'SCOPE', `a scope the client may ask for (${SCOPES.join(', ')}); repeat; openid is always included`),
   grant: list('grantTypes', 'GRANT', `a grant type besides authorization_code (${GRANT_TYPES.filter((g) => g !== 'authorization_code').join(', ')}); repeat`),
   'required-region': regions('requiredRegions', 'only members of this region may sign in; repeat (none given: every member)'),
+  'post-logout-redirect-uri': list('postLogoutRedirectUris', 'URI', 'an exact URI the member may be sent to after logging out through the client; repeat; \'\' clears'),
+  'backchannel-logout-uri': clearable('backchannelLogoutUri', 'URI', 'where logout tokens are posted when a session that signed into the client ends; \'\' clears'),
+  'backchannel-logout-session-required': flag('backchannelLogoutSessionRequired', true, 'logout tokens must carry the session id (sid)'),
+  'no-backchannel-logout-session-required': flag('backchannelLogoutSessionRequired', false, 'logout tokens need not carry the session id (the default)'),
 };
 
-export const EMPTY_SETTINGS: ClientSettings = { name: '', confidential: true, redirectUris: [], scopes: [], grantTypes: [], requiredRegions: [] };
+export const EMPTY_SETTINGS: ClientSettings = {
+  name: '', confidential: true, redirectUris: [], scopes: [], grantTypes: [], requiredRegions: [],
+  postLogoutRedirectUris: [], backchannelLogoutUri: null, backchannelLogoutSessionRequired: false,
+};
 
 /** The settings the options give, on top of `base` (an existing client, or {@link EMPTY_SETTINGS}). */
 export function readClientSettings(values: OptionValues, base: ClientSettings): ClientSettings {
+  if (values['backchannel-logout-session-required'] && values['no-backchannel-logout-session-required']) {
+    throw new UsageError('give either --backchannel-logout-session-required or --no-backchannel-logout-session-required, not both');
+  }
   const settings: Record<string, unknown> = { ...base };
   for (const [name, option] of Object.entries(CLIENT_SETTING_OPTIONS)) {
     if (values[name] !== undefined) settings[option.field] = option.read(values, name);
@@ -55,6 +70,9 @@ export function describeClient(client: Client): string[] {
     `  scopes:           ${client.scopes.join(' ')}`,
     `  grant types:      ${client.grantTypes.join(', ')}`,
     `  required regions: ${client.requiredRegions.length === 0 ? 'none (every member)' : client.requiredRegions.join(', ')}`,
+    `  post-logout redirect URIs: ${client.postLogoutRedirectUris.length === 0 ? 'none' : client.postLogoutRedirectUris.join(', ')}`,
+    `  back-channel logout: ${client.backchannelLogoutUri === null ? 'none'
+      : `${client.backchannelLogoutUri}${client.backchannelLogoutSessionRequired ? ' (sid required)' : ''}`}`,
     `  created ${client.createdAt.toISOString()}, updated ${client.updatedAt.toISOString()}`,
   ];
 }

@@ -17,6 +17,8 @@ export interface DemoOAuthClient {
   /** Only for the confidential demo client. */
   secret: string | null;
   redirectUris: string[];
+  /** Where RP-Initiated Logout may send the member back: the same hosts and ports as the redirect URIs. */
+  postLogoutRedirectUris: string[];
   scopes: string[];
   grantTypes: string[];
 }
@@ -26,11 +28,13 @@ export async function loadOAuthDemo(db: Executor, keys: KeyMaterial): Promise<De
     {
       clientId: 'demo-app', name: 'Demo-App (Server)', confidential: true, secret: DEMO_CLIENT_SECRET,
       redirectUris: ['http://127.0.0.1:3000/callback', 'http://localhost:3000/callback'],
+      postLogoutRedirectUris: ['http://127.0.0.1:3000/logged-out', 'http://localhost:3000/logged-out'],
       scopes: ['openid', 'profile', 'email', 'regions'], grantTypes: ['authorization_code', 'refresh_token'],
     },
     {
       clientId: 'demo-spa', name: 'Demo-SPA (Browser)', confidential: false, secret: null,
       redirectUris: ['http://127.0.0.1:5173/callback', 'http://localhost:5173/callback'],
+      postLogoutRedirectUris: ['http://127.0.0.1:5173/logged-out', 'http://localhost:5173/logged-out'],
       scopes: ['openid', 'profile', 'email'], grantTypes: ['authorization_code', 'refresh_token'],
     },
   ];

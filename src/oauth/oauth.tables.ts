@@ -1,4 +1,4 @@
-/** Kysely types of the OAuth tables (migration 010_oauth.sql). */
+/** Kysely types of the OAuth tables (migrations 010_oauth.sql, 040, 043). */
 import type { ColumnType, Generated } from 'kysely';
 
 type CreatedAt = ColumnType<Date, Date | undefined, never>;
@@ -18,6 +18,10 @@ export interface OAuthClientsTable {
   updated_at: UpdatedAt;
   /** Raised by triggers on every change of the client or its regions (migration 040). */
   version: Generated<number>;
+  /** Migration 043: RP-Initiated Logout and Back-Channel Logout registration. */
+  post_logout_redirect_uris: Generated<string[]>;
+  backchannel_logout_uri: string | null;
+  backchannel_logout_session_required: Generated<boolean>;
 }
 
 export interface OAuthClientRegionsTable {
@@ -42,6 +46,8 @@ export interface OAuthGrantsTable {
   created_at: CreatedAt;
   expires_at: Date;
   revoked_at: Date | null;
+  /** The login session the grant came from (migration 043); null when unknown. */
+  sid: string | null;
 }
 
 export interface OAuthCodesTable {
@@ -57,6 +63,16 @@ export interface OAuthCodesTable {
   expires_at: Date;
   used_at: Date | null;
   grant_id: number | null;
+  /** The login session the code was issued under (migration 043). */
+  sid: string | null;
+}
+
+/** The clients a login session signed into (migration 043): whom to tell when it ends. */
+export interface OAuthSessionClientsTable {
+  sid: string;
+  client_id: number;
+  user_id: number;
+  created_at: CreatedAt;
 }
 
 export interface OAuthRefreshTokensTable {
@@ -87,4 +103,5 @@ export interface OAuthTables {
   oauth_codes: OAuthCodesTable;
   oauth_refresh_tokens: OAuthRefreshTokensTable;
   oauth_signing_keys: OAuthSigningKeysTable;
+  oauth_session_clients: OAuthSessionClientsTable;
 }

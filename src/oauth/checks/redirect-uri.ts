@@ -11,6 +11,18 @@ export const MAX_REDIRECT_URI_LENGTH = 2000;
 /** Why the URI cannot be registered, or undefined when it can. */
 export function redirectUriProblem(uri: string): string | undefined {
   if (uri.length === 0) return 'must not be empty';
+  const url = parseRegistrableUrl(uri);
+  if (typeof url === 'string') return url;
+  if (url.protocol === 'https:') return url.hostname === '' ? 'must name a host' : undefined;
+  if (url.protocol === 'http:') {
+    return LOOPBACK_HOSTS.has(url.hostname) ? undefined : 'must use https (http only for 127.0.0.1, [::1] or localhost)';
+  }
+  if (PRIVATE_USE_SCHEME.test(url.protocol)) return undefined;
+  return 'must use https, http on a loopback host, or a reverse-domain scheme of a native app (com.example.app:/callback)';
+}
+
+/** What every URI a client registers must be: short, without spaces, fragment or credentials, absolute. The URL, or the problem. */
+export function parseRegistrableUrl(uri: string): URL | string {
   if (uri.length > MAX_REDIRECT_URI_LENGTH) return `must be at most ${MAX_REDIRECT_URI_LENGTH} characters`;
   if (/[\s\u0000-\u001f\u007f]/.test(uri)) return 'must not contain spaces or control characters';
   if (uri.includes('#')) return 'must not contain a fragment (#)';
@@ -21,12 +33,7 @@ export function redirectUriProblem(uri: string): string | undefined {
     return 'must be an absolute URL';
   }
   if (url.username !== '' || url.password !== '') return 'must not contain a user name or password';
-  if (url.protocol === 'https:') return url.hostname === '' ? 'must name a host' : undefined;
-  if (url.protocol === 'http:') {
-    return LOOPBACK_HOSTS.has(url.hostname) ? undefined : 'must use https (http only for 127.0.0.1, [::1] or localhost)';
-  }
-  if (PRIVATE_USE_SCHEME.test(url.protocol)) return undefined;
-  return 'must use https, http on a loopback host, or a reverse-domain scheme of a native app (com.example.app:/callback)';
+  return url;
 }
 
 /** SPEC §5.2 step 2, RFC 9700 §4.1.3: the URI is one the client registered, compared as exact strings. */

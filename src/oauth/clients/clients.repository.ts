@@ -17,6 +17,9 @@ export interface ClientRow {
   updated_at: Date;
   /** Raised by every change of the client or its required regions. */
   version: number;
+  post_logout_redirect_uris: string[];
+  backchannel_logout_uri: string | null;
+  backchannel_logout_session_required: boolean;
 }
 
 export interface ClientValues {
@@ -27,17 +30,22 @@ export interface ClientValues {
   origins: string[];
   scopes: string[];
   grantTypes: string[];
+  postLogoutRedirectUris: string[];
+  backchannelLogoutUri: string | null;
+  backchannelLogoutSessionRequired: boolean;
 }
 
 function selectClients(db: Executor) {
   return db.selectFrom('oauth_clients').select([
     'id', 'client_id', 'name', 'confidential', 'secret_digest', 'redirect_uris', 'scopes', 'grant_types', 'created_at', 'updated_at', 'version',
+    'post_logout_redirect_uris', 'backchannel_logout_uri', 'backchannel_logout_session_required',
     sql<number[]>`array(select r.region_id from oauth_client_regions r where r.client_id = oauth_clients.id order by r.region_id)`.as('required_regions'),
   ]);
 }
 
 const clientById = statement<ClientRow>('find_client', `
   select id, client_id, name, confidential, secret_digest, redirect_uris, scopes, grant_types, created_at, updated_at, version,
+    post_logout_redirect_uris, backchannel_logout_uri, backchannel_logout_session_required,
     array(select r.region_id from oauth_client_regions r where r.client_id = oauth_clients.id order by r.region_id) as required_regions
   from oauth_clients where client_id = $1`);
 
@@ -51,21 +59,16 @@ export function listClientRows(db: Executor): Promise<ClientRow[]> {
 }
 
 export async function insertClient(db: Executor, clientId: string, values: ClientValues): Promise<number> {
-  const row = await db.insertInto('oauth_clients').values({
-    client_id: clientId,
-    name: values.name,
-    confidential: values.confidential,
-    secret_digest: values.secretDigest,
-    redirect_uris: values.redirectUris,
-    origins: values.origins,
-    scopes: values.scopes,
-    grant_types: values.grantTypes,
-  }).returning('id').executeTakeFirstOrThrow();
+  const row = await db.insertInto('oauth_clients').values({ client_id: clientId, ...columnsOf(values) }).returning('id').executeTakeFirstOrThrow();
   return row.id;
 }
 
 export async function updateClientRow(db: Executor, id: number, values: ClientValues, now: Date): Promise<void> {
-  await db.updateTable('oauth_clients').set({
+  await db.updateTable('oauth_clients').set({ ...columnsOf(values), updated_at: now }).where('id', '=', id).execute();
+}
+
+function columnsOf(values: ClientValues) {
+  return {
     name: values.name,
     confidential: values.confidential,
     secret_digest: values.secretDigest,
@@ -73,8 +76,10 @@ export async function updateClientRow(db: Executor, id: number, values: ClientVa
     origins: values.origins,
     scopes: values.scopes,
     grant_types: values.grantTypes,
-    updated_at: now,
-  }).where('id', '=', id).execute();
+    post_logout_redirect_uris: values.postLogoutRedirectUris,
+    backchannel_logout_uri: values.backchannelLogoutUri,
+    backchannel_logout_session_required: values.backchannelLogoutSessionRequired,
+  };
 }
 
 export async function replaceRequiredRegions(db: Executor, id: number, regionIds: readonly number[]): Promise<void> {

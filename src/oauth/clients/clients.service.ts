@@ -3,39 +3,24 @@
  * admin screen, the CLI and the demo dataset. Every rule lives here; a bad
  * field throws {@link InvalidClientInput} naming it.
  */
-import { findExistingRegionIds } from '../../accounts/regions.repository.ts';
 import type { DB } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import type { FieldError } from '../../invalid-input.ts';
 import { logSecurityEvent, NO_EVENT_LOG, type EventLog } from '../../ops/security-events.ts';
-import { redirectUriProblem, webOrigin } from '../checks/redirect-uri.ts';
 import type { KeyMaterial } from '../keys/key-material.ts';
-import { GRANT_TYPES, isGrantType, isScope, SCOPES, sortScopes, type GrantType, type Scope } from '../scopes.ts';
+import { GRANT_TYPES, sortScopes, type GrantType, type Scope } from '../scopes.ts';
 import { revokeGrantsOfClient } from '../grants/grants.repository.ts';
 import { ClientNotFound, InvalidClientInput } from './client-errors.ts';
 import { CLIENT_ID_PATTERN } from './client-id.ts';
+import { validateSettings, type ClientSettings } from './client-settings.ts';
 import { digestClientSecret, generateClientSecret } from './client-secret.ts';
 import {
   deleteClientRow, findClientRow, insertClient, listClientRows, replaceRequiredRegions, setSecretDigest, updateClientRow,
-  type ClientRow, type ClientValues,
+  type ClientRow,
 } from './clients.repository.ts';
 
-export const MAX_REDIRECT_URIS = 20;
-
-export interface ClientSettings {
-  name: string;
-  /** true: a server application holding a secret; false: browser/mobile app using PKCE. */
-  confidential: boolean;
-  /** Exact strings; at least one. */
-  redirectUris: readonly string[];
-  /** `openid` is always added. */
-  scopes: readonly string[];
-  /** `authorization_code` is always added; `refresh_token` optional. */
-  grantTypes: readonly string[];
-  /** Region ids; empty = every user. */
-  requiredRegions: readonly number[];
-}
+export { hasControlCharacters, MAX_REDIRECT_URIS, type ClientSettings } from './client-settings.ts';
 
 export interface ClientInput extends ClientSettings {
   clientId: string;
@@ -49,6 +34,9 @@ export interface Client {
   scopes: Scope[];
   grantTypes: GrantType[];
   requiredRegions: number[];
+  postLogoutRedirectUris: string[];
+  backchannelLogoutUri: string | null;
+  backchannelLogoutSessionRequired: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -145,43 +133,6 @@ export async function revokeClientTokens(db: DB, clientId: string, now: Date): P
   await revokeGrantsOfClient(db, row.id, now);
 }
 
-/** Names are shown on the consent page; PostgreSQL text cannot hold NUL anyway. */
-export function hasControlCharacters(text: string): boolean {
-  return /[\u0000-\u001f\u007f]/.test(text);
-}
-
-async function validateSettings(db: Executor, input: ClientSettings, errors: FieldError[]): Promise<Omit<ClientValues, 'secretDigest'>> {
-  const name = input.name.trim();
-  if (name.length === 0 || name.length > 200) errors.push({ field: 'name', message: 'must be 1 to 200 characters' });
-  else if (hasControlCharacters(name)) errors.push({ field: 'name', message: 'must not contain control characters' });
-
-  const redirectUris = [...new Set(input.redirectUris.map((u) => u.trim()).filter((u) => u !== ''))];
-  if (redirectUris.length === 0) errors.push({ field: 'redirectUris', message: 'must contain at least one redirect URI' });
-  if (redirectUris.length > MAX_REDIRECT_URIS) errors.push({ field: 'redirectUris', message: `must contain at most ${MAX_REDIRECT_URIS} redirect URIs` });
-  for (const uri of redirectUris) {
-    const problem = redirectUriProblem(uri);
-    if (problem) errors.push({ field: 'redirectUris', message: `${JSON.stringify(uri.slice(0, 200))} ${problem}` });
-  }
-
-  const badScopes = input.scopes.filter((s) => !isScope(s));
-  if (badScopes.length > 0) errors.push({ field: 'scopes', message: `unknown scope ${badScopes.map((s) => JSON.stringify(s)).join(', ')}; allowed: ${SCOPES.join(', ')}` });
-  const badGrants = input.grantTypes.filter((g) => !isGrantType(g));
-  if (badGrants.length > 0) errors.push({ field: 'grantTypes', message: `unknown grant type ${badGrants.map((g) => JSON.stringify(g)).join(', ')}; allowed: ${GRANT_TYPES.join(', ')}` });
-
-  const regionIds = [...new Set(input.requiredRegions)];
-  const existing = await findExistingRegionIds(db, regionIds.filter((id) => Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647));
-  for (const id of regionIds) if (!existing.has(id)) errors.push({ field: 'requiredRegions', message: `region ${id} does not exist` });
-
-  return {
-    name,
-    confidential: input.confidential,
-    redirectUris,
-    origins: [...new Set(redirectUris.map(webOrigin).filter((o): o is string => o !== undefined))],
-    scopes: sortScopes(['openid', ...input.scopes.filter(isScope)]),
-    grantTypes: GRANT_TYPES.filter((g) => g === 'authorization_code' || input.grantTypes.includes(g)),
-  };
-}
-
 function toClient(row: ClientRow): Client {
   return {
     clientId: row.client_id,
@@ -191,6 +142,9 @@ function toClient(row: ClientRow): Client {
     scopes: sortScopes(row.scopes),
     grantTypes: GRANT_TYPES.filter((g) => row.grant_types.includes(g)),
     requiredRegions: row.required_regions,
+    postLogoutRedirectUris: row.post_logout_redirect_uris,
+    backchannelLogoutUri: row.backchannel_logout_uri,
+    backchannelLogoutSessionRequired: row.backchannel_logout_session_required,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -42,6 +42,8 @@ export interface RedeemedCode {
   scopes: string[];
   auth_time: Date;
   nonce: string | null;
+  /** The login session the code was issued under. */
+  sid: string | null;
   refresh_id: number | null;
 }
 
@@ -101,6 +103,7 @@ export async function handle(ctx: CodeGrantContext, client: ClientRow, params: G
     scopes: redeemed.scopes,
     authTime: redeemed.auth_time,
     nonce: redeemed.nonce,
+    sid: redeemed.sid,
     now,
     refresh: redeemed.refresh_id === null || refreshExpiresAt === null ? null : { rowId: redeemed.refresh_id, expiresAt: refreshExpiresAt },
   });

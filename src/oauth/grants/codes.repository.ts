@@ -20,28 +20,53 @@ export interface NewCode {
   nonce: string | null;
   authTime: Date;
   expiresAt: Date;
+  /** The login session the code is issued under (its `sid`), or null. */
+  sid: string | null;
 }
 
-const insertCodeStatement = statement('insert_code', `
-  insert into oauth_codes (code_digest, client_id, user_id, redirect_uri, scopes, code_challenge, nonce, auth_time, expires_at)
-  values ($1, $2, $3, $4, $5::text[], $6, $7, $8, $9)`);
+/** A CTE after `code`: the session signed into the client (once; a session that just ended records nothing). */
+const RECORD_SESSION_CLIENT = `session_client as (
+    insert into oauth_session_clients (sid, client_id, user_id)
+    select code.sid, code.client_id, code.user_id from code
+    where code.sid is not null and exists (select 1 from sessions s where s.sid = code.sid)
+    on conflict (sid, client_id) do nothing
+  )`;
+
+/**
+ * The code, and the session's record that it signed into the client (Back-Channel
+ * Logout 1.0 §2.1: whom to tell when the session ends), in one statement.
+ */
+const insertCodeStatement = statement<{ stored: number }>('insert_code', `
+  with code as (
+    insert into oauth_codes (code_digest, client_id, user_id, redirect_uri, scopes, code_challenge, nonce, auth_time, expires_at, sid)
+    values ($1, $2, $3, $4, $5::text[], $6, $7, $8, $9, $10)
+    returning sid, client_id, user_id
+  ),
+  ${RECORD_SESSION_CLIENT}
+  select count(*)::integer as stored from code`);
 
 export async function insertCode(db: Executor, code: NewCode): Promise<void> {
-  await insertCodeStatement.changes(db, codeValues(code));
+  await insertCodeStatement.rows(db, codeValues(code));
 }
 
-const insertConsentedCodeStatement = statement('insert_consented_code', `
-  insert into oauth_codes (code_digest, client_id, user_id, redirect_uri, scopes, code_challenge, nonce, auth_time, expires_at)
-  select $1, $2, $3, $4, $5::text[], $6, $7, $8, $9
-  where exists (select 1 from oauth_consents c where c.user_id = $3 and c.client_id = $2 and c.scopes @> $5::text[])`);
+const insertConsentedCodeStatement = statement<{ stored: number }>('insert_consented_code', `
+  with code as (
+    insert into oauth_codes (code_digest, client_id, user_id, redirect_uri, scopes, code_challenge, nonce, auth_time, expires_at, sid)
+    select $1, $2, $3, $4, $5::text[], $6, $7, $8, $9, $10
+    where exists (select 1 from oauth_consents c where c.user_id = $3 and c.client_id = $2 and c.scopes @> $5::text[])
+    returning sid, client_id, user_id
+  ),
+  ${RECORD_SESSION_CLIENT}
+  select count(*)::integer as stored from code`);
 
 /** Stores the code only when the user's remembered consent for the client covers its scopes (SPEC §5.2 step 6); false otherwise. */
 export async function insertCodeIfConsented(db: Executor, code: NewCode): Promise<boolean> {
-  return (await insertConsentedCodeStatement.changes(db, codeValues(code))) === 1;
+  const [row] = await insertConsentedCodeStatement.rows(db, codeValues(code));
+  return row!.stored === 1;
 }
 
 function codeValues(code: NewCode): unknown[] {
-  return [code.digest, code.clientRowId, code.userId, code.redirectUri, [...code.scopes], code.codeChallenge, code.nonce, code.authTime, code.expiresAt];
+  return [code.digest, code.clientRowId, code.userId, code.redirectUri, [...code.scopes], code.codeChallenge, code.nonce, code.authTime, code.expiresAt, code.sid];
 }
 
 const redeemCodeStatement = statement<RedeemedCode & { client_current: boolean }>('redeem_code', `
@@ -53,11 +78,11 @@ const redeemCodeStatement = statement<RedeemedCode & { client_current: boolean }
       and client_id = $3 and redirect_uri = $4
       and code_challenge is not distinct from $5::text
       and (select current from cv)
-    returning user_id, scopes, nonce, auth_time
+    returning user_id, scopes, nonce, auth_time, sid
   ),
   g as (
-    insert into oauth_grants (id, client_id, user_id, scopes, auth_time, expires_at)
-    select (select id from gid), $3, user_id, scopes, auth_time, $6 from used
+    insert into oauth_grants (id, client_id, user_id, scopes, auth_time, expires_at, sid)
+    select (select id from gid), $3, user_id, scopes, auth_time, $6, sid from used
     returning id, scopes
   ),
   rt as (
@@ -65,7 +90,7 @@ const redeemCodeStatement = statement<RedeemedCode & { client_current: boolean }
     select id, scopes, $7::timestamptz from g where $7::timestamptz is not null
     returning id
   )
-  select cv.current as client_current, g.id as grant_id, used.user_id, used.scopes, used.auth_time, used.nonce,
+  select cv.current as client_current, g.id as grant_id, used.user_id, used.scopes, used.auth_time, used.nonce, used.sid,
     (select id from rt) as refresh_id
   from cv left join g on true left join used on true`);
 

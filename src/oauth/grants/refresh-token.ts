@@ -32,6 +32,8 @@ export interface RefreshTokenRow {
   user_id: number;
   auth_time: Date;
   revoked_at: Date | null;
+  /** The login session of the grant, kept in the ID tokens of every refresh. */
+  sid: string | null;
 }
 
 export interface RefreshTokenUse extends RefreshTokenRow {
@@ -147,8 +149,8 @@ function narrowedScopes(granted: readonly string[], requested: readonly string[]
 }
 
 function respond(ctx: RefreshGrantContext, client: ClientRow, row: RefreshTokenRow, scopes: string[], now: Date, refresh: { rowId: number; expiresAt: Date }): Promise<TokenResponse> {
-  // A refresh keeps sub and auth_time (OpenID Connect Core §12.2); no nonce.
-  return ctx.issue({ clientId: client.client_id, userId: row.user_id, grantId: row.grant_id, scopes, authTime: row.auth_time, nonce: null, now, refresh });
+  // A refresh keeps sub, auth_time and sid (OpenID Connect Core §12.2); no nonce.
+  return ctx.issue({ clientId: client.client_id, userId: row.user_id, grantId: row.grant_id, scopes, authTime: row.auth_time, nonce: null, sid: row.sid, now, refresh });
 }
 
 function invalid(detail: string): InvalidGrant {

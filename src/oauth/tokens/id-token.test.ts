@@ -1,4 +1,4 @@
-/** ID tokens (OpenID Connect Core §2, §3.1.3.6): claims, lifetime, nonce only when sent, at_hash. */
+/** ID tokens (OpenID Connect Core §2, §3.1.3.6): claims, lifetime, nonce only when sent, at_hash, sid. */
 import { generateKeyPairSync, verify } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { signerOf } from '../keys/key-store.ts';
@@ -14,16 +14,17 @@ describe('ID tokens', () => {
     expect(atHash('jHkWEdUXMU1BwAsC4vtUsZwnNvTIxEl0z9K3vx5KF0Y')).toBe('77QmUPtjPfzWtF2AnpK9RQ');
   });
 
-  test('RS256 with kid; iss, sub, aud, one hour, auth_time, nonce, at_hash of the access token; a valid signature', async () => {
-    const token = await signIdToken(signer, 'https://id.example', NOW, { sub: '42', clientId: 'wiki', authTime: NOW - 5, nonce: 'n-1', accessToken: 'at' });
+  test('RS256 with kid; iss, sub, aud, one hour, auth_time, nonce, at_hash of the access token, sid; a valid signature', async () => {
+    const token = await signIdToken(signer, 'https://id.example', NOW, { sub: '42', clientId: 'wiki', authTime: NOW - 5, nonce: 'n-1', sid: 'sid-1', accessToken: 'at' });
     expect(part(token, 0)).toEqual({ alg: 'RS256', typ: 'JWT', kid: 'k1' });
-    expect(part(token, 1)).toEqual({ iss: 'https://id.example', sub: '42', aud: 'wiki', iat: NOW, exp: NOW + 3600, auth_time: NOW - 5, nonce: 'n-1', at_hash: atHash('at') });
+    expect(part(token, 1)).toEqual({ iss: 'https://id.example', sub: '42', aud: 'wiki', iat: NOW, exp: NOW + 3600, auth_time: NOW - 5, nonce: 'n-1', at_hash: atHash('at'), sid: 'sid-1' });
     const [header, payload, signature] = token.split('.');
     expect(verify('sha256', Buffer.from(`${header}.${payload}`), publicKey, Buffer.from(signature!, 'base64url'))).toBe(true);
   });
 
-  test('no nonce claim when the request sent none', async () => {
-    const token = await signIdToken(signer, 'https://id.example', NOW, { sub: '42', clientId: 'wiki', authTime: NOW, nonce: null, accessToken: 'at' });
+  test('no nonce claim when the request sent none, no sid when the session is unknown', async () => {
+    const token = await signIdToken(signer, 'https://id.example', NOW, { sub: '42', clientId: 'wiki', authTime: NOW, nonce: null, sid: null, accessToken: 'at' });
     expect(part(token, 1)).not.toHaveProperty('nonce');
+    expect(part(token, 1)).not.toHaveProperty('sid');
   });
 });

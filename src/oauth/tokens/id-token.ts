@@ -1,7 +1,7 @@
 /**
  * ID tokens (OpenID Connect Core §2, §3.1.3.6; SPEC §5.3): RS256 with `kid`,
  * `auth_time` always, `nonce` only when the authorization request sent one,
- * `at_hash` of the access token issued with it.
+ * `at_hash` of the access token issued with it, `sid` of the login session.
  */
 import { createHash } from 'node:crypto';
 import type { Signer } from '../keys/key-store.ts';
@@ -12,6 +12,8 @@ export interface IdTokenClaims {
   clientId: string;
   authTime: number;
   nonce: string | null;
+  /** The login session (Back-Channel Logout 1.0 §2.1, RP-Initiated Logout 1.0 §2), or null when unknown. */
+  sid: string | null;
   accessToken: string;
 }
 
@@ -30,5 +32,6 @@ export function signIdToken(signer: Signer, issuer: string, nowSeconds: number, 
     auth_time: claims.authTime,
     ...(claims.nonce === null ? {} : { nonce: claims.nonce }),
     at_hash: atHash(claims.accessToken),
+    ...(claims.sid === null ? {} : { sid: claims.sid }),
   });
 }

@@ -24,6 +24,8 @@ export interface IssueInput {
   scopes: readonly string[];
   authTime: Date;
   nonce: string | null;
+  /** The login session the grant came from (OpenID Connect `sid`), or null. */
+  sid: string | null;
   /** The request's one reading of the clock. */
   now: Date;
   /** Row and expiry of the refresh token to hand out, if any. */
@@ -41,7 +43,7 @@ export async function issueTokens(ctx: OAuthContext, input: IssueInput): Promise
   const accessToken = await signAccessToken(signer, ctx.issuer, now, { sub, clientId: input.clientId, scope, authTime, grantId: input.grantId });
   // The ID token's at_hash covers the signed access token: the two signatures cannot run side by side.
   const id_token = input.scopes.includes('openid')
-    ? await signIdToken(signer, ctx.issuer, now, { sub, clientId: input.clientId, authTime, nonce: input.nonce, accessToken })
+    ? await signIdToken(signer, ctx.issuer, now, { sub, clientId: input.clientId, authTime, nonce: input.nonce, sid: input.sid, accessToken })
     : undefined;
   return {
     access_token: accessToken,

@@ -5,6 +5,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import type { FieldError } from '../../invalid-input.ts';
+import { backchannelLogoutUriProblem } from '../../oauth/checks/logout-uri.ts';
 import { redirectUriProblem } from '../../oauth/checks/redirect-uri.ts';
 import { CLIENT_ID_PATTERN } from '../../oauth/clients/client-id.ts';
 import { hasControlCharacters, MAX_REDIRECT_URIS, type Client, type ClientInput } from '../../oauth/clients/clients.service.ts';
@@ -22,6 +23,9 @@ export const ClientForm = Type.Object({
   scopes: Type.Optional(Many),
   grant_types: Type.Optional(Many),
   required_regions: Type.Optional(Many),
+  post_logout_redirect_uris: Type.Optional(Type.String({ maxLength: 100_000 })),
+  backchannel_logout_uri: Type.Optional(Type.String({ maxLength: 10_000 })),
+  backchannel_logout_session_required: Type.Optional(Type.String({ maxLength: 10 })),
 });
 export type ClientFormBody = Static<typeof ClientForm>;
 
@@ -34,6 +38,10 @@ export interface ClientFormValues {
   scopes: string[];
   grantTypes: string[];
   requiredRegions: number[];
+  /** One per line, as typed. */
+  postLogoutRedirectUris: string;
+  backchannelLogoutUri: string;
+  backchannelLogoutSessionRequired: boolean;
 }
 
 /** Field name → message, shown next to the field. */
@@ -44,16 +52,27 @@ function many(value: string | string[] | undefined): string[] {
   return Array.isArray(value) ? value : [value];
 }
 
+function isChecked(value: string | undefined): boolean {
+  return value === '1' || value === 'on';
+}
+
+function lines(text: string): string[] {
+  return text.split(/\r?\n/).map((u) => u.trim()).filter((u) => u !== '');
+}
+
 export function readClientForm(body: ClientFormBody): ClientFormValues {
   return {
     clientId: (body.client_id ?? '').trim(),
     name: body.name ?? '',
-    confidential: body.confidential === '1' || body.confidential === 'on',
+    confidential: isChecked(body.confidential),
     redirectUris: body.redirect_uris ?? '',
     scopes: many(body.scopes),
     grantTypes: many(body.grant_types),
     // A value that is no region id becomes -1, which the service reports as unknown.
     requiredRegions: many(body.required_regions).map((v) => (/^[1-9]\d{0,9}$/.test(v) ? Number(v) : -1)),
+    postLogoutRedirectUris: body.post_logout_redirect_uris ?? '',
+    backchannelLogoutUri: (body.backchannel_logout_uri ?? '').trim(),
+    backchannelLogoutSessionRequired: isChecked(body.backchannel_logout_session_required),
   };
 }
 
@@ -66,11 +85,15 @@ export function formValuesOf(client: Client): ClientFormValues {
     scopes: client.scopes,
     grantTypes: client.grantTypes,
     requiredRegions: client.requiredRegions,
+    postLogoutRedirectUris: client.postLogoutRedirectUris.join('\n'),
+    backchannelLogoutUri: client.backchannelLogoutUri ?? '',
+    backchannelLogoutSessionRequired: client.backchannelLogoutSessionRequired,
   };
 }
 
 export const EMPTY_FORM: ClientFormValues = {
   clientId: '', name: '', confidential: true, redirectUris: '', scopes: ['openid'], grantTypes: ['authorization_code'], requiredRegions: [],
+  postLogoutRedirectUris: '', backchannelLogoutUri: '', backchannelLogoutSessionRequired: false,
 };
 
 export function toClientInput(values: ClientFormValues): ClientInput {
@@ -82,6 +105,9 @@ export function toClientInput(values: ClientFormValues): ClientInput {
     scopes: values.scopes,
     grantTypes: values.grantTypes,
     requiredRegions: values.requiredRegions,
+    postLogoutRedirectUris: lines(values.postLogoutRedirectUris),
+    backchannelLogoutUri: values.backchannelLogoutUri === '' ? null : values.backchannelLogoutUri,
+    backchannelLogoutSessionRequired: values.backchannelLogoutSessionRequired,
   };
 }
 
@@ -96,14 +122,23 @@ export function checkClientForm(values: ClientFormValues, t: Translate, options:
   if (name === '') messages.name = t('admin.error.nameMissing');
   else if (name.length > 200) messages.name = t('admin.error.nameLong');
   else if (hasControlCharacters(name)) messages.name = t('admin.error.nameControl');
-  const uris = values.redirectUris.split(/\r?\n/).map((u) => u.trim()).filter((u) => u !== '');
-  const bad = uris.filter((u) => redirectUriProblem(u) !== undefined);
-  if (uris.length === 0) messages.redirectUris = t('admin.error.redirectMissing');
-  else if (uris.length > MAX_REDIRECT_URIS) messages.redirectUris = t('admin.error.redirectMany', { max: MAX_REDIRECT_URIS });
-  else if (bad.length > 0) messages.redirectUris = t('admin.error.redirectInvalid', { uris: bad.map((u) => `“${u.slice(0, 200)}”`).join(', ') });
+  if (lines(values.redirectUris).length === 0) messages.redirectUris = t('admin.error.redirectMissing');
+  else messages.redirectUris = redirectUrisMessage(lines(values.redirectUris), t);
+  messages.postLogoutRedirectUris = redirectUrisMessage(lines(values.postLogoutRedirectUris), t);
+  if (values.backchannelLogoutUri !== '' && backchannelLogoutUriProblem(values.backchannelLogoutUri) !== undefined) {
+    messages.backchannelLogoutUri = t('admin.error.backchannelInvalid');
+  }
   if (!values.scopes.every(isScope)) messages.scopes = t('admin.error.scopes');
   if (!values.grantTypes.every(isGrantType)) messages.grantTypes = t('admin.error.grantTypes');
-  return messages;
+  return Object.fromEntries(Object.entries(messages).filter(([, message]) => message !== undefined));
+}
+
+/** Too many, or the ones that cannot be registered; undefined when all is well. */
+function redirectUrisMessage(uris: string[], t: Translate): string | undefined {
+  const bad = uris.filter((u) => redirectUriProblem(u) !== undefined);
+  if (uris.length > MAX_REDIRECT_URIS) return t('admin.error.redirectMany', { max: MAX_REDIRECT_URIS });
+  if (bad.length > 0) return t('admin.error.redirectInvalid', { uris: bad.map((u) => `“${u.slice(0, 200)}”`).join(', ') });
+  return undefined;
 }
 
 const SERVICE_FIELD_MESSAGES: Record<string, [keyof ClientFormValues, string]> = {
@@ -114,6 +149,8 @@ const SERVICE_FIELD_MESSAGES: Record<string, [keyof ClientFormValues, string]> =
   scopes: ['scopes', 'admin.error.scopes'],
   grantTypes: ['grantTypes', 'admin.error.grantTypes'],
   requiredRegions: ['requiredRegions', 'admin.error.regionUnknown'],
+  postLogoutRedirectUris: ['postLogoutRedirectUris', 'admin.error.invalid'],
+  backchannelLogoutUri: ['backchannelLogoutUri', 'admin.error.backchannelInvalid'],
 };
 
 /**

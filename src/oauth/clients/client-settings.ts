@@ -1,0 +1,86 @@
+/**
+ * The rules of a client's settings (SPEC §5.1; RP-Initiated Logout 1.0 §3.1,
+ * Back-Channel Logout 1.0 §2.2), shared by creating and changing a client:
+ * each bad field is reported by name, every good one normalised for storage.
+ */
+import { findExistingRegionIds } from '../../accounts/regions.repository.ts';
+import type { Executor } from '../../db/executor.ts';
+import type { FieldError } from '../../invalid-input.ts';
+import { backchannelLogoutUriProblem } from '../checks/logout-uri.ts';
+import { redirectUriProblem, webOrigin } from '../checks/redirect-uri.ts';
+import { GRANT_TYPES, isGrantType, isScope, SCOPES, sortScopes } from '../scopes.ts';
+import type { ClientValues } from './clients.repository.ts';
+
+export const MAX_REDIRECT_URIS = 20;
+
+export interface ClientSettings {
+  name: string;
+  /** true: a server application holding a secret; false: browser/mobile app using PKCE. */
+  confidential: boolean;
+  /** Exact strings; at least one. */
+  redirectUris: readonly string[];
+  /** `openid` is always added. */
+  scopes: readonly string[];
+  /** `authorization_code` is always added; `refresh_token` optional. */
+  grantTypes: readonly string[];
+  /** Region ids; empty = every user. */
+  requiredRegions: readonly number[];
+  /** Where RP-Initiated Logout may send the member afterwards (exact strings); absent = none. */
+  postLogoutRedirectUris?: readonly string[];
+  /** Where Back-Channel Logout delivers logout tokens; absent, null or '' = none. */
+  backchannelLogoutUri?: string | null;
+  /** Whether logout tokens must carry `sid`; stored false without a back-channel logout URI. */
+  backchannelLogoutSessionRequired?: boolean;
+}
+
+/** Names are shown on the consent page; PostgreSQL text cannot hold NUL anyway. */
+export function hasControlCharacters(text: string): boolean {
+  return /[\u0000-\u001f\u007f]/.test(text);
+}
+
+/** The settings as stored (but the secret); problems are added to `errors`. */
+export async function validateSettings(db: Executor, input: ClientSettings, errors: FieldError[]): Promise<Omit<ClientValues, 'secretDigest'>> {
+  const name = input.name.trim();
+  if (name.length === 0 || name.length > 200) errors.push({ field: 'name', message: 'must be 1 to 200 characters' });
+  else if (hasControlCharacters(name)) errors.push({ field: 'name', message: 'must not contain control characters' });
+
+  const redirectUris = validateRedirectUris('redirectUris', input.redirectUris, errors);
+  if (redirectUris.length === 0) errors.push({ field: 'redirectUris', message: 'must contain at least one redirect URI' });
+  const postLogoutRedirectUris = validateRedirectUris('postLogoutRedirectUris', input.postLogoutRedirectUris ?? [], errors);
+  const backchannelLogoutUri = input.backchannelLogoutUri?.trim() || null;
+  const backchannelProblem = backchannelLogoutUri === null ? undefined : backchannelLogoutUriProblem(backchannelLogoutUri);
+  if (backchannelProblem) errors.push({ field: 'backchannelLogoutUri', message: backchannelProblem });
+
+  const badScopes = input.scopes.filter((s) => !isScope(s));
+  if (badScopes.length > 0) errors.push({ field: 'scopes', message: `unknown scope ${badScopes.map((s) => JSON.stringify(s)).join(', ')}; allowed: ${SCOPES.join(', ')}` });
+  const badGrants = input.grantTypes.filter((g) => !isGrantType(g));
+  if (badGrants.length > 0) errors.push({ field: 'grantTypes', message: `unknown grant type ${badGrants.map((g) => JSON.stringify(g)).join(', ')}; allowed: ${GRANT_TYPES.join(', ')}` });
+
+  const regionIds = [...new Set(input.requiredRegions)];
+  const existing = await findExistingRegionIds(db, regionIds.filter((id) => Number.isSafeInteger(id) && id > 0 && id <= 2_147_483_647));
+  for (const id of regionIds) if (!existing.has(id)) errors.push({ field: 'requiredRegions', message: `region ${id} does not exist` });
+
+  return {
+    name,
+    confidential: input.confidential,
+    redirectUris,
+    origins: [...new Set(redirectUris.map(webOrigin).filter((o): o is string => o !== undefined))],
+    scopes: sortScopes(['openid', ...input.scopes.filter(isScope)]),
+    grantTypes: GRANT_TYPES.filter((g) => g === 'authorization_code' || input.grantTypes.includes(g)),
+    postLogoutRedirectUris,
+    backchannelLogoutUri,
+    // Back-Channel Logout 1.0 §2.2: only meaningful with a URI.
+    backchannelLogoutSessionRequired: backchannelLogoutUri !== null && input.backchannelLogoutSessionRequired === true,
+  };
+}
+
+/** Redirect URIs (also those after logout): exact strings, trimmed, without duplicates, each one registrable. */
+function validateRedirectUris(field: string, input: readonly string[], errors: FieldError[]): string[] {
+  const uris = [...new Set(input.map((u) => u.trim()).filter((u) => u !== ''))];
+  if (uris.length > MAX_REDIRECT_URIS) errors.push({ field, message: `must contain at most ${MAX_REDIRECT_URIS} redirect URIs` });
+  for (const uri of uris) {
+    const problem = redirectUriProblem(uri);
+    if (problem) errors.push({ field, message: `${JSON.stringify(uri.slice(0, 200))} ${problem}` });
+  }
+  return uris;
+}
