@@ -22,3 +22,35 @@ create table oauth_logout_notices (
 );
 create index oauth_logout_notices_due_idx on oauth_logout_notices (next_attempt_at) where state = 'pending';
 create index oauth_logout_notices_finished_idx on oauth_logout_notices (finished_at) where state <> 'pending';
+
+-- Queued by triggers, so that no path that ends a sign-in can forget its
+-- notices. A session stops being signed into a client when its
+-- `oauth_session_clients` row goes: with the session (logout, RP-initiated
+-- logout, a login replacing it, `sessions revoke`, the expiry purge: each
+-- deletes the `sessions` row, and the rows go by cascade) or when the member
+-- revokes the app (the service deletes them). Each queues a notice with the
+-- session's `sid`, for a client with a back-channel logout URI.
+create function oauth_session_clients_queue_logout() returns trigger language plpgsql as $$
+begin
+  insert into oauth_logout_notices (client_id, backchannel_logout_uri, sub, sid)
+  select c.client_id, c.backchannel_logout_uri, old.user_id::text, old.sid
+  from oauth_clients c
+  where c.id = old.client_id and c.backchannel_logout_uri is not null;
+  return null;
+end $$;
+
+create trigger oauth_session_clients_logout after delete on oauth_session_clients
+  for each row execute function oauth_session_clients_queue_logout();
+
+-- A deleted client is told of every session that signed into it: its rows of
+-- `oauth_session_clients` are deleted first, while the client (and its URI)
+-- still exists for the trigger above; the foreign key's cascade would come
+-- too late.
+create function oauth_clients_end_sign_ins() returns trigger language plpgsql as $$
+begin
+  delete from oauth_session_clients where client_id = old.id;
+  return old;
+end $$;
+
+create trigger oauth_clients_logout before delete on oauth_clients
+  for each row execute function oauth_clients_end_sign_ins();
