@@ -1,19 +1,20 @@
 /**
  * docs/oauth.md's back-channel logout receiver works as written: the code
  * block is taken from the document and run as a Node.js process against a
- * listening server; it accepts our logout token and refuses a replay and an
- * ID token.
+ * listening server; it accepts the logout token of a member's logout and
+ * refuses a replay, a token with a nonce, an ID token and garbage.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enqueueLogoutNotices } from '../../src/oauth/backchannel/logout-notices.repository.ts';
 import { KeyStore } from '../../src/oauth/keys/key-store.ts';
 import { signLogoutToken } from '../../src/oauth/tokens/logout-token.ts';
 import type { TestApp } from '../helpers/app.ts';
-import { buildListeningApp, freePort } from '../helpers/oauth.ts';
+import { makeUser } from '../helpers/factories.ts';
+import { buildListeningApp, freePort, makeClient, obtainCode } from '../helpers/oauth.ts';
+import { logInAs } from '../helpers/session.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -75,12 +76,17 @@ async function post(logoutToken: string): Promise<number> {
 }
 
 describe('the documented receiver', () => {
-  it('ends the session a queued notice names', async () => {
-    await enqueueLogoutNotices(t.db, [{ clientId: 'wiki', backchannelLogoutUri: receiverUrl, sub: '42', sid: 'sid-docs' }], t.clock.now());
+  it('ends the session of a member who logs out here', async () => {
+    await makeClient(t, { clientId: 'wiki', backchannelLogoutUri: receiverUrl });
+    const user = await makeUser(t.db);
+    const session = await logInAs(t.app, user);
+    await obtainCode(t, { clientId: 'wiki', cookie: session.cookie });
+    const { sid } = await t.db.selectFrom('sessions').select('sid').where('user_id', '=', user.id).executeTakeFirstOrThrow();
+    expect((await t.app.inject({ method: 'POST', url: '/api/user/logout', headers: session.headers })).statusCode).toBe(204);
     expect(await t.app.logoutNotices.runOnce()).toBe(1);
-    expect(await t.db.selectFrom('oauth_logout_notices').select(['state', 'attempts', 'last_error']).where('sid', '=', 'sid-docs').executeTakeFirst())
+    expect(await t.db.selectFrom('oauth_logout_notices').select(['state', 'attempts', 'last_error']).where('sid', '=', sid).executeTakeFirst())
       .toStrictEqual({ state: 'sent', attempts: 1, last_error: null });
-    expect(JSON.parse(await stdout.waitFor((line) => line.startsWith('{')))).toStrictEqual({ loggedOut: { sub: '42', sid: 'sid-docs' } });
+    expect(JSON.parse(await stdout.waitFor((line) => line.startsWith('{')))).toStrictEqual({ loggedOut: { sub: String(user.id), sid } });
   });
 
   it('refuses a replayed token, a token with a nonce, an ID token and garbage with 400', async () => {
