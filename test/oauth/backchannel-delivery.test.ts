@@ -38,13 +38,9 @@ async function queue(uri = receiver.url, sid: string | null = 'sid-1', db = t.db
   return row.id;
 }
 
-function notice(id: number, db = t.db) {
-  return db.selectFrom('oauth_logout_notices').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-}
+const notice = (id: number, db = t.db) => db.selectFrom('oauth_logout_notices').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
-function eventsNamed(name: string): Record<string, unknown>[] {
-  return lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.event === name);
-}
+const eventsNamed = (name: string) => lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.event === name);
 
 describe('delivering a logout notice', () => {
   it('POSTs a logout token that verifies against the JWKS (typ, iss, aud, events, sub, sid, two minutes, no nonce), once', async () => {

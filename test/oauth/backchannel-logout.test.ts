@@ -22,10 +22,12 @@ import { logInAs, type TestSession } from '../helpers/session.ts';
 
 let t: TestApp & { issuer: string };
 let receiver: LogoutReceiver;
+let member: TestUser;
 const secrets = new Map<string, string>();
 beforeAll(async () => {
   t = await buildListeningApp();
   receiver = await new LogoutReceiver().listen();
+  member = await makeUser(t.db);
   for (const [clientId, required] of [['wiki', false], ['chat', true]] as const) {
     const { secret } = await makeClient(t, { clientId, backchannelLogoutUri: `${receiver.url}/${clientId}`, backchannelLogoutSessionRequired: required });
     secrets.set(clientId, secret!);
@@ -61,14 +63,8 @@ async function deliver(before: number): Promise<Told[]> {
 }
 
 async function pendingNotices(): Promise<number> {
-  const rows = await t.db.selectFrom('oauth_logout_notices').select('id').where('state', '=', 'pending').execute();
-  return rows.length;
+  return (await t.db.selectFrom('oauth_logout_notices').select('id').where('state', '=', 'pending').execute()).length;
 }
-
-let member: TestUser;
-beforeAll(async () => {
-  member = await makeUser(t.db);
-});
 
 describe('back-channel logout', () => {
   it('is announced in the discovery document', async () => {

@@ -117,6 +117,22 @@ describe('a restart', () => {
     }
   });
 
+  it('a started server polls the queue by itself; stopping it ends the polling', async () => {
+    const server = await startInstance({ listen: true });
+    try {
+      const before = receiver.received.length;
+      server.app.logoutNotices.start(20);
+      await queue(server.db, ['polled-1']);
+      await receiver.waitForRequests(before + 1);
+      expect(await sidsReceived(before)).toStrictEqual(['polled-1']);
+      await server.app.logoutNotices.stop();
+      await queue(server.db, ['after-stop']);
+      expect(await server.app.logoutNotices.runOnce()).toBe(1); // nothing else had claimed it
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('closing the app waits for the attempt under way and records it', async () => {
     const server = await startInstance({ listen: true });
     await queue(server.db, ['closing-1']);
