@@ -77,7 +77,9 @@ export class LogoutNotices {
     const { db, clock } = this.options;
     const now = clock();
     const notices = await claimDueNotices(db, now, new Date(now.getTime() + NOTICE_LEASE_SECONDS * 1000), BATCH_SIZE);
-    await Promise.all(notices.map((notice) => this.send(notice)));
+    // Every attempt ends before the run does (stop() waits for the run); the first failure is reported after.
+    const failed = (await Promise.allSettled(notices.map((notice) => this.send(notice)))).find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
     return notices.length;
   }
 
