@@ -7,14 +7,14 @@ import { sql } from 'kysely';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { DataDirBusyError, LOCK_FILE, lockDataDir, ownerLine } from '../src/db/data-dir-lock.ts';
-import { openDatabase } from '../src/db/database.ts';
-import { listMigrations, migrate } from '../src/db/migrate.ts';
-import { DATABASE_UNAVAILABLE, DatabaseUnavailableError } from '../src/db/unavailable.ts';
-import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from './helpers/database.ts';
+import { DataDirBusyError, LOCK_FILE, lockDataDir, ownerLine } from '../../src/db/data-dir-lock.ts';
+import { openDatabase } from '../../src/db/database.ts';
+import { listMigrations, migrate } from '../../src/db/migrate.ts';
+import { DATABASE_UNAVAILABLE, DatabaseUnavailableError } from '../../src/db/unavailable.ts';
+import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../helpers/database.ts';
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const LOCK_MODULE = fileURLToPath(new URL('../src/db/data-dir-lock.ts', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const LOCK_MODULE = fileURLToPath(new URL('../../src/db/data-dir-lock.ts', import.meta.url));
 const HAS_PROC = existsSync('/proc/self/stat');
 
 let database: TestDatabase;

@@ -9,11 +9,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../src/db/database.ts';
-import { TEST_DATABASE_URL } from './helpers/database.ts';
+import { openDatabase } from '../../src/db/database.ts';
+import { TEST_DATABASE_URL } from '../helpers/database.ts';
 
 // `npm start` as an operator runs it: a real process, real port, real files.
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const START_TEST_TIMEOUT_MS = 300_000;
 
 interface Running { child: ChildProcess; output: () => string; exited: Promise<number | null> }

@@ -11,18 +11,18 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PASSWORD, loadDemoData } from '../src/demo/demo-data.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { headerValue, hostileBody, junkString, queryString, segment, type JsonSchema } from './helpers/hostile-arbitraries.ts';
-import { HostileProbe } from './helpers/hostile-probe.ts';
-import { listRoutes, toOpenApiPath } from './helpers/routes.ts';
-import { logInAs, type TestSession } from './helpers/session.ts';
+import { DEMO_PASSWORD, loadDemoData } from '../../src/demo/demo-data.ts';
+import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { headerValue, hostileBody, junkString, queryString, segment, type JsonSchema } from '../helpers/hostile-arbitraries.ts';
+import { HostileProbe } from '../helpers/hostile-probe.ts';
+import { listRoutes, toOpenApiPath } from '../helpers/routes.ts';
+import { logInAs, type TestSession } from '../helpers/session.ts';
 
 const SEED = Number(process.env.FC_SEED ?? 20_261_122);
 const RUNS = Number(process.env.FC_RUNS ?? 30);
 /** Far above the default runs' time on a busy machine; more runs get more time. */
 const TIMEOUT_MS = 240_000 * Math.max(1, RUNS / 30);
-/** Ends the session the other requests use; its refusals are in test/api-hostile-input.test.ts and login-api.test.ts. */
+/** Ends the session the other requests use; its refusals are in test/api/plugin/hostile-input.test.ts and test/accounts/login-api.test.ts. */
 const SKIPPED = new Set(['post /api/user/logout']);
 const ACTORS = ['anonymous', 'foodsharer', 'foodsaver', 'ambassador', 'orga'] as const;
 

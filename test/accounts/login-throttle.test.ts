@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { delaySeconds } from '../src/accounts/login-attempt-counters.ts';
-import { DEVICE_COOKIE } from '../src/accounts/login-device-cookie.ts';
-import { PER_ACCOUNT_POLICY, PER_SOURCE_POLICY } from '../src/accounts/login-throttle.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeUser, TEST_PASSWORD } from './helpers/factories.ts';
+import { delaySeconds } from '../../src/accounts/login-attempt-counters.ts';
+import { DEVICE_COOKIE } from '../../src/accounts/login-device-cookie.ts';
+import { PER_ACCOUNT_POLICY, PER_SOURCE_POLICY } from '../../src/accounts/login-throttle.ts';
+import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { makeUser, TEST_PASSWORD } from '../helpers/factories.ts';
 
 let t: TestApp;
 beforeAll(async () => { t = await buildTestApp(); });

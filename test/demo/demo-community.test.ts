@@ -1,9 +1,9 @@
 /** The community part of the demo dataset: what `npm run cli -- demo --json` prints, and that the API serves it. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PASSWORD, loadDemoData, type DemoSummary } from '../src/demo/demo-data.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { call } from './helpers/api.ts';
-import { logInAs } from './helpers/session.ts';
+import { DEMO_PASSWORD, loadDemoData, type DemoSummary } from '../../src/demo/demo-data.ts';
+import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { call } from '../helpers/api.ts';
+import { logInAs } from '../helpers/session.ts';
 
 let t: TestApp;
 let summary: DemoSummary;

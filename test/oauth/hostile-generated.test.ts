@@ -12,13 +12,13 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PASSWORD, loadDemoData } from '../src/demo/demo-data.ts';
-import { DEMO_CLIENT_SECRET } from '../src/demo/demo-oauth.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { encode, headerValue, junkString, queryString } from './helpers/hostile-arbitraries.ts';
-import { HostileProbe } from './helpers/hostile-probe.ts';
-import { CALLBACK, formFields, obtainCode, TEST_VERIFIER, tokenRequest } from './helpers/oauth.ts';
-import { logInAs, type TestSession } from './helpers/session.ts';
+import { DEMO_PASSWORD, loadDemoData } from '../../src/demo/demo-data.ts';
+import { DEMO_CLIENT_SECRET } from '../../src/demo/demo-oauth.ts';
+import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { encode, headerValue, junkString, queryString } from '../helpers/hostile-arbitraries.ts';
+import { HostileProbe } from '../helpers/hostile-probe.ts';
+import { CALLBACK, formFields, obtainCode, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
+import { logInAs, type TestSession } from '../helpers/session.ts';
 
 const SEED = Number(process.env.FC_SEED ?? 20_261_122);
 const RUNS = Number(process.env.FC_RUNS ?? 40);

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeUser, type TestUser } from './helpers/factories.ts';
-import { logInAs } from './helpers/session.ts';
+import { buildTestApp, type TestApp } from '../../helpers/app.ts';
+import { makeUser, type TestUser } from '../../helpers/factories.ts';
+import { logInAs } from '../../helpers/session.ts';
 
 let t: TestApp;
 let user: TestUser;

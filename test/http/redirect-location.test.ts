@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toLocation } from '../src/http/location.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeUser, TEST_PASSWORD, type TestUser } from './helpers/factories.ts';
-import { logInAs } from './helpers/session.ts';
-import { makeClient } from './helpers/oauth.ts';
+import { toLocation } from '../../src/http/location.ts';
+import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { makeUser, TEST_PASSWORD, type TestUser } from '../helpers/factories.ts';
+import { logInAs } from '../helpers/session.ts';
+import { makeClient } from '../helpers/oauth.ts';
 
 let t: TestApp;
 let user: TestUser;

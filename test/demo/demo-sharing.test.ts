@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PASSWORD, loadDemoData, type DemoSummary } from '../src/demo/demo-data.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { logInAs } from './helpers/session.ts';
+import { DEMO_PASSWORD, loadDemoData, type DemoSummary } from '../../src/demo/demo-data.ts';
+import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { logInAs } from '../helpers/session.ts';
 
 let t: TestApp;
 let demo: DemoSummary;

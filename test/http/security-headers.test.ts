@@ -4,7 +4,7 @@
  * Security Cheat Sheet. Both are computed once at start-up.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
+import { buildTestApp, type TestApp } from '../helpers/app.ts';
 
 let t: TestApp;
 beforeAll(async () => { t = await buildTestApp(); });

@@ -1,7 +1,7 @@
 /** In production (SPEC §3, §4): Secure cookies and HSTS; outside production neither. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeUser, type TestUser } from './helpers/factories.ts';
+import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { makeUser, type TestUser } from '../helpers/factories.ts';
 
 const PRODUCTION = {
   NODE_ENV: 'production', LOG_LEVEL: 'silent', PUBLIC_URL: 'https://id.example.org',

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { digestSessionId } from '../src/accounts/sessions.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeRegion, makeUser, TEST_PASSWORD, type TestUser } from './helpers/factories.ts';
-import { logInAs } from './helpers/session.ts';
+import { digestSessionId } from '../../src/accounts/sessions.ts';
+import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { makeRegion, makeUser, TEST_PASSWORD, type TestUser } from '../helpers/factories.ts';
+import { logInAs } from '../helpers/session.ts';
 
 let t: TestApp;
 let user: TestUser;
