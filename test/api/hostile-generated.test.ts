@@ -12,7 +12,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD, loadDemoData } from '../../src/demo/demo-data.ts';
-import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { useTestApp } from '../helpers/fixture.ts';
 import { headerValue, hostileBody, junkString, queryString, segment, type JsonSchema } from '../helpers/hostile-arbitraries.ts';
 import { HostileProbe } from '../helpers/hostile-probe.ts';
 import { listRoutes, toOpenApiPath } from '../helpers/routes.ts';
@@ -30,14 +30,13 @@ interface Parameter { in: 'path' | 'query' | 'header'; name: string; schema: Jso
 interface Operation { parameters?: Parameter[]; requestBody?: { content: Record<string, { schema: JsonSchema }> }; responses: Record<string, unknown> }
 interface Document { paths: Record<string, Record<string, Operation>> }
 
-let t: TestApp;
+const t = useTestApp();
 let probe: HostileProbe;
 let doc: Document;
 let toggles: string[] = [];
 const sessions: Record<string, TestSession> = {};
 
 beforeAll(async () => {
-  t = await buildTestApp();
   await loadDemoData(t.db, t.keys);
   for (const name of ACTORS.slice(1)) sessions[name] = await logInAs(t.app, { email: `${name}@example.org`, password: DEMO_PASSWORD });
   doc = (await t.app.inject({ url: '/api/openapi.json' })).json();
@@ -47,7 +46,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   process.stdout.write(`generated hostile requests against the /api operations: ${probe.describe()}\n`);
-  await t.close();
 });
 
 function operations(): Array<{ method: string; path: string; op: Operation }> {
