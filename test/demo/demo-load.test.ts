@@ -11,7 +11,7 @@ import { migrate } from '../../src/db/migrate.ts';
 import { DatabaseNotEmptyError, DEMO_PASSWORD, loadDemoData, loadDemoDataIfEmpty } from '../../src/demo/demo-data.ts';
 import { InvalidClientInput } from '../../src/oauth/clients/client-errors.ts';
 import { createClient } from '../../src/oauth/clients/clients.service.ts';
-import { loadDemoOnFirstStart } from '../../src/ops/startup.ts';
+import { loadDemoOnFirstStart } from '../../src/startup.ts';
 import { buildTestApp, testConfig, testKeys } from '../helpers/app.ts';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../helpers/database.ts';
 import { logInAs } from '../helpers/session.ts';

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../../src/config.ts';
 import { loadKeyMaterial } from '../../src/oauth/keys/key-material.ts';
-import { keyOriginNotice } from '../../src/ops/startup.ts';
+import { keyOriginNotice } from '../../src/startup.ts';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
