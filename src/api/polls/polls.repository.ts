@@ -1,3 +1,5 @@
+import { countRegionAmbassadors, countRegionMembers } from '../../accounts/region-access.ts';
+import { ROLES } from '../../accounts/roles.ts';
 import type { Executor } from '../../db/executor.ts';
 
 export interface PollRow {
@@ -68,17 +70,6 @@ export async function replaceOptions(db: Executor, pollId: number, texts: readon
 
 /** Users the scope admits in the region (SPEC-API poll scopes). */
 export async function countEligibleVoters(db: Executor, regionId: number, scope: number): Promise<number> {
-  if (scope === 3) {
-    const row = await db.selectFrom('region_ambassadors').select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('region_id', '=', regionId).executeTakeFirstOrThrow();
-    return Number(row.n);
-  }
-  let query = db.selectFrom('region_memberships as m').innerJoin('users as u', 'u.id', 'm.user_id')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('m.region_id', '=', regionId)
-    .where('u.role', '>=', scope === 2 ? 2 : 1);
-  if (scope === 1 || scope === 4) query = query.where('u.verified', '=', true);
-  if (scope === 4) query = query.where('u.home_region_id', '=', regionId);
-  const row = await query.executeTakeFirstOrThrow();
-  return Number(row.n);
+  if (scope === 3) return countRegionAmbassadors(db, regionId);
+  return countRegionMembers(db, regionId, { minRole: scope === 2 ? ROLES['store-manager'] : ROLES.foodsaver, verifiedOnly: scope === 1 || scope === 4, homeRegionOnly: scope === 4 });
 }
