@@ -1,22 +1,10 @@
+import type { Selectable } from 'kysely';
 import { countRegionAmbassadors, countRegionMembers } from '../../accounts/region-access.ts';
 import { ROLES } from '../../accounts/roles.ts';
 import type { Executor } from '../../db/executor.ts';
+import type { PollsTable } from './polls.tables.ts';
 
-export interface PollRow {
-  id: number;
-  region_id: number;
-  author_id: number;
-  name: string;
-  description: string;
-  scope: number;
-  type: number;
-  start_date: Date;
-  end_date: Date;
-  creation_date: Date;
-  shuffle_options: boolean;
-  eligible_votes_count: number;
-  votes: number;
-}
+export type PollRow = Selectable<PollsTable>;
 
 export interface NewPoll {
   regionId: number; authorId: number; name: string; description: string; scope: number; type: number;
