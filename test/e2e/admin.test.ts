@@ -1,5 +1,5 @@
 /**
- * The client admin screen in a real Chromium (issue 3 items 11 and 12): an
+ * The client admin screen in a real Chromium, driven by keyboard and labels: an
  * orga member creates a client with every field through labelled controls and
  * the keyboard, sees the secret once, corrects a rejected form, edits,
  * regenerates the secret and deletes the client.

@@ -1,6 +1,6 @@
 /**
- * Issue 2 ("logging in as a demo user works in a browser") and issue 3 item 12:
- * the /login page in a real Chromium, driven with labelled fields and the keyboard.
+ * Logging in as a demo user works in a browser: the /login page in a real
+ * Chromium, driven with labelled fields and the keyboard.
  */
 import { describe, expect, it } from 'vitest';
 import { useDemoAppAndBrowser } from './helpers/fixture.ts';

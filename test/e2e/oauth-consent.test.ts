@@ -1,5 +1,5 @@
 /**
- * The authorization flow in a real Chromium (issue 3 items 3, 4 and 12): log
+ * The authorization flow in a real Chromium: log
  * in on the way, consent with and without "remember", deny, the region error
  * page, and revoking a remembered app on /settings/apps. The client's
  * redirect URI is a tiny local server; the code is exchanged like a client would.
