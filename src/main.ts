@@ -7,6 +7,8 @@
  * under way (the demo dataset's transaction, say) finish, then stops.
  */
 import type { FastifyInstance } from 'fastify';
+import { purgeExpiredThrottles } from './accounts/login-throttle.ts';
+import { purgeExpiredSessions } from './accounts/sessions.ts';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { openDatabase, type DatabaseHandle } from './db/database.ts';
@@ -15,12 +17,16 @@ import { databaseTarget } from './db/target.ts';
 import { describeDemoLogins } from './demo/demo-data.ts';
 import { checkEncryptionKey } from './oauth/keys/key-check.ts';
 import { loadKeyMaterial, type KeyMaterial } from './oauth/keys/key-material.ts';
+import { purgeExpiredOAuthRows } from './oauth/oauth.purge.ts';
 import { isPrettyLog } from './ops/log-options.ts';
-import { startMaintenance } from './ops/maintenance.ts';
-import { keyOriginNotice, loadDemoOnFirstStart } from './ops/startup.ts';
+import { startMaintenance, type PurgeTask } from './ops/maintenance.ts';
+import { keyOriginNotice, loadDemoOnFirstStart } from './startup.ts';
 import { systemClock } from './clock.ts';
 
 const SHUTDOWN_TIMEOUT_MS = 15_000;
+
+/** Each area's purge of expired rows (ops/maintenance.ts runs them). */
+const PURGE_TASKS: readonly PurgeTask[] = [purgeExpiredSessions, purgeExpiredThrottles, purgeExpiredOAuthRows];
 
 interface Running {
   database?: DatabaseHandle;
@@ -67,7 +73,7 @@ async function start(config: Config, keys: KeyMaterial, running: Running): Promi
   const demo = await loadDemoOnFirstStart(config, database.db, keys);
   if (running.stopping) return;
 
-  running.maintenance = startMaintenance(database.db, systemClock, app.log);
+  running.maintenance = startMaintenance(database.db, systemClock, app.log, PURGE_TASKS);
   app.logoutNotices.start(config.backchannelLogoutPollSeconds * 1000); // closing the app stops it
   await app.listen({ port: config.port, host: config.host });
   app.log.info(`Food-sharing server ready at ${config.publicUrl} (${database.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`);

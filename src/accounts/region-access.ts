@@ -27,3 +27,42 @@ export async function findMemberRegionIds(db: Executor, userId: number, regionId
   const rows = await memberRegionIds.rows(db, [userId, [...regionIds]]);
   return new Set(rows.map((r) => r.region_id));
 }
+
+/**
+ * The same look-ups as SQL expressions, for a statement that answers with one
+ * query (userinfo, SPEC §8): the ids, ascending, of the regions the user
+ * `userId` (an SQL expression of the outer query) is a member or an
+ * ambassador of.
+ */
+export function memberRegionIdsSql(userId: string): string {
+  return `array(select m.region_id from region_memberships m where m.user_id = ${userId} order by m.region_id)`;
+}
+
+export function ambassadorRegionIdsSql(userId: string): string {
+  return `array(select a.region_id from region_ambassadors a where a.user_id = ${userId} order by a.region_id)`;
+}
+
+export interface MemberCount {
+  /** The lowest role counted. */
+  minRole: number;
+  verifiedOnly?: boolean;
+  /** Only members whose home region it is. */
+  homeRegionOnly?: boolean;
+}
+
+/** Members of a region with at least `minRole`, optionally only verified ones or those at home there. */
+export async function countRegionMembers(db: Executor, regionId: number, { minRole, verifiedOnly = false, homeRegionOnly = false }: MemberCount): Promise<number> {
+  let query = db.selectFrom('region_memberships as m').innerJoin('users as u', 'u.id', 'm.user_id')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('m.region_id', '=', regionId)
+    .where('u.role', '>=', minRole);
+  if (verifiedOnly) query = query.where('u.verified', '=', true);
+  if (homeRegionOnly) query = query.where('u.home_region_id', '=', regionId);
+  return Number((await query.executeTakeFirstOrThrow()).n);
+}
+
+export async function countRegionAmbassadors(db: Executor, regionId: number): Promise<number> {
+  const row = await db.selectFrom('region_ambassadors').select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('region_id', '=', regionId).executeTakeFirstOrThrow();
+  return Number(row.n);
+}

@@ -1,6 +1,7 @@
 /** `client list | show | add | update | delete | rotate-secret` (SPEC §3, §5.1). */
+import type { DB } from '../db/database.ts';
 import {
-  createClient, deleteClient, findClient, listClients, regenerateClientSecret, updateClient,
+  createClient, deleteClient, findClient, listClients, regenerateClientSecret, updateClient, type Client,
 } from '../oauth/clients/clients.service.ts';
 import { CLIENT_SETTING_OPTIONS, clientJson, describeClient, EMPTY_SETTINGS, readClientSettings, settingsOf } from './client-flags.ts';
 import { UsageError, type CliCommand, type OptionSpec } from './command.ts';
@@ -8,6 +9,13 @@ import { ClientNotFound } from '../oauth/clients/client-errors.ts';
 
 const CLIENT_ID: OptionSpec = { type: 'string', required: true, value: 'ID', field: 'clientId', help: 'the client id' };
 const SECRET_NOTE = 'Client secret (shown only now, store it safely)';
+
+/** The client, or ClientNotFound (the CLI's message and exit code for an unknown client id). */
+async function requireClient(db: DB, clientId: string): Promise<Client> {
+  const client = await findClient(db, clientId);
+  if (!client) throw new ClientNotFound(clientId);
+  return client;
+}
 
 export const clientListCommand: CliCommand = {
   words: ['client', 'list'],
@@ -27,9 +35,7 @@ export const clientShowCommand: CliCommand = {
   summary: 'show one OAuth client with its settings',
   options: { 'client-id': CLIENT_ID },
   async run(context, values) {
-    const clientId = values['client-id'] as string;
-    const client = await findClient(await context.database(), clientId);
-    if (!client) throw new ClientNotFound(clientId);
+    const client = await requireClient(await context.database(), values['client-id'] as string);
     return { json: clientJson(client), text: describeClient(client).join('\n') };
   },
 };
@@ -68,12 +74,10 @@ export const clientUpdateCommand: CliCommand = {
     if (values.public && values.confidential) throw new UsageError('give either --public or --confidential, not both');
     const clientId = values['client-id'] as string;
     const db = await context.database();
-    const existing = await findClient(db, clientId);
-    if (!existing) throw new ClientNotFound(clientId);
-    const settings = readClientSettings(values, settingsOf(existing));
+    const settings = readClientSettings(values, settingsOf(await requireClient(db, clientId)));
     if (values.public || values.confidential) settings.confidential = values.confidential === true;
     const { secret } = await updateClient(db, await context.keys(), clientId, settings, new Date());
-    const client = (await findClient(db, clientId))!;
+    const client = await requireClient(db, clientId);
     const lines = [`Client ${clientId} updated.`, ...describeClient(client)];
     if (secret !== null) lines.push(`${SECRET_NOTE}: ${secret}`);
     return { json: { ...clientJson(client), secret }, text: lines.join('\n') };

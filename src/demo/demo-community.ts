@@ -1,5 +1,5 @@
 /**
- * Demo objects of the community areas (SPEC §9; issue 4 "Must hold" 10):
+ * Demo objects of the community areas (SPEC §9):
  * stores with teams, wall posts (one older than a month) and pickup slots
  * (future, full, past); quizzes with sessions of each status; content
  * entries; a region pin; a report. Times are relative to the moment of loading.

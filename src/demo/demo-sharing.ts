@@ -1,5 +1,5 @@
 /**
- * Demo objects of the sharing areas (SPEC §9; issue 4 "Must hold" 10):
+ * Demo objects of the sharing areas (SPEC §9):
  * baskets with an open and a withdrawn request, a poll that has not started
  * and one that has, and the feature toggles (petitionBanner switched on).
  * Times are relative to the moment of loading and reach far enough ahead for

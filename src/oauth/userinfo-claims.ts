@@ -3,6 +3,7 @@
  * `sub` and `preferred_username` always; `locale` always `de-DE`;
  * `email_verified` always true; region ids as strings.
  */
+import { ambassadorRegionIdsSql, memberRegionIdsSql } from '../accounts/region-access.ts';
 import type { Executor } from '../db/executor.ts';
 import { statement } from '../db/statement.ts';
 
@@ -21,8 +22,8 @@ export interface UserinfoRow {
 
 const userOfLiveGrant = statement<UserinfoRow>('find_userinfo', `
   select u.id, u.email, u.first_name, u.last_name, u.photo,
-    array(select m.region_id from region_memberships m where m.user_id = u.id order by m.region_id) as region_ids,
-    array(select a.region_id from region_ambassadors a where a.user_id = u.id order by a.region_id) as region_ambassador,
+    ${memberRegionIdsSql('u.id')} as region_ids,
+    ${ambassadorRegionIdsSql('u.id')} as region_ambassador,
     c.client_id as grant_client_id, g.scopes as grant_scopes
   from oauth_grants g
   join users u on u.id = g.user_id

@@ -8,21 +8,19 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
-import { Browser, buildListeningApp, freePort, makeClient } from '../helpers/oauth.ts';
-import type { TestApp } from '../helpers/app.ts';
+import { useTestApp } from '../helpers/fixture.ts';
+import { Browser, freePort, makeClient } from '../helpers/oauth.ts';
 import { BIN, makeDataDir, runInProcess } from './cli-helpers.ts';
 
-let t: TestApp & { issuer: string };
+const t = useTestApp({ listening: true });
 let user: TestUser;
 let dataDir: string;
 let remove: () => Promise<void>;
 beforeAll(async () => {
-  t = await buildListeningApp();
   user = await makeUser(t.db, { email: 'try@example.test', firstName: 'Tilda' });
   ({ dataDir, remove } = await makeDataDir());
 });
 afterAll(async () => {
-  await t?.close();
   await remove();
 });
 
@@ -50,13 +48,13 @@ describe('oauth try', () => {
   it('prints the authorization URL, receives the code, prints the ID token claims and the userinfo response, exits 0', async () => {
     const redirectUri = `http://127.0.0.1:${await freePort()}/callback`;
     const { clientId, secret } = await makeClient(t, { redirectUris: [redirectUri] });
-    const run = startTry(['--client', clientId, '--secret', secret!, '--issuer', t.issuer, '--redirect-uri', redirectUri, '--scope', 'openid profile email', '--json'], 'stderr');
+    const run = startTry(['--client', clientId, '--secret', secret!, '--issuer', t.baseUrl, '--redirect-uri', redirectUri, '--scope', 'openid profile email', '--json'], 'stderr');
     const url = new URL(await run.authorizationUrl);
-    expect(url.origin).toBe(t.issuer);
+    expect(url.origin).toBe(t.baseUrl);
     for (const parameter of ['state', 'nonce', 'code_challenge']) expect(url.searchParams.get(parameter)).toMatch(/^[A-Za-z0-9_-]{20,}$/);
     expect(url.searchParams.get('code_challenge_method')).toBe('S256');
 
-    const callback = await new Browser(t.issuer).authorize(url.href, user);
+    const callback = await new Browser(t.baseUrl).authorize(url.href, user);
     expect(callback.startsWith(`${redirectUri}?`)).toBe(true);
     const page = await fetch(callback);
     expect(page.status).toBe(200);
@@ -65,7 +63,7 @@ describe('oauth try', () => {
     const result = await run.exited;
     expect(result.code, result.err).toBe(0);
     const printed = JSON.parse(result.out);
-    expect(printed.claims).toMatchObject({ iss: t.issuer, aud: clientId, sub: String(user.id), nonce: url.searchParams.get('nonce') });
+    expect(printed.claims).toMatchObject({ iss: t.baseUrl, aud: clientId, sub: String(user.id), nonce: url.searchParams.get('nonce') });
     expect(printed.userinfo).toMatchObject({ sub: String(user.id), email: 'try@example.test', given_name: 'Tilda' });
     expect(printed).toMatchObject({ authorizationUrl: url.href, refreshToken: true });
   });
@@ -73,8 +71,8 @@ describe('oauth try', () => {
   it('a denied consent answers the browser, prints the OAuth error and exits 1', async () => {
     const redirectUri = `http://127.0.0.1:${await freePort()}/callback`;
     const { clientId } = await makeClient(t, { redirectUris: [redirectUri], confidential: false });
-    const run = startTry(['--client', clientId, '--issuer', t.issuer, '--redirect-uri', redirectUri], 'stdout');
-    const callback = await new Browser(t.issuer).authorize(await run.authorizationUrl, user, 'deny');
+    const run = startTry(['--client', clientId, '--issuer', t.baseUrl, '--redirect-uri', redirectUri], 'stdout');
+    const callback = await new Browser(t.baseUrl).authorize(await run.authorizationUrl, user, 'deny');
     const page = await fetch(callback);
     expect(await page.text()).toContain('Sign-in failed');
     const result = await run.exited;

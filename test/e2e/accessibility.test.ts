@@ -8,9 +8,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, type TestBrowser } from './helpers/browser.ts';
-import { startDemoApp, type DemoApp } from './helpers/demo-app.ts';
+import { describe, expect, it } from 'vitest';
+import { useDemoAppAndBrowser } from './helpers/fixture.ts';
 import { fillLoginForm } from './helpers/login.ts';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -18,18 +17,7 @@ const WCAG_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 const VIEWPORTS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, height: 844 } } as const;
 const LOCALES = { en: 'en-US', de: 'de-DE' } as const;
 
-let app: DemoApp;
-let browser: TestBrowser;
-
-beforeAll(async () => {
-  app = await startDemoApp();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+const { app, browser } = useDemoAppAndBrowser();
 
 interface Violation { id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }
 

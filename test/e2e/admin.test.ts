@@ -1,30 +1,18 @@
 /**
- * The client admin screen in a real Chromium (issue 3 items 11 and 12): an
+ * The client admin screen in a real Chromium, driven by keyboard and labels: an
  * orga member creates a client with every field through labelled controls and
  * the keyboard, sees the secret once, corrects a rejected form, edits,
  * regenerates the secret and deletes the client.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { isClientSecretValid } from '../../src/oauth/clients/client-secret.ts';
 import { findClientRow } from '../../src/oauth/clients/clients.repository.ts';
 import { findClient } from '../../src/oauth/clients/clients.service.ts';
-import { launchBrowser, type TestBrowser } from './helpers/browser.ts';
-import { startDemoApp, type DemoApp } from './helpers/demo-app.ts';
+import { useDemoAppAndBrowser } from './helpers/fixture.ts';
 import { logInInBrowser } from './helpers/login.ts';
 
-let app: DemoApp;
-let browser: TestBrowser;
-
-beforeAll(async () => {
-  app = await startDemoApp();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+const { app, browser } = useDemoAppAndBrowser();
 
 async function secretDigest(clientId: string) {
   return (await findClientRow(app.t.db, clientId))?.secret_digest ?? null;

@@ -3,22 +3,10 @@
  * may be read as giving: every asset it asks for loads, and Swagger UI renders
  * one block per operation of the OpenAPI document.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, type TestBrowser } from './helpers/browser.ts';
-import { startDemoApp, type DemoApp } from './helpers/demo-app.ts';
+import { describe, expect, it } from 'vitest';
+import { useDemoAppAndBrowser } from './helpers/fixture.ts';
 
-let app: DemoApp;
-let browser: TestBrowser;
-
-beforeAll(async () => {
-  app = await startDemoApp();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+const { app, browser } = useDemoAppAndBrowser();
 
 async function countOperations(): Promise<number> {
   const response = await fetch(`${app.baseUrl}/api/openapi.json`);

@@ -1,24 +1,12 @@
 /**
- * Issue 2 ("logging in as a demo user works in a browser") and issue 3 item 12:
- * the /login page in a real Chromium, driven with labelled fields and the keyboard.
+ * Logging in as a demo user works in a browser: the /login page in a real
+ * Chromium, driven with labelled fields and the keyboard.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, type TestBrowser } from './helpers/browser.ts';
-import { startDemoApp, type DemoApp } from './helpers/demo-app.ts';
+import { describe, expect, it } from 'vitest';
+import { useDemoAppAndBrowser } from './helpers/fixture.ts';
 import { fillLoginForm } from './helpers/login.ts';
 
-let app: DemoApp;
-let browser: TestBrowser;
-
-beforeAll(async () => {
-  app = await startDemoApp();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+const { app, browser } = useDemoAppAndBrowser();
 
 const SESSION_COOKIE = 'fs_session';
 

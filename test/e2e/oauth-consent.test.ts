@@ -1,5 +1,5 @@
 /**
- * The authorization flow in a real Chromium (issue 3 items 3, 4 and 12): log
+ * The authorization flow in a real Chromium: log
  * in on the way, consent with and without "remember", deny, the region error
  * page, and revoking a remembered app on /settings/apps. The client's
  * redirect URI is a tiny local server; the code is exchanged like a client would.
@@ -7,15 +7,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { createClient } from '../../src/oauth/clients/clients.service.ts';
-import { launchBrowser, type TestBrowser } from './helpers/browser.ts';
 import { startCallbackServer, type CallbackServer } from './helpers/callback-server.ts';
-import { startDemoApp, type DemoApp } from './helpers/demo-app.ts';
+import { useDemoAppAndBrowser } from './helpers/fixture.ts';
 import { fillLoginForm, logInInBrowser } from './helpers/login.ts';
 import { authorizeUrl, exchangeCode, makePkce, refresh, type Pkce } from './helpers/oauth-client.ts';
 import { CONSENT } from './helpers/consent-page.ts';
 
-let app: DemoApp;
-let browser: TestBrowser;
+const { app, browser } = useDemoAppAndBrowser();
 let callback: CallbackServer;
 let secret: string;
 let context: BrowserContext;
@@ -25,8 +23,6 @@ const CLIENT_ID = 'e2e-app';
 const CLIENT_NAME = 'Retter-App <Test>';
 
 beforeAll(async () => {
-  app = await startDemoApp();
-  browser = await launchBrowser();
   callback = await startCallbackServer();
   const koeln = app.demo.regions.find((r) => r.name === 'Köln')?.id ?? 0;
   const created = await createClient(app.t.db, app.t.keys, {
@@ -41,9 +37,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
   await callback?.close();
-  await app?.close();
 });
 
 beforeEach(async () => {

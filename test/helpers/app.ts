@@ -16,15 +16,20 @@ import type { KeyMaterial } from '../../src/oauth/keys/key-material.ts';
 import { createTestDatabase } from './database.ts';
 import { TestClock } from './clock.ts';
 
-export interface TestApp {
+/** The app under test as helpers see it: whoever built it closes it. */
+export interface AppUnderTest {
   readonly app: FastifyInstance;
   readonly db: DB;
   readonly config: Config;
   readonly keys: KeyMaterial;
   readonly clock: TestClock;
   /** Base URL once {@link listen} was called. */
-  baseUrl: string;
+  readonly baseUrl: string;
   listen(): Promise<string>;
+}
+
+export interface TestApp extends AppUnderTest {
+  baseUrl: string;
   close(): Promise<void>;
 }
 

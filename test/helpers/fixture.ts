@@ -7,16 +7,13 @@
  * a role; `t.call(…)` sends one request. Meant for every suite (`/api`,
  * OAuth, pages), not only `/api`'s.
  */
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll } from 'vitest';
 import type { RoleName } from '../../src/accounts/roles.ts';
-import type { Config } from '../../src/config.ts';
-import type { DB } from '../../src/db/database.ts';
-import type { KeyMaterial } from '../../src/oauth/keys/key-material.ts';
 import { call, type Method } from './api.ts';
-import { buildTestApp, type TestApp, type TestAppOptions } from './app.ts';
-import type { TestClock } from './clock.ts';
+import { buildTestApp, type AppUnderTest, type TestApp, type TestAppOptions } from './app.ts';
 import { makeUser, type TestUser } from './factories.ts';
+import { buildListeningApp } from './oauth.ts';
 import { logInAs, type TestSession } from './session.ts';
 
 /** A user of a role, logged in: their session's headers and the user. */
@@ -31,15 +28,7 @@ export interface AsOptions {
   rememberMe?: boolean;
 }
 
-export interface AppFixture {
-  readonly app: FastifyInstance;
-  readonly db: DB;
-  readonly config: Config;
-  readonly keys: KeyMaterial;
-  readonly clock: TestClock;
-  /** Base URL once {@link listen} was called. */
-  readonly baseUrl: string;
-  listen(): Promise<string>;
+export interface AppFixture extends AppUnderTest {
   /** A new user with this role (and memberships), logged in through `POST /api/user/login`. */
   as(role: RoleName, options?: AsOptions): Promise<LoggedIn>;
   /** Logs an existing user in (a demo account, a user made by a factory). */
@@ -48,14 +37,20 @@ export interface AppFixture {
   call(method: Method | string, url: string, session?: TestSession | null, payload?: unknown, headers?: Record<string, string>): Promise<LightMyRequestResponse>;
 }
 
+export interface FixtureOptions extends TestAppOptions {
+  /** Serve on real HTTP from the start, PUBLIC_URL (the issuer) being its own address (helpers/oauth.ts `buildListeningApp`). */
+  listening?: boolean;
+}
+
 /**
  * `options` may be a function, read when the app is built: for settings known
  * only once an earlier `beforeAll` ran (the port of a server the app talks to).
  */
-export function useTestApp(options: TestAppOptions | (() => TestAppOptions) = {}): AppFixture {
+export function useTestApp(options: FixtureOptions | (() => FixtureOptions) = {}): AppFixture {
   let built: TestApp | undefined;
   beforeAll(async () => {
-    built = await buildTestApp(typeof options === 'function' ? options() : options);
+    const { listening = false, ...appOptions } = typeof options === 'function' ? options() : options;
+    built = await (listening ? buildListeningApp(appOptions) : buildTestApp(appOptions));
   });
   afterAll(async () => {
     await built?.close();

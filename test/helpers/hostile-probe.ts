@@ -7,7 +7,7 @@
  * requests that wrote nothing.
  */
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import type { TestApp } from './app.ts';
+import type { AppUnderTest } from './app.ts';
 import { databaseDigest } from './digest.ts';
 import { installWriteLog, type WriteLog } from './write-log.ts';
 
@@ -34,9 +34,9 @@ export class HostileProbe {
   readonly statuses = new Map<number, number>();
   private baseline = '';
 
-  private constructor(private readonly t: TestApp, private readonly log: WriteLog) {}
+  private constructor(private readonly t: AppUnderTest, private readonly log: WriteLog) {}
 
-  static async start(t: TestApp): Promise<HostileProbe> {
+  static async start(t: AppUnderTest): Promise<HostileProbe> {
     const probe = new HostileProbe(t, await installWriteLog(t.db));
     probe.baseline = await databaseDigest(t.db);
     return probe;

@@ -6,7 +6,7 @@
  */
 import { createServer } from 'node:net';
 import { createClient, type ClientInput } from '../../src/oauth/clients/clients.service.ts';
-import { buildTestApp, type TestApp, type TestAppOptions } from './app.ts';
+import { buildTestApp, type AppUnderTest, type TestApp, type TestAppOptions } from './app.ts';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -32,7 +32,7 @@ export async function buildListeningApp(options: TestAppOptions = {}): Promise<T
 
 export const CALLBACK = 'http://127.0.0.1:3000/callback';
 
-export async function makeClient(t: TestApp, overrides: Partial<ClientInput> = {}): Promise<{ clientId: string; secret: string | null }> {
+export async function makeClient(t: AppUnderTest, overrides: Partial<ClientInput> = {}): Promise<{ clientId: string; secret: string | null }> {
   return createClient(t.db, t.keys, {
     clientId: `client-${Math.random().toString(36).slice(2, 10)}`,
     name: 'Test App',
@@ -137,7 +137,7 @@ export interface CodeRequest {
 export const TEST_VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
 
 /** Runs the authorization endpoint through inject (consent answered "allow") and returns the code. */
-export async function obtainCode(t: TestApp, request: CodeRequest): Promise<string> {
+export async function obtainCode(t: AppUnderTest, request: CodeRequest): Promise<string> {
   const { createHash } = await import('node:crypto');
   const verifier = request.verifier === undefined ? TEST_VERIFIER : request.verifier;
   const query = new URLSearchParams({
@@ -161,7 +161,7 @@ export async function obtainCode(t: TestApp, request: CodeRequest): Promise<stri
 }
 
 /** POST /oauth/token through inject. */
-export function tokenRequest(t: TestApp, form: Record<string, string>, headers: Record<string, string> = {}) {
+export function tokenRequest(t: AppUnderTest, form: Record<string, string>, headers: Record<string, string> = {}) {
   return t.app.inject({
     method: 'POST', url: '/oauth/token', payload: new URLSearchParams(form).toString(),
     headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },

@@ -2,29 +2,27 @@
  * The authorization endpoint's checks in the order of SPEC
  * §5.2 (GET and POST), the login round trip, the region restriction, consent.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
+import { useTestApp } from '../helpers/fixture.ts';
 import { CALLBACK, formFields, makeClient } from '../helpers/oauth.ts';
 import { logInAs, type TestSession } from '../helpers/session.ts';
 
 const ISSUER = 'http://localhost:8080';
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSW-cM1Y';
 
-let t: TestApp;
+const t = useTestApp();
 let user: TestUser;
 let session: TestSession;
 let confidential: string;
 let publicClient: string;
 
 beforeAll(async () => {
-  t = await buildTestApp();
   user = await makeUser(t.db);
   session = await logInAs(t.app, user);
   confidential = (await makeClient(t, { redirectUris: [CALLBACK, 'https://app.example/cb?x=1'], scopes: ['openid', 'profile'] })).clientId;
   publicClient = (await makeClient(t, { confidential: false })).clientId;
 });
-afterAll(() => t.close());
 
 function params(overrides: Record<string, string | undefined> = {}): Record<string, string> {
   const all: Record<string, string | undefined> = {

@@ -13,7 +13,7 @@ import { deleteSessionsOfUser } from '../../src/accounts/sessions.ts';
 import { deleteClient } from '../../src/oauth/clients/clients.service.ts';
 import { findClientRow } from '../../src/oauth/clients/clients.repository.ts';
 import { rememberConsent } from '../../src/oauth/consent/consents.repository.ts';
-import { purgeExpired } from '../../src/ops/maintenance.ts';
+import { purgeExpiredSessions } from '../../src/accounts/sessions.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
 import { LogoutReceiver, verifyLogoutToken } from '../helpers/logout-receiver.ts';
@@ -130,10 +130,10 @@ describe('back-channel logout', () => {
     const user = await makeUser(t.db);
     const sid = await signIn(await logInAs(t.app, user), 'chat');
     const before = receiver.received.length;
-    await purgeExpired(t.db, t.clock.now);
+    await purgeExpiredSessions(t.db, t.clock.now);
     expect(await pendingNotices()).toBe(0);
     t.clock.advance(8 * 3600 + 1);
-    await purgeExpired(t.db, t.clock.now);
+    await purgeExpiredSessions(t.db, t.clock.now);
     expect(await deliver(before)).toStrictEqual([{ client: 'chat', sub: String(user.id), sid }]);
   });
 

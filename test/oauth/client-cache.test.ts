@@ -4,23 +4,21 @@
  * screen) counts at once, a refusal is never based on an outdated client, and
  * a request refused for a stale client consumed nothing.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { deleteClient, regenerateClientSecret, updateClient } from '../../src/oauth/clients/clients.service.ts';
-import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { makeRegion, makeUser } from '../helpers/factories.ts';
+import { useTestApp } from '../helpers/fixture.ts';
 import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
 import { logInAs, type TestSession } from '../helpers/session.ts';
 
 type Registered = { clientId: string; secret: string };
 
-let t: TestApp;
+const t = useTestApp();
 let session: TestSession;
 
 beforeAll(async () => {
-  t = await buildTestApp();
   session = await logInAs(t.app, await makeUser(t.db));
 });
-afterAll(() => t.close());
 
 function exchange(c: Registered, code: string, secret = c.secret) {
   return tokenRequest(t, { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: TEST_VERIFIER, client_id: c.clientId, client_secret: secret });

@@ -3,18 +3,16 @@
  * own suite): client validation per field, update, secrets, delete, and the
  * remembered-apps functions behind /settings/apps.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { findConsentScopes, listRememberedApps, rememberConsent, revokeConsent } from '../../src/oauth/consent/consents.repository.ts';
 import { ClientNotFound, InvalidClientInput } from '../../src/oauth/clients/client-errors.ts';
 import { createClient, deleteClient, findClient, listClients, regenerateClientSecret, updateClient } from '../../src/oauth/clients/clients.service.ts';
-import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { makeRegion, makeUser } from '../helpers/factories.ts';
+import { useTestApp } from '../helpers/fixture.ts';
 import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
 import { logInAs } from '../helpers/session.ts';
 
-let t: TestApp;
-beforeAll(async () => { t = await buildTestApp(); });
-afterAll(() => t.close());
+const t = useTestApp();
 
 const valid = { clientId: 'valid-1', name: 'Valid', confidential: true, redirectUris: [CALLBACK], scopes: ['profile'], grantTypes: [], requiredRegions: [] };
 

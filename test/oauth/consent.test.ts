@@ -3,23 +3,21 @@
  * page, its CSRF-protected decision, remembered consent and the code.
  */
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { makeRegion, makeUser } from '../helpers/factories.ts';
+import { useTestApp } from '../helpers/fixture.ts';
 import { CALLBACK, formFields, makeClient, unescapeHtml } from '../helpers/oauth.ts';
 import { logInAs, type TestSession } from '../helpers/session.ts';
 
 const ISSUER = 'http://localhost:8080';
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSW-cM1Y';
 
-let t: TestApp;
+const t = useTestApp();
 let clientId: string;
 
 beforeAll(async () => {
-  t = await buildTestApp();
   clientId = (await makeClient(t, { name: 'Wiki <Berlin>' })).clientId;
 });
-afterAll(() => t.close());
 
 function query(overrides: Record<string, string> = {}): string {
   return new URLSearchParams({

@@ -1,16 +1,14 @@
 /** CORS for browser clients on token, userinfo, revoke, discovery and JWKS (also on errors). */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { useTestApp } from '../helpers/fixture.ts';
 import { makeClient } from '../helpers/oauth.ts';
 
 const SPA = 'https://spa.example';
-let t: TestApp;
+const t = useTestApp();
 
 beforeAll(async () => {
-  t = await buildTestApp();
   await makeClient(t, { confidential: false, redirectUris: [`${SPA}/callback`, 'http://localhost:5173/cb'] });
 });
-afterAll(() => t.close());
 
 describe('CORS', () => {
   test('preflight on token, userinfo and revoke answers registered origins only', async () => {

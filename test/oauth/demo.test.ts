@@ -3,20 +3,18 @@
  * work with openid-client exactly as README and docs/oauth.md show.
  */
 import * as client from 'openid-client';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { beforeAll, expect, test } from 'vitest';
 import { DEMO_PASSWORD, describeDemoLogins, loadDemoData, type DemoSummary } from '../../src/demo/demo-data.ts';
 import { DEMO_CLIENT_SECRET } from '../../src/demo/demo-oauth.ts';
-import { Browser, buildListeningApp } from '../helpers/oauth.ts';
-import type { TestApp } from '../helpers/app.ts';
+import { useTestApp } from '../helpers/fixture.ts';
+import { Browser } from '../helpers/oauth.ts';
 
-let t: TestApp & { issuer: string };
+const t = useTestApp({ listening: true });
 let summary: DemoSummary;
 
 beforeAll(async () => {
-  t = await buildListeningApp();
   summary = await loadDemoData(t.db, t.keys);
 });
-afterAll(() => t.close());
 
 test('the demo summary lists both clients and the confidential secret', () => {
   expect(summary.oauthClients.map((c) => [c.clientId, c.confidential, c.secret])).toEqual([
@@ -29,7 +27,7 @@ test('the demo summary lists both clients and the confidential secret', () => {
 
 for (const [clientId, redirectUri] of [['demo-app', 'http://localhost:3000/callback'], ['demo-spa', 'http://localhost:5173/callback']] as const) {
   test(`${clientId}: sign in with openid-client`, async () => {
-    const config = await client.discovery(new URL(t.issuer), clientId, clientId === 'demo-app' ? DEMO_CLIENT_SECRET : undefined,
+    const config = await client.discovery(new URL(t.baseUrl), clientId, clientId === 'demo-app' ? DEMO_CLIENT_SECRET : undefined,
       clientId === 'demo-app' ? undefined : client.None(), { execute: [client.allowInsecureRequests] });
     const verifier = client.randomPKCECodeVerifier();
     const state = client.randomState();
@@ -37,7 +35,7 @@ for (const [clientId, redirectUri] of [['demo-app', 'http://localhost:3000/callb
       redirect_uri: redirectUri, scope: 'openid profile email', state,
       code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
     });
-    const callback = await new Browser(t.issuer).authorize(url.href, { email: 'foodsaver@example.org', password: DEMO_PASSWORD });
+    const callback = await new Browser(t.baseUrl).authorize(url.href, { email: 'foodsaver@example.org', password: DEMO_PASSWORD });
     const tokens = await client.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: verifier, expectedState: state });
     const info = await client.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub);
     expect(info).toMatchObject({ given_name: 'Fabian', family_name: 'Retter', email: 'foodsaver@example.org', email_verified: true });

@@ -4,26 +4,24 @@
  * the old key leaves the JWKS once its tokens have expired), and the purge.
  */
 import { decodeJwt, decodeProtectedHeader } from 'jose';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { rotateSigningKey } from '../../src/oauth/keys/signing-keys.ts';
 import { purgeExpiredOAuthRows } from '../../src/oauth/oauth.purge.ts';
-import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { makeUser } from '../helpers/factories.ts';
+import { useTestApp } from '../helpers/fixture.ts';
 import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
 import { logInAs } from '../helpers/session.ts';
 
 const ISSUER = 'https://auth.example.org';
-let t: TestApp;
+const t = useTestApp({ env: { PUBLIC_URL: `${ISSUER}/` } });
 let client: { clientId: string; secret: string };
 let cookie: string;
 
 beforeAll(async () => {
   // A trailing slash in PUBLIC_URL must not leak into the issuer.
-  t = await buildTestApp({ env: { PUBLIC_URL: `${ISSUER}/` } });
   client = (await makeClient(t)) as { clientId: string; secret: string };
   cookie = (await logInAs(t.app, await makeUser(t.db))).cookie;
 });
-afterAll(() => t.close());
 
 async function tokens(): Promise<{ access_token: string; id_token: string; refresh_token: string; iss: string }> {
   const query = new URLSearchParams({ response_type: 'code', client_id: client.clientId, redirect_uri: CALLBACK, scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSW-cM1Y', code_challenge_method: 'S256' });

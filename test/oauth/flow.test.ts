@@ -7,27 +7,25 @@
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { makeRegion, makeUser, type TestUser } from '../helpers/factories.ts';
-import { Browser, buildListeningApp, CALLBACK, makeClient } from '../helpers/oauth.ts';
-import type { TestApp } from '../helpers/app.ts';
+import { useTestApp } from '../helpers/fixture.ts';
+import { Browser, CALLBACK, makeClient } from '../helpers/oauth.ts';
 
-let t: TestApp & { issuer: string };
+const t = useTestApp({ listening: true });
 let user: TestUser;
 let regionId: number;
 
 beforeAll(async () => {
-  t = await buildListeningApp();
   regionId = await makeRegion(t.db);
   user = await makeUser(t.db, { firstName: 'Frieda', lastName: 'Teiler', regionIds: [regionId], ambassadorOf: [regionId] });
 });
-afterAll(() => t.close());
 
 async function openidClientFlow(authMethod: 'post' | 'basic' | 'none') {
   const registered = await makeClient(t, { confidential: authMethod !== 'none' });
   const auth = authMethod === 'post' ? client.ClientSecretPost(registered.secret!)
     : authMethod === 'basic' ? client.ClientSecretBasic(registered.secret!) : client.None();
-  const config = await client.discovery(new URL(t.issuer), registered.clientId, undefined, auth, { execute: [client.allowInsecureRequests] });
+  const config = await client.discovery(new URL(t.baseUrl), registered.clientId, undefined, auth, { execute: [client.allowInsecureRequests] });
   client.enableNonRepudiationChecks(config);
   const verifier = client.randomPKCECodeVerifier();
   const state = client.randomState();
@@ -36,7 +34,7 @@ async function openidClientFlow(authMethod: 'post' | 'basic' | 'none') {
     redirect_uri: CALLBACK, scope: 'openid profile email regions', state, nonce,
     code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
   });
-  const callback = await new Browser(t.issuer).authorize(url.href, user);
+  const callback = await new Browser(t.baseUrl).authorize(url.href, user);
   const tokens = await client.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true });
   return { registered, config, tokens };
 }
@@ -49,7 +47,7 @@ describe('openid-client v6', () => {
       expect(tokens.expires_in).toBe(3600);
       expect(tokens.scope).toBe('openid profile email regions');
       const claims = tokens.claims()!;
-      expect(claims.iss).toBe(t.issuer);
+      expect(claims.iss).toBe(t.baseUrl);
       expect(claims.aud).toBe(registered.clientId);
       expect(claims.sub).toBe(String(user.id));
       expect(typeof claims.auth_time).toBe('number');
@@ -61,8 +59,8 @@ describe('openid-client v6', () => {
       });
 
       // The ID token verifies against the published JWKS, independently of the library.
-      const jwks = createRemoteJWKSet(new URL(`${t.issuer}/.well-known/jwks.json`));
-      await jwtVerify(tokens.id_token!, jwks, { issuer: t.issuer, audience: registered.clientId });
+      const jwks = createRemoteJWKSet(new URL(`${t.baseUrl}/.well-known/jwks.json`));
+      await jwtVerify(tokens.id_token!, jwks, { issuer: t.baseUrl, audience: registered.clientId });
 
       const refreshed = await client.refreshTokenGrant(config, tokens.refresh_token!);
       expect(refreshed.access_token).not.toBe(tokens.access_token);
@@ -80,7 +78,7 @@ describe('oauth4webapi', () => {
     test(`full flow with client authentication ${method}`, async () => {
       const registered = await makeClient(t, { confidential: method !== 'none' });
       const options = { [oauth.allowInsecureRequests]: true };
-      const issuer = new URL(t.issuer);
+      const issuer = new URL(t.baseUrl);
       const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, options));
       const c: oauth.Client = { client_id: registered.clientId };
       const auth = method === 'post' ? oauth.ClientSecretPost(registered.secret!)
@@ -93,7 +91,7 @@ describe('oauth4webapi', () => {
         client_id: registered.clientId, redirect_uri: CALLBACK, response_type: 'code', scope: 'openid email', state, nonce,
         code_challenge: await oauth.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
       }).toString();
-      const callback = await new Browser(t.issuer).authorize(url.href, user);
+      const callback = await new Browser(t.baseUrl).authorize(url.href, user);
       const params = oauth.validateAuthResponse(as, c, new URL(callback), state);
       const response = await oauth.authorizationCodeGrantRequest(as, c, auth, params, CALLBACK, verifier, options);
       const result = await oauth.processAuthorizationCodeResponse(as, c, response, { expectedNonce: nonce, requireIdToken: true });

@@ -3,25 +3,23 @@
  * format, never a 500: NUL bytes (PostgreSQL text cannot hold them) in
  * client ids, redirect URIs and the nonce that is stored with the code.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { createClient } from '../../src/oauth/clients/clients.service.ts';
-import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { makeUser } from '../helpers/factories.ts';
+import { useTestApp } from '../helpers/fixture.ts';
 import { CALLBACK, formFields, makeClient, tokenRequest } from '../helpers/oauth.ts';
 import { logInAs, type TestSession } from '../helpers/session.ts';
 
 const ISSUER = 'http://localhost:8080';
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSW-cM1Y';
-let t: TestApp;
+const t = useTestApp();
 let session: TestSession;
 let client: { clientId: string; secret: string };
 
 beforeAll(async () => {
-  t = await buildTestApp();
   session = await logInAs(t.app, await makeUser(t.db));
   client = (await makeClient(t)) as { clientId: string; secret: string };
 });
-afterAll(() => t.close());
 
 async function codeCount(): Promise<number> {
   return Number((await t.db.selectFrom('oauth_codes').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);

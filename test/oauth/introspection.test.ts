@@ -6,16 +6,16 @@
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { TestApp } from '../helpers/app.ts';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
-import { buildListeningApp, CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
+import { useTestApp } from '../helpers/fixture.ts';
+import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
 import { logInAs, type TestSession } from '../helpers/session.ts';
 
 interface Registered { clientId: string; secret: string }
 interface Tokens { access_token: string; refresh_token: string; id_token: string }
 
-let t: TestApp & { issuer: string };
+const t = useTestApp({ listening: true });
 let user: TestUser;
 let session: TestSession;
 let app: Registered;
@@ -23,15 +23,13 @@ let resourceServer: Registered;
 let as: oauth.AuthorizationServer;
 
 beforeAll(async () => {
-  t = await buildListeningApp();
   user = await makeUser(t.db);
   session = await logInAs(t.app, user);
   app = (await makeClient(t)) as Registered;
   resourceServer = (await makeClient(t)) as Registered;
-  const issuer = new URL(t.issuer);
+  const issuer = new URL(t.baseUrl);
   as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { [oauth.allowInsecureRequests]: true }));
 });
-afterAll(() => t.close());
 
 async function issueTokens(scope = 'openid profile'): Promise<Tokens> {
   const code = await obtainCode(t, { clientId: app.clientId, cookie: session.cookie, scope });
@@ -62,13 +60,13 @@ describe('an active access token', () => {
     const answer = await introspect(tokens.access_token);
     expect(answer).toEqual({
       active: true, scope: 'openid profile', client_id: app.clientId, sub: String(user.id), exp: payload.exp, iat: payload.iat,
-      iss: t.issuer, aud: app.clientId, token_type: 'Bearer', jti: payload.jti,
+      iss: t.baseUrl, aud: app.clientId, token_type: 'Bearer', jti: payload.jti,
     });
   });
 
   test('with openid-client\'s tokenIntrospection, as the client itself', async () => {
     const tokens = await issueTokens();
-    const config = await client.discovery(new URL(t.issuer), app.clientId, undefined, client.ClientSecretPost(app.secret), { execute: [client.allowInsecureRequests] });
+    const config = await client.discovery(new URL(t.baseUrl), app.clientId, undefined, client.ClientSecretPost(app.secret), { execute: [client.allowInsecureRequests] });
     const answer = await client.tokenIntrospection(config, tokens.access_token);
     expect(answer).toMatchObject({ active: true, client_id: app.clientId, sub: String(user.id), token_type: 'Bearer' });
   });
@@ -99,7 +97,7 @@ describe('inactive tokens answer {"active": false} and nothing more', () => {
     expect(rotated.statusCode).toBe(200);
     expect(await introspect(tokens.refresh_token, app)).toEqual({ active: false });
     const successor = await introspect(rotated.json().refresh_token, app);
-    expect(successor).toMatchObject({ active: true, client_id: app.clientId, sub: String(user.id), scope: 'openid profile', iss: t.issuer, aud: app.clientId });
+    expect(successor).toMatchObject({ active: true, client_id: app.clientId, sub: String(user.id), scope: 'openid profile', iss: t.baseUrl, aud: app.clientId });
     expect(successor).not.toHaveProperty('token_type');
     expect(successor.jti).toMatch(/^rt\.\d+$/);
   });
@@ -158,7 +156,7 @@ describe('the signed answer (RFC 9701)', () => {
     expect(response.headers['cache-control']).toBe('no-store');
     expect(decodeProtectedHeader(response.body)).toMatchObject({ alg: 'RS256', typ: 'token-introspection+jwt' });
     const jwks = createLocalJWKSet((await t.app.inject({ url: '/.well-known/jwks.json' })).json());
-    const { payload } = await jwtVerify(response.body, jwks, { issuer: t.issuer, audience: resourceServer.clientId, typ: 'token-introspection+jwt' });
+    const { payload } = await jwtVerify(response.body, jwks, { issuer: t.baseUrl, audience: resourceServer.clientId, typ: 'token-introspection+jwt' });
     expect(payload.token_introspection).toMatchObject({ active: true, client_id: app.clientId });
   });
 });
@@ -166,7 +164,7 @@ describe('the signed answer (RFC 9701)', () => {
 test('discovery names the endpoint and its authentication methods', async () => {
   const document = (await t.app.inject({ url: '/.well-known/openid-configuration' })).json();
   expect(document).toMatchObject({
-    introspection_endpoint: `${t.issuer}/oauth/introspect`,
+    introspection_endpoint: `${t.baseUrl}/oauth/introspect`,
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
   });
 });

@@ -4,9 +4,10 @@
  * refresh_token grant, scope narrowing, 1-month lifetime.
  */
 import { decodeJwt } from 'jose';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { buildTestApp, type AppUnderTest } from '../helpers/app.ts';
 import { makeRegion, makeUser } from '../helpers/factories.ts';
+import { useTestApp } from '../helpers/fixture.ts';
 import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
 import { logInAs, type TestSession } from '../helpers/session.ts';
 import { decryptRefreshToken } from '../../src/oauth/tokens/refresh-token.ts';
@@ -14,29 +15,27 @@ import { decryptRefreshToken } from '../../src/oauth/tokens/refresh-token.ts';
 type Tokens = { access_token: string; refresh_token: string; id_token: string; scope: string };
 type Registered = { clientId: string; secret: string };
 
-let t: TestApp;
+const t = useTestApp();
 let session: TestSession;
 let client: Registered;
 
 beforeAll(async () => {
-  t = await buildTestApp();
   session = await logInAs(t.app, await makeUser(t.db));
   client = (await makeClient(t)) as Registered;
 });
-afterAll(() => t.close());
 
-async function tokensFor(c: Registered, app = t, cookie = session.cookie): Promise<Tokens> {
+async function tokensFor(c: Registered, app: AppUnderTest = t, cookie = session.cookie): Promise<Tokens> {
   const code = await obtainCode(app, { clientId: c.clientId, cookie });
   const response = await tokenRequest(app, { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: TEST_VERIFIER, client_id: c.clientId, client_secret: c.secret });
   expect(response.statusCode).toBe(200);
   return response.json();
 }
 
-function refresh(refreshToken: string, c: Registered = client, extra: Record<string, string> = {}, app = t) {
+function refresh(refreshToken: string, c: Registered = client, extra: Record<string, string> = {}, app: AppUnderTest = t) {
   return tokenRequest(app, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: c.clientId, client_secret: c.secret, ...extra });
 }
 
-function userinfoStatus(accessToken: string, app = t) {
+function userinfoStatus(accessToken: string, app: AppUnderTest = t) {
   return app.app.inject({ method: 'GET', url: '/oauth/userinfo', headers: { authorization: `Bearer ${accessToken}` } }).then((r) => r.statusCode);
 }
 

@@ -4,29 +4,27 @@
  * client authentication failure, login lockout — and no secret, code, token
  * or password appears anywhere in the log.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { PER_SOURCE_POLICY } from '../../src/accounts/login-throttle.ts';
-import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { makeUser, TEST_PASSWORD, type TestUser } from '../helpers/factories.ts';
+import { useTestApp } from '../helpers/fixture.ts';
 import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
 import { logInAs, type TestSession } from '../helpers/session.ts';
 
 const lines: string[] = [];
 /** Everything presented or issued during the tests: none of it may be logged. */
 const secrets: string[] = [TEST_PASSWORD, TEST_VERIFIER];
-let t: TestApp;
+const t = useTestApp({ env: { LOG_LEVEL: 'info' }, logStream: { write: (line) => { lines.push(line); } } });
 let user: TestUser;
 let session: TestSession;
 let client: { clientId: string; secret: string };
 
 beforeAll(async () => {
-  t = await buildTestApp({ env: { LOG_LEVEL: 'info' }, logStream: { write: (line) => { lines.push(line); } } });
   user = await makeUser(t.db);
   session = await logInAs(t.app, user);
   client = (await makeClient(t)) as { clientId: string; secret: string };
   secrets.push(client.secret, session.cookie.split('=')[1]!.split(';')[0]!);
 });
-afterAll(() => t.close());
 
 function events(name: string): Record<string, unknown>[] {
   return lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((entry) => entry.event === name);

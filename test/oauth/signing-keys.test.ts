@@ -3,16 +3,14 @@
  * stored, the current key stays active, so the server can always sign.
  */
 import { sql } from 'kysely';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { bootstrapSigningKey, rotateSigningKey } from '../../src/oauth/keys/signing-keys.ts';
-import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { useTestApp } from '../helpers/fixture.ts';
 
-let t: TestApp;
+const t = useTestApp();
 beforeAll(async () => {
-  t = await buildTestApp();
   await bootstrapSigningKey(t.db, t.keys, t.clock.now());
 });
-afterAll(() => t.close());
 
 const activeKids = async () => (await t.db.selectFrom('oauth_signing_keys').select('kid').where('retired_at', 'is', null).execute()).map((r) => r.kid);
 

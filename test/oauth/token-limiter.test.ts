@@ -3,20 +3,18 @@
  * failures from an IP never refuse a client with valid credentials from that
  * IP, while guessing secrets, codes or refresh tokens still ends in 429.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { TOKEN_FAILURES_PER_MINUTE } from '../../src/oauth/failure-limiter.ts';
-import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { makeUser } from '../helpers/factories.ts';
+import { useTestApp } from '../helpers/fixture.ts';
 import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER } from '../helpers/oauth.ts';
 import { logInAs, type TestSession } from '../helpers/session.ts';
 
-let t: TestApp;
+const t = useTestApp();
 let session: TestSession;
 beforeAll(async () => {
-  t = await buildTestApp();
   session = await logInAs(t.app, await makeUser(t.db));
 });
-afterAll(() => t.close());
 
 function post(url: string, ip: string, form: Record<string, string>) {
   return t.app.inject({

@@ -4,28 +4,27 @@
  */
 import { createHash } from 'node:crypto';
 import { compactDecrypt, decodeJwt, decodeProtectedHeader, createLocalJWKSet, jwtDecrypt, jwtVerify } from 'jose';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { deleteClient, regenerateClientSecret } from '../../src/oauth/clients/clients.service.ts';
 import { derivedKeys } from '../../src/oauth/keys/derived-keys.ts';
-import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { buildTestApp } from '../helpers/app.ts';
 import { makeUser } from '../helpers/factories.ts';
+import { useTestApp } from '../helpers/fixture.ts';
 import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
 import { logInAs, type TestSession } from '../helpers/session.ts';
 
 const ISSUER = 'http://localhost:8080';
-let t: TestApp;
+const t = useTestApp();
 let session: TestSession;
 let userId: number;
 let client: { clientId: string; secret: string };
 
 beforeAll(async () => {
-  t = await buildTestApp();
   const user = await makeUser(t.db);
   userId = user.id;
   session = await logInAs(t.app, user);
   client = (await makeClient(t)) as { clientId: string; secret: string };
 });
-afterAll(() => t.close());
 
 function exchange(code: string, overrides: Record<string, string | undefined> = {}, c = client) {
   const form = Object.fromEntries(Object.entries({

@@ -3,16 +3,16 @@
  * 401 + WWW-Authenticate for every bad token, and revocation (RFC 7009).
  */
 import { generateKeyPair, importPKCS8, SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { beforeAll, describe, expect, test } from 'vitest';
 import { makeRegion, makeUser } from '../helpers/factories.ts';
+import { useTestApp } from '../helpers/fixture.ts';
 import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
 import { logInAs, type TestSession } from '../helpers/session.ts';
 
 type Registered = { clientId: string; secret: string };
 type Tokens = { access_token: string; refresh_token: string; id_token: string };
 
-let t: TestApp;
+const t = useTestApp();
 let session: TestSession;
 let client: Registered;
 let userId: number;
@@ -20,7 +20,6 @@ let email: string;
 let regions: number[];
 
 beforeAll(async () => {
-  t = await buildTestApp();
   regions = [await makeRegion(t.db), await makeRegion(t.db), await makeRegion(t.db)];
   const user = await makeUser(t.db, { firstName: 'Alma', lastName: 'Botschafter', regionIds: [regions[0]!, regions[1]!], ambassadorOf: [regions[2]!] });
   userId = user.id;
@@ -29,7 +28,6 @@ beforeAll(async () => {
   session = await logInAs(t.app, user);
   client = (await makeClient(t)) as Registered;
 });
-afterAll(() => t.close());
 
 async function tokensFor(scope: string, c: Registered = client): Promise<Tokens> {
   const code = await obtainCode(t, { clientId: c.clientId, cookie: session.cookie, scope });

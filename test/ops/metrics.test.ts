@@ -3,23 +3,22 @@
  * without it. The counters follow what clients did: requests per route and
  * status, tokens per grant, failed and throttled logins.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildTestApp } from '../helpers/app.ts';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
+import { useTestApp } from '../helpers/fixture.ts';
 import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
 import { logInAs } from '../helpers/session.ts';
 import { TEST_DATABASE_URL } from '../helpers/database.ts';
 
 const TOKEN = 'metrics-token-for-tests-0123456789';
 
-let t: TestApp;
+const t = useTestApp({ env: { METRICS_TOKEN: TOKEN } });
 let user: TestUser;
 
 beforeAll(async () => {
-  t = await buildTestApp({ env: { METRICS_TOKEN: TOKEN } });
   user = await makeUser(t.db);
 });
-afterAll(() => t.close());
 
 async function scrape(): Promise<string> {
   const response = await t.app.inject({ url: '/metrics', headers: { authorization: `Bearer ${TOKEN}` } });

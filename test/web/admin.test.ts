@@ -3,17 +3,17 @@
  * app.inject() on a real database: access, create with every field, a message
  * per field, CSRF, the one-time secret, edit, regenerate, delete.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { isClientSecretValid } from '../../src/oauth/clients/client-secret.ts';
 import { findClientRow } from '../../src/oauth/clients/clients.repository.ts';
 import { createClient, findClient } from '../../src/oauth/clients/clients.service.ts';
 import { rememberConsent } from '../../src/oauth/consent/consents.repository.ts';
-import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { makeRegion, makeUser } from '../helpers/factories.ts';
+import { useTestApp } from '../helpers/fixture.ts';
 import { CALLBACK, obtainCode, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
 import { logInAs, type TestSession } from '../helpers/session.ts';
 
-let t: TestApp;
+const t = useTestApp();
 let orga: TestSession;
 let ambassador: TestSession;
 let berlin: number;
@@ -21,7 +21,6 @@ let cologne: number;
 let orgaId: number;
 
 beforeAll(async () => {
-  t = await buildTestApp();
   const germany = await makeRegion(t.db, { name: 'Deutschland', type: 'country' });
   berlin = await makeRegion(t.db, { name: 'Berlin', parentId: germany });
   cologne = await makeRegion(t.db, { name: 'Köln', parentId: germany });
@@ -30,7 +29,6 @@ beforeAll(async () => {
   orga = await logInAs(t.app, orgaUser);
   ambassador = await logInAs(t.app, await makeUser(t.db, { role: 'ambassador', regionIds: [berlin], ambassadorOf: [berlin] }));
 });
-afterAll(() => t.close());
 
 type Form = [string, string][];
 

@@ -1,12 +1,8 @@
 /** The error page for everything outside `/api` and the OAuth JSON endpoints. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../helpers/fixture.ts';
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await buildTestApp();
-});
-afterAll(() => t.close());
+const t = useTestApp();
 
 describe('error pages', () => {
   it('renders an HTML error page for unknown pages', async () => {

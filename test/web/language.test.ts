@@ -3,18 +3,16 @@
  * authorization request's `ui_locales`, then Accept-Language, then German;
  * `login_hint` prefills the login form; an empty login says what is missing.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
+import { useTestApp } from '../helpers/fixture.ts';
 import { openLoginPage, submitLoginForm } from '../helpers/login-page.ts';
 
-let t: TestApp;
+const t = useTestApp();
 let user: TestUser;
 beforeAll(async () => {
-  t = await buildTestApp();
   user = await makeUser(t.db);
 });
-afterAll(() => t.close());
 
 const authorizePath = (extra: Record<string, string>) => `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: 'some-app', ...extra })}`;
 const langOf = (html: string) => /<html lang="(\w+)">/.exec(html)?.[1];

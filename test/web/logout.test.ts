@@ -1,16 +1,14 @@
 /** The HTML logout: a confirmation page, and only its form ends the session (SPEC §4). */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { makeUser, TEST_PASSWORD, type TestUser } from '../helpers/factories.ts';
+import { useTestApp } from '../helpers/fixture.ts';
 import { openLoginPage, submitLoginForm } from '../helpers/login-page.ts';
 
-let t: TestApp;
+const t = useTestApp();
 let user: TestUser;
 beforeAll(async () => {
-  t = await buildTestApp();
   user = await makeUser(t.db, { firstName: 'Paula', lastName: 'Pastinake' });
 });
-afterAll(() => t.close());
 
 describe('logout: GET confirms, only POST with the form token ends the session', () => {
   async function logInFresh() {

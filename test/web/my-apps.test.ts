@@ -3,16 +3,16 @@
  * remembered consent for and revokes one, which also revokes its grants
  * (refresh and access tokens). Real database, app.inject().
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { findClientRow } from '../../src/oauth/clients/clients.repository.ts';
 import { createClient } from '../../src/oauth/clients/clients.service.ts';
 import { findConsentScopes, rememberConsent } from '../../src/oauth/consent/consents.repository.ts';
-import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
+import { useTestApp } from '../helpers/fixture.ts';
 import { CALLBACK, formFields, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
 import { logInAs, type TestSession } from '../helpers/session.ts';
 
-let t: TestApp;
+const t = useTestApp();
 let member: TestUser;
 let other: TestUser;
 let session: TestSession;
@@ -43,7 +43,6 @@ function revoke(clientId: string, csrf: string | undefined, cookie = session.coo
 }
 
 beforeAll(async () => {
-  t = await buildTestApp();
   member = await makeUser(t.db, { firstName: 'Mia' });
   other = await makeUser(t.db);
   session = await logInAs(t.app, member);
@@ -54,7 +53,6 @@ beforeAll(async () => {
   await rememberConsent(t.db, member.id, chat, ['openid'], new Date('2026-05-01T10:00:00Z'));
   await rememberConsent(t.db, other.id, karte, ['openid', 'regions'], new Date('2026-03-14T10:00:00Z'));
 });
-afterAll(() => t.close());
 
 describe('/settings/apps', () => {
   it('sends logged-out visitors to the login page and back', async () => {

@@ -1,22 +1,8 @@
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
+import type { BasketsTable } from './baskets.tables.ts';
 
-export interface BasketRow {
-  id: number;
-  creator_id: number;
-  description: string;
-  pictures: string[];
-  contact_types: number[];
-  mobile: string | null;
-  telephone: string | null;
-  lat: number;
-  lon: number;
-  life_time_in_days: number;
-  weight_in_grams: number;
-  status: number;
-  created_at: Date;
-  updated_at: Date;
-  until: Date;
+export interface BasketRow extends Selectable<BasketsTable> {
   creator_first_name: string;
   creator_photo: string | null;
   creator_sleeping: boolean;

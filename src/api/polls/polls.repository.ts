@@ -1,20 +1,10 @@
+import type { Selectable } from 'kysely';
+import { countRegionAmbassadors, countRegionMembers } from '../../accounts/region-access.ts';
+import { ROLES } from '../../accounts/roles.ts';
 import type { Executor } from '../../db/executor.ts';
+import type { PollsTable } from './polls.tables.ts';
 
-export interface PollRow {
-  id: number;
-  region_id: number;
-  author_id: number;
-  name: string;
-  description: string;
-  scope: number;
-  type: number;
-  start_date: Date;
-  end_date: Date;
-  creation_date: Date;
-  shuffle_options: boolean;
-  eligible_votes_count: number;
-  votes: number;
-}
+export type PollRow = Selectable<PollsTable>;
 
 export interface NewPoll {
   regionId: number; authorId: number; name: string; description: string; scope: number; type: number;
@@ -68,17 +58,6 @@ export async function replaceOptions(db: Executor, pollId: number, texts: readon
 
 /** Users the scope admits in the region (SPEC-API poll scopes). */
 export async function countEligibleVoters(db: Executor, regionId: number, scope: number): Promise<number> {
-  if (scope === 3) {
-    const row = await db.selectFrom('region_ambassadors').select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('region_id', '=', regionId).executeTakeFirstOrThrow();
-    return Number(row.n);
-  }
-  let query = db.selectFrom('region_memberships as m').innerJoin('users as u', 'u.id', 'm.user_id')
-    .select((eb) => eb.fn.countAll<number>().as('n'))
-    .where('m.region_id', '=', regionId)
-    .where('u.role', '>=', scope === 2 ? 2 : 1);
-  if (scope === 1 || scope === 4) query = query.where('u.verified', '=', true);
-  if (scope === 4) query = query.where('u.home_region_id', '=', regionId);
-  const row = await query.executeTakeFirstOrThrow();
-  return Number(row.n);
+  if (scope === 3) return countRegionAmbassadors(db, regionId);
+  return countRegionMembers(db, regionId, { minRole: scope === 2 ? ROLES['store-manager'] : ROLES.foodsaver, verifiedOnly: scope === 1 || scope === 4, homeRegionOnly: scope === 4 });
 }

@@ -1,5 +1,5 @@
 /**
- * Debian's Chromium driven by playwright-core (issue 3 item 12). Each launch
+ * Debian's Chromium driven by playwright-core. Each launch
  * gets a fresh profile directory, so no cookie or cache survives between tests.
  */
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -3,12 +3,10 @@
  * endpoints, discovery, JWKS, /api, health) the short set of the OWASP REST
  * Security Cheat Sheet. Both are computed once at start-up.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
+import { describe, expect, test } from 'vitest';
+import { useTestApp } from '../helpers/fixture.ts';
 
-let t: TestApp;
-beforeAll(async () => { t = await buildTestApp(); });
-afterAll(() => t.close());
+const t = useTestApp();
 
 const JSON_SET = {
   'content-security-policy': "default-src 'none'; frame-ancestors 'none'",

@@ -1,15 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeUser, type TestUser } from './helpers/factories.ts';
-import { logInAs } from './helpers/session.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { makeUser, type TestUser } from '../../helpers/factories.ts';
+import { useTestApp } from '../../helpers/fixture.ts';
+import { logInAs } from '../../helpers/session.ts';
 
-let t: TestApp;
+const t = useTestApp();
 let user: TestUser;
 beforeAll(async () => {
-  t = await buildTestApp();
   user = await makeUser(t.db);
 });
-afterAll(() => t.close());
 
 const countSessions = async () => (await t.db.selectFrom('sessions').select('id_digest').where('user_id', '=', user.id).execute()).length;
 

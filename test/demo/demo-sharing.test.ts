@@ -1,16 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PASSWORD, loadDemoData, type DemoSummary } from '../src/demo/demo-data.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { logInAs } from './helpers/session.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_PASSWORD, loadDemoData, type DemoSummary } from '../../src/demo/demo-data.ts';
+import { useTestApp } from '../helpers/fixture.ts';
+import { logInAs } from '../helpers/session.ts';
 
-let t: TestApp;
+const t = useTestApp();
 let demo: DemoSummary;
 
 beforeAll(async () => {
-  t = await buildTestApp();
   demo = await loadDemoData(t.db);
 });
-afterAll(() => t.close());
 
 describe('demo dataset: sharing areas', () => {
   it('has a basket with an open and a withdrawn request, served by the API', async () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/app.ts';
-import { openDatabase, type DatabaseHandle } from '../src/db/database.ts';
-import { testConfig, testKeys } from './helpers/app.ts';
+import { buildApp } from '../../src/app.ts';
+import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
+import { testConfig, testKeys } from '../helpers/app.ts';
 
 // A database that refuses connections (nothing listens on port 1): every
 // answer stays clean, nothing leaks, nothing crashes.

@@ -1,17 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toLocation } from '../src/http/location.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeUser, TEST_PASSWORD, type TestUser } from './helpers/factories.ts';
-import { logInAs } from './helpers/session.ts';
-import { makeClient } from './helpers/oauth.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { toLocation } from '../../src/http/location.ts';
+import { makeUser, TEST_PASSWORD, type TestUser } from '../helpers/factories.ts';
+import { useTestApp } from '../helpers/fixture.ts';
+import { logInAs } from '../helpers/session.ts';
+import { makeClient } from '../helpers/oauth.ts';
 
-let t: TestApp;
+const t = useTestApp();
 let user: TestUser;
 beforeAll(async () => {
-  t = await buildTestApp();
   user = await makeUser(t.db);
 });
-afterAll(() => t.close());
 
 async function logInThroughForm(returnTo: string) {
   const page = await t.app.inject({ url: '/login' });

@@ -1,10 +1,10 @@
 import { sql } from 'kysely';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { checkEncryptionKey, EncryptionKeyMismatchError, encryptionKeyFingerprint } from '../src/oauth/keys/key-check.ts';
-import type { KeyMaterial } from '../src/oauth/keys/key-material.ts';
-import { bootstrapSigningKey } from '../src/oauth/keys/signing-keys.ts';
-import { testConfig, testKeys } from './helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { checkEncryptionKey, EncryptionKeyMismatchError, encryptionKeyFingerprint } from '../../src/oauth/keys/key-check.ts';
+import type { KeyMaterial } from '../../src/oauth/keys/key-material.ts';
+import { bootstrapSigningKey } from '../../src/oauth/keys/signing-keys.ts';
+import { testConfig, testKeys } from '../helpers/app.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 // Two instances of one deployment with different encryption keys both reported ready and then failed
 // requests (500 on the JWKS, 401 for a valid client secret). The check main.ts runs before listening.

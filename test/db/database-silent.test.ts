@@ -2,12 +2,12 @@ import { performance } from 'node:perf_hooks';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp } from '../src/app.ts';
-import { openDatabase, type DatabaseHandle } from '../src/db/database.ts';
-import { DATABASE_UNAVAILABLE } from '../src/db/unavailable.ts';
-import { testConfig, testKeys } from './helpers/app.ts';
-import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from './helpers/database.ts';
-import { startSilentProxy, type SilentProxy } from './helpers/silent-proxy.ts';
+import { buildApp } from '../../src/app.ts';
+import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
+import { DATABASE_UNAVAILABLE } from '../../src/db/unavailable.ts';
+import { testConfig, testKeys } from '../helpers/app.ts';
+import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../helpers/database.ts';
+import { startSilentProxy, type SilentProxy } from '../helpers/silent-proxy.ts';
 
 // A database that stops answering with its connections open (packets dropped): requests on pooled
 // connections must not hang, and the service must come back by itself. Needs a real PostgreSQL server.

@@ -11,18 +11,18 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PASSWORD, loadDemoData } from '../src/demo/demo-data.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { headerValue, hostileBody, junkString, queryString, segment, type JsonSchema } from './helpers/hostile-arbitraries.ts';
-import { HostileProbe } from './helpers/hostile-probe.ts';
-import { listRoutes, toOpenApiPath } from './helpers/routes.ts';
-import { logInAs, type TestSession } from './helpers/session.ts';
+import { DEMO_PASSWORD, loadDemoData } from '../../src/demo/demo-data.ts';
+import { useTestApp } from '../helpers/fixture.ts';
+import { headerValue, hostileBody, junkString, queryString, segment, type JsonSchema } from '../helpers/hostile-arbitraries.ts';
+import { HostileProbe } from '../helpers/hostile-probe.ts';
+import { listRoutes, toOpenApiPath } from '../helpers/routes.ts';
+import { logInAs, type TestSession } from '../helpers/session.ts';
 
 const SEED = Number(process.env.FC_SEED ?? 20_261_122);
 const RUNS = Number(process.env.FC_RUNS ?? 30);
 /** Far above the default runs' time on a busy machine; more runs get more time. */
 const TIMEOUT_MS = 240_000 * Math.max(1, RUNS / 30);
-/** Ends the session the other requests use; its refusals are in test/api-hostile-input.test.ts and login-api.test.ts. */
+/** Ends the session the other requests use; its refusals are in test/api/plugin/hostile-input.test.ts and test/accounts/login-api.test.ts. */
 const SKIPPED = new Set(['post /api/user/logout']);
 const ACTORS = ['anonymous', 'foodsharer', 'foodsaver', 'ambassador', 'orga'] as const;
 
@@ -30,14 +30,13 @@ interface Parameter { in: 'path' | 'query' | 'header'; name: string; schema: Jso
 interface Operation { parameters?: Parameter[]; requestBody?: { content: Record<string, { schema: JsonSchema }> }; responses: Record<string, unknown> }
 interface Document { paths: Record<string, Record<string, Operation>> }
 
-let t: TestApp;
+const t = useTestApp();
 let probe: HostileProbe;
 let doc: Document;
 let toggles: string[] = [];
 const sessions: Record<string, TestSession> = {};
 
 beforeAll(async () => {
-  t = await buildTestApp();
   await loadDemoData(t.db, t.keys);
   for (const name of ACTORS.slice(1)) sessions[name] = await logInAs(t.app, { email: `${name}@example.org`, password: DEMO_PASSWORD });
   doc = (await t.app.inject({ url: '/api/openapi.json' })).json();
@@ -47,7 +46,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   process.stdout.write(`generated hostile requests against the /api operations: ${probe.describe()}\n`);
-  await t.close();
 });
 
 function operations(): Array<{ method: string; path: string; op: Operation }> {

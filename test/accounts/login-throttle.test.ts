@@ -1,13 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { delaySeconds } from '../src/accounts/login-attempt-counters.ts';
-import { DEVICE_COOKIE } from '../src/accounts/login-device-cookie.ts';
-import { PER_ACCOUNT_POLICY, PER_SOURCE_POLICY } from '../src/accounts/login-throttle.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeUser, TEST_PASSWORD } from './helpers/factories.ts';
+import { describe, expect, it } from 'vitest';
+import { delaySeconds } from '../../src/accounts/login-attempt-counters.ts';
+import { DEVICE_COOKIE } from '../../src/accounts/login-device-cookie.ts';
+import { PER_ACCOUNT_POLICY, PER_SOURCE_POLICY } from '../../src/accounts/login-throttle.ts';
+import { makeUser, TEST_PASSWORD } from '../helpers/factories.ts';
+import { useTestApp } from '../helpers/fixture.ts';
 
-let t: TestApp;
-beforeAll(async () => { t = await buildTestApp(); });
-afterAll(() => t.close());
+const t = useTestApp();
 
 const SOURCE_FREE = PER_SOURCE_POLICY.free;
 const ACCOUNT_FREE = PER_ACCOUNT_POLICY.free;

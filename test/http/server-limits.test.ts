@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { freePort } from './helpers/oauth.ts';
+import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { freePort } from '../helpers/oauth.ts';
 
 const apps: TestApp[] = [];
 afterAll(async () => {
@@ -86,7 +86,7 @@ describe('logging of clients that go away', () => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'fs-limits-'));
     const port = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: fileURLToPath(new URL('..', import.meta.url)),
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', NODE_ENV: 'test', LOG_LEVEL: 'info', PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -4,9 +4,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../src/config.ts';
-import { loadKeyMaterial } from '../src/oauth/keys/key-material.ts';
-import { keyOriginNotice } from '../src/ops/startup.ts';
+import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../../src/config.ts';
+import { loadKeyMaterial } from '../../src/oauth/keys/key-material.ts';
+import { keyOriginNotice } from '../../src/startup.ts';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -103,7 +103,7 @@ describe('configuration', () => {
   });
 
   it('is documented variable for variable in .env.example', () => {
-    const example = readFileSync(new URL('../.env.example', import.meta.url), 'utf8');
+    const example = readFileSync(new URL('../../.env.example', import.meta.url), 'utf8');
     const listed = [...example.matchAll(/^#?\s*([A-Z_]+)=/gm)].map((m) => m[1]);
     expect(new Set(listed)).toEqual(new Set(CONFIG_VARIABLES));
   });

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../src/app.ts';
-import { installApiContext } from '../src/api/plugin/context.ts';
-import { testConfig, testKeys } from './helpers/app.ts';
-import { createTestDatabase, type TestDatabase } from './helpers/database.ts';
+import { buildApp } from '../../src/app.ts';
+import { installApiContext } from '../../src/api/plugin/context.ts';
+import { testConfig, testKeys } from '../helpers/app.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/database.ts';
 
 // A handler with a bug: the 500 must hide its cause and carry the request id.
 let app: FastifyInstance;

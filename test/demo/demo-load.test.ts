@@ -5,16 +5,16 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { DB } from '../src/db/database.ts';
-import { openDatabase } from '../src/db/database.ts';
-import { migrate } from '../src/db/migrate.ts';
-import { DatabaseNotEmptyError, DEMO_PASSWORD, loadDemoData, loadDemoDataIfEmpty } from '../src/demo/demo-data.ts';
-import { InvalidClientInput } from '../src/oauth/clients/client-errors.ts';
-import { createClient } from '../src/oauth/clients/clients.service.ts';
-import { loadDemoOnFirstStart } from '../src/ops/startup.ts';
-import { buildTestApp, testConfig, testKeys } from './helpers/app.ts';
-import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from './helpers/database.ts';
-import { logInAs } from './helpers/session.ts';
+import type { DB } from '../../src/db/database.ts';
+import { openDatabase } from '../../src/db/database.ts';
+import { migrate } from '../../src/db/migrate.ts';
+import { DatabaseNotEmptyError, DEMO_PASSWORD, loadDemoData, loadDemoDataIfEmpty } from '../../src/demo/demo-data.ts';
+import { InvalidClientInput } from '../../src/oauth/clients/client-errors.ts';
+import { createClient } from '../../src/oauth/clients/clients.service.ts';
+import { loadDemoOnFirstStart } from '../../src/startup.ts';
+import { buildTestApp, testConfig, testKeys } from '../helpers/app.ts';
+import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../helpers/database.ts';
+import { logInAs } from '../helpers/session.ts';
 
 const TABLES = ['users', 'regions', 'region_memberships', 'stores', 'store_pickup_slots', 'quizzes', 'baskets', 'basket_requests',
   'polls', 'contents', 'feature_toggles', 'reports', 'oauth_clients'] as const;

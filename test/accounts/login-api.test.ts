@@ -1,19 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { digestSessionId } from '../src/accounts/sessions.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeRegion, makeUser, TEST_PASSWORD, type TestUser } from './helpers/factories.ts';
-import { logInAs } from './helpers/session.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { digestSessionId } from '../../src/accounts/sessions.ts';
+import { makeRegion, makeUser, TEST_PASSWORD, type TestUser } from '../helpers/factories.ts';
+import { useTestApp } from '../helpers/fixture.ts';
+import { logInAs } from '../helpers/session.ts';
 
-let t: TestApp;
+const t = useTestApp();
 let user: TestUser;
 let regionId: number;
 
 beforeAll(async () => {
-  t = await buildTestApp();
   regionId = await makeRegion(t.db);
   user = await makeUser(t.db, { role: 'store-manager', regionIds: [regionId], firstName: 'Greta', lastName: 'Gemüse' });
 });
-afterAll(() => t.close());
 
 function login(payload: unknown, headers: Record<string, string> = {}) {
   return t.app.inject({ method: 'POST', url: '/api/user/login', payload: payload as object, headers });

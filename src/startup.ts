@@ -2,10 +2,10 @@
  * Start-up decisions of main.ts, kept apart from the process handling so that
  * tests can check them without starting a server.
  */
-import type { Config } from '../config.ts';
-import type { DB } from '../db/database.ts';
-import { loadDemoDataIfEmpty, type DemoSummary } from '../demo/demo-data.ts';
-import type { KeyMaterial } from '../oauth/keys/key-material.ts';
+import type { Config } from './config.ts';
+import type { DB } from './db/database.ts';
+import { loadDemoDataIfEmpty, type DemoSummary } from './demo/demo-data.ts';
+import type { KeyMaterial } from './oauth/keys/key-material.ts';
 
 /** SPEC §3: an empty database gets the demo dataset, never in production (checked before touching the database). */
 export async function loadDemoOnFirstStart(config: Config, db: DB, keys: KeyMaterial): Promise<DemoSummary | undefined> {

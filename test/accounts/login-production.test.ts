@@ -1,7 +1,7 @@
 /** In production (SPEC §3, §4): Secure cookies and HSTS; outside production neither. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { makeUser, type TestUser } from './helpers/factories.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { makeUser, type TestUser } from '../helpers/factories.ts';
+import { useTestApp } from '../helpers/fixture.ts';
 
 const PRODUCTION = {
   NODE_ENV: 'production', LOG_LEVEL: 'silent', PUBLIC_URL: 'https://id.example.org',
@@ -9,17 +9,11 @@ const PRODUCTION = {
   DATABASE_URL: 'postgres://unused@127.0.0.1:1/unused',
 };
 
-let production: TestApp;
-let development: TestApp;
+const production = useTestApp({ env: PRODUCTION });
+const development = useTestApp();
 let user: TestUser;
 beforeAll(async () => {
-  production = await buildTestApp({ env: PRODUCTION });
-  development = await buildTestApp();
   user = await makeUser(production.db);
-});
-afterAll(async () => {
-  await production.close();
-  await development.close();
 });
 
 describe('production', () => {

@@ -12,13 +12,13 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PASSWORD, loadDemoData } from '../src/demo/demo-data.ts';
-import { DEMO_CLIENT_SECRET } from '../src/demo/demo-oauth.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { encode, headerValue, junkString, queryString } from './helpers/hostile-arbitraries.ts';
-import { HostileProbe } from './helpers/hostile-probe.ts';
-import { CALLBACK, formFields, obtainCode, TEST_VERIFIER, tokenRequest } from './helpers/oauth.ts';
-import { logInAs, type TestSession } from './helpers/session.ts';
+import { DEMO_PASSWORD, loadDemoData } from '../../src/demo/demo-data.ts';
+import { DEMO_CLIENT_SECRET } from '../../src/demo/demo-oauth.ts';
+import { useTestApp } from '../helpers/fixture.ts';
+import { encode, headerValue, junkString, queryString } from '../helpers/hostile-arbitraries.ts';
+import { HostileProbe } from '../helpers/hostile-probe.ts';
+import { CALLBACK, formFields, obtainCode, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
+import { logInAs, type TestSession } from '../helpers/session.ts';
 
 const SEED = Number(process.env.FC_SEED ?? 20_261_122);
 const RUNS = Number(process.env.FC_RUNS ?? 40);
@@ -28,7 +28,7 @@ const FORM = 'application/x-www-form-urlencoded';
 const SPA_CALLBACK = 'http://127.0.0.1:5173/callback';
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSW-cM1Y';
 
-let t: TestApp;
+const t = useTestApp();
 let probe: HostileProbe;
 const sessions: Record<string, TestSession> = {};
 let accessToken = '';
@@ -42,7 +42,6 @@ async function mintRefreshToken(): Promise<{ refresh: string; access: string }> 
 }
 
 beforeAll(async () => {
-  t = await buildTestApp();
   await loadDemoData(t.db, t.keys);
   for (const name of ['foodsaver', 'koeln']) sessions[name] = await logInAs(t.app, { email: `${name}@example.org`, password: DEMO_PASSWORD });
   // The foodsaver's consent for demo-app is remembered: authorization requests mint codes at once.
@@ -61,7 +60,6 @@ beforeAll(async () => {
 }, TIMEOUT_MS);
 afterAll(async () => {
   process.stdout.write(`generated hostile requests against the OAuth endpoints and logins: ${probe.describe()}\n`);
-  await t.close();
 });
 
 const maybe = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined, freq: 4 });

@@ -1,19 +1,16 @@
 /** The community part of the demo dataset: what `npm run cli -- demo --json` prints, and that the API serves it. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_PASSWORD, loadDemoData, type DemoSummary } from '../src/demo/demo-data.ts';
-import { buildTestApp, type TestApp } from './helpers/app.ts';
-import { call } from './helpers/api.ts';
-import { logInAs } from './helpers/session.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_PASSWORD, loadDemoData, type DemoSummary } from '../../src/demo/demo-data.ts';
+import { call } from '../helpers/api.ts';
+import { useTestApp } from '../helpers/fixture.ts';
+import { logInAs } from '../helpers/session.ts';
 
-let t: TestApp;
+const t = useTestApp();
 let summary: DemoSummary;
 
 beforeAll(async () => {
-  t = await buildTestApp();
   summary = await loadDemoData(t.db);
 });
-
-afterAll(async () => { await t?.close(); });
 
 describe('community demo data', () => {
   it('lists stores with managers, members, standby, posts (one older than a month) and pickups (past, full, free)', () => {

@@ -1,0 +1,77 @@
+/** The data directory's lock file: its owner line, stale locks (a reused or own pid, an abandoned claim) taken over by exactly one process. */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { link, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DataDirBusyError, LOCK_FILE, lockDataDir, ownerLine } from '../../src/db/data-dir-lock.ts';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const LOCK_MODULE = fileURLToPath(new URL('../../src/db/data-dir-lock.ts', import.meta.url));
+const HAS_PROC = existsSync('/proc/self/stat');
+
+describe('data directory lock', () => {
+  let dir: string;
+  beforeEach(async () => { dir = await mkdtemp(path.join(tmpdir(), 'fs-lock-')); });
+  afterEach(() => rm(dir, { recursive: true, force: true }));
+  const lockFile = () => path.join(dir, LOCK_FILE);
+
+  it('records the owner as "<pid> <start time>" and removes the file on release', async () => {
+    const lock = lockDataDir(dir);
+    const [pid, startTime] = (await readFile(lockFile(), 'utf8')).split(' ');
+    expect(pid).toBe(String(process.pid));
+    if (HAS_PROC) expect(startTime).toMatch(/^\d+$/);
+    expect(() => lockDataDir(dir)).toThrow(DataDirBusyError);
+    lock.release();
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('takes over a lock naming this process\'s own pid that this process does not hold (restarted container: pid 1 again)', async () => {
+    for (const content of [String(process.pid), `${process.pid} 1`, ownerLine()]) {
+      await writeFile(lockFile(), content);
+      const lock = lockDataDir(dir);
+      expect(await readFile(lockFile(), 'utf8')).toBe(ownerLine());
+      lock.release();
+    }
+  });
+
+  it.runIf(HAS_PROC)('treats a live pid with another start time as a reused pid (stale), and with its own as the owner', async () => {
+    await writeFile(lockFile(), `${process.ppid} 1`);
+    const lock = lockDataDir(dir);
+    lock.release();
+    await writeFile(lockFile(), ownerLine(process.ppid));
+    expect(() => lockDataDir(dir)).toThrow(`in use by process ${process.ppid}`);
+    await writeFile(lockFile(), String(process.ppid)); // written without a start time: the live pid decides
+    expect(() => lockDataDir(dir)).toThrow(`in use by process ${process.ppid}`);
+  });
+
+  it('waits for a takeover in progress, and clears a claim its process abandoned', async () => {
+    await writeFile(lockFile(), '999999999');
+    const claim = `${lockFile()}.takeover-${(await stat(lockFile())).ino}`;
+    await link(lockFile(), claim);
+    const started = Date.now();
+    const lock = lockDataDir(dir);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(await readdir(dir)).toEqual([LOCK_FILE]);
+    lock.release();
+  });
+
+  it('lets exactly one of several processes take over a stale lock at the same moment', async () => {
+    await writeFile(lockFile(), '999999999');
+    const startAt = Date.now() + 4_000;
+    const code = `import { lockDataDir } from ${JSON.stringify(LOCK_MODULE)};
+      while (Date.now() < ${startAt});
+      try { lockDataDir(${JSON.stringify(dir)}); console.log('locked'); } catch (e) { console.log(e.name); }
+      process.stdin.resume(); process.stdin.on('end', () => process.exit(0));`;
+    const children = Array.from({ length: 5 }, () => spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code],
+      { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] }));
+    const results = await Promise.all(children.map((child) => new Promise<string>((resolve) => {
+      child.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
+    })));
+    for (const child of children) child.stdin!.end();
+    await Promise.all(children.map((child) => new Promise((resolve) => child.once('exit', resolve))));
+    expect(results.sort()).toEqual(['DataDirBusyError', 'DataDirBusyError', 'DataDirBusyError', 'DataDirBusyError', 'locked']);
+  }, 30_000);
+});

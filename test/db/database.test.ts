@@ -1,0 +1,105 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DataDirBusyError, ownerLine } from '../../src/db/data-dir-lock.ts';
+import { openDatabase } from '../../src/db/database.ts';
+import { listMigrations, migrate } from '../../src/db/migrate.ts';
+import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../helpers/database.ts';
+
+let database: TestDatabase;
+beforeAll(async () => { database = await createTestDatabase(); });
+afterAll(() => database.drop());
+
+describe('migrations', () => {
+  it('are numbered, applied once, and a second run is harmless', async () => {
+    const migrations = await listMigrations();
+    expect(migrations[0]?.name).toBe('accounts');
+    const versions = migrations.map((m) => m.version);
+    expect(new Set(versions).size).toBe(versions.length);
+
+    const { rows } = await sql<{ version: number }>`select version from schema_migrations order by version`.execute(database.handle.db);
+    expect(rows.map((r) => r.version)).toEqual(versions);
+    expect(await migrate(database.handle.db)).toEqual([]);
+    const again = await sql<{ n: number }>`select count(*)::int as n from schema_migrations`.execute(database.handle.db);
+    expect(again.rows[0]?.n).toBe(versions.length);
+  });
+
+  it('run concurrently on an empty embedded database without corrupting the schema: exactly one applies them', async () => {
+    const empty = await openDatabase({ kind: 'pglite' });
+    try {
+      const results = await Promise.all([migrate(empty.db), migrate(empty.db), migrate(empty.db)]);
+      const migrations = await listMigrations();
+      expect(results.map((r) => r.length).sort((a, b) => a - b)).toEqual([0, 0, migrations.length]);
+      const { rows } = await sql<{ version: number }>`select version from schema_migrations order by version`.execute(empty.db);
+      expect(rows.map((r) => r.version)).toEqual(migrations.map((m) => m.version));
+      expect(await empty.db.selectFrom('users').select('id').execute()).toEqual([]);
+    } finally {
+      await empty.close();
+    }
+  });
+
+  it.runIf(TEST_DATABASE_URL)('serialise on PostgreSQL across connections: exactly one applies', async () => {
+    const schema = `test_concurrent_${Date.now()}`;
+    const admin = await openDatabase({ kind: 'postgres', url: TEST_DATABASE_URL!, poolSize: 1 });
+    await sql.raw(`create schema ${schema}`).execute(admin.db);
+    const a = await openDatabase({ kind: 'postgres', url: TEST_DATABASE_URL!, schema, poolSize: 2 });
+    const b = await openDatabase({ kind: 'postgres', url: TEST_DATABASE_URL!, schema, poolSize: 2 });
+    try {
+      const [first, second] = await Promise.all([migrate(a.db), migrate(b.db)]);
+      const total = (await listMigrations()).length;
+      expect([first.length, second.length].sort()).toEqual([0, total]);
+    } finally {
+      await a.close();
+      await b.close();
+      await sql.raw(`drop schema ${schema} cascade`).execute(admin.db);
+      await admin.close();
+    }
+  });
+});
+
+describe('embedded database directory', () => {
+  it('persists data across restarts', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'fs-db-'));
+    try {
+      const first = await openDatabase({ kind: 'pglite', dataDir: dir });
+      await migrate(first.db);
+      await first.db.insertInto('regions').values({ name: 'Leipzig', parent_id: null }).execute();
+      await first.close();
+      const second = await openDatabase({ kind: 'pglite', dataDir: dir });
+      expect(await second.db.selectFrom('regions').select('name').execute()).toEqual([{ name: 'Leipzig' }]);
+      await second.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('can be held by one process only: a second opener fails at once with a clear message', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'fs-db-'));
+    try {
+      const holder = await openDatabase({ kind: 'pglite', dataDir: dir });
+      const error = await openDatabase({ kind: 'pglite', dataDir: dir }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DataDirBusyError);
+      expect((error as Error).message).toContain(`in use by process ${process.pid}`);
+      await holder.close();
+      const reopened = await openDatabase({ kind: 'pglite', dataDir: dir });
+      await reopened.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('takes over a lock left by a process that died', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'fs-db-'));
+    try {
+      await writeFile(path.join(dir, 'embedded-db.lock'), '999999999');
+      const handle = await openDatabase({ kind: 'pglite', dataDir: dir });
+      expect(await readFile(path.join(dir, 'embedded-db.lock'), 'utf8')).toBe(ownerLine());
+      await handle.close();
+      expect(await readdir(dir)).toEqual(['pglite']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

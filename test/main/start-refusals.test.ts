@@ -1,0 +1,51 @@
+/** `npm start` refuses a bad configuration: one clear line per value, a non-zero exit, before opening the database. */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { TEST_DATABASE_URL } from '../helpers/database.ts';
+import { start, START_TEST_TIMEOUT_MS, useStartDataDir } from './start-process.ts';
+
+const work = useStartDataDir();
+
+// These start on the embedded database whatever the run (DATA_DIR, no DATABASE_URL): once, in the
+// PGlite run, is enough; the PostgreSQL run starts the server on PostgreSQL (start-postgres.test.ts).
+const onEmbeddedDatabase = it.skipIf(TEST_DATABASE_URL);
+
+describe('npm start', { timeout: START_TEST_TIMEOUT_MS }, () => {
+  onEmbeddedDatabase('refuses a bad configuration with one clear line per value and a non-zero exit', async () => {
+    const running = start({ PORT: 'abc', LOG_LEVEL: 'chatty', DATA_DIR: work.dataDir });
+    expect(await running.exited).toBe(1);
+    expect(running.output()).toContain('PORT="abc" must be a whole number from 0 to 65535');
+    expect(running.output()).toContain('LOG_LEVEL="chatty" must be one of');
+    expect(existsSync(path.join(work.dataDir, 'pglite'))).toBe(false);
+  });
+
+  onEmbeddedDatabase('refuses production without PostgreSQL and https', async () => {
+    const running = start({ NODE_ENV: 'production', DATA_DIR: work.dataDir });
+    expect(await running.exited).toBe(1);
+    expect(running.output()).toContain('NODE_ENV=production requires DATABASE_URL (PostgreSQL)');
+    expect(running.output()).toContain('NODE_ENV=production requires an https PUBLIC_URL');
+  });
+
+  onEmbeddedDatabase('refuses a bad TRUST_PROXY or HOST before opening the database', async () => {
+    const running = start({ TRUST_PROXY: 'yes', HOST: 'my host', DATA_DIR: work.dataDir });
+    expect(await running.exited).toBe(1);
+    expect(running.output()).toContain('TRUST_PROXY="yes" must be true, false or a comma-separated list of IP addresses or CIDR ranges');
+    expect(running.output()).toContain('HOST="my host" must be an IP address or a host name');
+    expect(existsSync(path.join(work.dataDir, 'pglite'))).toBe(false);
+  });
+
+  onEmbeddedDatabase('refuses a signing key file that holds no key, with one line naming it, before opening the database or generating keys', async () => {
+    const running = start({ OAUTH_PRIVATE_KEY_FILE: '/etc/hostname', DATA_DIR: work.dataDir });
+    expect(await running.exited).toBe(1);
+    expect(running.output()).toBe('Invalid configuration:\n'
+      + '  - OAUTH_PRIVATE_KEY_FILE=/etc/hostname is not a PEM-encoded private key (PKCS#8 or PKCS#1, unencrypted)\n');
+    expect(existsSync(path.join(work.dataDir, 'pglite'))).toBe(false);
+    expect(existsSync(path.join(work.dataDir, 'keys'))).toBe(false);
+    const missing = start({ OAUTH_ENCRYPTION_KEY_FILE: path.join(work.dataDir, 'nope.key'), DATA_DIR: work.dataDir });
+    expect(await missing.exited).toBe(1);
+    expect(missing.output()).toContain(`OAUTH_ENCRYPTION_KEY_FILE=${path.join(work.dataDir, 'nope.key')} cannot be read: no such file`);
+    expect(existsSync(path.join(work.dataDir, 'pglite'))).toBe(false);
+  });
+
+});
