@@ -1,6 +1,6 @@
 /**
- * The OAuth 2.0 / OpenID Connect server (SPEC §5): the authorization endpoint
- * renders pages (the site's page error handler applies), the JSON endpoints
+ * The OAuth 2.0 / OpenID Connect server (SPEC §5): the authorization and
+ * logout endpoints render pages (the site's page error handler applies), the JSON endpoints
  * live in their own context with RFC 6749 error bodies. On start, the
  * configured key becomes the first signing key when none is stored yet.
  */
@@ -10,7 +10,9 @@ import type { Config } from '../config.ts';
 import type { DB } from '../db/database.ts';
 import type { AuthorizationPages } from './authorization-pages.ts';
 import { ClientCache } from './clients/client-cache.ts';
+import type { EndSessionPages } from './end-session-pages.ts';
 import { authorizeEndpoint } from './endpoints/authorize.ts';
+import { endSessionEndpoint } from './endpoints/end-session.ts';
 import type { KeyMaterial } from './keys/key-material.ts';
 import { KeyStore } from './keys/key-store.ts';
 import type { OAuthContext } from './oauth-context.ts';
@@ -23,13 +25,16 @@ export interface OAuthRoutesOptions {
   keys: KeyMaterial;
   /** The authorization endpoint's pages, rendered by web/. */
   pages: AuthorizationPages;
+  /** The logout endpoint's pages, rendered by web/. */
+  endSessionPages: EndSessionPages;
 }
 
-export async function oauthRoutes(app: FastifyInstance, { config, db, clock, keys, pages }: OAuthRoutesOptions): Promise<void> {
+export async function oauthRoutes(app: FastifyInstance, { config, db, clock, keys, pages, endSessionPages }: OAuthRoutesOptions): Promise<void> {
   const keyStore = new KeyStore(db, keys, clock);
   const ctx: OAuthContext = {
     db, clock, issuer: config.publicUrl, material: keys, keys: keyStore, clients: new ClientCache(db), refreshGraceSeconds: config.refreshGraceSeconds,
   };
   authorizeEndpoint(app, ctx, pages);
+  endSessionEndpoint(app, ctx, endSessionPages, config);
   await app.register(oauthEndpoints, { ctx });
 }
