@@ -22,6 +22,9 @@ import { serverLimits } from './http/server-timeouts.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { compileValidator } from './http/validation.ts';
 import type { KeyMaterial } from './oauth/keys/key-material.ts';
+import { derivedKeys } from './oauth/keys/derived-keys.ts';
+import type { AttemptCounters } from './accounts/login-attempt-counters.ts';
+import { openLoginGuard } from './accounts/login-guard.ts';
 import { oauthRoutes } from './oauth/oauth.routes.ts';
 import { healthRoutes } from './ops/health.routes.ts';
 import { loggerOptions } from './ops/log-options.ts';
@@ -53,6 +56,8 @@ export interface AppDeps {
   readonly clock?: Clock;
   /** The queue of image work (uploads); by default one per app. */
   readonly imageWork?: ImageWorkQueue;
+  /** The failed-login counters; by default in PostgreSQL, or in Redis when `REDIS_URL` is set. */
+  readonly attempts?: AttemptCounters;
   /** Where log lines go instead of stdout (tests read the security events from it). */
   readonly logStream?: { write(line: string): void };
 }
@@ -104,16 +109,18 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   await installOpenApi(app, config);
   if (config.metricsToken) await installMetrics(app, { token: config.metricsToken, poolUse: deps.database.poolUse });
-  await app.register(healthRoutes, { ping: deps.database.ping });
+  const login = openLoginGuard(config, db, derivedKeys(deps.keys).loginDevice, app.log, deps.attempts);
+  app.addHook('onClose', async () => login.close());
+  await app.register(healthRoutes, { ping: async () => { await deps.database.ping(); await login.ping(); } });
   await app.register(homePage);
   await app.register(languagePage, { config });
-  await app.register(loginPage, { config, db, clock, keys: deps.keys });
+  await app.register(loginPage, { config, db, clock, loginGuard: login.guard });
   await app.register(logoutPage, { config, db, clock });
   await app.register(adminPage, { config, db, clock, keys: deps.keys });
   await app.register(myAppsPage, { config, db, clock });
   await app.register(oauthRoutes, { config, db, clock, keys: deps.keys, pages: consentPages(config), endSessionPages: endSessionPages(config) });
 
-  await app.register(apiRoutes, { prefix: '/api', config, db, clock, keys: deps.keys, imageWork: deps.imageWork });
+  await app.register(apiRoutes, { prefix: '/api', config, db, clock, keys: deps.keys, loginGuard: login.guard, imageWork: deps.imageWork });
 
   return app;
 }

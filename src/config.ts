@@ -15,6 +15,8 @@ export interface Config {
   readonly databaseUrl: string | undefined;
   /** PostgreSQL: connect timeout and statement_timeout; an unanswered query fails as unavailable a second later. */
   readonly databaseTimeoutSeconds: number;
+  /** When set, the failed-login counters live in this Redis instead of PostgreSQL. */
+  readonly redisUrl: string | undefined;
   readonly dataDir: string;
   readonly nodeEnv: 'development' | 'production' | 'test';
   readonly isProduction: boolean;
@@ -64,7 +66,7 @@ export const CONFIG_VARIABLES = [
   'OAUTH_PRIVATE_KEY', 'OAUTH_PRIVATE_KEY_FILE', 'OAUTH_ENCRYPTION_KEY', 'OAUTH_ENCRYPTION_KEY_FILE',
   'RSA_KEY_BITS', 'TRUST_PROXY', 'PETITION_SOURCE_URL', 'PETITION_ALLOW_PRIVATE', 'VAPID_PUBLIC_KEY', 'VAPID_PRIVATE_KEY',
   'UPLOAD_DIR', 'MAX_UPLOAD_BYTES', 'REFRESH_TOKEN_GRACE_SECONDS', 'REQUEST_TIMEOUT_SECONDS', 'MAX_CONNECTIONS',
-  'DATABASE_TIMEOUT_SECONDS', 'METRICS_TOKEN',
+  'DATABASE_TIMEOUT_SECONDS', 'METRICS_TOKEN', 'REDIS_URL',
 ] as const;
 
 /** Reads variables and collects one line per bad value. */
@@ -156,7 +158,8 @@ function readStorage(read: EnvReader) {
   const databaseUrl = read.url('DATABASE_URL', ['postgres:', 'postgresql:']) && read.text('DATABASE_URL');
   const dataDir = path.resolve(read.text('DATA_DIR') ?? './data');
   const databaseTimeoutSeconds = read.integer('DATABASE_TIMEOUT_SECONDS', 5, 1, 600);
-  return { databaseUrl, databaseTimeoutSeconds, dataDir, uploadDir: path.resolve(read.text('UPLOAD_DIR') ?? path.join(dataDir, 'uploads')) };
+  const redisUrl = read.url('REDIS_URL', ['redis:', 'rediss:']) && read.text('REDIS_URL');
+  return { databaseUrl, databaseTimeoutSeconds, redisUrl, dataDir, uploadDir: path.resolve(read.text('UPLOAD_DIR') ?? path.join(dataDir, 'uploads')) };
 }
 
 /** The shapes only: `loadKeyMaterial` reads and imports the keys themselves. */

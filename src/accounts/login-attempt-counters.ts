@@ -12,6 +12,28 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/executor.ts';
 
+/**
+ * Where the counters live: PostgreSQL ({@link databaseAttemptCounters}), or
+ * Redis when `REDIS_URL` is set (login-attempt-counters.redis.ts). Both keep
+ * the same rules; every instance must use the same store.
+ */
+export interface AttemptCounters {
+  /** Counts one attempt on `key` if it is allowed at `now`: 0 when counted, else the seconds to wait. */
+  reserve(key: string, policy: DelayPolicy, now: Date): Promise<number>;
+  /** Takes back an attempt that was counted but then refused by another counter. */
+  giveBack(key: string): Promise<void>;
+  /** A successful login: the counter starts again. */
+  clear(key: string): Promise<void>;
+}
+
+export function databaseAttemptCounters(db: Executor): AttemptCounters {
+  return {
+    reserve: (key, policy, now) => reserveOn(db, key, policy, now),
+    giveBack: (key) => giveBack(db, key),
+    clear: (key) => clearCounter(db, key),
+  };
+}
+
 /** A counter is forgotten this long after its last counted attempt. */
 export const FORGET_SECONDS = 24 * 60 * 60;
 
@@ -34,7 +56,7 @@ export function delaySeconds(policy: DelayPolicy, failures: number): number {
  * Counts one attempt on `key` if it is allowed at `now`. Returns 0 when counted
  * (the caller gives it back or clears it on success), else the seconds to wait.
  */
-export async function reserveOn(db: Executor, key: string, policy: DelayPolicy, now: Date): Promise<number> {
+async function reserveOn(db: Executor, key: string, policy: DelayPolicy, now: Date): Promise<number> {
   const forgetAt = new Date(now.getTime() + FORGET_SECONDS * 1000);
   const counted = await db.insertInto('login_throttle')
     .values({ key, failures: 1, window_ends_at: forgetAt })
@@ -67,12 +89,11 @@ async function secondsToWait(db: Executor, key: string, policy: DelayPolicy, now
   return Math.max(1, Math.ceil((allowedAt - now.getTime()) / 1000));
 }
 
-/** Takes back an attempt that was counted but then refused by another counter. */
-export async function giveBack(db: Executor, key: string): Promise<void> {
+async function giveBack(db: Executor, key: string): Promise<void> {
   await db.updateTable('login_throttle').set({ failures: sql`greatest(login_throttle.failures - 1, 0)` }).where('key', '=', key).execute();
 }
 
-export async function clearCounter(db: Executor, key: string): Promise<void> {
+async function clearCounter(db: Executor, key: string): Promise<void> {
   await db.deleteFrom('login_throttle').where('key', '=', key).execute();
 }
 

@@ -16,7 +16,7 @@
 import type { Clock } from '../clock.ts';
 import type { Executor } from '../db/executor.ts';
 import { logSecurityEvent, type EventLog } from '../ops/security-events.ts';
-import { clearCounter, giveBack, purgeForgottenCounters, reserveOn, type DelayPolicy } from './login-attempt-counters.ts';
+import { purgeForgottenCounters, type AttemptCounters, type DelayPolicy } from './login-attempt-counters.ts';
 
 /** 5 free failures from one IP (or device), then 1, 2, 4, 8, 15, 15 … minutes between attempts. */
 export const PER_SOURCE_POLICY: DelayPolicy = { free: 5, baseSeconds: 60, maxSeconds: 15 * 60 };
@@ -46,14 +46,14 @@ export function throttleCounters(account: string, ip: string, deviceNonce: strin
  * seconds until another attempt is allowed: refused attempts count nowhere.
  * A refusal is logged to `report` (docs/security-events.md) when given.
  */
-export async function reserveAttempt(db: Executor, clock: Clock, counters: readonly ThrottleCounter[], report?: { log: EventLog; ip: string }): Promise<number> {
+export async function reserveAttempt(store: AttemptCounters, clock: Clock, counters: readonly ThrottleCounter[], report?: { log: EventLog; ip: string }): Promise<number> {
   const now = clock();
   const reserved: string[] = [];
   // One counter after the other: a refusal by the second gives the first its place back.
   for (const counter of counters) {
-    const wait = await reserveOn(db, counter.key, counter.policy, now);
+    const wait = await store.reserve(counter.key, counter.policy, now);
     if (wait > 0) {
-      await Promise.all(reserved.map((key) => giveBack(db, key)));
+      await Promise.all(reserved.map((key) => store.giveBack(key)));
       if (report) logSecurityEvent(report.log, { event: 'account.login.locked', lockedBy: counter.kind, retryAfterSeconds: wait, ip: report.ip });
       return wait;
     }
@@ -63,10 +63,11 @@ export async function reserveAttempt(db: Executor, clock: Clock, counters: reado
 }
 
 /** A successful login: the counters it was counted on start again. */
-export async function recordSuccess(db: Executor, counters: readonly ThrottleCounter[]): Promise<void> {
-  await Promise.all(counters.map((counter) => clearCounter(db, counter.key)));
+export async function recordSuccess(store: AttemptCounters, counters: readonly ThrottleCounter[]): Promise<void> {
+  await Promise.all(counters.map((counter) => store.clear(counter.key)));
 }
 
+/** The database's forgotten counters (Redis forgets its own through their expiry). */
 export async function purgeExpiredThrottles(db: Executor, clock: Clock): Promise<void> {
   await purgeForgottenCounters(db, clock());
 }

@@ -7,6 +7,7 @@
 import type { Clock } from '../clock.ts';
 import type { DB } from '../db/database.ts';
 import type { EventLog } from '../ops/security-events.ts';
+import type { AttemptCounters } from './login-attempt-counters.ts';
 import { deviceCookieAfterLogin, deviceNonce } from './login-device-cookie.ts';
 import { accountOf, recordSuccess, reserveAttempt, throttleCounters } from './login-throttle.ts';
 import { verifyAgainstDummy, verifyPassword } from './passwords.ts';
@@ -53,22 +54,29 @@ export class LoginThrottled extends Error {
   }
 }
 
+/** What guards logins: the key that signs device cookies and the store of failed-attempt counters. */
+export interface LoginGuard {
+  readonly deviceKey: Uint8Array;
+  readonly attempts: AttemptCounters;
+}
+
 /**
  * Logs in; throws {@link LoginThrottled} (before the password is checked) or
- * {@link InvalidCredentials}. `deviceKey` signs the device cookies.
+ * {@link InvalidCredentials}.
  */
-export async function logIn(db: DB, clock: Clock, deviceKey: Uint8Array, input: LoginInput): Promise<LoginResult> {
+export async function logIn(db: DB, clock: Clock, guard: LoginGuard, input: LoginInput): Promise<LoginResult> {
+  const { deviceKey, attempts } = guard;
   const email = input.email.trim();
   const account = accountOf(email);
   const counters = throttleCounters(account, input.ip, deviceNonce(deviceKey, account, input.deviceCookie));
-  const wait = await reserveAttempt(db, clock, counters, input.log && { log: input.log, ip: input.ip });
+  const wait = await reserveAttempt(attempts, clock, counters, input.log && { log: input.log, ip: input.ip });
   if (wait > 0) throw new LoginThrottled(wait);
   const found = isPossibleEmail(email) ? await findUserCredentialsByEmail(db, email) : undefined;
   const valid = found ? await verifyPassword(found.password_hash, input.password) : await verifyAgainstDummy(input.password);
   // A failure stays counted: its reservation is the record.
   if (!found || !valid) throw new InvalidCredentials();
   const { password_hash: _hash, ...user } = found;
-  await recordSuccess(db, counters);
+  await recordSuccess(attempts, counters);
   // The browser's earlier session is replaced, not logged out: the apps it signed into keep their tokens.
   if (input.previousSessionId) await deleteSession(db, input.previousSessionId);
   const session = await createSession(db, clock, user.id, input.rememberMe);

@@ -8,6 +8,7 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { DB } from '../db/database.ts';
 import type { KeyMaterial } from '../oauth/keys/key-material.ts';
+import type { LoginGuard } from '../accounts/login.service.ts';
 import { basketRoutes } from './baskets/baskets.routes.ts';
 import { contentRoutes } from './contents/contents.routes.ts';
 import { featureToggleRoutes } from './feature-toggles/feature-toggles.routes.ts';
@@ -27,14 +28,14 @@ import { uploadRoutes } from './uploads/uploads.routes.ts';
 import { userRoutes } from './user/user.routes.ts';
 
 export interface ApiOptions {
-  config: Config; db: DB; clock: Clock; keys: KeyMaterial;
+  config: Config; db: DB; clock: Clock; keys: KeyMaterial; loginGuard: LoginGuard;
   /** The queue of image work (uploads); by default one per app. */
   imageWork?: ImageWorkQueue | undefined;
 }
 
-export const apiRoutes: FastifyPluginAsync<ApiOptions> = async (api, { config, db, clock, keys, imageWork }) => {
+export const apiRoutes: FastifyPluginAsync<ApiOptions> = async (api, { config, db, clock, keys, loginGuard, imageWork }) => {
   installApiContext(api);
-  await api.register(userRoutes, { config, db, clock, keys });
+  await api.register(userRoutes, { config, db, clock, loginGuard });
   await api.register(storeRoutes, { db, clock });
   await api.register(quizRoutes, { db });
   await api.register(reportRoutes, { db });

@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { exportPKCS8, generateKeyPair } from 'jose';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
+import type { AttemptCounters } from '../../src/accounts/login-attempt-counters.ts';
 import type { ImageWorkQueue } from '../../src/api/uploads/image-work-queue.ts';
 import type { DB } from '../../src/db/database.ts';
 import type { KeyMaterial } from '../../src/oauth/keys/key-material.ts';
@@ -55,6 +56,8 @@ export interface TestAppOptions {
   imageWork?: ImageWorkQueue;
   /** Where the app's log lines go (tests read security events from it). */
   logStream?: { write(line: string): void };
+  /** The failed-login counters (a Redis store under a test's own key prefix). */
+  attempts?: AttemptCounters;
 }
 
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -62,7 +65,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const database = await createTestDatabase();
   const keys = await testKeys();
   const clock = options.clock ?? new TestClock();
-  const app = await buildApp(config, { database: database.handle, keys, clock: clock.now, ...(options.imageWork ? { imageWork: options.imageWork } : {}), logStream: options.logStream });
+  const app = await buildApp(config, { database: database.handle, keys, clock: clock.now, ...(options.imageWork ? { imageWork: options.imageWork } : {}), ...(options.attempts ? { attempts: options.attempts } : {}), logStream: options.logStream });
   await app.ready();
   const testApp: TestApp = {
     app,

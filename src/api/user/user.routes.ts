@@ -6,10 +6,8 @@ import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
 import { CurrentUserSchema, describeCurrentUser } from '../../accounts/current-user.ts';
 import { DEVICE_COOKIE, setDeviceCookie } from '../../accounts/login-device-cookie.ts';
-import { InvalidCredentials, logIn, LoginThrottled, logOut } from '../../accounts/login.service.ts';
+import { InvalidCredentials, logIn, LoginThrottled, logOut, type LoginGuard } from '../../accounts/login.service.ts';
 import { clearSessionCookies, SESSION_COOKIE, setSessionCookies } from '../../accounts/session-http.ts';
-import type { KeyMaterial } from '../../oauth/keys/key-material.ts';
-import { derivedKeys } from '../../oauth/keys/derived-keys.ts';
 import { requireSession } from '../actor.ts';
 import { ApiProblem } from '../plugin/problem.ts';
 import { ProblemSchema } from '../plugin/problem-schema.ts';
@@ -18,7 +16,7 @@ export interface UserRoutesOptions {
   config: Config;
   db: DB;
   clock: Clock;
-  keys: KeyMaterial;
+  loginGuard: LoginGuard;
 }
 
 const LoginBody = Type.Object({
@@ -27,8 +25,7 @@ const LoginBody = Type.Object({
   rememberMe: Type.Optional(Type.Boolean({ default: false })),
 }, { additionalProperties: false });
 
-export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (api, { config, db, clock, keys }) => {
-  const deviceKey = derivedKeys(keys).loginDevice;
+export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (api, { config, db, clock, loginGuard }) => {
   api.post('/user/login', {
     config: { csrf: false },
     schema: {
@@ -39,7 +36,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (a
     },
   }, async (request, reply) => {
     const { email, password, rememberMe = false } = request.body;
-    const { session, user, deviceCookie } = await logIn(db, clock, deviceKey, {
+    const { session, user, deviceCookie } = await logIn(db, clock, loginGuard, {
       email, password, rememberMe, ip: request.ip,
       previousSessionId: request.cookies[SESSION_COOKIE], deviceCookie: request.cookies[DEVICE_COOKIE], log: request.log,
     }).catch((error: unknown) => { throw loginProblem(error); });

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
 import { DEVICE_COOKIE, setDeviceCookie } from '../../accounts/login-device-cookie.ts';
-import { InvalidCredentials, logIn, LoginThrottled, minutesToWait } from '../../accounts/login.service.ts';
+import { InvalidCredentials, logIn, LoginThrottled, minutesToWait, type LoginGuard } from '../../accounts/login.service.ts';
 import { safeReturnTo } from '../../accounts/return-to.ts';
 import { SESSION_COOKIE, setSessionCookies } from '../../accounts/session-http.ts';
 import type { Clock } from '../../clock.ts';
@@ -11,14 +11,12 @@ import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
 import { toLocation } from '../../http/location.ts';
 import { innerQuery } from '../language/locale.ts';
-import { derivedKeys } from '../../oauth/keys/derived-keys.ts';
-import type { KeyMaterial } from '../../oauth/keys/key-material.ts';
 
 export interface LoginPageOptions {
   config: Config;
   db: DB;
   clock: Clock;
-  keys: KeyMaterial;
+  loginGuard: LoginGuard;
 }
 
 const LoginForm = Type.Object({
@@ -36,8 +34,7 @@ function loginHintOf(returnTo: string): string | undefined {
   return hint === undefined || hint === '' || hint.length > 254 ? undefined : hint;
 }
 
-export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app, { config, db, clock, keys }) => {
-  const deviceKey = derivedKeys(keys).loginDevice;
+export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app, { config, db, clock, loginGuard }) => {
   // Sign-in in a popup (oidc-client-ts, MSAL) passes through the login page: a
   // same-origin opener policy here would cut the popup off from its opener.
   app.addHook('onRequest', async (request, reply) => {
@@ -66,7 +63,7 @@ export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app
     // Nothing to check: say what is missing rather than that a password is wrong.
     if (email === '' || (form.password ?? '') === '') return again(400, t('login.missing'));
     try {
-      const { session, deviceCookie } = await logIn(db, clock, deviceKey, {
+      const { session, deviceCookie } = await logIn(db, clock, loginGuard, {
         email, password: form.password ?? '', rememberMe: remember, ip: request.ip,
         previousSessionId: request.cookies[SESSION_COOKIE], deviceCookie: request.cookies[DEVICE_COOKIE], log: request.log,
       });

@@ -1,0 +1,29 @@
+/**
+ * What guards logins, built once per app: the device-cookie key and the
+ * failed-login counters — in PostgreSQL, or in Redis when `REDIS_URL` is set.
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.ts';
+import type { Executor } from '../db/executor.ts';
+import { databaseAttemptCounters, type AttemptCounters } from './login-attempt-counters.ts';
+import { connectRedis, redisAttemptCounters } from './login-attempt-counters.redis.ts';
+import type { LoginGuard } from './login.service.ts';
+
+export interface OpenLoginGuard {
+  readonly guard: LoginGuard;
+  /** Whether the counters' store answers (for `/ready`); the database's own ping is separate. */
+  ping(): Promise<void>;
+  close(): void;
+}
+
+export function openLoginGuard(config: Config, db: Executor, deviceKey: Uint8Array, log: FastifyBaseLogger, attempts?: AttemptCounters): OpenLoginGuard {
+  if (config.redisUrl === undefined || attempts !== undefined) {
+    return { guard: { deviceKey, attempts: attempts ?? databaseAttemptCounters(db) }, ping: async () => {}, close: () => {} };
+  }
+  const redis = connectRedis(config.redisUrl, config.databaseTimeoutSeconds * 1000, (error) => log.warn({ err: error }, 'Redis not reachable'));
+  return {
+    guard: { deviceKey, attempts: redisAttemptCounters(redis) },
+    ping: async () => { await redis.ping(); },
+    close: () => redis.disconnect(),
+  };
+}
