@@ -14,9 +14,9 @@ import { clearSessionCookies, SESSION_COOKIE } from '../../accounts/session-http
 import type { SessionContext } from '../../accounts/sessions.ts';
 import type { Config } from '../../config.ts';
 import { logSecurityEvent } from '../../ops/security-events.ts';
-import { responseUrl, type RawParameters } from '../authorization-request.ts';
+import { formParameters, responseUrl, type RawParameters } from '../authorization-request.ts';
 import { webOrigin } from '../checks/redirect-uri.ts';
-import type { EndSessionPages } from '../end-session-pages.ts';
+import type { EndSessionPages, EndSessionView } from '../end-session-pages.ts';
 import { EndSessionPageError, parseEndSessionRequest, type EndSessionRequest } from '../end-session-request.ts';
 import type { OAuthContext } from '../oauth-context.ts';
 
@@ -45,20 +45,15 @@ export function endSessionEndpoint(app: FastifyInstance, ctx: OAuthContext, page
     return finish(request, reply, req);
   };
 
-  const confirm = (request: FastifyRequest, reply: FastifyReply, req: EndSessionRequest, expired: boolean) => pages.confirm(request, reply, {
-    clientName: req.client?.name,
-    parameters: req.parameters,
-    origin: req.postLogoutRedirectUri === undefined ? undefined : webOrigin(req.postLogoutRedirectUri),
-  }, expired);
+  const confirm = (request: FastifyRequest, reply: FastifyReply, req: EndSessionRequest, expired: boolean) =>
+    pages.confirm(request, reply, confirmationView(req), expired);
 
   const handle = async (request: FastifyRequest, reply: FastifyReply, raw: RawParameters, isPost: boolean) => {
-    let req: EndSessionRequest;
-    try {
-      req = await parseEndSessionRequest({ db: ctx.db, keys: ctx.keys, issuer: ctx.issuer }, raw);
-    } catch (error) {
-      if (error instanceof EndSessionPageError) return pages.invalidRequest(request, reply, error);
+    const req = await parseEndSessionRequest(ctx, raw).catch((error: unknown) => {
+      if (error instanceof EndSessionPageError) return error;
       throw error;
-    }
+    });
+    if (req instanceof EndSessionPageError) return pages.invalidRequest(request, reply, req);
     const isDecision = isPost && raw[DECISION] !== undefined;
     const session = await request.getSession();
     // A client's cross-site POST arrives without the SameSite=Lax session cookie: the same
@@ -73,10 +68,16 @@ export function endSessionEndpoint(app: FastifyInstance, ctx: OAuthContext, page
   };
 
   app.get(END_SESSION_PATH, (request, reply) => handle(request, reply, (request.query ?? {}) as RawParameters, false));
-  app.post(END_SESSION_PATH, (request, reply) => {
-    const body = request.body;
-    return handle(request, reply, typeof body === 'object' && body !== null && !Array.isArray(body) ? body as RawParameters : {}, true);
-  });
+  app.post(END_SESSION_PATH, (request, reply) => handle(request, reply, formParameters(request.body), true));
+}
+
+/** What the confirmation page shows of a request. */
+function confirmationView(req: EndSessionRequest): EndSessionView {
+  return {
+    clientName: req.client?.name,
+    parameters: req.parameters,
+    origin: req.postLogoutRedirectUri === undefined ? undefined : webOrigin(req.postLogoutRedirectUri),
+  };
 }
 
 /**
