@@ -21,7 +21,10 @@ import { frameworkErrorHandler } from './http/framework-errors.ts';
 import { serverLimits } from './http/server-timeouts.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { compileValidator } from './http/validation.ts';
+import { LogoutNotices } from './oauth/backchannel/logout-notices.ts';
+import { noticeTargetPolicy } from './oauth/backchannel/notice-target.ts';
 import type { KeyMaterial } from './oauth/keys/key-material.ts';
+import { KeyStore } from './oauth/keys/key-store.ts';
 import { derivedKeys } from './oauth/keys/derived-keys.ts';
 import type { AttemptCounters } from './accounts/login-attempt-counters.ts';
 import { openLoginGuard } from './accounts/login-guard.ts';
@@ -63,6 +66,13 @@ export interface AppDeps {
 }
 
 export const REQUEST_ID_HEADER = 'x-request-id';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The sender of back-channel logout notices: main.ts starts it, closing the app stops it, tests call `runOnce()`. */
+    readonly logoutNotices: LogoutNotices;
+  }
+}
 
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const clock = deps.clock ?? systemClock;
@@ -107,8 +117,17 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   ]));
   installPageErrors(app);
 
+  const keyStore = new KeyStore(db, deps.keys, clock);
+  const logoutNotices = new LogoutNotices({
+    db, clock, issuer: config.publicUrl, keys: keyStore, target: noticeTargetPolicy(config.isProduction), log: app.log,
+  });
+  app.decorate('logoutNotices', logoutNotices);
+  app.addHook('onClose', () => logoutNotices.stop());
+
   await installOpenApi(app, config);
-  if (config.metricsToken) await installMetrics(app, { token: config.metricsToken, poolUse: deps.database.poolUse });
+  if (config.metricsToken) {
+    await installMetrics(app, { token: config.metricsToken, poolUse: deps.database.poolUse, logoutNoticeCounts: () => logoutNotices.counts });
+  }
   const login = openLoginGuard(config, db, derivedKeys(deps.keys).loginDevice, app.log, deps.attempts);
   app.addHook('onClose', async () => login.close());
   await app.register(healthRoutes, { ping: async () => { await deps.database.ping(); await login.ping(); } });
@@ -118,7 +137,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(logoutPage, { config, db, clock });
   await app.register(adminPage, { config, db, clock, keys: deps.keys });
   await app.register(myAppsPage, { config, db, clock });
-  await app.register(oauthRoutes, { config, db, clock, keys: deps.keys, pages: consentPages(config), endSessionPages: endSessionPages(config) });
+  await app.register(oauthRoutes, { config, db, clock, keys: deps.keys, keyStore, pages: consentPages(config), endSessionPages: endSessionPages(config) });
 
   await app.register(apiRoutes, { prefix: '/api', config, db, clock, keys: deps.keys, loginGuard: login.guard, imageWork: deps.imageWork });
 

@@ -6,6 +6,7 @@
  */
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { EnvReader, isBase64Key, isHostName, readTrustProxy, type Env } from './config-reader.ts';
 
 export interface Config {
   readonly port: number;
@@ -45,6 +46,8 @@ export interface Config {
   readonly maxUploadBytes: number;
   /** Seconds a just-rotated refresh token may still be presented (retry grace period). */
   readonly refreshGraceSeconds: number;
+  /** Seconds between two looks of an instance at the queue of back-channel logout notices. */
+  readonly backchannelLogoutPollSeconds: number;
 }
 
 export class ConfigError extends Error {
@@ -54,7 +57,6 @@ export class ConfigError extends Error {
   }
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const NODE_ENVS = ['development', 'production', 'test'] as const;
@@ -66,48 +68,8 @@ export const CONFIG_VARIABLES = [
   'OAUTH_PRIVATE_KEY', 'OAUTH_PRIVATE_KEY_FILE', 'OAUTH_ENCRYPTION_KEY', 'OAUTH_ENCRYPTION_KEY_FILE',
   'RSA_KEY_BITS', 'TRUST_PROXY', 'PETITION_SOURCE_URL', 'PETITION_ALLOW_PRIVATE', 'VAPID_PUBLIC_KEY', 'VAPID_PRIVATE_KEY',
   'UPLOAD_DIR', 'MAX_UPLOAD_BYTES', 'REFRESH_TOKEN_GRACE_SECONDS', 'REQUEST_TIMEOUT_SECONDS', 'MAX_CONNECTIONS',
-  'DATABASE_TIMEOUT_SECONDS', 'METRICS_TOKEN', 'REDIS_URL',
+  'DATABASE_TIMEOUT_SECONDS', 'METRICS_TOKEN', 'REDIS_URL', 'BACKCHANNEL_LOGOUT_POLL_SECONDS',
 ] as const;
-
-/** Reads variables and collects one line per bad value. */
-class EnvReader {
-  readonly problems: string[] = [];
-  constructor(private readonly env: Env) {}
-
-  text(name: string): string | undefined {
-    const value = this.env[name]?.trim();
-    return value === undefined || value === '' ? undefined : value;
-  }
-
-  integer(name: string, fallback: number, min: number, max: number): number {
-    const raw = this.text(name);
-    if (raw === undefined) return fallback;
-    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-      return this.refuse(`${name}=${JSON.stringify(raw)} must be a whole number from ${min} to ${max}`, fallback);
-    }
-    return Number(raw);
-  }
-
-  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
-    const raw = this.text(name);
-    if (raw === undefined) return fallback;
-    if (!(allowed as readonly string[]).includes(raw)) return this.refuse(`${name}=${JSON.stringify(raw)} must be one of: ${allowed.join(', ')}`, fallback);
-    return raw as T;
-  }
-
-  url(name: string, protocols: readonly string[]): URL | undefined {
-    const raw = this.text(name);
-    if (raw === undefined) return undefined;
-    const parsed = URL.canParse(raw) ? new URL(raw) : undefined;
-    if (parsed && protocols.includes(parsed.protocol)) return parsed;
-    return this.refuse(`${name}=${JSON.stringify(redactUrl(raw))} must be a ${protocols.join(' or ')} URL`, undefined);
-  }
-
-  refuse<T>(problem: string, fallback: T): T {
-    this.problems.push(problem);
-    return fallback;
-  }
-}
 
 /** Parses and validates the environment. Throws {@link ConfigError} listing every bad value. */
 export function loadConfig(env: Env = process.env): Config {
@@ -189,6 +151,7 @@ function readKeySettings(read: EnvReader) {
     oauthEncryptionKeyFile: oauthEncryptionKeyFile && path.resolve(oauthEncryptionKeyFile),
     rsaKeyBits,
     refreshGraceSeconds: read.integer('REFRESH_TOKEN_GRACE_SECONDS', 30, 0, 600),
+    backchannelLogoutPollSeconds: read.integer('BACKCHANNEL_LOGOUT_POLL_SECONDS', 2, 1, 300),
   };
 }
 
@@ -210,41 +173,4 @@ function readApiSettings(read: EnvReader) {
 function checkProduction(read: EnvReader, databaseUrl: string | undefined, publicUrl: string): void {
   if (databaseUrl === undefined) read.refuse('NODE_ENV=production requires DATABASE_URL (PostgreSQL)', undefined);
   if (!publicUrl.startsWith('https://')) read.refuse('NODE_ENV=production requires an https PUBLIC_URL', undefined);
-}
-
-const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
-
-/** What Fastify (proxy-addr) accepts, checked now instead of failing after migration. */
-function readTrustProxy(read: EnvReader): boolean | string {
-  const raw = read.text('TRUST_PROXY');
-  if (raw === undefined || raw === 'false') return false;
-  if (raw === 'true') return true;
-  const entries = raw.split(',').map((entry) => entry.trim());
-  const bad = entries.find((entry) => !PROXY_NAMES.includes(entry) && !isAddressOrRange(entry));
-  if (bad === undefined) return entries.join(',');
-  return read.refuse(`TRUST_PROXY=${JSON.stringify(raw)} must be true, false or a comma-separated list of `
-    + `IP addresses or CIDR ranges (${JSON.stringify(bad)} is none of these)`, false);
-}
-
-function isAddressOrRange(entry: string): boolean {
-  const [address = '', range, ...rest] = entry.split('/');
-  const version = isIP(address);
-  if (version === 0 || rest.length > 0) return false;
-  if (range === undefined) return true;
-  if (/^\d{1,3}$/.test(range)) return Number(range) <= (version === 4 ? 32 : 128);
-  return version === 4 && isIP(range) === 4; // an IPv4 netmask, e.g. 10.0.0.0/255.0.0.0
-}
-
-/** RFC 1123 host name: dot-separated labels of letters, digits and inner hyphens. */
-function isHostName(value: string): boolean {
-  return value.length <= 253
-    && value.split('.').every((label) => /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(label));
-}
-
-function isBase64Key(value: string): boolean {
-  return /^[A-Za-z0-9+/_-]{43}=?$/.test(value) && Buffer.from(value, 'base64').length === 32;
-}
-
-function redactUrl(raw: string): string {
-  return raw.replace(/\/\/([^@/]*)@/, '//***@');
 }

@@ -1,8 +1,9 @@
 /**
  * Entry point: load config → read the keys → open database → migrate → check
  * the encryption key against the database → buildApp
- * → (demo data) → listen. SIGTERM/SIGINT stop accepting, finish in-flight
- * requests and close the database; one arriving during start-up lets the step
+ * → (demo data) → start the purge and the logout-notice sender → listen.
+ * SIGTERM/SIGINT stop accepting, finish in-flight requests and logout-notice
+ * attempts, and close the database; one arriving during start-up lets the step
  * under way (the demo dataset's transaction, say) finish, then stops.
  */
 import type { FastifyInstance } from 'fastify';
@@ -67,6 +68,7 @@ async function start(config: Config, keys: KeyMaterial, running: Running): Promi
   if (running.stopping) return;
 
   running.maintenance = startMaintenance(database.db, systemClock, app.log);
+  app.logoutNotices.start(config.backchannelLogoutPollSeconds * 1000); // closing the app stops it
   await app.listen({ port: config.port, host: config.host });
   app.log.info(`Food-sharing server ready at ${config.publicUrl} (${database.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`);
   if (demo) {

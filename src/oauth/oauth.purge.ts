@@ -1,6 +1,10 @@
-/** Purge of expired OAuth rows (SPEC §8): codes, grants with their refresh tokens, retired signing keys. */
+/**
+ * Purge of expired OAuth rows (SPEC §8): codes, grants with their refresh tokens, retired signing keys,
+ * logout notices sent or abandoned a week ago.
+ */
 import type { Clock } from '../clock.ts';
 import type { DB } from '../db/database.ts';
+import { purgeFinishedNotices } from './backchannel/logout-notices.repository.ts';
 import { purgeExpiredCodes } from './grants/codes.repository.ts';
 import { purgeExpiredGrants } from './grants/grants.repository.ts';
 import { purgeRetiredSigningKeys } from './keys/signing-keys.ts';
@@ -11,5 +15,6 @@ export async function purgeExpiredOAuthRows(db: DB, clock: Clock): Promise<numbe
   const codes = await purgeExpiredCodes(db, now);
   const grants = await purgeExpiredGrants(db, now);
   const keys = await purgeRetiredSigningKeys(db, now);
-  return codes + grants + keys;
+  const notices = await purgeFinishedNotices(db, now);
+  return codes + grants + keys + notices;
 }

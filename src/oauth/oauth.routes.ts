@@ -1,8 +1,9 @@
 /**
  * The OAuth 2.0 / OpenID Connect server (SPEC §5): the authorization and
- * logout endpoints render pages (the site's page error handler applies), the JSON endpoints
- * live in their own context with RFC 6749 error bodies. On start, the
- * configured key becomes the first signing key when none is stored yet.
+ * logout endpoints render pages (the site's page error handler applies), the
+ * JSON endpoints live in their own context with RFC 6749 error bodies. On
+ * first use of the key store, the configured key becomes the first signing
+ * key when none is stored yet.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../clock.ts';
@@ -14,7 +15,7 @@ import type { EndSessionPages } from './end-session-pages.ts';
 import { authorizeEndpoint } from './endpoints/authorize.ts';
 import { endSessionEndpoint } from './endpoints/end-session.ts';
 import type { KeyMaterial } from './keys/key-material.ts';
-import { KeyStore } from './keys/key-store.ts';
+import type { KeyStore } from './keys/key-store.ts';
 import type { OAuthContext } from './oauth-context.ts';
 import { oauthEndpoints } from './oauth-endpoints.ts';
 
@@ -23,14 +24,15 @@ export interface OAuthRoutesOptions {
   db: DB;
   clock: Clock;
   keys: KeyMaterial;
+  /** The instance's signing keys, shared with the sender of logout notices. */
+  keyStore: KeyStore;
   /** The authorization endpoint's pages, rendered by web/. */
   pages: AuthorizationPages;
   /** The logout endpoint's pages, rendered by web/. */
   endSessionPages: EndSessionPages;
 }
 
-export async function oauthRoutes(app: FastifyInstance, { config, db, clock, keys, pages, endSessionPages }: OAuthRoutesOptions): Promise<void> {
-  const keyStore = new KeyStore(db, keys, clock);
+export async function oauthRoutes(app: FastifyInstance, { config, db, clock, keys, keyStore, pages, endSessionPages }: OAuthRoutesOptions): Promise<void> {
   const ctx: OAuthContext = {
     db, clock, issuer: config.publicUrl, material: keys, keys: keyStore, clients: new ClientCache(db), refreshGraceSeconds: config.refreshGraceSeconds,
   };

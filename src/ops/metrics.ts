@@ -1,7 +1,7 @@
 /**
  * `GET /metrics` in the Prometheus text format (prom-client), for operators:
  * requests and their latency per route and status, tokens issued per grant,
- * failed and throttled logins, the database pool's use, and the process's own
+ * failed and throttled logins, back-channel logout notices by outcome, the database pool's use, and the process's own
  * figures (event-loop lag, memory, CPU, handles). Everything is read from the
  * requests as they complete and from the pool when scraped: the protocol and
  * the services know nothing of it, and an app without METRICS_TOKEN registers
@@ -28,6 +28,8 @@ export interface MetricsOptions {
   readonly token: string;
   /** PostgreSQL's pool; absent for the embedded database. */
   readonly poolUse?: () => PoolUse;
+  /** This instance's logout-notice attempts so far, by outcome (oauth/backchannel/). */
+  readonly logoutNoticeCounts?: () => Readonly<Record<'sent' | 'retried' | 'abandoned', number>>;
 }
 
 export async function installMetrics(app: FastifyInstance, options: MetricsOptions): Promise<void> {
@@ -35,6 +37,7 @@ export async function installMetrics(app: FastifyInstance, options: MetricsOptio
   collectDefaultMetrics({ register: registry });
   const record = requestRecorder(registry);
   if (options.poolUse) registerPoolGauges(registry, options.poolUse);
+  if (options.logoutNoticeCounts) registerLogoutNoticeCounter(registry, options.logoutNoticeCounts);
 
   app.addHook('onResponse', async (request, reply) => record(request, reply));
   await app.register(async (scope) => {
@@ -80,6 +83,17 @@ function registerPoolGauges(registry: Registry, poolUse: () => PoolUse): void {
   gauge('db_pool_connections_open', 'Connections open (idle or in use)', (use) => use.open);
   gauge('db_pool_connections_idle', 'Open connections not in use', (use) => use.idle);
   gauge('db_pool_requests_waiting', 'Queries waiting for a free connection', (use) => use.waiting);
+}
+
+function registerLogoutNoticeCounter(registry: Registry, counts: NonNullable<MetricsOptions['logoutNoticeCounts']>): void {
+  new Counter({
+    name: 'oauth_logout_notices_total', help: 'Back-channel logout notice attempts of this instance: sent, failed and retried later, abandoned',
+    labelNames: ['outcome'], registers: [registry],
+    collect() {
+      this.reset();
+      for (const [outcome, count] of Object.entries(counts())) this.inc({ outcome }, count);
+    },
+  });
 }
 
 function grantTypeOf(body: unknown): string {

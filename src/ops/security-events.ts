@@ -29,7 +29,11 @@ export type SecurityEvent =
   | { event: 'oauth.client.created'; clientId: string; confidential: boolean }
   | { event: 'oauth.client.changed'; clientId: string; change: 'settings' | 'secret' }
   | { event: 'oauth.client.deleted'; clientId: string }
-  | { event: 'oauth.key.rotated'; kid: string; retired: readonly string[] };
+  | { event: 'oauth.key.rotated'; kid: string; retired: readonly string[] }
+  /** A client's back-channel logout URI accepted a logout token (Back-Channel Logout 1.0). */
+  | { event: 'oauth.backchannel_logout.sent'; clientId: string; userId: number; noticeId: number; attempts: number }
+  /** A logout notice was given up: every attempt failed, or its URI is refused by the outbound policy. */
+  | { event: 'oauth.backchannel_logout.abandoned'; clientId: string; userId: number; noticeId: number; attempts: number; error: string };
 
 export type SecurityEventName = SecurityEvent['event'];
 
@@ -46,6 +50,8 @@ const DESCRIPTIONS: Record<SecurityEventName, ['warn' | 'info', string]> = {
   'oauth.client.changed': ['info', 'OAuth client changed'],
   'oauth.client.deleted': ['info', 'OAuth client deleted'],
   'oauth.key.rotated': ['info', 'signing key rotated'],
+  'oauth.backchannel_logout.sent': ['info', 'logout notice delivered'],
+  'oauth.backchannel_logout.abandoned': ['warn', 'logout notice abandoned'],
 };
 
 export function logSecurityEvent(log: EventLog, event: SecurityEvent): void {

@@ -6,8 +6,7 @@
  */
 import { createServer } from 'node:net';
 import { createClient, type ClientInput } from '../../src/oauth/clients/clients.service.ts';
-import { buildTestApp, type TestApp } from './app.ts';
-import type { TestClock } from './clock.ts';
+import { buildTestApp, type TestApp, type TestAppOptions } from './app.ts';
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -22,7 +21,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** The app on real HTTP with PUBLIC_URL = its own address. */
-export async function buildListeningApp(options: { env?: Record<string, string>; clock?: TestClock } = {}): Promise<TestApp & { issuer: string }> {
+export async function buildListeningApp(options: TestAppOptions = {}): Promise<TestApp & { issuer: string }> {
   const port = await freePort();
   const issuer = `http://127.0.0.1:${port}`;
   const t = await buildTestApp({ ...options, env: { PUBLIC_URL: issuer, ...options.env } });

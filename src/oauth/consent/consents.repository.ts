@@ -4,6 +4,7 @@ import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../db/executor.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { sortScopes, type Scope } from '../scopes.ts';
+import { endSignInsOfApp } from '../backchannel/app-revocation.ts';
 import { revokeGrantsOfUserAndClient } from '../grants/grants.repository.ts';
 
 export interface RememberedApp {
@@ -26,9 +27,11 @@ export async function listRememberedApps(db: Executor, userId: number): Promise<
 }
 
 /**
- * Forgets the consent and revokes every grant of this user for this client
- * (its refresh tokens and access tokens). Returns false when there was no
- * consent and no grant to revoke for a known client, or the client is unknown.
+ * Forgets the consent, revokes every grant of this user for this client (its
+ * refresh tokens and access tokens) and, when there was a consent, ends the
+ * client's sign-ins of the user: its back-channel logout notices are queued
+ * in the same transaction. Returns false when there was no consent for a
+ * known client (grants are revoked all the same), or the client is unknown.
  */
 export async function revokeConsent(db: Executor, clock: Clock, userId: number, clientId: string): Promise<boolean> {
   const now = clock();
@@ -39,7 +42,9 @@ export async function revokeConsent(db: Executor, clock: Clock, userId: number, 
     const deleted = await trx.deleteFrom('oauth_consents')
       .where('user_id', '=', userId).where('client_id', '=', client.id).executeTakeFirst();
     await revokeGrantsOfUserAndClient(trx, userId, client.id, now);
-    return Number(deleted.numDeletedRows) > 0;
+    if (Number(deleted.numDeletedRows) === 0) return false;
+    await endSignInsOfApp(trx, userId, client.id, now);
+    return true;
   });
 }
 

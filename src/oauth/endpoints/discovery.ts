@@ -43,6 +43,9 @@ export function discoveryDocument(issuer: string): Record<string, unknown> {
     request_parameter_supported: false,
     request_uri_parameter_supported: false,
     authorization_response_iss_parameter_supported: true,
+    // Back-Channel Logout 1.0 §2.1: logout tokens go to each client a session signed into, with `sid`.
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
     ui_locales_supported: ['de', 'en'],
     // RP-Initiated Logout 1.0 only; no front-channel logout (OpenID Connect Front-Channel Logout 1.0 §3).
     frontchannel_logout_supported: false,

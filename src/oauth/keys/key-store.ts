@@ -33,9 +33,13 @@ const RETRY_AFTER_FAILURE_SECONDS = 5;
 
 export interface Signer {
   readonly kid: string;
-  /** Encoded protected headers, serialised once per key: `typ: at+jwt` (RFC 9068 §2.1) and `typ: JWT`. */
+  /**
+   * Encoded protected headers, serialised once per key: `typ: at+jwt` (RFC 9068 §2.1), `typ: JWT` and
+   * `typ: logout+jwt` (OpenID Connect Back-Channel Logout 1.0 §2.4).
+   */
   readonly accessTokenHeader: string;
   readonly idTokenHeader: string;
+  readonly logoutTokenHeader: string;
   /** RS256 compact JWS of `payload` under one of the headers above, signed off the event loop. */
   sign(headerSegment: string, payload: object): Promise<string>;
 }
@@ -47,6 +51,7 @@ export function signerOf(key: Pick<StoredSigningKey, 'kid' | 'privateKey'>): Sig
     sign: (headerSegment, payload) => signRs256(headerSegment, payload, key.privateKey),
     accessTokenHeader: encodeSegment({ alg: 'RS256', typ: 'at+jwt', kid: key.kid }),
     idTokenHeader: encodeSegment({ alg: 'RS256', typ: 'JWT', kid: key.kid }),
+    logoutTokenHeader: encodeSegment({ alg: 'RS256', typ: 'logout+jwt', kid: key.kid }),
   };
 }
 

@@ -1,0 +1,84 @@
+/**
+ * Reading the environment for config.ts: one reader that collects a line per
+ * bad value, and the checks of values whose shape is more than a type.
+ */
+import { isIP } from 'node:net';
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Reads variables and collects one line per bad value. */
+export class EnvReader {
+  readonly problems: string[] = [];
+  constructor(private readonly env: Env) {}
+
+  text(name: string): string | undefined {
+    const value = this.env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  }
+
+  integer(name: string, fallback: number, min: number, max: number): number {
+    const raw = this.text(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      return this.refuse(`${name}=${JSON.stringify(raw)} must be a whole number from ${min} to ${max}`, fallback);
+    }
+    return Number(raw);
+  }
+
+  oneOf<T extends string>(name: string, allowed: readonly T[], fallback: T): T {
+    const raw = this.text(name);
+    if (raw === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(raw)) return this.refuse(`${name}=${JSON.stringify(raw)} must be one of: ${allowed.join(', ')}`, fallback);
+    return raw as T;
+  }
+
+  url(name: string, protocols: readonly string[]): URL | undefined {
+    const raw = this.text(name);
+    if (raw === undefined) return undefined;
+    const parsed = URL.canParse(raw) ? new URL(raw) : undefined;
+    if (parsed && protocols.includes(parsed.protocol)) return parsed;
+    return this.refuse(`${name}=${JSON.stringify(redactUrl(raw))} must be a ${protocols.join(' or ')} URL`, undefined);
+  }
+
+  refuse<T>(problem: string, fallback: T): T {
+    this.problems.push(problem);
+    return fallback;
+  }
+}
+
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/** What Fastify (proxy-addr) accepts, checked now instead of failing after migration. */
+export function readTrustProxy(read: EnvReader): boolean | string {
+  const raw = read.text('TRUST_PROXY');
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  const entries = raw.split(',').map((entry) => entry.trim());
+  const bad = entries.find((entry) => !PROXY_NAMES.includes(entry) && !isAddressOrRange(entry));
+  if (bad === undefined) return entries.join(',');
+  return read.refuse(`TRUST_PROXY=${JSON.stringify(raw)} must be true, false or a comma-separated list of `
+    + `IP addresses or CIDR ranges (${JSON.stringify(bad)} is none of these)`, false);
+}
+
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', range, ...rest] = entry.split('/');
+  const version = isIP(address);
+  if (version === 0 || rest.length > 0) return false;
+  if (range === undefined) return true;
+  if (/^\d{1,3}$/.test(range)) return Number(range) <= (version === 4 ? 32 : 128);
+  return version === 4 && isIP(range) === 4; // an IPv4 netmask, e.g. 10.0.0.0/255.0.0.0
+}
+
+/** RFC 1123 host name: dot-separated labels of letters, digits and inner hyphens. */
+export function isHostName(value: string): boolean {
+  return value.length <= 253
+    && value.split('.').every((label) => /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(label));
+}
+
+export function isBase64Key(value: string): boolean {
+  return /^[A-Za-z0-9+/_-]{43}=?$/.test(value) && Buffer.from(value, 'base64').length === 32;
+}
+
+function redactUrl(raw: string): string {
+  return raw.replace(/\/\/([^@/]*)@/, '//***@');
+}

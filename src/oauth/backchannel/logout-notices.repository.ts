@@ -1,0 +1,76 @@
+/**
+ * The logout-notice queue (migration 044). A claim is one statement that
+ * locks due rows with `for update skip locked` and moves them out of reach for
+ * a lease: two instances claiming at once never get the same notice, and a
+ * notice whose sender died becomes due again when its lease ends. Each claim
+ * raises `attempts`, which then fences the outcome: only the claim that sent
+ * a notice records how it went.
+ */
+import { sql } from 'kysely';
+import type { Executor } from '../../db/executor.ts';
+
+export interface LogoutNotice {
+  readonly id: number;
+  readonly clientId: string;
+  readonly backchannelLogoutUri: string;
+  readonly sub: string;
+  readonly sid: string | null;
+  /** This claim's attempt, counting from 1. */
+  readonly attempts: number;
+}
+
+export interface NewLogoutNotice {
+  readonly clientId: string;
+  readonly backchannelLogoutUri: string;
+  readonly sub: string;
+  readonly sid: string | null;
+}
+
+export async function enqueueLogoutNotices(db: Executor, notices: readonly NewLogoutNotice[], now: Date): Promise<void> {
+  if (notices.length === 0) return;
+  await db.insertInto('oauth_logout_notices').values(notices.map((n) => ({
+    client_id: n.clientId, backchannel_logout_uri: n.backchannelLogoutUri, sub: n.sub, sid: n.sid, next_attempt_at: now,
+  }))).execute();
+}
+
+/** Up to `limit` due notices, each out of every other claim's reach until `leaseEnds`. */
+export async function claimDueNotices(db: Executor, now: Date, leaseEnds: Date, limit: number): Promise<LogoutNotice[]> {
+  const due = db.selectFrom('oauth_logout_notices').select('id')
+    .where('state', '=', 'pending').where('next_attempt_at', '<=', now)
+    .orderBy('next_attempt_at').orderBy('id').limit(limit)
+    .forUpdate().skipLocked();
+  const rows = await db.updateTable('oauth_logout_notices')
+    .set({ attempts: sql`attempts + 1`, next_attempt_at: leaseEnds, last_attempt_at: now })
+    .where('id', 'in', due)
+    .returning(['id', 'client_id', 'backchannel_logout_uri', 'sub', 'sid', 'attempts'])
+    .execute();
+  return rows.sort((a, b) => a.id - b.id).map((r) => ({
+    id: r.id, clientId: r.client_id, backchannelLogoutUri: r.backchannel_logout_uri, sub: r.sub, sid: r.sid, attempts: r.attempts,
+  }));
+}
+
+export type NoticeOutcome =
+  | { readonly state: 'sent' }
+  | { readonly state: 'retry'; readonly error: string; readonly retryAt: Date }
+  | { readonly state: 'abandoned'; readonly error: string };
+
+/** Records how this claim's attempt went; false when the claim was no longer this one's (its lease had ended). */
+export async function recordNoticeOutcome(db: Executor, notice: LogoutNotice, outcome: NoticeOutcome, now: Date): Promise<boolean> {
+  const update = db.updateTable('oauth_logout_notices')
+    .where('id', '=', notice.id).where('attempts', '=', notice.attempts).where('state', '=', 'pending');
+  const result = await (outcome.state === 'retry'
+    ? update.set({ next_attempt_at: outcome.retryAt, last_error: outcome.error })
+    : update.set({ state: outcome.state, finished_at: now, last_error: outcome.state === 'sent' ? null : outcome.error })
+  ).executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** How long sent and abandoned notices are kept for operators to look at. */
+export const FINISHED_NOTICE_DAYS = 7;
+
+export async function purgeFinishedNotices(db: Executor, now: Date): Promise<number> {
+  const before = new Date(now.getTime() - FINISHED_NOTICE_DAYS * 24 * 3600 * 1000);
+  const result = await db.deleteFrom('oauth_logout_notices')
+    .where('state', '<>', 'pending').where('finished_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
