@@ -36,6 +36,8 @@ import { adminMessages } from './web/admin/admin.messages.ts';
 import { adminPage } from './web/admin/admin.page.ts';
 import { consentMessages } from './web/consent/consent.messages.ts';
 import { consentPages } from './web/consent/consent.page.ts';
+import { endSessionMessages } from './web/end-session/end-session.messages.ts';
+import { endSessionPages } from './web/end-session/end-session.page.ts';
 import { errorMessages } from './web/errors/errors.messages.ts';
 import { installPageErrors } from './web/errors/page-errors.ts';
 import { homeMessages } from './web/home/home.messages.ts';
@@ -111,7 +113,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   installSessions(app, db, clock);
   installPages(app, combineMessages([
-    layoutMessages, homeMessages, errorMessages, loginMessages, logoutMessages, consentMessages, myAppsMessages, adminMessages,
+    layoutMessages, homeMessages, errorMessages, loginMessages, logoutMessages, consentMessages, endSessionMessages, myAppsMessages, adminMessages,
   ]));
   installPageErrors(app);
 
@@ -132,10 +134,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(homePage);
   await app.register(languagePage, { config });
   await app.register(loginPage, { config, db, clock, loginGuard: login.guard });
-  await app.register(logoutPage, { config, db });
+  await app.register(logoutPage, { config, db, clock });
   await app.register(adminPage, { config, db, clock, keys: deps.keys });
   await app.register(myAppsPage, { config, db, clock });
-  await app.register(oauthRoutes, { config, db, clock, keys: deps.keys, keyStore, pages: consentPages(config) });
+  await app.register(oauthRoutes, { config, db, clock, keys: deps.keys, keyStore, pages: consentPages(config), endSessionPages: endSessionPages(config) });
 
   await app.register(apiRoutes, { prefix: '/api', config, db, clock, keys: deps.keys, loginGuard: login.guard, imageWork: deps.imageWork });
 

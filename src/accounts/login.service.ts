@@ -11,7 +11,7 @@ import type { AttemptCounters } from './login-attempt-counters.ts';
 import { deviceCookieAfterLogin, deviceNonce } from './login-device-cookie.ts';
 import { accountOf, recordSuccess, reserveAttempt, throttleCounters } from './login-throttle.ts';
 import { verifyAgainstDummy, verifyPassword } from './passwords.ts';
-import { createSession, deleteSession, type NewSession } from './sessions.ts';
+import { createSession, deleteSession, endSession, type EndedSession, type NewSession } from './sessions.ts';
 import { findUserCredentialsByEmail, type UserRow } from './users.repository.ts';
 
 export interface LoginInput {
@@ -77,7 +77,8 @@ export async function logIn(db: DB, clock: Clock, guard: LoginGuard, input: Logi
   if (!found || !valid) throw new InvalidCredentials();
   const { password_hash: _hash, ...user } = found;
   await recordSuccess(attempts, counters);
-  await logOut(db, input.previousSessionId);
+  // The browser's earlier session is replaced, not logged out: the apps it signed into keep their tokens.
+  if (input.previousSessionId) await deleteSession(db, input.previousSessionId);
   const session = await createSession(db, clock, user.id, input.rememberMe);
   return { session, user, deviceCookie: deviceCookieAfterLogin(deviceKey, account, input.deviceCookie) };
 }
@@ -87,9 +88,13 @@ export function minutesToWait(seconds: number): number {
   return Math.max(1, Math.ceil(seconds / 60));
 }
 
-/** Ends the session with this cookie value, if any. */
-export async function logOut(db: DB, sessionId: string | undefined): Promise<void> {
-  if (sessionId) await deleteSession(db, sessionId);
+/**
+ * Ends the session with this cookie value, if any, and revokes the grants
+ * issued under it (`POST /logout`, `POST /api/user/logout`, RP-initiated
+ * logout): what the member ended, or undefined when there was no session.
+ */
+export async function logOut(db: DB, sessionId: string | undefined, now: Date): Promise<EndedSession | undefined> {
+  return sessionId ? endSession(db, sessionId, now) : undefined;
 }
 
 function isPossibleEmail(email: string): boolean {

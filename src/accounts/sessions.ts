@@ -80,6 +80,34 @@ export async function deleteSession(db: Executor, id: string): Promise<void> {
   await db.deleteFrom('sessions').where('id_digest', '=', digestSessionId(id)).execute();
 }
 
+export interface EndedSession {
+  userId: number;
+  sid: string;
+  /** Grants (refresh and access tokens) issued under the session, revoked with it. */
+  grantsRevoked: number;
+}
+
+const endSessionStatement = statement<{ user_id: number; sid: string; grants_revoked: number }>('end_session', `
+  with ended as (delete from sessions where id_digest = $1 returning user_id, sid),
+  revoked as (
+    update oauth_grants g set revoked_at = $2 from ended
+    where g.sid = ended.sid and g.revoked_at is null
+    returning g.id
+  )
+  select ended.user_id, ended.sid, (select count(*)::integer from revoked) as grants_revoked from ended`);
+
+/**
+ * An explicit logout (docs/oauth.md, "Signing a member out"): deletes the
+ * session and, in the same statement, revokes the grants of the apps it
+ * signed into, whose `sid` is this session's. Undefined when there was no
+ * such session. A session that merely expires, or is replaced by a new
+ * login, keeps its grants.
+ */
+export async function endSession(db: Executor, id: string, now: Date): Promise<EndedSession | undefined> {
+  const [row] = await endSessionStatement.rows(db, [digestSessionId(id), now]);
+  return row && { userId: row.user_id, sid: row.sid, grantsRevoked: row.grants_revoked };
+}
+
 /** Ends every session of a user (an operator's `sessions revoke`); returns how many there were. */
 export async function deleteSessionsOfUser(db: Executor, userId: number): Promise<number> {
   const result = await db.deleteFrom('sessions').where('user_id', '=', userId).executeTakeFirst();

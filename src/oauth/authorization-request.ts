@@ -37,6 +37,11 @@ export const AUTHORIZATION_PARAMETERS = [
 
 export type RawParameters = Record<string, unknown>;
 
+/** A POSTed form's fields (anything but an object counts as none). */
+export function formParameters(body: unknown): RawParameters {
+  return typeof body === 'object' && body !== null && !Array.isArray(body) ? body as RawParameters : {};
+}
+
 export interface AuthorizationRequest {
   client: ClientRow;
   redirectUri: string;

@@ -1,8 +1,9 @@
 /**
- * The OAuth 2.0 / OpenID Connect server (SPEC §5): the authorization endpoint
- * renders pages (the site's page error handler applies), the JSON endpoints
- * live in their own context with RFC 6749 error bodies. On first use of the
- * key store, the configured key becomes the first signing key when none is stored yet.
+ * The OAuth 2.0 / OpenID Connect server (SPEC §5): the authorization and
+ * logout endpoints render pages (the site's page error handler applies), the
+ * JSON endpoints live in their own context with RFC 6749 error bodies. On
+ * first use of the key store, the configured key becomes the first signing
+ * key when none is stored yet.
  */
 import type { FastifyInstance } from 'fastify';
 import type { Clock } from '../clock.ts';
@@ -10,7 +11,9 @@ import type { Config } from '../config.ts';
 import type { DB } from '../db/database.ts';
 import type { AuthorizationPages } from './authorization-pages.ts';
 import { ClientCache } from './clients/client-cache.ts';
+import type { EndSessionPages } from './end-session-pages.ts';
 import { authorizeEndpoint } from './endpoints/authorize.ts';
+import { endSessionEndpoint } from './endpoints/end-session.ts';
 import type { KeyMaterial } from './keys/key-material.ts';
 import type { KeyStore } from './keys/key-store.ts';
 import type { OAuthContext } from './oauth-context.ts';
@@ -25,12 +28,15 @@ export interface OAuthRoutesOptions {
   keyStore: KeyStore;
   /** The authorization endpoint's pages, rendered by web/. */
   pages: AuthorizationPages;
+  /** The logout endpoint's pages, rendered by web/. */
+  endSessionPages: EndSessionPages;
 }
 
-export async function oauthRoutes(app: FastifyInstance, { config, db, clock, keys, keyStore, pages }: OAuthRoutesOptions): Promise<void> {
+export async function oauthRoutes(app: FastifyInstance, { config, db, clock, keys, keyStore, pages, endSessionPages }: OAuthRoutesOptions): Promise<void> {
   const ctx: OAuthContext = {
     db, clock, issuer: config.publicUrl, material: keys, keys: keyStore, clients: new ClientCache(db), refreshGraceSeconds: config.refreshGraceSeconds,
   };
   authorizeEndpoint(app, ctx, pages);
+  endSessionEndpoint(app, ctx, endSessionPages, config);
   await app.register(oauthEndpoints, { ctx });
 }

@@ -63,6 +63,16 @@ const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolea
     },
   },
   { name: 'authorization error', open: async (page) => { await page.goto(`${app.baseUrl}/oauth/authorize?client_id=unknown-client`); } },
+  {
+    name: 'logout through a client: confirmation',
+    as: 'foodsaver@example.org',
+    open: async (page) => {
+      const query = new URLSearchParams({ client_id: 'demo-app', post_logout_redirect_uri: 'http://127.0.0.1:3000/logged-out', state: 's' });
+      await page.goto(`${app.baseUrl}/oauth/logout?${query}`);
+    },
+  },
+  { name: 'logout through a client: logged out', open: async (page) => { await page.goto(`${app.baseUrl}/oauth/logout`); } },
+  { name: 'logout through a client: error', open: async (page) => { await page.goto(`${app.baseUrl}/oauth/logout?post_logout_redirect_uri=https%3A%2F%2Fevil.example%2F`); } },
   { name: 'not found', open: async (page) => { await page.goto(`${app.baseUrl}/no-such-page`); } },
   { name: 'my apps', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/settings/apps`); } },
   { name: 'admin: forbidden', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/oauthclients`); } },

@@ -9,7 +9,7 @@ import { isValidFormToken } from '../../accounts/csrf.ts';
 import { findMemberRegionIds } from '../../accounts/region-access.ts';
 import type { SessionContext } from '../../accounts/sessions.ts';
 import {
-  AuthorizationPageError, AuthorizationRedirectError, LOGIN_AFTER_PARAMETER, parseAuthorizationRequest, responseUrl,
+  AuthorizationPageError, AuthorizationRedirectError, formParameters, LOGIN_AFTER_PARAMETER, parseAuthorizationRequest, responseUrl,
   type AuthorizationRequest, type RawParameters,
 } from '../authorization-request.ts';
 import type { AuthorizationPages } from '../authorization-pages.ts';
@@ -104,10 +104,7 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
     void reply.header('cross-origin-opener-policy', 'unsafe-none');
   };
   app.get('/oauth/authorize', { onRequest }, (request, reply) => handle(request, reply, (request.query ?? {}) as RawParameters, false));
-  app.post('/oauth/authorize', { onRequest }, (request, reply) => {
-    const body = request.body;
-    return handle(request, reply, typeof body === 'object' && body !== null && !Array.isArray(body) ? body as RawParameters : {}, true);
-  });
+  app.post('/oauth/authorize', { onRequest }, (request, reply) => handle(request, reply, formParameters(request.body), true));
 }
 
 /** Step 7: what a code is bound to. */

@@ -6,11 +6,12 @@
 import type { FastifyInstance } from 'fastify';
 import { JWKS_CACHE_SECONDS } from '../keys/key-store.ts';
 import type { OAuthContext } from '../oauth-context.ts';
+import { END_SESSION_PATH } from './end-session.ts';
 import { GRANT_TYPES, SCOPES } from '../scopes.ts';
 
 export const CLAIMS_SUPPORTED = [
   'sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'preferred_username', 'name', 'given_name',
-  'family_name', 'picture', 'locale', 'email', 'email_verified', 'region_ids', 'region_ambassador',
+  'family_name', 'picture', 'locale', 'email', 'email_verified', 'region_ids', 'region_ambassador', 'sid',
 ] as const;
 
 export function discoveryDocument(issuer: string): Record<string, unknown> {
@@ -23,6 +24,7 @@ export function discoveryDocument(issuer: string): Record<string, unknown> {
     jwks_uri: `${issuer}/.well-known/jwks.json`,
     revocation_endpoint: `${issuer}/oauth/revoke`,
     introspection_endpoint: `${issuer}/oauth/introspect`,
+    end_session_endpoint: `${issuer}${END_SESSION_PATH}`,
     scopes_supported: [...SCOPES],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
@@ -45,6 +47,8 @@ export function discoveryDocument(issuer: string): Record<string, unknown> {
     backchannel_logout_supported: true,
     backchannel_logout_session_supported: true,
     ui_locales_supported: ['de', 'en'],
+    // RP-Initiated Logout 1.0 only; no front-channel logout (OpenID Connect Front-Channel Logout 1.0 §3).
+    frontchannel_logout_supported: false,
   };
 }
 

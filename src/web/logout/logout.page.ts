@@ -8,12 +8,13 @@ import type { FastifyInstance } from 'fastify';
 import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
 import { logOut } from '../../accounts/login.service.ts';
 import { clearSessionCookies, SESSION_COOKIE } from '../../accounts/session-http.ts';
+import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
 
 interface LogoutForm { csrf_token?: unknown }
 
-export async function logoutPage(app: FastifyInstance, { config, db }: { config: Config; db: DB }): Promise<void> {
+export async function logoutPage(app: FastifyInstance, { config, db, clock }: { config: Config; db: DB; clock: Clock }): Promise<void> {
   app.get('/logout', async (request, reply) => {
     if (!(await request.getSession())) return reply.redirect('/', 303);
     return reply.render('logout', { csrfToken: await formToken(request, reply, config) });
@@ -26,7 +27,7 @@ export async function logoutPage(app: FastifyInstance, { config, db }: { config:
       return reply.render('logout', { csrfToken: session.csrfToken, error: reply.translator()('logout.csrf') }, 403);
     }
     // Without a session there is nobody to log out: only stale cookies to clear.
-    await logOut(db, request.cookies[SESSION_COOKIE]);
+    await logOut(db, request.cookies[SESSION_COOKIE], clock());
     clearSessionCookies(reply, config);
     return reply.redirect('/', 303);
   });

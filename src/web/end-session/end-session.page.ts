@@ -1,0 +1,26 @@
+/**
+ * The pages of the logout endpoint (RP-Initiated Logout 1.0 §2, §3): the
+ * confirmation form, the logged-out page and the error page. The endpoint
+ * (oauth/endpoints/end-session.ts) decides which one; these only render.
+ */
+import { formToken } from '../../accounts/csrf.ts';
+import type { Config } from '../../config.ts';
+import type { EndSessionPages } from '../../oauth/end-session-pages.ts';
+
+export function endSessionPages(config: Config): EndSessionPages {
+  return {
+    invalidRequest(_request, reply, error) {
+      const t = reply.translator();
+      return reply.render('oauth-error', { heading: t('endSession.errorTitle'), message: error.message, hint: t('endSession.errorHint') }, error.status);
+    },
+
+    async confirm(request, reply, view, expired) {
+      const error = expired ? reply.translator()('endSession.csrf') : undefined;
+      return reply.render('end-session', { ...view, error, csrfToken: await formToken(request, reply, config) }, expired ? 403 : 200);
+    },
+
+    loggedOut(_request, reply) {
+      return reply.render('end-session-done');
+    },
+  };
+}
