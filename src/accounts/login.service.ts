@@ -11,7 +11,7 @@ import type { AttemptCounters } from './login-attempt-counters.ts';
 import { deviceCookieAfterLogin, deviceNonce } from './login-device-cookie.ts';
 import { accountOf, recordSuccess, reserveAttempt, throttleCounters } from './login-throttle.ts';
 import { verifyAgainstDummy, verifyPassword } from './passwords.ts';
-import { createSession, deleteSession, endSession, type EndedSession, type NewSession } from './sessions.ts';
+import { createSession, endSession, type EndedSession, type NewSession } from './sessions.ts';
 import { findUserCredentialsByEmail, type UserRow } from './users.repository.ts';
 
 export interface LoginInput {
@@ -77,9 +77,8 @@ export async function logIn(db: DB, clock: Clock, guard: LoginGuard, input: Logi
   if (!found || !valid) throw new InvalidCredentials();
   const { password_hash: _hash, ...user } = found;
   await recordSuccess(attempts, counters);
-  // The browser's earlier session is replaced, not logged out: the apps it signed into keep their tokens.
-  if (input.previousSessionId) await deleteSession(db, input.previousSessionId);
-  const session = await createSession(db, clock, user.id, input.rememberMe);
+  // The browser's earlier session is renewed (same member) or replaced, not logged out: the apps keep their tokens.
+  const session = await createSession(db, clock, user.id, input.rememberMe, input.previousSessionId);
   return { session, user, deviceCookie: deviceCookieAfterLogin(deviceKey, account, input.deviceCookie) };
 }
 

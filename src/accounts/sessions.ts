@@ -41,21 +41,29 @@ export function randomToken(bytes = 32): string {
   return randomBytes(bytes).toString('base64url');
 }
 
-export async function createSession(db: Executor, clock: Clock, userId: number, remember: boolean): Promise<NewSession> {
+/**
+ * Starts a session, or renews the one this browser has (`replacing`, its
+ * cookie value) when it is the same member's and still live: a new cookie
+ * value, CSRF token, `auth_time` and expiry, the same `sid` — a
+ * re-authentication (prompt=login, max_age) continues the OP session, so the
+ * apps it signed into are not logged out. Another member's session, or an
+ * expired one, is deleted and a new one begins.
+ */
+export async function createSession(db: Executor, clock: Clock, userId: number, remember: boolean, replacing?: string): Promise<NewSession> {
   const id = randomToken();
-  const sid = randomToken();
   const csrfToken = randomToken();
   const now = clock();
   const expiresAt = new Date(now.getTime() + (remember ? LONG_SESSION_SECONDS : SHORT_SESSION_SECONDS) * 1000);
-  await db.insertInto('sessions').values({
-    id_digest: digestSessionId(id),
-    sid,
-    user_id: userId,
-    csrf_token: csrfToken,
-    remember,
-    auth_time: now,
-    expires_at: expiresAt,
-  }).execute();
+  const values = { id_digest: digestSessionId(id), csrf_token: csrfToken, remember, auth_time: now, expires_at: expiresAt };
+  if (replacing !== undefined) {
+    const renewed = await db.updateTable('sessions').set(values).returning('sid')
+      .where('id_digest', '=', digestSessionId(replacing)).where('user_id', '=', userId).where('expires_at', '>', now)
+      .executeTakeFirst();
+    if (renewed) return { id, sid: renewed.sid, csrfToken, expiresAt, remember };
+    await deleteSession(db, replacing);
+  }
+  const sid = randomToken();
+  await db.insertInto('sessions').values({ ...values, sid, user_id: userId }).execute();
   return { id, sid, csrfToken, expiresAt, remember };
 }
 

@@ -1,8 +1,8 @@
 /**
  * Back-Channel Logout 1.0 end to end: whenever a session ends — /api/user/logout,
- * /logout, a login replacing it, `sessions revoke`, expiry — every client the
- * session signed into and that registered a back-channel logout URI gets a
- * logout token with that session's `sid` (the ID token's) and the member's
+ * /logout, another member's login in that browser, `sessions revoke`, expiry —
+ * every client the session signed into and that registered a back-channel
+ * logout URI gets a logout token with that session's `sid` (the ID token's) and the member's
  * `sub`; so does a client whose app the member revokes on "my apps", or that
  * an orga deletes. A receiver on loopback verifies every token against our
  * JWKS. Logging out only queues: nothing is sent before the worker runs.
@@ -103,12 +103,34 @@ describe('back-channel logout', () => {
     expect(await deliver(before)).toStrictEqual([{ client: 'wiki', sub: String(member.id), sid }]);
   });
 
-  it('a login that replaces the session in the same browser ends the old one', async () => {
+  it('the same member logging in again in that browser (re-authentication) renews the session: same sid, nobody told', async () => {
     const session = await logInAs(t.app, member);
     const sid = await signIn(session, 'chat');
     const before = receiver.received.length;
     const login = await t.app.inject({
       method: 'POST', url: '/api/user/login', headers: { cookie: session.cookie }, payload: { email: member.email, password: member.password },
+    });
+    expect(login.statusCode).toBe(200);
+    const renewed = login.cookies.find((c) => c.name === 'fs_session')!.value;
+    expect(session.cookie).not.toContain(`fs_session=${renewed}`); // a new cookie value: no session fixation
+    expect(await pendingNotices()).toBe(0);
+    expect(await deliver(before)).toStrictEqual([]);
+    // The session signs into the client again under the same sid, and its logout is told with it.
+    const csrfToken = login.json().csrfToken as string;
+    const cookie = `fs_session=${renewed}; CSRF_TOKEN=${csrfToken}`;
+    expect(await signIn({ cookie, csrfToken, headers: {} }, 'chat')).toBe(sid);
+    const logout = await t.app.inject({ method: 'POST', url: '/api/user/logout', headers: { cookie, 'x-csrf-token': csrfToken } });
+    expect(logout.statusCode).toBe(204);
+    expect(await deliver(before)).toStrictEqual([{ client: 'chat', sub: String(member.id), sid }]);
+  });
+
+  it('another member logging in in that browser ends the first member\'s session', async () => {
+    const session = await logInAs(t.app, member);
+    const sid = await signIn(session, 'chat');
+    const other = await makeUser(t.db);
+    const before = receiver.received.length;
+    const login = await t.app.inject({
+      method: 'POST', url: '/api/user/login', headers: { cookie: session.cookie }, payload: { email: other.email, password: other.password },
     });
     expect(login.statusCode).toBe(200);
     expect(await deliver(before)).toStrictEqual([{ client: 'chat', sub: String(member.id), sid }]);
