@@ -44,20 +44,23 @@ describe('admin screen in the browser', () => {
     // The fields come in reading order for the keyboard.
     await page.getByLabel('Client ID').focus();
     const order: string[] = [];
-    for (let i = 0; i < 6; i += 1) {
+    for (let i = 0; i < 9; i += 1) {
       await page.keyboard.press('Tab');
       order.push(await page.evaluate(() => document.activeElement?.id ?? ''));
     }
-    expect(order).toEqual(['name', 'confidential', 'redirectUris', 'scope-profile', 'scope-email', 'scope-regions']);
+    expect(order).toEqual([
+      'name', 'confidential', 'redirectUris', 'postLogoutRedirectUris', 'backchannelLogoutUri', 'backchannelLogoutSessionRequired',
+      'scope-profile', 'scope-email', 'scope-regions',
+    ]);
 
     // A first attempt with a bad redirect URI: the message sits next to the field.
     await page.getByLabel('Client ID').fill('browser-app');
     await page.getByLabel('Name', { exact: true }).fill('Browser App');
-    await page.getByLabel('Redirect URIs').fill('http://app.example/callback');
+    await page.getByLabel('Redirect URIs', { exact: true }).fill('http://app.example/callback');
     await page.getByLabel('Client ID').focus();
     await submitWithEnter(page, 'Client ID');
     await expect(page.getByRole('alert').textContent()).resolves.toBe('Please correct the marked fields.');
-    const uris = page.getByLabel('Redirect URIs');
+    const uris = page.getByLabel('Redirect URIs', { exact: true });
     await expect(uris.getAttribute('aria-invalid')).resolves.toBe('true');
     await expect(page.locator('#redirectUris-error').textContent()).resolves.toContain('Invalid: “http://app.example/callback”');
     await expect(uris.getAttribute('aria-describedby')).resolves.toBe('redirectUris-help redirectUris-error');
@@ -102,7 +105,7 @@ describe('admin screen in the browser', () => {
     // Edit.
     await page.getByRole('link', { name: 'Edit: Browser App' }).click();
     await expect(page.content()).resolves.not.toContain(secret);
-    await expect(page.getByLabel('Redirect URIs').inputValue()).resolves.toBe('https://app.example/callback\nhttp://127.0.0.1:5173/callback');
+    await expect(page.getByLabel('Redirect URIs', { exact: true }).inputValue()).resolves.toBe('https://app.example/callback\nhttp://127.0.0.1:5173/callback');
     await page.getByLabel('Name', { exact: true }).fill('Browser App 2');
     await page.getByLabel('refresh_token').uncheck();
     await submitWithEnter(page, 'Name');
