@@ -11,6 +11,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { useDemoAppAndBrowser } from './helpers/fixture.ts';
 import { fillLoginForm } from './helpers/login.ts';
+import { afterNavigation } from './helpers/navigation.ts';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const WCAG_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
@@ -83,7 +84,7 @@ const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolea
     as: 'orga@example.org',
     open: async (page) => {
       await page.goto(`${app.baseUrl}/admin/oauthclients/new`);
-      await Promise.all([page.waitForLoadState('load'), page.locator('form button[type=submit]').last().click()]);
+      await afterNavigation(page, () => page.locator('form button[type=submit]').last().click());
     },
   },
   { name: 'admin: edit form', as: 'orga@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/oauthclients/demo-app/edit`); } },
@@ -94,7 +95,7 @@ const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolea
     as: 'orga@example.org',
     open: async (page) => {
       await page.goto(`${app.baseUrl}/admin/oauthclients/demo-app/secret`);
-      await Promise.all([page.waitForLoadState('load'), page.locator('form button[type=submit]').first().click()]);
+      await afterNavigation(page, () => page.locator('form button[type=submit]').first().click());
       await page.locator('.secret, input[readonly]').first().waitFor();
     },
   },
@@ -154,7 +155,7 @@ describe('after a failed form, focus is on the error summary', () => {
     await page.goto(`${app.baseUrl}/login`);
     await Promise.all([page.waitForURL((url) => url.pathname !== '/login'), fillLoginForm(page, app.user('orga@example.org'))]);
     await page.goto(`${app.baseUrl}/admin/oauthclients/new`);
-    await Promise.all([page.waitForLoadState('load'), page.locator('form button[type=submit]').last().click()]);
+    await afterNavigation(page, () => page.locator('form button[type=submit]').last().click());
     expect(await focusedText(page)).toBe('Please correct the marked fields.');
     await context.close();
   });

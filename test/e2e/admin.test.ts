@@ -11,6 +11,7 @@ import { findClientRow } from '../../src/oauth/clients/clients.repository.ts';
 import { findClient } from '../../src/oauth/clients/clients.service.ts';
 import { useDemoAppAndBrowser } from './helpers/fixture.ts';
 import { logInInBrowser } from './helpers/login.ts';
+import { afterNavigation } from './helpers/navigation.ts';
 
 const { app, browser } = useDemoAppAndBrowser();
 
@@ -19,7 +20,7 @@ async function secretDigest(clientId: string) {
 }
 
 async function submitWithEnter(page: Page, label: string): Promise<void> {
-  await Promise.all([page.waitForLoadState('load'), page.getByLabel(label, { exact: true }).press('Enter')]);
+  await afterNavigation(page, () => page.getByLabel(label, { exact: true }).press('Enter'));
 }
 
 describe('admin screen in the browser', () => {
@@ -79,7 +80,7 @@ describe('admin screen in the browser', () => {
     await expect(page.getByLabel('Confidential client (server application holding a client secret)').isChecked()).resolves.toBe(true);
     await page.getByLabel('Required regions').selectOption([{ label: 'Deutschland › Berlin' }, { label: 'Deutschland › Köln' }]);
     await page.screenshot({ path: '/tmp/e2e-admin-form.png', fullPage: true });
-    await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Create client' }).press('Enter')]);
+    await afterNavigation(page, () => page.getByRole('button', { name: 'Create client' }).press('Enter'));
 
     const secret = await page.getByLabel('Client secret').inputValue();
     expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
@@ -116,7 +117,7 @@ describe('admin screen in the browser', () => {
     // Regenerate: confirm, the new secret is shown once, the old one stops working.
     await page.getByRole('link', { name: 'Generate new secret: Browser App 2' }).click();
     await expect(page.locator('h1').textContent()).resolves.toBe('Generate a new secret for "Browser App 2"?');
-    await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Yes, generate a new secret' }).press('Enter')]);
+    await afterNavigation(page, () => page.getByRole('button', { name: 'Yes, generate a new secret' }).press('Enter'));
     const newSecret = await page.getByLabel('Client secret').inputValue();
     expect(newSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(newSecret).not.toBe(secret);

@@ -1,0 +1,14 @@
+/**
+ * Waiting for the page a form submission leads to. `waitForLoadState('load')`
+ * alone resolves at once on the page still showing (it is loaded already), so
+ * a test could read the old page; this waits for the main frame to commit the
+ * new document, then for that document's load.
+ */
+import type { Page } from 'playwright-core';
+
+export async function afterNavigation(page: Page, action: () => Promise<unknown>): Promise<void> {
+  const navigated = page.waitForEvent('framenavigated', (frame) => frame === page.mainFrame());
+  await action();
+  await navigated;
+  await page.waitForLoadState('load');
+}
