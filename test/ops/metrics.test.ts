@@ -10,6 +10,7 @@ import { useTestApp } from '../helpers/fixture.ts';
 import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
 import { logInAs } from '../helpers/session.ts';
 import { TEST_DATABASE_URL } from '../helpers/database.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
 
 const TOKEN = 'metrics-token-for-tests-0123456789';
 
@@ -51,6 +52,18 @@ describe('/metrics', () => {
     } finally {
       await plain.close();
     }
+  });
+
+  it('refuses to start with a token short enough to guess, or one with spaces', () => {
+    for (const METRICS_TOKEN of ['short-token', 'sixteen chars ok']) {
+      expect(() => loadConfig({ METRICS_TOKEN }), METRICS_TOKEN).toThrow(ConfigError);
+      try {
+        loadConfig({ METRICS_TOKEN });
+      } catch (error) {
+        expect((error as ConfigError).problems).toEqual(['METRICS_TOKEN must be at least 16 printable ASCII characters without spaces']);
+      }
+    }
+    expect(loadConfig({ METRICS_TOKEN: TOKEN }).metricsToken).toBe(TOKEN);
   });
 
   it('counts requests per route template and status, with latency', async () => {
