@@ -4,7 +4,8 @@
  * remembered-apps functions behind /settings/apps.
  */
 import { describe, expect, test } from 'vitest';
-import { findConsentScopes, listRememberedApps, rememberConsent, revokeConsent } from '../../src/oauth/consent/consents.repository.ts';
+import { listAppsWithAccess, revokeAppAccess } from '../../src/oauth/consent/app-access.repository.ts';
+import { findConsentScopes, rememberConsent } from '../../src/oauth/consent/consents.repository.ts';
 import { ClientNotFound, InvalidClientInput } from '../../src/oauth/clients/client-errors.ts';
 import { createClient, deleteClient, findClient, listClients, regenerateClientSecret, updateClient } from '../../src/oauth/clients/clients.service.ts';
 import { makeRegion, makeUser } from '../helpers/factories.ts';
@@ -80,7 +81,7 @@ describe('updateClient, regenerateClientSecret, deleteClient', () => {
 });
 
 describe('remembered apps', () => {
-  test('listRememberedApps and revokeConsent (which also ends the refresh tokens)', async () => {
+  test('listAppsWithAccess and revokeAppAccess (which also ends the refresh tokens)', async () => {
     const user = await makeUser(t.db);
     const session = await logInAs(t.app, user);
     const c = (await makeClient(t, { name: 'Chat' })) as { clientId: string; secret: string };
@@ -88,16 +89,16 @@ describe('remembered apps', () => {
     await rememberConsent(t.db, user.id, clientRow.id, ['openid', 'email'], t.clock.now());
     await rememberConsent(t.db, user.id, clientRow.id, ['openid', 'profile'], t.clock.now());
     expect(await findConsentScopes(t.db, user.id, clientRow.id)).toEqual(['email', 'openid', 'profile']);
-    const apps = await listRememberedApps(t.db, user.id);
-    expect(apps).toEqual([{ clientId: c.clientId, name: 'Chat', scopes: ['openid', 'profile', 'email'], grantedAt: expect.any(Date) }]);
+    const apps = await listAppsWithAccess(t.db, user.id, t.clock.now());
+    expect(apps).toEqual([{ clientId: c.clientId, name: 'Chat', scopes: ['openid', 'profile', 'email'], grantedAt: expect.any(Date), remembered: true }]);
 
     const code = await obtainCode(t, { clientId: c.clientId, cookie: session.cookie, scope: 'openid email' });
     const tokens = (await tokenRequest(t, { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: TEST_VERIFIER, client_id: c.clientId, client_secret: c.secret })).json();
-    expect(await revokeConsent(t.db, t.clock.now, user.id, c.clientId)).toBe(true);
-    expect(await listRememberedApps(t.db, user.id)).toEqual([]);
+    expect(await revokeAppAccess(t.db, t.clock.now, user.id, c.clientId)).toBe(true);
+    expect(await listAppsWithAccess(t.db, user.id, t.clock.now())).toEqual([]);
     const refresh = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: c.clientId, client_secret: c.secret });
     expect(refresh.json().error).toBe('invalid_grant');
-    expect(await revokeConsent(t.db, t.clock.now, user.id, c.clientId)).toBe(false);
-    expect(await revokeConsent(t.db, t.clock.now, user.id, 'unknown')).toBe(false);
+    expect(await revokeAppAccess(t.db, t.clock.now, user.id, c.clientId)).toBe(false);
+    expect(await revokeAppAccess(t.db, t.clock.now, user.id, 'unknown')).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 /**
- * /settings/apps (SPEC §5.6): a member sees the apps they
- * remembered consent for and revokes one, which also revokes its grants
+ * /settings/apps (SPEC §5.6): a member sees every app with access — remembered
+ * consent or a live grant — and revokes one, which also revokes its grants
  * (refresh and access tokens). Real database, app.inject().
  */
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -117,7 +117,7 @@ describe('/settings/apps', () => {
     expect(page.body).toContain('<th scope="row">Foodsharing Chat &lt;beta&gt;</th>');
   });
 
-  it('answers 404 for an app without remembered consent', async () => {
+  it('answers 404 for an app without access (no consent, no live grant)', async () => {
     expect((await revoke('karte', session.csrfToken)).statusCode).toBe(404);
     expect((await revoke('unknown', session.csrfToken)).statusCode).toBe(404);
     expect((await revoke('never', session.csrfToken)).statusCode).toBe(404);
@@ -155,5 +155,49 @@ describe('/settings/apps after a real authorization', () => {
     const again = await t.app.inject({ url: `/oauth/authorize?${query}`, headers: { cookie: own.cookie } });
     expect(again.statusCode).toBe(200);
     expect(again.body).toContain('name="decision"');
+  });
+});
+
+describe('/settings/apps: an app allowed once, without "remember"', () => {
+  it('is listed while it holds a refresh token, marked as asking again; revoking it ends its tokens', async () => {
+    const { secret } = await createClient(t.db, t.keys, { clientId: 'once-app', name: 'Once App', confidential: true, redirectUris: [CALLBACK], scopes: ['email'], grantTypes: ['refresh_token'], requiredRegions: [] });
+    const user = await makeUser(t.db);
+    const own = await logInAs(t.app, user);
+    const query = new URLSearchParams({ response_type: 'code', client_id: 'once-app', redirect_uri: CALLBACK, scope: 'openid email', state: 's', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' });
+    const consent = await t.app.inject({ url: `/oauth/authorize?${query}`, headers: { cookie: own.cookie } });
+    const decided = await t.app.inject({
+      method: 'POST', url: '/oauth/authorize', headers: { cookie: own.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ ...formFields(consent.body), decision: 'allow' }).toString(),
+    });
+    const code = new URL(String(decided.headers.location)).searchParams.get('code') ?? '';
+    const tokens = await tokenRequest(t, { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, client_id: 'once-app', client_secret: secret ?? '', code_verifier: TEST_VERIFIER });
+    expect(tokens.statusCode).toBe(200);
+    const { refresh_token: refreshToken } = tokens.json() as { refresh_token: string };
+    const clientRow = (await findClientRow(t.db, 'once-app'))?.id ?? 0;
+    expect(await findConsentScopes(t.db, user.id, clientRow)).toBeUndefined();
+
+    const page = await t.app.inject({ url: '/settings/apps', headers: { cookie: own.cookie } });
+    expect(page.body).toContain('<th scope="row">Once App</th>');
+    expect(page.body).toContain('<li>Deine E-Mail-Adresse</li></ul><p class="muted">Nicht dauerhaft zugestimmt: fragt vor der nächsten Anmeldung wieder.</p>');
+    const english = await t.app.inject({ url: '/settings/apps', headers: { cookie: own.cookie, 'accept-language': 'en' } });
+    expect(english.body).toContain('Not allowed permanently: asks again before the next sign-in.');
+
+    expect((await revoke('once-app', own.csrfToken, own.cookie)).statusCode).toBe(303);
+    const refreshed = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: 'once-app', client_secret: secret ?? '' });
+    expect(refreshed.json()).toMatchObject({ error: 'invalid_grant' });
+    const after = await t.app.inject({ url: '/settings/apps', headers: { cookie: own.cookie } });
+    expect(after.body).not.toContain('Once App');
+    expect(after.body).toContain('Keine App hat Zugriff auf dein Konto.');
+    expect((await revoke('once-app', own.csrfToken, own.cookie)).statusCode).toBe(404);
+  });
+
+  it('is no longer listed once its grant has expired', async () => {
+    const user = await makeUser(t.db);
+    const own = await logInAs(t.app, user);
+    const grant = await addGrant(user.id, chat);
+    await t.db.updateTable('oauth_grants').set({ expires_at: t.clock.now() }).where('id', '=', grant).execute();
+    const page = await t.app.inject({ url: '/settings/apps', headers: { cookie: own.cookie } });
+    expect(page.body).not.toContain('Foodsharing Chat');
+    expect((await revoke('chat', own.csrfToken, own.cookie)).statusCode).toBe(404);
   });
 });

@@ -23,9 +23,11 @@ export async function revokeGrantsOfUser(db: Executor, userId: number, now: Date
   return Number(result.numUpdatedRows);
 }
 
-export async function revokeGrantsOfUserAndClient(db: Executor, userId: number, clientRowId: number, now: Date): Promise<void> {
-  await db.updateTable('oauth_grants').set({ revoked_at: now })
-    .where('user_id', '=', userId).where('client_id', '=', clientRowId).where('revoked_at', 'is', null).execute();
+export async function revokeGrantsOfUserAndClient(db: Executor, userId: number, clientRowId: number, now: Date): Promise<number> {
+  const result = await db.updateTable('oauth_grants').set({ revoked_at: now })
+    .where('user_id', '=', userId).where('client_id', '=', clientRowId).where('revoked_at', 'is', null)
+    .where('expires_at', '>', now).executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 /** Removes grants whose last token has expired; their refresh-token rows go with them. */

@@ -1,6 +1,7 @@
 /**
- * `/settings/apps` (SPEC §5.6): the apps a member remembered
- * consent for, and revoking one, which also revokes its refresh tokens.
+ * `/settings/apps` (SPEC §5.6): every app with access to the member's data
+ * (remembered consent or a live grant), and revoking one, which forgets the
+ * consent and revokes its refresh and access tokens.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
@@ -10,7 +11,7 @@ import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
 import { CLIENT_ID_PATTERN } from '../../oauth/clients/client-id.ts';
 import { findClient } from '../../oauth/clients/clients.service.ts';
-import { listRememberedApps, revokeConsent } from '../../oauth/consent/consents.repository.ts';
+import { listAppsWithAccess, revokeAppAccess } from '../../oauth/consent/app-access.repository.ts';
 import { pageSession } from '../page-access.ts';
 import { localeOf } from '../language/locale.ts';
 import { logSecurityEvent } from '../../ops/security-events.ts';
@@ -34,7 +35,7 @@ export const myAppsPage: FastifyPluginAsyncTypebox<MyAppsOptions> = async (app, 
   }, async (request, reply) => {
     const session = await pageSession(request, reply, { orgaOnly: false, returnTo: PAGE });
     if (!session) return reply;
-    const apps = await listRememberedApps(db, session.user.id);
+    const apps = await listAppsWithAccess(db, session.user.id, clock());
     const revoked = request.query.revoked === undefined ? undefined : await findClient(db, request.query.revoked);
     return reply.render('my-apps', {
       apps,
@@ -53,7 +54,7 @@ export const myAppsPage: FastifyPluginAsyncTypebox<MyAppsOptions> = async (app, 
     }
     const clientId = request.body.client_id ?? '';
     // Only ids that could be registered reach the database (a NUL byte would make PostgreSQL fail).
-    const revoked = CLIENT_ID_PATTERN.test(clientId) && await revokeConsent(db, clock, session.user.id, clientId);
+    const revoked = CLIENT_ID_PATTERN.test(clientId) && await revokeAppAccess(db, clock, session.user.id, clientId);
     if (!revoked) return reply.render('error', { message: t('myapps.unknown'), link: { href: PAGE, text: t('myapps.title') } }, 404);
     logSecurityEvent(request.log, { event: 'oauth.consent.revoked', userId: session.user.id, clientId });
     return reply.redirect(`${PAGE}?revoked=${encodeURIComponent(clientId)}`, 303);
