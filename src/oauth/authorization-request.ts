@@ -111,6 +111,7 @@ export function responseUrl(redirectUri: string, params: Record<string, string |
   const query = Object.entries(params)
     .filter((entry): entry is [string, string] => entry[1] !== undefined)
     .map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+  if (query === '') return toLocation(redirectUri);
   const separator = !redirectUri.includes('?') ? '?' : /[?&]$/.test(redirectUri) ? '' : '&';
   return toLocation(`${redirectUri}${separator}${query}`);
 }

@@ -1,9 +1,12 @@
 /**
  * The checks of a logout request (OpenID Connect RP-Initiated Logout 1.0 §2,
- * §3). Until the client and its post-logout redirect URI are trusted, every
- * error is a page, never a redirect: an unregistered URI, one with anything
- * appended, or one without a way to name the client (`id_token_hint` or
- * `client_id`) would make the server an open redirector.
+ * §3). Nothing redirects until the client and its post-logout redirect URI
+ * are trusted: an unregistered URI, one with anything appended, or one
+ * without a way to name the client (`id_token_hint` or `client_id`, as
+ * OmniAuth sends it) would make the server an open redirector. Such a URI is
+ * dropped (§3: "MUST NOT perform post-logout redirection"), not the logout:
+ * the member is asked as usual and ends on our own logged-out page. A hint or
+ * client id that cannot be trusted is an error page.
  */
 import type { Executor } from '../db/executor.ts';
 import { checkParameters } from './checks/parameters.ts';
@@ -23,6 +26,8 @@ export interface EndSessionRequest {
   hint: IdTokenHint | undefined;
   /** Where the member goes afterwards: a URI registered for the client, exactly. */
   postLogoutRedirectUri: string | undefined;
+  /** A `post_logout_redirect_uri` was sent but dropped: the member is asked, whatever the hint. */
+  redirectDropped: boolean;
   state: string | undefined;
   /** The request's own parameters, posted back from the confirmation page. */
   parameters: Record<string, string>;
@@ -56,10 +61,11 @@ export async function parseEndSessionRequest(ctx: EndSessionChecks, raw: Record<
   const uri = parameters.post_logout_redirect_uri;
   // §3.1: exact match with a URI registered for that client; no client named, no redirect.
   if (uri !== undefined && !(client && isRegisteredRedirectUri(client.post_logout_redirect_uris, uri))) {
-    throw new EndSessionPageError(400, 'Invalid post_logout_redirect_uri');
+    const { post_logout_redirect_uri: _dropped, state: _unused, ...kept } = parameters;
+    return { client, hint, postLogoutRedirectUri: undefined, redirectDropped: true, state: undefined, parameters: kept };
   }
   const state = parameters.state === '' ? undefined : parameters.state;
-  return { client, hint, postLogoutRedirectUri: uri, state, parameters };
+  return { client, hint, postLogoutRedirectUri: uri, redirectDropped: false, state, parameters };
 }
 
 async function checkHint(ctx: EndSessionChecks, token: string | undefined): Promise<IdTokenHint | undefined> {

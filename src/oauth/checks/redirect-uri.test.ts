@@ -49,3 +49,29 @@ describe('isRegisteredRedirectUri', () => {
     expect(isRegisteredRedirectUri(registered, uri)).toBe(registeredUri);
   });
 });
+
+describe('isRegisteredRedirectUri: loopback IP literals match any port (RFC 8252 §7.3)', () => {
+  const registered = ['http://127.0.0.1/callback', 'http://[::1]:8080/cb?app=1', 'http://localhost:3000/cb'];
+  test.each([
+    ['http://127.0.0.1/callback', true],
+    ['http://127.0.0.1:51004/callback', true],
+    ['http://127.0.0.1:1/callback', true],
+    ['http://127.0.0.1:65535/callback', true],
+    ['http://[::1]/cb?app=1', true],
+    ['http://[::1]:49152/cb?app=1', true],
+    ['http://127.0.0.1:51004/callback/', false],
+    ['http://127.0.0.1:51004/callback?x=1', false],
+    ['http://127.0.0.1:65536/callback', false],
+    ['http://127.0.0.1:0/callback', false],
+    ['http://127.0.0.1:051004/callback', false],
+    ['https://127.0.0.1:51004/callback', false],
+    ['http://127.0.0.2:51004/callback', false],
+    ['http://[::1]:49152/cb?app=2', false],
+    ['http://[::1]:49152/cb', false],
+    ['http://127.0.0.1:51004@evil.example/callback', false],
+    ['http://localhost:3001/cb', false],
+    ['http://localhost:3000/cb', true],
+  ])('%s: %s', (uri, matches) => {
+    expect(isRegisteredRedirectUri(registered, uri)).toBe(matches);
+  });
+});

@@ -2,7 +2,8 @@
  * Rules for registering a redirect URI (SPEC §5.1, RFC 6749 §3.1.2, RFC 8252
  * §7, RFC 9700 §2.1): absolute, no fragment, no credentials; `https`, or
  * `http` on a loopback host, or a private-use (reverse-domain) scheme for
- * native apps. Matching at the authorization endpoint is exact string equality.
+ * native apps. Matching at the authorization endpoint is exact string
+ * equality, but for the port of a loopback IP literal (RFC 8252 §7.3).
  */
 export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', '[::1]', 'localhost']);
 const PRIVATE_USE_SCHEME = /^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/;
@@ -36,9 +37,27 @@ export function parseRegistrableUrl(uri: string): URL | string {
   return url;
 }
 
-/** SPEC §5.2 step 2, RFC 9700 §4.1.3: the URI is one the client registered, compared as exact strings. */
+/**
+ * SPEC §5.2 step 2, RFC 9700 §4.1.3: the URI is one the client registered,
+ * compared as exact strings — except the port of a loopback IP literal
+ * (RFC 8252 §7.3: a native app listens on whatever port the system gives it,
+ * so any port matches `http://127.0.0.1` and `http://[::1]`; path and query
+ * still exactly). `localhost` keeps exact matching (RFC 8252 §8.3 advises
+ * against it: the name may not resolve to the loopback interface).
+ */
 export function isRegisteredRedirectUri(registered: readonly string[], uri: unknown): uri is string {
-  return typeof uri === 'string' && registered.includes(uri);
+  if (typeof uri !== 'string') return false;
+  if (registered.includes(uri)) return true;
+  const requested = loopbackWithoutPort(uri);
+  return requested !== undefined && registered.some((r) => loopbackWithoutPort(r) === requested);
+}
+
+/** `http://127.0.0.1:PORT/rest` → `http://127.0.0.1/rest` (same for [::1]); anything else undefined. */
+const LOOPBACK_IP_URI = /^http:\/\/(127\.0\.0\.1|\[::1\])(?::([1-9][0-9]{0,4}))?([/?].*)?$/;
+function loopbackWithoutPort(uri: string): string | undefined {
+  const match = LOOPBACK_IP_URI.exec(uri);
+  if (!match || (match[2] !== undefined && Number(match[2]) > 65535)) return undefined;
+  return `http://${match[1]}${match[3] ?? ''}`;
 }
 
 /** The web origin of a redirect URI, or undefined for native-app schemes. */

@@ -83,8 +83,10 @@ function confirmationView(req: EndSessionRequest): EndSessionView {
 /**
  * §2: the hint is an ID token this session's sign-in gave the client (same
  * member, same `sid`), so the request comes from that client, not from a
- * page that merely links here. Anything else is confirmed by the member.
+ * page that merely links here. Anything else is confirmed by the member, and
+ * so is a request whose redirect URI was dropped: it did not come as the
+ * client registered it.
  */
 function isOwnSignIn(req: EndSessionRequest, session: SessionContext): boolean {
-  return req.hint !== undefined && req.hint.sub === String(session.user.id) && req.hint.sid === session.sid;
+  return !req.redirectDropped && req.hint !== undefined && req.hint.sub === String(session.user.id) && req.hint.sid === session.sid;
 }
