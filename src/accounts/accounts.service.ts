@@ -6,12 +6,12 @@ import type { Executor } from '../db/executor.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { InvalidInput, type FieldError } from '../invalid-input.ts';
 import { REGION_TYPES, type RegionType } from './accounts.tables.ts';
+import { passwordProblem } from './password-policy.ts';
 import { hashPassword } from './passwords.ts';
 import { findExistingRegionIds, findRegionById, insertRegion } from './regions.repository.ts';
 import { ROLES, type RoleName } from './roles.ts';
 import { addAmbassadorships, addMemberships, findUserCredentialsByEmail, insertUser, updatePasswordHash } from './users.repository.ts';
 
-export const MIN_PASSWORD_LENGTH = 8;
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
@@ -31,7 +31,7 @@ export async function createUser(db: Executor, input: CreateUserInput): Promise<
   const errors: FieldError[] = [];
   const email = input.email.trim();
   if (!EMAIL_PATTERN.test(email) || email.length > 254 || CONTROL_CHARACTER.test(email)) errors.push({ field: 'email', message: 'must be a valid email address' });
-  const weak = passwordProblem(input.password);
+  const weak = await passwordProblem(input.password, email);
   if (weak) errors.push({ field: 'password', message: weak });
   for (const field of ['firstName', 'lastName'] as const) {
     const problem = nameProblem(input[field], 100);
@@ -69,14 +69,11 @@ export async function createUser(db: Executor, input: CreateUserInput): Promise<
 
 /** Sets a new password (an operator's reset); throws {@link InvalidInput} for a weak one. False when the user does not exist. */
 export async function setUserPassword(db: Executor, userId: number, password: string): Promise<boolean> {
-  const weak = passwordProblem(password);
+  const user = await db.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirst();
+  if (!user) return false;
+  const weak = await passwordProblem(password, user.email);
   if (weak) throw new InvalidInput([{ field: 'password', message: weak }]);
   return updatePasswordHash(db, userId, await hashPassword(password));
-}
-
-function passwordProblem(password: string): string | undefined {
-  if (password.length < MIN_PASSWORD_LENGTH) return `must be at least ${MIN_PASSWORD_LENGTH} characters`;
-  return password.length > 1024 ? 'must be at most 1024 characters' : undefined;
 }
 
 export interface CreateRegionInput {

@@ -140,6 +140,16 @@ describe('user list, show and set-password', () => {
     const weak = await cli(['user', 'set-password', '--email', 'ada@example.test'], 'short\n');
     expect(weak.code).toBe(1);
     expect(weak.err).toContain('password: must be at least 8 characters');
+    // NIST SP 800-63B §5.1.1.2: a commonly used password, or the account's own email address.
+    const common = await cli(['user', 'set-password', '--email', 'ada@example.test'], 'Password1\n');
+    expect(common.code).toBe(1);
+    expect(common.err).toContain('password: is one of the most commonly used passwords; choose another');
+    const own = await cli(['user', 'set-password', '--email', 'ada@example.test'], 'ADA@example.test\n');
+    expect(own.code).toBe(1);
+    expect(own.err).toContain('password: must not be your email address');
+    await withApp(dataDir, async (app) => {
+      expect((await logIn(app, 'ada@example.test', 'a new pass phrase')).status).toBe(200);
+    });
     expect((await cli(['user', 'set-password', '--email', 'nobody@example.test'], 'long enough\n')).code).toBe(1);
   });
 });

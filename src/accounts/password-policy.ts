@@ -1,0 +1,33 @@
+/**
+ * What a new password must be (NIST SP 800-63B §5.1.1.2, OWASP
+ * Authentication Cheat Sheet): at least 8 characters, counted as Unicode
+ * code points, and at least 64 allowed (we allow 1,024); no composition rules
+ * (no "one digit, one capital"), no hints, no expiry; refused when it is a
+ * commonly used password (the 49,000 most frequent of the zxcvbn-ts common
+ * list, compared ignoring case) or the account's own email address or its
+ * local part. Every printable character and space is allowed.
+ */
+export const MIN_PASSWORD_LENGTH = 8;
+export const MAX_PASSWORD_LENGTH = 1024;
+
+let common: Promise<ReadonlySet<string>> | undefined;
+
+/** The list, loaded and lower-cased on first use (about 3 MB, 70 ms): never at start-up. */
+function commonPasswords(): Promise<ReadonlySet<string>> {
+  common ??= import('@zxcvbn-ts/language-common').then(({ dictionary }) => new Set(dictionary['passwords-common'].map((p) => p.toLowerCase())));
+  return common;
+}
+
+/** Why `password` cannot be the account's new password, or undefined when it can. */
+export async function passwordProblem(password: string, email?: string): Promise<string | undefined> {
+  const length = [...password].length;
+  if (length < MIN_PASSWORD_LENGTH) return `must be at least ${MIN_PASSWORD_LENGTH} characters`;
+  if (length > MAX_PASSWORD_LENGTH) return `must be at most ${MAX_PASSWORD_LENGTH} characters`;
+  const lower = password.toLowerCase();
+  if ((await commonPasswords()).has(lower)) return 'is one of the most commonly used passwords; choose another';
+  if (email !== undefined) {
+    const address = email.trim().toLowerCase();
+    if (lower === address || lower === address.split('@')[0]) return 'must not be your email address';
+  }
+  return undefined;
+}
