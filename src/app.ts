@@ -24,6 +24,7 @@ import { compileValidator } from './http/validation.ts';
 import { LogoutNotices } from './oauth/backchannel/logout-notices.ts';
 import { noticeTargetPolicy } from './oauth/backchannel/notice-target.ts';
 import type { KeyMaterial } from './oauth/keys/key-material.ts';
+import { followSigningKeyChanges } from './oauth/keys/key-notifications.ts';
 import { KeyStore } from './oauth/keys/key-store.ts';
 import { derivedKeys } from './oauth/keys/derived-keys.ts';
 import type { AttemptCounters } from './accounts/login-attempt-counters.ts';
@@ -118,6 +119,8 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   installPageErrors(app);
 
   const keyStore = new KeyStore(db, deps.keys, clock);
+  const keyChanges = followSigningKeyChanges(deps.database, keyStore, app.log);
+  app.addHook('onClose', async () => { await keyChanges?.close(); });
   const logoutNotices = new LogoutNotices({
     db, clock, issuer: config.publicUrl, keys: keyStore, target: noticeTargetPolicy(config.isProduction), log: app.log,
   });

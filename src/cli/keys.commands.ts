@@ -37,7 +37,7 @@ export const keysRotateCommand: CliCommand = {
     return {
       json: { kid, retired, retiredKeysPublishedUntil: until.toISOString() },
       text: [
-        `New signing key ${kid} is active (running servers pick it up within a minute).`,
+        `New signing key ${kid} is active (running servers pick it up at once: the database announces the change).`,
         ...retired.map((r) => `Key ${r} stays in the JWKS until ${until.toISOString()}, when every token it signed has expired.`),
       ].join('\n'),
     };

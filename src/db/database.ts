@@ -7,6 +7,7 @@ import path from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import { lockDataDir } from './data-dir-lock.ts';
+import { listenForNotifications, type NotificationHandlers, type Subscription } from './notifications.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import { guardPool } from './unavailable.ts';
 import type { Database } from './schema.ts';
@@ -20,6 +21,12 @@ export interface DatabaseHandle {
   ping(): Promise<void>;
   /** PostgreSQL: the connection pool's use right now (PGlite has one connection and no pool). */
   poolUse?(): PoolUse;
+  /**
+   * PostgreSQL: `LISTEN` on `channel` over a connection of its own (db/notifications.ts). PGlite has
+   * none: its data directory admits one process, so no other process can change the database under
+   * a running server (the CLI cannot open it while the server runs).
+   */
+  listen?(channel: string, handlers: NotificationHandlers): Subscription;
   close(): Promise<void>;
 }
 
@@ -75,6 +82,7 @@ async function openPostgres(target: { url: string; schema?: string; poolSize?: n
     kind: 'postgres',
     ping: async () => { await sql`select 1`.execute(db); },
     poolUse: () => ({ max, open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    listen: (channel, handlers) => listenForNotifications({ url: target.url, schema: target.schema, connectTimeoutMs: timeoutMs }, channel, handlers),
     close: () => db.destroy(),
   };
 }

@@ -1,13 +1,15 @@
 /**
  * The instance's view of the shared signing keys: imported key objects and the
- * JWKS body, computed once per load (SPEC §8), reloaded every
- * {@link KEY_RELOAD_SECONDS} and when a token names an unknown `kid`, so that
- * a rotation done by any instance or the CLI reaches every instance. The JWKS
- * is held to {@link JWKS_RELOAD_SECONDS}: whichever instance a client asks,
- * it lists a new key within seconds, before any instance can have signed with
- * it for long. A reload that fails (the database is down) keeps the keys last
- * loaded: JWKS, signing and verification answer from memory through an outage;
- * only before the first successful load is there nothing to answer with.
+ * JWKS body, computed once per load (SPEC §8). A rotation done by any instance
+ * or the CLI reaches every instance at once: on PostgreSQL a change to the key
+ * table is announced (migration 048) and {@link KeyStore.invalidate} reloads
+ * (wired by key-notifications.ts); a token naming an unknown `kid` reloads on
+ * that same request, at most once per {@link UNKNOWN_KID_RELOAD_SECONDS}. The
+ * periodic reloads ({@link KEY_RELOAD_SECONDS}, {@link JWKS_RELOAD_SECONDS}
+ * for the JWKS) remain for a listening connection that is down. A reload that
+ * fails (the database is down) keeps the keys last loaded: JWKS, signing and
+ * verification answer from memory through an outage; only before the first
+ * successful load is there nothing to answer with.
  */
 import type { KeyObject } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
@@ -26,8 +28,14 @@ export const JWKS_RELOAD_SECONDS = 5;
  * browser cache.
  */
 export const JWKS_CACHE_SECONDS = 60;
-/** An unknown kid triggers at most one reload per this many seconds. */
-const UNKNOWN_KID_RELOAD_SECONDS = 5;
+/**
+ * Tokens naming unknown kids cause at most one reload per this many seconds: made-up kids cannot
+ * hammer the database, and a real new key is found on its first request (the rotation's notification
+ * usually came before it anyway).
+ */
+export const UNKNOWN_KID_RELOAD_SECONDS = 1;
+/** A `kid` longer than this is no key of ours (ours are RFC 7638 thumbprints, 43 characters). */
+const MAX_KID_LENGTH = 100;
 /** After a failed reload, requests use the keys in memory this long before one of them tries again. */
 const RETRY_AFTER_FAILURE_SECONDS = 5;
 
@@ -61,6 +69,7 @@ export class KeyStore {
   private loadedAt = 0;
   private hasLoaded = false;
   private failedAt = Number.NEGATIVE_INFINITY;
+  private unknownKidReloadAt = Number.NEGATIVE_INFINITY;
   private loading: Promise<void> | undefined;
   /** The JWKS document, serialised once per load. */
   jwksBody = '{"keys":[]}';
@@ -104,11 +113,43 @@ export class KeyStore {
     const now = this.clock().getTime();
     if (now - this.loadedAt <= maxAgeSeconds * 1000) return;
     if (this.hasLoaded && now - this.failedAt < RETRY_AFTER_FAILURE_SECONDS * 1000) return;
+    await this.reloadKeepingLastGood();
+  }
+
+  private async reloadKeepingLastGood(): Promise<void> {
     try {
       await this.reload();
     } catch (error) {
       if (!this.hasLoaded) throw error;
       this.failedAt = this.clock().getTime();
+    }
+  }
+
+  /**
+   * The keys changed in the database (a notification), or may have while nobody listened (a listening
+   * connection restored): load again, after any load under way, which may have read the table before
+   * the change. Before the first load there is nothing to refresh. Never rejects once keys were loaded.
+   */
+  async invalidate(): Promise<void> {
+    if (!this.hasLoaded && !this.loading) return;
+    await this.loading?.catch(() => {});
+    if (this.hasLoaded) await this.reloadKeepingLastGood();
+  }
+
+  /**
+   * A token names a key this instance has not loaded: another instance or the CLI may have just
+   * rotated. The first such request reloads and is verified with the fresh keys; requests arriving
+   * meanwhile share that load, and later ones wait for the next interval (refused until then).
+   */
+  private async reloadForUnknownKid(kid: string): Promise<void> {
+    if (this.loading) await this.loading.catch(() => {}); // a load under way may bring the key
+    if (this.byKid.has(kid)) return;
+    const now = this.clock().getTime();
+    if (now - this.unknownKidReloadAt >= UNKNOWN_KID_RELOAD_SECONDS * 1000) {
+      this.unknownKidReloadAt = now;
+      await this.reloadKeepingLastGood();
+    } else if (this.loading) {
+      await this.loading.catch(() => {}); // this interval's reload, begun while this request waited
     }
   }
 
@@ -127,12 +168,8 @@ export class KeyStore {
   async verificationKey(kid: string | undefined): Promise<KeyObject | undefined> {
     await this.fresh(KEY_RELOAD_SECONDS);
     if (kid === undefined) return undefined;
-    let key = this.byKid.get(kid);
-    if (!key && kid.length <= 100) {
-      await this.fresh(UNKNOWN_KID_RELOAD_SECONDS);
-      key = this.byKid.get(kid);
-    }
-    return key;
+    if (!this.byKid.has(kid) && kid.length <= MAX_KID_LENGTH) await this.reloadForUnknownKid(kid);
+    return this.byKid.get(kid);
   }
 
   async jwks(): Promise<string> {
