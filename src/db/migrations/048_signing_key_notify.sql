@@ -1,4 +1,4 @@
--- Instances learn of a change to the signing keys at once (issue 18 item 5):
+-- Instances learn of a change to the signing keys at once:
 -- every statement that changes `oauth_signing_keys` — `keys rotate`, the purge
 -- of expired keys, an operator's own SQL (deleting a compromised key) — sends
 -- a notification on the channel `oauth_signing_keys` when its transaction
