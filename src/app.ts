@@ -133,7 +133,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   }
   const login = openLoginGuard(config, db, derivedKeys(deps.keys).loginDevice, app.log, deps.attempts);
   app.addHook('onClose', async () => login.close());
-  await app.register(healthRoutes, { ping: async () => { await deps.database.ping(); await login.ping(); } });
+  const redisPing = login.redisPing;
+  await app.register(healthRoutes, {
+    checks: [{ name: 'database', ping: () => deps.database.ping() }, ...(redisPing ? [{ name: 'redis' as const, ping: redisPing }] : [])],
+  });
   await app.register(homePage);
   await app.register(languagePage, { config });
   await app.register(loginPage, { config, db, clock, loginGuard: login.guard });

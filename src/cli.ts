@@ -9,10 +9,10 @@ import { commandHelp, GLOBAL_OPTIONS, parseOptions, programHelp, synopsis } from
 import { COMMANDS } from './cli/commands.ts';
 import { UsageError, type CliCommand, type CliContext } from './cli/command.ts';
 import { readPassword, type PasswordSource } from './cli/password-input.ts';
-import { loadConfig, type Config } from './config.ts';
-import { openDatabase, type DatabaseHandle } from './db/database.ts';
+import { loadConfig, readProcessEnvironment, type Config } from './config.ts';
+import type { DatabaseHandle } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
-import { databaseTarget } from './db/target.ts';
+import { openConfiguredDatabase } from './db/target.ts';
 import { InvalidInput, type FieldError } from './invalid-input.ts';
 import { checkEncryptionKey } from './oauth/keys/key-check.ts';
 import { loadKeyMaterial, type KeyMaterial } from './oauth/keys/key-material.ts';
@@ -24,13 +24,14 @@ export const PROGRAM = 'foodsharing';
 export interface CliIo {
   out: { write(text: string): unknown };
   err: { write(text: string): unknown };
-  env: Readonly<Record<string, string | undefined>>;
+  /** The environment; by default the process's, over the `.env` file in the working directory. */
+  env?: Readonly<Record<string, string | undefined>>;
   /** Where passwords come from; standard input by default. */
   input?: PasswordSource;
 }
 
 /** Runs one command line; returns the process exit code. */
-export async function runCli(argv: readonly string[], io: CliIo = { out: process.stdout, err: process.stderr, env: process.env }): Promise<number> {
+export async function runCli(argv: readonly string[], io: CliIo = { out: process.stdout, err: process.stderr }): Promise<number> {
   const json = argv.includes('--json');
   const help = argv.includes('--help') || argv.includes('-h');
   const args = argv.filter((a) => a !== '--json' && a !== '--help' && a !== '-h');
@@ -75,14 +76,14 @@ function createContext(io: CliIo, json: boolean, opened: (handle: DatabaseHandle
   const applied: string[] = [];
   const context: CliContext = {
     get config() {
-      config ??= loadConfig(io.env);
+      config ??= loadConfig(io.env ?? readProcessEnvironment().env);
       return config;
     },
     appliedMigrations: applied,
     events: jsonLineEventLog(io.err),
     database() {
       db ??= (async () => {
-        const handle = await openDatabase(databaseTarget(context.config));
+        const handle = await openConfiguredDatabase(context.config);
         opened(handle);
         applied.push(...await migrate(handle.db));
         return handle.db;

@@ -2,9 +2,49 @@
  * Reading the environment for config.ts: one reader that collects a line per
  * bad value, and the checks of values whose shape is more than a type.
  */
+import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import path from 'node:path';
+import { parseEnv } from 'node:util';
 
 export type Env = Readonly<Record<string, string | undefined>>;
+
+export interface ProcessEnvironment {
+  readonly env: Env;
+  /** The `.env` file read, when there was one. */
+  readonly envFile: string | undefined;
+}
+
+/**
+ * The process's environment over the `.env` file in the working directory
+ * (SPEC §10; the project directory under `npm start`, `npm run dev` and
+ * `npm run cli`): a variable set in the real environment wins over the file,
+ * as with Node's `--env-file`. A missing file is no file; an unreadable one
+ * is a configuration error naming it.
+ */
+export function readProcessEnvironment(cwd = process.cwd(), env: Env = process.env): ProcessEnvironment {
+  const envFile = path.join(cwd, '.env');
+  let text: string;
+  try {
+    text = readFileSync(envFile, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { env, envFile: undefined };
+    throw new ConfigError([`${envFile} cannot be read: ${(error as Error).message}`]);
+  }
+  return { env: { ...parseEnv(text), ...definedOnly(env) }, envFile };
+}
+
+/** One line per bad value; the process prints it and exits non-zero. */
+export class ConfigError extends Error {
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+function definedOnly(env: Env): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
 
 /** Reads variables and collects one line per bad value. */
 export class EnvReader {

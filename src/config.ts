@@ -6,7 +6,7 @@
  */
 import { isIP } from 'node:net';
 import path from 'node:path';
-import { EnvReader, isBase64Key, isHostName, readTrustProxy, type Env } from './config-reader.ts';
+import { ConfigError, EnvReader, isBase64Key, isHostName, readTrustProxy, type Env } from './config-reader.ts';
 
 export interface Config {
   readonly port: number;
@@ -42,20 +42,23 @@ export interface Config {
   readonly petitionAllowPrivate: boolean;
   readonly vapidPublicKey: string | undefined;
   readonly vapidPrivateKey: string | undefined;
-  readonly uploadDir: string;
   readonly maxUploadBytes: number;
   /** Seconds a just-rotated refresh token may still be presented (retry grace period). */
   readonly refreshGraceSeconds: number;
   /** Seconds between two looks of an instance at the queue of back-channel logout notices. */
   readonly backchannelLogoutPollSeconds: number;
+  /** Production starts although demo accounts or the demo client still have their published credentials (startup.ts). */
+  readonly allowDemoInProduction: boolean;
+  /** Variables set in the environment that this version no longer reads (main.ts logs each). */
+  readonly ignoredVariables: readonly IgnoredVariable[];
 }
 
-export class ConfigError extends Error {
-  constructor(readonly problems: readonly string[]) {
-    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    this.name = 'ConfigError';
-  }
+export interface IgnoredVariable {
+  readonly name: string;
+  readonly reason: string;
 }
+
+export { ConfigError, readProcessEnvironment } from './config-reader.ts';
 
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -67,9 +70,17 @@ export const CONFIG_VARIABLES = [
   'PORT', 'HOST', 'PUBLIC_URL', 'DATABASE_URL', 'DATA_DIR', 'NODE_ENV', 'LOG_LEVEL', 'LOG_FORMAT',
   'OAUTH_PRIVATE_KEY', 'OAUTH_PRIVATE_KEY_FILE', 'OAUTH_ENCRYPTION_KEY', 'OAUTH_ENCRYPTION_KEY_FILE',
   'RSA_KEY_BITS', 'TRUST_PROXY', 'PETITION_SOURCE_URL', 'PETITION_ALLOW_PRIVATE', 'VAPID_PUBLIC_KEY', 'VAPID_PRIVATE_KEY',
-  'UPLOAD_DIR', 'MAX_UPLOAD_BYTES', 'REFRESH_TOKEN_GRACE_SECONDS', 'REQUEST_TIMEOUT_SECONDS', 'MAX_CONNECTIONS',
-  'DATABASE_TIMEOUT_SECONDS', 'METRICS_TOKEN', 'REDIS_URL', 'BACKCHANNEL_LOGOUT_POLL_SECONDS',
+  'MAX_UPLOAD_BYTES', 'REFRESH_TOKEN_GRACE_SECONDS', 'REQUEST_TIMEOUT_SECONDS', 'MAX_CONNECTIONS',
+  'DATABASE_TIMEOUT_SECONDS', 'METRICS_TOKEN', 'REDIS_URL', 'BACKCHANNEL_LOGOUT_POLL_SECONDS', 'ALLOW_DEMO_IN_PRODUCTION',
 ] as const;
+
+/**
+ * Variables once documented and no longer read. Set, they are logged as
+ * ignored rather than refused: a deployment's environment keeps working.
+ */
+const RETIRED_VARIABLES: Readonly<Record<string, string>> = {
+  UPLOAD_DIR: 'uploads are stored in the database, where every instance finds them',
+};
 
 /** Parses and validates the environment. Throws {@link ConfigError} listing every bad value. */
 export function loadConfig(env: Env = process.env): Config {
@@ -81,14 +92,17 @@ export function loadConfig(env: Env = process.env): Config {
   const api = readApiSettings(read);
   if (runtime.isProduction) checkProduction(read, storage.databaseUrl, http.publicUrl);
   if (read.problems.length > 0) throw new ConfigError(read.problems);
-  return Object.freeze({ ...runtime, ...http, ...storage, ...keys, ...api });
+  const ignoredVariables = Object.entries(RETIRED_VARIABLES)
+    .filter(([name]) => read.text(name) !== undefined).map(([name, reason]) => ({ name, reason }));
+  return Object.freeze({ ...runtime, ...http, ...storage, ...keys, ...api, ignoredVariables });
 }
 
 function readRuntime(read: EnvReader) {
   const nodeEnv = read.oneOf('NODE_ENV', NODE_ENVS, 'development');
   const logLevel = read.oneOf('LOG_LEVEL', LOG_LEVELS, nodeEnv === 'test' ? 'silent' : 'info');
   const logFormat = read.oneOf('LOG_FORMAT', LOG_FORMATS, 'auto');
-  return { nodeEnv, isProduction: nodeEnv === 'production', logLevel, logFormat };
+  const allowDemoInProduction = read.oneOf('ALLOW_DEMO_IN_PRODUCTION', ['true', 'false'], 'false') === 'true';
+  return { nodeEnv, isProduction: nodeEnv === 'production', logLevel, logFormat, allowDemoInProduction };
 }
 
 function readHttp(read: EnvReader) {
@@ -121,7 +135,7 @@ function readStorage(read: EnvReader) {
   const dataDir = path.resolve(read.text('DATA_DIR') ?? './data');
   const databaseTimeoutSeconds = read.integer('DATABASE_TIMEOUT_SECONDS', 5, 1, 600);
   const redisUrl = read.url('REDIS_URL', ['redis:', 'rediss:']) && read.text('REDIS_URL');
-  return { databaseUrl, databaseTimeoutSeconds, redisUrl, dataDir, uploadDir: path.resolve(read.text('UPLOAD_DIR') ?? path.join(dataDir, 'uploads')) };
+  return { databaseUrl, databaseTimeoutSeconds, redisUrl, dataDir };
 }
 
 /** The shapes only: `loadKeyMaterial` reads and imports the keys themselves. */

@@ -1,6 +1,7 @@
 /**
- * Entry point: load config → read the keys → open database → migrate → check
- * the encryption key against the database → buildApp
+ * Entry point: load config (the environment over `.env`) → read the keys →
+ * open database → migrate → check the encryption key against the database →
+ * refuse working demo credentials in production → buildApp
  * → (demo data) → start the purge and the logout-notice sender → listen.
  * SIGTERM/SIGINT stop accepting, finish in-flight requests and logout-notice
  * attempts, and close the database; one arriving during start-up lets the step
@@ -10,17 +11,17 @@ import type { FastifyInstance } from 'fastify';
 import { purgeExpiredThrottles } from './accounts/login-throttle.ts';
 import { purgeExpiredSessions } from './accounts/sessions.ts';
 import { buildApp } from './app.ts';
-import { ConfigError, loadConfig, type Config } from './config.ts';
-import { openDatabase, type DatabaseHandle } from './db/database.ts';
+import { ConfigError, loadConfig, readProcessEnvironment, type Config } from './config.ts';
+import type { DatabaseHandle } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
-import { databaseTarget } from './db/target.ts';
+import { openConfiguredDatabase } from './db/target.ts';
 import { describeDemoLogins } from './demo/demo-data.ts';
 import { checkEncryptionKey } from './oauth/keys/key-check.ts';
 import { loadKeyMaterial, type KeyMaterial } from './oauth/keys/key-material.ts';
 import { purgeExpiredOAuthRows } from './oauth/oauth.purge.ts';
 import { isPrettyLog } from './ops/log-options.ts';
 import { startMaintenance, type PurgeTask } from './ops/maintenance.ts';
-import { keyOriginNotice, loadDemoOnFirstStart } from './startup.ts';
+import { checkDemoCredentials, ignoredVariableNotices, keyOriginNotice, loadDemoOnFirstStart, type Notice } from './startup.ts';
 import { systemClock } from './clock.ts';
 
 const SHUTDOWN_TIMEOUT_MS = 15_000;
@@ -36,7 +37,8 @@ interface Running {
 }
 
 async function main(): Promise<void> {
-  const config = loadConfig();
+  const { env, envFile } = readProcessEnvironment();
+  const config = loadConfig(env);
   const keys = await loadKeyMaterial(config); // before the database: a bad key stops the start here
   const running: Running = { stopping: false };
   let startup: Promise<void> = Promise.resolve();
@@ -57,18 +59,22 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
-  startup = start(config, keys, running);
+  startup = start(config, keys, running, envFile);
   await startup;
 }
 
-async function start(config: Config, keys: KeyMaterial, running: Running): Promise<void> {
-  const database = running.database = await openDatabase(databaseTarget(config));
+async function start(config: Config, keys: KeyMaterial, running: Running, envFile: string | undefined): Promise<void> {
+  const database = running.database = await openConfiguredDatabase(config);
   const applied = await migrate(database.db);
   await checkEncryptionKey(database.db, config, keys); // another instance's key: refuse before reporting ready
+  const demoNotice = await checkDemoCredentials(config, database.db, keys); // working demo credentials in production: refuse
   const app = running.app = await buildApp(config, { database, keys });
+  if (envFile) app.log.info({ envFile }, `settings read from ${envFile} (the environment's own variables take precedence)`);
   if (applied.length > 0) app.log.info({ migrations: applied }, 'database migrated');
-  const notice = keyOriginNotice(config, keys);
-  if (notice) app.log[notice.level]({ dir: keys.generatedIn }, notice.message);
+  const keyNotice = keyOriginNotice(config, keys);
+  if (keyNotice) app.log[keyNotice.level]({ dir: keys.generatedIn }, keyNotice.message);
+  const notices: (Notice | undefined)[] = [demoNotice, ...ignoredVariableNotices(config)];
+  for (const notice of notices) if (notice) app.log[notice.level](notice.message);
   if (running.stopping) return;
   const demo = await loadDemoOnFirstStart(config, database.db, keys);
   if (running.stopping) return;

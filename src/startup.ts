@@ -4,6 +4,7 @@
  */
 import type { Config } from './config.ts';
 import type { DB } from './db/database.ts';
+import { findLiveDemoCredentials, type LiveDemoCredential } from './demo/demo-credentials.ts';
 import { loadDemoDataIfEmpty, type DemoSummary } from './demo/demo-data.ts';
 import type { KeyMaterial } from './oauth/keys/key-material.ts';
 
@@ -14,8 +15,60 @@ export async function loadDemoOnFirstStart(config: Config, db: DB, keys: KeyMate
 }
 
 export interface Notice {
-  readonly level: 'info' | 'warn';
+  readonly level: 'info' | 'warn' | 'error';
   readonly message: string;
+}
+
+const REMOVE_COMMAND = '`npm run cli -- demo remove` (`foodsharing demo remove` where the package is installed)';
+
+/** Production with published demo credentials that still work, and no ALLOW_DEMO_IN_PRODUCTION=true. */
+export class DemoCredentialsInProduction extends Error {
+  constructor(readonly live: readonly LiveDemoCredential[]) {
+    super([
+      'NODE_ENV=production, but published demo credentials still work on this database:',
+      ...live.map(describeCredential),
+      `Remove the demo accounts and clients with ${REMOVE_COMMAND}, or give each a new password (user set-password) `
+        + 'or secret (client rotate-secret). To start anyway, set ALLOW_DEMO_IN_PRODUCTION=true (every start then logs an error).',
+    ].join('\n'));
+    this.name = 'DemoCredentialsInProduction';
+  }
+}
+
+/**
+ * Issue 18: production never accepts a published demo credential. A database
+ * once started outside production holds the demo accounts (password
+ * `demo-password`, the orga role among them) and the demo client with its
+ * README secret; in production the start is refused while any of them still
+ * works, unless the operator set ALLOW_DEMO_IN_PRODUCTION=true — then every
+ * start says so at error level. Outside production nothing is checked.
+ */
+export async function checkDemoCredentials(config: Config, db: DB, keys: KeyMaterial): Promise<Notice | undefined> {
+  if (!config.isProduction) return undefined;
+  const live = await findLiveDemoCredentials(db, keys);
+  if (!config.allowDemoInProduction) {
+    if (live.length > 0) throw new DemoCredentialsInProduction(live);
+    return undefined;
+  }
+  if (live.length === 0) {
+    return { level: 'warn', message: 'ALLOW_DEMO_IN_PRODUCTION=true, though no demo credential works on this database: unset it, '
+      + 'so that a demo credential never goes unnoticed.' };
+  }
+  return {
+    level: 'error',
+    message: 'ALLOW_DEMO_IN_PRODUCTION=true: this production server accepts published demo credentials; anyone can use them:\n'
+      + `${live.map(describeCredential).join('\n')}\nRemove them with ${REMOVE_COMMAND} and unset ALLOW_DEMO_IN_PRODUCTION.`,
+  };
+}
+
+function describeCredential(credential: LiveDemoCredential): string {
+  return credential.kind === 'account'
+    ? `  - account ${credential.name} still has the demo password`
+    : `  - OAuth client ${credential.name} still has the demo secret`;
+}
+
+/** Variables still set that this version ignores (config.ts), one warning each. */
+export function ignoredVariableNotices(config: Config): Notice[] {
+  return config.ignoredVariables.map(({ name, reason }) => ({ level: 'warn', message: `${name} is set but ignored: ${reason}` }));
 }
 
 /**

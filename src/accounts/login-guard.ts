@@ -11,19 +11,19 @@ import type { LoginGuard } from './login.service.ts';
 
 export interface OpenLoginGuard {
   readonly guard: LoginGuard;
-  /** Whether the counters' store answers (for `/ready`); the database's own ping is separate. */
-  ping(): Promise<void>;
+  /** With the counters in Redis: whether it answers (for `/ready`, which pings the database itself). */
+  readonly redisPing: (() => Promise<void>) | undefined;
   close(): void;
 }
 
 export function openLoginGuard(config: Config, db: Executor, deviceKey: Uint8Array, log: FastifyBaseLogger, attempts?: AttemptCounters): OpenLoginGuard {
   if (config.redisUrl === undefined || attempts !== undefined) {
-    return { guard: { deviceKey, attempts: attempts ?? databaseAttemptCounters(db) }, ping: async () => {}, close: () => {} };
+    return { guard: { deviceKey, attempts: attempts ?? databaseAttemptCounters(db) }, redisPing: undefined, close: () => {} };
   }
   const redis = connectRedis(config.redisUrl, config.databaseTimeoutSeconds * 1000, (error) => log.warn({ err: error }, 'Redis not reachable'));
   return {
     guard: { deviceKey, attempts: redisAttemptCounters(redis) },
-    ping: async () => { await redis.ping(); },
+    redisPing: async () => { await redis.ping(); },
     close: () => redis.disconnect(),
   };
 }

@@ -5,7 +5,7 @@ import { keysListCommand, keysRotateCommand } from './keys.commands.ts';
 import { oauthTryCommand } from './oauth-try.command.ts';
 import { regionAddCommand, regionListCommand } from './regions.commands.ts';
 import { sessionsRevokeCommand } from './sessions.commands.ts';
-import { demoCommand, migrateCommand } from './setup.commands.ts';
+import { demoCommand, demoRemoveCommand, migrateCommand } from './setup.commands.ts';
 import { userAddCommand, userListCommand, userSetPasswordCommand, userShowCommand } from './users.commands.ts';
 
 export const COMMANDS: readonly CliCommand[] = [
@@ -15,6 +15,6 @@ export const COMMANDS: readonly CliCommand[] = [
   sessionsRevokeCommand,
   clientListCommand, clientShowCommand, clientAddCommand, clientUpdateCommand, clientDeleteCommand, clientRotateSecretCommand,
   keysListCommand, keysRotateCommand,
-  demoCommand,
+  demoCommand, demoRemoveCommand,
   oauthTryCommand,
 ];

@@ -1,9 +1,63 @@
+import pg from 'pg';
 import type { Config } from '../config.ts';
-import type { DatabaseTarget } from './database.ts';
+import { openDatabase, type DatabaseHandle, type DatabaseTarget } from './database.ts';
 
 /** PostgreSQL when DATABASE_URL is set, otherwise the embedded database in DATA_DIR. */
 export function databaseTarget(config: Config): DatabaseTarget {
   return config.databaseUrl !== undefined
     ? { kind: 'postgres', url: config.databaseUrl, timeoutMs: config.databaseTimeoutSeconds * 1000 }
     : { kind: 'pglite', dataDir: config.dataDir };
+}
+
+/** A configured PostgreSQL that did not let us in, named by DATABASE_URL's host and port (never its password). */
+export class DatabaseConnectError extends Error {
+  constructor(readonly address: string, reason: string, cause: unknown) {
+    super(`cannot connect to the database at ${address} (DATABASE_URL): ${reason}`, { cause });
+    this.name = 'DatabaseConnectError';
+  }
+}
+
+/**
+ * Opens the configured database for the server and the CLI. PostgreSQL is
+ * asked once at once, so that a refused, unknown or silent server stops the
+ * start with a line naming DATABASE_URL and the address tried, instead of
+ * pg's bare "connect ECONNREFUSED" from the first migration.
+ */
+export async function openConfiguredDatabase(config: Config): Promise<DatabaseHandle> {
+  const target = databaseTarget(config);
+  const handle = await openDatabase(target);
+  if (target.kind === 'pglite') return handle;
+  try {
+    await handle.ping();
+    return handle;
+  } catch (error) {
+    await handle.close().catch(() => {});
+    throw new DatabaseConnectError(addressOf(target.url), reasonOf(error, config.databaseTimeoutSeconds), error);
+  }
+}
+
+/** host:port as pg takes them from the URL (a `host` parameter names a socket directory). */
+export function addressOf(url: string): string {
+  const parsed = new URL(url);
+  const host = decodeURIComponent(parsed.hostname) || parsed.searchParams.get('host') || 'localhost';
+  return `${host}:${parsed.port || '5432'}`;
+}
+
+const REASONS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host not found (DNS did not answer)',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ECONNRESET: 'connection reset',
+  ETIMEDOUT: 'connection timed out',
+};
+
+function reasonOf(error: unknown, timeoutSeconds: number): string {
+  // The server answered: its own words ("password authentication failed for user …", "database … does not exist").
+  if (error instanceof pg.DatabaseError) return error.message;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && REASONS[code]) return REASONS[code];
+  if (code === 'DATABASE_UNAVAILABLE') return `no answer within ${timeoutSeconds} s (DATABASE_TIMEOUT_SECONDS)`;
+  return error instanceof Error ? error.message : String(error);
 }

@@ -20,6 +20,12 @@ import { saveDemoSummary } from './demo-summary.ts';
 
 export const DEMO_PASSWORD = 'demo-password';
 
+/** Every demo account's address (example.org: reserved, RFC 2606, so never a real member's). */
+export const DEMO_USER_EMAILS = [
+  'foodsharer@example.org', 'foodsaver@example.org', 'storemanager@example.org',
+  'ambassador@example.org', 'orga@example.org', 'koeln@example.org',
+] as const;
+
 export interface DemoRegion { id: number; name: string; type: RegionType; parentId: number | null }
 export interface DemoUser { id: number; email: string; password: string; firstName: string; lastName: string; role: RoleName; regionIds: number[]; ambassadorOf: number[] }
 

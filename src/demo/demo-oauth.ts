@@ -10,6 +10,9 @@ import type { KeyMaterial } from '../oauth/keys/key-material.ts';
 
 export const DEMO_CLIENT_SECRET = 'demo-app-secret-for-local-testing-only';
 
+/** The demo clients' ids; `demo-app` is the confidential one, with {@link DEMO_CLIENT_SECRET}. */
+export const DEMO_CLIENT_IDS = ['demo-app', 'demo-spa'] as const;
+
 export interface DemoOAuthClient {
   clientId: string;
   name: string;

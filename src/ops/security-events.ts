@@ -30,6 +30,8 @@ export type SecurityEvent =
   | { event: 'oauth.client.changed'; clientId: string; change: 'settings' | 'secret' }
   | { event: 'oauth.client.deleted'; clientId: string }
   | { event: 'oauth.key.rotated'; kid: string; retired: readonly string[] }
+  /** `demo remove` deleted the demo accounts and clients (their published credentials stop working). */
+  | { event: 'demo.removed'; userIds: readonly number[]; clientIds: readonly string[] }
   /** A client's back-channel logout URI accepted a logout token (Back-Channel Logout 1.0). */
   | { event: 'oauth.backchannel_logout.sent'; clientId: string; userId: number; noticeId: number; attempts: number }
   /** A logout notice was given up: every attempt failed, or its URI is refused by the outbound policy. */
@@ -50,6 +52,7 @@ const DESCRIPTIONS: Record<SecurityEventName, ['warn' | 'info', string]> = {
   'oauth.client.changed': ['info', 'OAuth client changed'],
   'oauth.client.deleted': ['info', 'OAuth client deleted'],
   'oauth.key.rotated': ['info', 'signing key rotated'],
+  'demo.removed': ['info', 'demo accounts and clients removed'],
   'oauth.backchannel_logout.sent': ['info', 'logout notice delivered'],
   'oauth.backchannel_logout.abandoned': ['warn', 'logout notice abandoned'],
 };

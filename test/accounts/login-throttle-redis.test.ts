@@ -96,7 +96,7 @@ describe('a Redis that cannot be reached', () => {
   });
   afterAll(() => t?.close());
 
-  it('makes a login answer 503 problem+json, changing nothing, and /ready answer 503', async () => {
+  it('makes a login answer 503 problem+json, changing nothing, and /ready answer 503 naming Redis, not the database', async () => {
     const user = await makeUser(t.db);
     const response = await login(t, user.email, TEST_PASSWORD);
     expect(response.statusCode).toBe(503);
@@ -106,6 +106,7 @@ describe('a Redis that cannot be reached', () => {
     expect(await t.db.selectFrom('sessions').selectAll().execute()).toEqual([]);
     const ready = await t.app.inject({ method: 'GET', url: '/ready' });
     expect(ready.statusCode).toBe(503);
+    expect(ready.json()).toEqual({ status: 'unavailable', detail: 'redis not reachable', down: ['redis'] });
   });
 });
 

@@ -24,7 +24,7 @@ describe('database outage', () => {
     expect((await app.inject({ url: '/health' })).statusCode).toBe(200);
     const response = await app.inject({ url: '/ready' });
     expect(response.statusCode).toBe(503);
-    expect(response.json()).toEqual({ status: 'unavailable', detail: 'database not reachable' });
+    expect(response.json()).toEqual({ status: 'unavailable', detail: 'database not reachable', down: ['database'] });
   });
 
   it('/api answers 503 problem+json without the cause, with a request id', async () => {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../../src/config.ts';
 import { loadKeyMaterial } from '../../src/oauth/keys/key-material.ts';
-import { keyOriginNotice } from '../../src/startup.ts';
+import { ignoredVariableNotices, keyOriginNotice } from '../../src/startup.ts';
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -100,6 +100,22 @@ describe('configuration', () => {
     expect(problemsOf({ OAUTH_ENCRYPTION_KEY: Buffer.alloc(32, 1).toString('base64') })).toEqual([]);
     expect(problemsOf({ OAUTH_PRIVATE_KEY: 'x', OAUTH_PRIVATE_KEY_FILE: '/k.pem' })).toHaveLength(2);
     expect(problemsOf({ VAPID_PUBLIC_KEY: 'x' })).toEqual(['set both VAPID_PUBLIC_KEY and VAPID_PRIVATE_KEY, or neither']);
+  });
+
+  it('reads ALLOW_DEMO_IN_PRODUCTION as true or false (default false)', () => {
+    expect(loadConfig({}).allowDemoInProduction).toBe(false);
+    expect(loadConfig({ ALLOW_DEMO_IN_PRODUCTION: 'true' }).allowDemoInProduction).toBe(true);
+    expect(loadConfig({ ALLOW_DEMO_IN_PRODUCTION: 'false' }).allowDemoInProduction).toBe(false);
+    expect(problemsOf({ ALLOW_DEMO_IN_PRODUCTION: 'yes' })).toEqual(['ALLOW_DEMO_IN_PRODUCTION="yes" must be one of: true, false']);
+  });
+
+  it('no longer reads UPLOAD_DIR (uploads live in the database): set, it is named in a warning, not refused', () => {
+    expect(loadConfig({}).ignoredVariables).toEqual([]);
+    const config = loadConfig({ UPLOAD_DIR: '/srv/uploads' });
+    expect(config).not.toHaveProperty('uploadDir');
+    expect(ignoredVariableNotices(config)).toEqual([{
+      level: 'warn', message: 'UPLOAD_DIR is set but ignored: uploads are stored in the database, where every instance finds them',
+    }]);
   });
 
   it('is documented variable for variable in .env.example', () => {

@@ -10,7 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -21,10 +21,14 @@ export interface Running { child: ChildProcess; output: () => string; exited: Pr
 /** Every process a test started: one left running (a failed test) would hold the data directory's lock for the next. */
 const children = new Set<ChildProcess>();
 
-export function start(env: Record<string, string>, command: readonly string[] = [process.execPath, '--import', 'tsx', 'src/main.ts']): Running {
+/** The server's sources through tsx from any working directory (the default command resolves both from the checkout). */
+export const SERVER_FROM_ANY_DIRECTORY = [process.execPath, '--import', pathToFileURL(path.join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href,
+  path.join(ROOT, 'src/main.ts')] as const;
+
+export function start(env: Record<string, string>, command: readonly string[] = [process.execPath, '--import', 'tsx', 'src/main.ts'], cwd = ROOT): Running {
   const [program, ...args] = command;
   const child = spawn(program!, args, {
-    cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    cwd, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => { output += chunk.toString(); });

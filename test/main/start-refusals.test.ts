@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TEST_DATABASE_URL } from '../helpers/database.ts';
+import { freePort } from '../helpers/oauth.ts';
 import { start, START_TEST_TIMEOUT_MS, useStartDataDir } from './start-process.ts';
 
 const work = useStartDataDir();
@@ -48,4 +49,10 @@ describe('npm start', { timeout: START_TEST_TIMEOUT_MS }, () => {
     expect(existsSync(path.join(work.dataDir, 'pglite'))).toBe(false);
   });
 
+  onEmbeddedDatabase('names DATABASE_URL and the address tried when the database refuses the connection, never the password', async () => {
+    const port = await freePort(); // closed again: nothing listens there
+    const running = start({ DATABASE_URL: `postgres://fs:s3cret-pw@127.0.0.1:${port}/foodsharing`, DATA_DIR: work.dataDir });
+    expect(await running.exited).toBe(1);
+    expect(running.output()).toBe(`Failed to start: cannot connect to the database at 127.0.0.1:${port} (DATABASE_URL): connection refused\n`);
+  });
 });
