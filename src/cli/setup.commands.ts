@@ -15,7 +15,7 @@ export const migrateCommand: CliCommand = {
     const applied = context.appliedMigrations;
     return {
       json: { applied },
-      text: applied.length === 0 ? 'Database schema is up to date.' : `Applied: ${applied.join(', ')}`,
+      text: [applied.length === 0 ? 'Database schema is up to date.' : `Applied: ${applied.join(', ')}`],
     };
   },
 };
@@ -36,7 +36,7 @@ export const demoCommand: CliCommand = {
   },
 };
 
-function describeDemo(heading: string, summary: DemoSummary): string {
+function describeDemo(heading: string, summary: DemoSummary): string[] {
   return [
     heading,
     'Regions:',
@@ -46,5 +46,5 @@ function describeDemo(heading: string, summary: DemoSummary): string {
     ...describeCommunityDemo(summary.community),
     ...describeOAuthDemo(summary.oauthClients).map((line) => `  ${line}`),
     'Everything, with all ids: demo --json',
-  ].join('\n');
+  ];
 }
