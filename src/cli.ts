@@ -54,7 +54,7 @@ export async function runCli(argv: readonly string[], given: CliIo = { out: proc
     const values = parseOptions(command, args.slice(command.words.length));
     const context = createContext(io, json, (h) => { handle = h; });
     const result = await command.run(context, values);
-    io.out.write(json ? `${JSON.stringify(result.json, null, 2)}\n` : `${result.text.map((line) => escapeForTerminal(line, 'escape')).join('\n')}\n`);
+    io.out.write(`${json ? JSON.stringify(result.json, null, 2) : result.text.map((line) => escapeForTerminal(line, 'escape')).join('\n')}\n`);
     return 0;
   } catch (error) {
     return report(error instanceof UsageError ? 2 : 1, error);
