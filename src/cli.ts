@@ -3,7 +3,9 @@
  * package's `bin`; `npm run -s cli -- …` in a checkout). Works on the same
  * DATA_DIR / DATABASE_URL as the server; on the embedded database it refuses
  * to run while the server holds it. Exit codes: 0 done, 1 refused input or a
- * failure, 2 usage.
+ * failure, 2 usage. It never prints a control or bidirectional formatting
+ * character as it is (text/control-characters.ts): a stored name cannot
+ * command or reorder the operator's terminal.
  */
 import { commandHelp, GLOBAL_OPTIONS, parseOptions, programHelp, synopsis } from './cli/arguments.ts';
 import { COMMANDS } from './cli/commands.ts';
@@ -17,6 +19,7 @@ import { InvalidInput, type FieldError } from './invalid-input.ts';
 import { checkEncryptionKey } from './oauth/keys/key-check.ts';
 import { loadKeyMaterial, type KeyMaterial } from './oauth/keys/key-material.ts';
 import { jsonLineEventLog } from './ops/security-events.ts';
+import { escapeForTerminal } from './text/control-characters.ts';
 
 export { COMMANDS };
 export const PROGRAM = 'foodsharing';
@@ -31,7 +34,8 @@ export interface CliIo {
 }
 
 /** Runs one command line; returns the process exit code. */
-export async function runCli(argv: readonly string[], io: CliIo = { out: process.stdout, err: process.stderr }): Promise<number> {
+export async function runCli(argv: readonly string[], given: CliIo = { out: process.stdout, err: process.stderr }): Promise<number> {
+  const io = escapingIo(given);
   const json = argv.includes('--json');
   const help = argv.includes('--help') || argv.includes('-h');
   const args = argv.filter((a) => a !== '--json' && a !== '--help' && a !== '-h');
@@ -51,13 +55,23 @@ export async function runCli(argv: readonly string[], io: CliIo = { out: process
     const values = parseOptions(command, args.slice(command.words.length));
     const context = createContext(io, json, (h) => { handle = h; });
     const result = await command.run(context, values);
-    io.out.write(json ? `${JSON.stringify(result.json, null, 2)}\n` : `${result.text}\n`);
+    io.out.write(`${json ? JSON.stringify(result.json, null, 2) : result.text.map((line) => escapeForTerminal(line, 'escape')).join('\n')}\n`);
     return 0;
   } catch (error) {
     return report(error instanceof UsageError ? 2 : 1, error);
   } finally {
     await handle?.close();
   }
+}
+
+/**
+ * Everything written escapes control and bidirectional formatting characters
+ * but the line feed: text stays readable, and JSON stays valid (those
+ * characters occur only inside its strings, where `\uXXXX` means the same).
+ */
+function escapingIo(io: CliIo): CliIo {
+  const escaping = (stream: CliIo['out']) => ({ write: (text: string) => stream.write(escapeForTerminal(text)) });
+  return { ...io, out: escaping(io.out), err: escaping(io.err) };
 }
 
 function findCommand(args: readonly string[]): CliCommand | undefined {
@@ -113,7 +127,7 @@ function reporter(io: CliIo, json: boolean, command: CliCommand | undefined) {
     if (json) {
       io.out.write(`${JSON.stringify({ error: message, ...(fields.length > 0 ? { errors: fields } : {}), ...(usage ? { usage } : {}) })}\n`);
     } else {
-      const lines = fields.map((f) => `  ${f.option ?? f.field}: ${f.message}`);
+      const lines = fields.map((f) => escapeForTerminal(`  ${f.option ?? f.field}: ${f.message}`, 'escape'));
       io.err.write(`error: ${[message, ...lines, ...(usage ? [usage, `(${PROGRAM} ${command!.words.join(' ')} --help lists the options)`] : [])].join('\n')}\n`);
     }
     return code;

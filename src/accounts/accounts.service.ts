@@ -5,6 +5,7 @@
 import type { Executor } from '../db/executor.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { InvalidInput, type FieldError } from '../invalid-input.ts';
+import { hasRefusedNameCharacters, NAME_CHARACTERS_PROBLEM } from '../text/control-characters.ts';
 import { REGION_TYPES, type RegionType } from './accounts.tables.ts';
 import { passwordProblem } from './password-policy.ts';
 import { hashPassword } from './passwords.ts';
@@ -13,7 +14,6 @@ import { ROLES, type RoleName } from './roles.ts';
 import { addAmbassadorships, addMemberships, findUserCredentialsByEmail, insertUser, updatePasswordHash } from './users.repository.ts';
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
 export interface CreateUserInput {
   email: string;
@@ -30,7 +30,7 @@ export interface CreateUserInput {
 export async function createUser(db: Executor, input: CreateUserInput): Promise<number> {
   const errors: FieldError[] = [];
   const email = input.email.trim();
-  if (!EMAIL_PATTERN.test(email) || email.length > 254 || CONTROL_CHARACTER.test(email)) errors.push({ field: 'email', message: 'must be a valid email address' });
+  if (!EMAIL_PATTERN.test(email) || email.length > 254 || hasRefusedNameCharacters(email)) errors.push({ field: 'email', message: 'must be a valid email address' });
   const weak = await passwordProblem(input.password, email);
   if (weak) errors.push({ field: 'password', message: weak });
   for (const field of ['firstName', 'lastName'] as const) {
@@ -97,9 +97,9 @@ export async function createRegion(db: Executor, input: CreateRegionInput): Prom
   return insertRegion(db, { name, parentId, type });
 }
 
-/** Shown on pages and stored as PostgreSQL text, which cannot hold NUL. */
+/** Shown to other people (text/control-characters.ts) and stored as PostgreSQL text, which cannot hold NUL. */
 function nameProblem(value: string, maxLength: number): string | undefined {
   const trimmed = value.trim();
   if (trimmed.length < 1 || trimmed.length > maxLength) return `must be 1 to ${maxLength} characters`;
-  return CONTROL_CHARACTER.test(trimmed) ? 'must not contain control characters' : undefined;
+  return hasRefusedNameCharacters(trimmed) ? NAME_CHARACTERS_PROBLEM : undefined;
 }

@@ -25,7 +25,7 @@ export const clientListCommand: CliCommand = {
     const clients = await listClients(await context.database());
     return {
       json: clients.map(clientJson),
-      text: clients.length === 0 ? 'No OAuth clients.' : clients.map((c) => `${c.clientId.padEnd(24)} ${c.confidential ? 'confidential' : 'public      '}  ${c.name}`).join('\n'),
+      text: clients.length === 0 ? ['No OAuth clients.'] : clients.map((c) => `${c.clientId.padEnd(24)} ${c.confidential ? 'confidential' : 'public      '}  ${c.name}`),
     };
   },
 };
@@ -36,7 +36,7 @@ export const clientShowCommand: CliCommand = {
   options: { 'client-id': CLIENT_ID },
   async run(context, values) {
     const client = await requireClient(await context.database(), values['client-id'] as string);
-    return { json: clientJson(client), text: describeClient(client).join('\n') };
+    return { json: clientJson(client), text: describeClient(client) };
   },
 };
 
@@ -56,7 +56,7 @@ export const clientAddCommand: CliCommand = {
     const { clientId, secret } = await createClient(await context.database(), keys, { clientId: values['client-id'] as string, ...settings });
     const lines = [`Client ${clientId} created (${settings.confidential ? 'confidential' : 'public'}).`];
     if (secret !== null) lines.push(`${SECRET_NOTE}: ${secret}`);
-    return { json: { clientId, confidential: settings.confidential, secret }, text: lines.join('\n') };
+    return { json: { clientId, confidential: settings.confidential, secret }, text: lines };
   },
 };
 
@@ -80,7 +80,7 @@ export const clientUpdateCommand: CliCommand = {
     const client = await requireClient(db, clientId);
     const lines = [`Client ${clientId} updated.`, ...describeClient(client)];
     if (secret !== null) lines.push(`${SECRET_NOTE}: ${secret}`);
-    return { json: { ...clientJson(client), secret }, text: lines.join('\n') };
+    return { json: { ...clientJson(client), secret }, text: lines };
   },
 };
 
@@ -91,7 +91,7 @@ export const clientDeleteCommand: CliCommand = {
   async run(context, values) {
     const clientId = values['client-id'] as string;
     await deleteClient(await context.database(), clientId);
-    return { json: { clientId, deleted: true }, text: `Client ${clientId} deleted.` };
+    return { json: { clientId, deleted: true }, text: [`Client ${clientId} deleted.`] };
   },
 };
 
@@ -103,6 +103,6 @@ export const clientRotateSecretCommand: CliCommand = {
     const clientId = values['client-id'] as string;
     const keys = await context.keys();
     const secret = await regenerateClientSecret(await context.database(), keys, clientId, new Date());
-    return { json: { clientId, secret }, text: `New secret for ${clientId}.\n${SECRET_NOTE}: ${secret}` };
+    return { json: { clientId, secret }, text: [`New secret for ${clientId}.`, `${SECRET_NOTE}: ${secret}`] };
   },
 };

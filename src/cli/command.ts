@@ -44,8 +44,13 @@ export type OptionValues = Record<string, string | boolean | string[] | undefine
 export interface CliResult {
   /** What `--json` prints. */
   readonly json: unknown;
-  /** What a person reads. */
-  readonly text: string;
+  /**
+   * What a person reads, line by line. Each line is printed with its control
+   * and bidirectional formatting characters escaped (a line feed too), so
+   * stored text can neither break a line nor command or reorder the terminal
+   * (text/control-characters.ts).
+   */
+  readonly text: readonly string[];
 }
 
 export interface CliCommand {

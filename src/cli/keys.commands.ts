@@ -17,8 +17,8 @@ export const keysListCommand: CliCommand = {
     return {
       json: keys,
       text: keys.length === 0
-        ? 'No signing keys yet (the server or keys rotate creates the first).'
-        : keys.map((k) => `${k.kid}  ${k.state.padEnd(7)}  since ${k.activatedAt}${k.publishedUntil ? `, published until ${k.publishedUntil}` : ''}`).join('\n'),
+        ? ['No signing keys yet (the server or keys rotate creates the first).']
+        : keys.map((k) => `${k.kid}  ${k.state.padEnd(7)}  since ${k.activatedAt}${k.publishedUntil ? `, published until ${k.publishedUntil}` : ''}`),
     };
   },
 };
@@ -39,7 +39,7 @@ export const keysRotateCommand: CliCommand = {
       text: [
         `New signing key ${kid} is active (running servers pick it up at once: the database announces the change).`,
         ...retired.map((r) => `Key ${r} stays in the JWKS until ${until.toISOString()}, when every token it signed has expired.`),
-      ].join('\n'),
+      ],
     };
   },
 };

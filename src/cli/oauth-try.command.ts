@@ -52,7 +52,7 @@ export const oauthTryCommand: CliCommand = {
         await callback.answer('Signed in', `Signed in as ${String(userinfo.email ?? claims.sub)}. You can close this tab and return to the terminal.`);
         return {
           json: { authorizationUrl: authorizationUrl.href, scope: tokens.scope ?? null, refreshToken: tokens.refresh_token !== undefined, claims, userinfo },
-          text: ['ID token claims:', JSON.stringify(claims, null, 2), 'Userinfo response:', JSON.stringify(userinfo, null, 2)].join('\n'),
+          text: ['ID token claims:', ...JSON.stringify(claims, null, 2).split('\n'), 'Userinfo response:', ...JSON.stringify(userinfo, null, 2).split('\n')],
         };
       } catch (error) {
         const message = describeFailure(error);

@@ -12,7 +12,7 @@ export const regionListCommand: CliCommand = {
     const regions = (await listRegions(await context.database())).map((r) => ({ id: r.id, name: r.name, type: r.type, parentId: r.parent_id }));
     return {
       json: regions,
-      text: regions.length === 0 ? 'No regions.' : regions.map((r) => `${String(r.id).padStart(5)}  ${r.name} (${r.type}${r.parentId === null ? '' : `, in ${r.parentId}`})`).join('\n'),
+      text: regions.length === 0 ? ['No regions.'] : regions.map((r) => `${String(r.id).padStart(5)}  ${r.name} (${r.type}${r.parentId === null ? '' : `, in ${r.parentId}`})`),
     };
   },
 };
@@ -31,6 +31,6 @@ export const regionAddCommand: CliCommand = {
     const type = optionalString(values, 'type') ?? 'region';
     if (!REGION_TYPES.includes(type as RegionType)) throw new UsageError(`--type must be one of ${REGION_TYPES.join(', ')}`);
     const id = await createRegion(await context.database(), { name, parentId, type: type as RegionType });
-    return { json: { id, name, type, parentId }, text: `Region ${id} created: ${name} (${type})` };
+    return { json: { id, name, type, parentId }, text: [`Region ${id} created: ${name} (${type})`] };
   },
 };

@@ -22,7 +22,7 @@ export const sessionsRevokeCommand: CliCommand = {
     }));
     return {
       json: { userId: user.id, email: user.email, sessionsEnded: sessions, grantsRevoked: grants },
-      text: `${user.email} (user ${user.id}): ${sessions} session(s) ended, ${grants} app grant(s) revoked.`,
+      text: [`${user.email} (user ${user.id}): ${sessions} session(s) ended, ${grants} app grant(s) revoked.`],
     };
   },
 };

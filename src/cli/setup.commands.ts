@@ -16,7 +16,7 @@ export const migrateCommand: CliCommand = {
     const applied = context.appliedMigrations;
     return {
       json: { applied },
-      text: applied.length === 0 ? 'Database schema is up to date.' : `Applied: ${applied.join(', ')}`,
+      text: [applied.length === 0 ? 'Database schema is up to date.' : `Applied: ${applied.join(', ')}`],
     };
   },
 };
@@ -56,8 +56,8 @@ export const demoRemoveCommand: CliCommand = {
   },
 };
 
-function describeRemoval(removal: DemoRemoval): string {
-  if (removal.users.length === 0 && removal.clientIds.length === 0) return 'No demo accounts or OAuth clients found; nothing removed.';
+function describeRemoval(removal: DemoRemoval): string[] {
+  if (removal.users.length === 0 && removal.clientIds.length === 0) return ['No demo accounts or OAuth clients found; nothing removed.'];
   return [
     'Removed the demo accounts and OAuth clients; their published credentials no longer work.',
     removal.users.length === 0 ? 'Accounts: none'
@@ -65,10 +65,10 @@ function describeRemoval(removal: DemoRemoval): string {
     ...removal.users.map((u) => `  ${String(u.id).padStart(3)}  ${u.email}`),
     `OAuth clients, with their consents, codes and grants: ${removal.clientIds.length === 0 ? 'none' : removal.clientIds.join(', ')}`,
     'Kept: the demo regions, stores, quizzes, contents and feature toggles (they hold no credential).',
-  ].join('\n');
+  ];
 }
 
-function describeDemo(heading: string, summary: DemoSummary): string {
+function describeDemo(heading: string, summary: DemoSummary): string[] {
   return [
     heading,
     'Regions:',
@@ -78,5 +78,5 @@ function describeDemo(heading: string, summary: DemoSummary): string {
     ...describeCommunityDemo(summary.community),
     ...describeOAuthDemo(summary.oauthClients).map((line) => `  ${line}`),
     'Everything, with all ids: demo --json',
-  ].join('\n');
+  ];
 }

@@ -38,7 +38,7 @@ export const userListCommand: CliCommand = {
     const users = (await listUsers(await context.database())).map(userJson);
     return {
       json: users,
-      text: users.length === 0 ? 'No users.' : users.map((u) => `${String(u.id).padStart(5)}  ${u.email.padEnd(30)} ${u.role.padEnd(13)} ${u.firstName} ${u.lastName}`).join('\n'),
+      text: users.length === 0 ? ['No users.'] : users.map((u) => `${String(u.id).padStart(5)}  ${u.email.padEnd(30)} ${u.role.padEnd(13)} ${u.firstName} ${u.lastName}`),
     };
   },
 };
@@ -55,7 +55,7 @@ export const userShowCommand: CliCommand = {
     return {
       json: shown,
       text: [`${shown.id}: ${shown.email} — ${shown.firstName} ${shown.lastName} (${shown.role}${shown.verified ? ', verified' : ''}${shown.sleeping ? ', sleeping' : ''})`,
-        `  member of: ${shown.regionIds.join(', ') || 'no region'}`, `  ambassador of: ${shown.ambassadorOf.join(', ') || 'no region'}`].join('\n'),
+        `  member of: ${shown.regionIds.join(', ') || 'no region'}`, `  ambassador of: ${shown.ambassadorOf.join(', ') || 'no region'}`],
     };
   },
 };
@@ -80,7 +80,7 @@ export const userAddCommand: CliCommand = {
     const password = await context.readPassword('Password');
     const input = { email: values.email as string, firstName: values['first-name'] as string, lastName: values['last-name'] as string, role: role as RoleName, regionIds, ambassadorOf };
     const id = await createUser(await context.database(), { ...input, password });
-    return { json: { id, ...input }, text: `User ${id} created: ${input.email} (${role})` };
+    return { json: { id, ...input }, text: [`User ${id} created: ${input.email} (${role})`] };
   },
 };
 
@@ -94,6 +94,6 @@ export const userSetPasswordCommand: CliCommand = {
     const user = await findUser(db, values);
     const password = await context.readPassword(`New password for ${user.email}`);
     if (!(await setUserPassword(db, user.id, password))) throw new RefusedInput(`there is no user with id ${user.id}`);
-    return { json: { id: user.id, email: user.email, passwordChanged: true }, text: `Password of ${user.email} (user ${user.id}) changed.` };
+    return { json: { id: user.id, email: user.email, passwordChanged: true }, text: [`Password of ${user.email} (user ${user.id}) changed.`] };
   },
 };

@@ -5,6 +5,8 @@ import { BAD_IDS, expectKeys, expectProblem } from '../helpers/api.ts';
 import { makeContent } from '../helpers/api-factories.ts';
 import type { TestSession } from '../helpers/session.ts';
 
+const NAME_PROBLEM = 'must not contain control characters (U+0000–U+001F, U+007F–U+009F) or bidirectional overrides (U+202A–U+202E, U+2066–U+2069)';
+
 const t = useTestApp();
 const s: Record<string, TestSession> = {};
 
@@ -80,6 +82,35 @@ describe('GET /api/contents/{contentId}, PATCH /api/content/{contentId}', () => 
       const response = await t.call('PATCH', `/api/content/${bad}`, s.orga, { name: '' });
       expect([400, 404], `${bad}: ${response.body}`).toContain(response.statusCode);
     }
+  });
+});
+
+describe('names and titles shown to people (docs/security.md "Spoofed names")', () => {
+  const SPOOFING = [['U+0085', '\u0085'], ['U+009B', '\u009b'], ['U+202E', '\u202e'], ['U+2067', '\u2067']];
+  const refused = (field: string) => ({ field: `body/${field}`, message: NAME_PROBLEM });
+
+  it.each(SPOOFING)('POST and PATCH refuse a name or title with %s: 400 request.invalid naming the field, nothing written', async (_code, c) => {
+    const before = await countContents();
+    const created = await t.call('POST', '/api/contents', s.orga, { name: `faq${c}`, title: `${c}Fragen`, body: `<p>${c}</p>` });
+    expectProblem(created, 400, 'request.invalid');
+    expect(created.json().errors).toEqual([refused('name'), refused('title')]);
+    expect(await countContents()).toBe(before);
+    const id = await makeContent(t.db);
+    const stored = await row(id);
+    for (const field of ['name', 'title']) {
+      const patched = await t.call('PATCH', `/api/content/${id}`, s.orga, { [field]: `Impres${c}sum` });
+      expectProblem(patched, 400, 'request.invalid');
+      expect(patched.json().errors).toEqual([refused(field)]);
+    }
+    expect(await row(id)).toEqual(stored);
+  });
+
+  it('accepts ordinary non-ASCII names and titles: umlauts, ß, emoji, Arabic and Hebrew letters', async () => {
+    const created = await t.call('POST', '/api/contents', s.orga, { name: 'größe-😀', title: 'أسئلة שאלות Süß', body: '<p>x</p>' });
+    expect(created.statusCode, created.body).toBe(200);
+    expect(await row(created.json().id)).toMatchObject({ name: 'größe-😀', title: 'أسئلة שאלות Süß' });
+    const patched = await t.call('PATCH', `/api/content/${created.json().id}`, s.orga, { name: 'עברית', title: 'عربي 🍞' });
+    expect(patched.json()).toMatchObject({ name: 'עברית', title: 'عربي 🍞' });
   });
 });
 

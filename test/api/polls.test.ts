@@ -9,6 +9,8 @@ const POLL_KEYS = ['id', 'name', 'description', 'startDate', 'endDate', 'regionI
   'numValues', 'votes', 'eligibleVotesCount', 'shuffleOptions'].sort();
 const HOUR = 3600_000;
 
+const NAME_PROBLEM = 'must not contain control characters (U+0000–U+001F, U+007F–U+009F) or bidirectional overrides (U+202A–U+202E, U+2066–U+2069)';
+
 const t = useTestApp();
 let regionId: number;
 let authorId: number;
@@ -127,6 +129,23 @@ describe('PATCH /api/polls/{pollId}', () => {
     expect(response.statusCode).toBe(400);
     expect(response.json().errors.length).toBeGreaterThan(0);
     expect(await snapshot(id)).toEqual(before);
+  });
+
+  it.each([['U+0085', '\u0085'], ['U+009B', '\u009b'], ['U+202E', '\u202e'], ['U+2067', '\u2067']])(
+    'refuses a name with %s (docs/security.md "Spoofed names"): 400 naming the field, nothing changes', async (_code, c) => {
+      const id = await makePoll(24);
+      const before = await snapshot(id);
+      const response = await t.call('PATCH', `/api/polls/${id}`, author, { name: `Sommer${c}fest` });
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toMatchObject({ code: 'request.invalid', errors: [{ field: 'body/name', message: NAME_PROBLEM }] });
+      expect(await snapshot(id)).toEqual(before);
+    });
+
+  it('accepts a name in ordinary non-ASCII letters: umlauts, ß, emoji, Arabic and Hebrew', async () => {
+    const id = await makePoll(24);
+    const response = await t.call('PATCH', `/api/polls/${id}`, author, { name: 'Süßes Fest 🎉 عيد חג' });
+    expect(response.statusCode, response.body).toBe(200);
+    expect((await snapshot(id)).poll.name).toBe('Süßes Fest 🎉 عيد חג');
   });
 
   it('answers 403 to anyone but the author, and once voting has started; nothing changes', async () => {

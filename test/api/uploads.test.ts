@@ -112,11 +112,14 @@ describe('POST /api/uploads', () => {
     expect(await countUploads()).toBe(before);
   });
 
-  it('cuts a long file name after 255 characters, never inside an emoji, and answers, stores and serves the same name', async () => {
+  it('cuts a long file name after 255 characters, never inside an emoji, drops control characters and bidirectional overrides, and answers, stores and serves the same name', async () => {
     const cases: Array<[string, string]> = [
       ['a' + '\u{1F600}'.repeat(300), 'a' + '\u{1F600}'.repeat(254)],
       ['broken\uD83D.txt', 'broken\uFFFD.txt'],
       ['  dir\\spaced name.txt  ', 'spaced name.txt'],
+      // Control characters and bidirectional overrides go (docs/security.md "Spoofed names"): "invoiceexe.jpg" is what U+202E would show.
+      ['invoice\u202Egpj.exe', 'invoicegpj.exe'],
+      ['a\u0085b\u009Bc\u2067d\tשלום.txt', 'abcdשלום.txt'],
     ];
     for (const [sent, expected] of cases) {
       const response = await upload({ filename: sent, body: Buffer.from('x').toString('base64') });

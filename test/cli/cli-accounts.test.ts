@@ -101,12 +101,12 @@ describe('user add', () => {
     expect(result.code).toBe(1);
     expect(JSON.parse(result.out)).toEqual({ error: 'The request is invalid.', errors: [
       { field: 'email', option: '--email', message: 'must be a valid email address' },
-      { field: 'firstName', option: '--first-name', message: 'must not contain control characters' },
-      { field: 'lastName', option: '--last-name', message: 'must not contain control characters' },
+      { field: 'firstName', option: '--first-name', message: 'must not contain control characters (U+0000–U+001F, U+007F–U+009F) or bidirectional overrides (U+202A–U+202E, U+2066–U+2069)' },
+      { field: 'lastName', option: '--last-name', message: 'must not contain control characters (U+0000–U+001F, U+007F–U+009F) or bidirectional overrides (U+202A–U+202E, U+2066–U+2069)' },
     ] });
     const region = await cli(['region', 'add', '--name', 'Nul\u0000stadt']);
     expect(region.code).toBe(1);
-    expect(region.err).toBe('error: The request is invalid.\n  --name: must not contain control characters\n');
+    expect(region.err).toBe('error: The request is invalid.\n  --name: must not contain control characters (U+0000–U+001F, U+007F–U+009F) or bidirectional overrides (U+202A–U+202E, U+2066–U+2069)\n');
     expect(await storedRows()).toEqual(before);
   });
 });

@@ -20,8 +20,11 @@ export interface JsonSchema {
   maxItems?: number;
 }
 
-/** Strings that broke servers somewhere: NUL, lone surrogates, escapes, traversal, numbers past every range. */
-export const NASTY = ['', ' ', '\u0000', 'a\u0000b', '\uD800', '\uDFFF x', '%', '%00', '%zz', '%C0%AF', '..', '../..', '%2e%2e%2f', '\\',
+/**
+ * Strings that broke servers somewhere: NUL, lone surrogates, escapes, traversal, numbers past every range; and
+ * C1 controls and bidirectional overrides, which names refuse (docs/security.md "Spoofed names").
+ */
+export const NASTY = ['', ' ', '\u0000', 'a\u0000b', 'a\u0085b', '\u009b31m', 'Wiki \u202enigol', 'x\u2067y\u2069', '\uD800', '\uDFFF x', '%', '%00', '%zz', '%C0%AF', '..', '../..', '%2e%2e%2f', '\\',
   '-1', '0', '1.5', '+1', '1e400', 'NaN', 'Infinity', '2147483648', '9'.repeat(40), 'true', 'null', '[]', '{}', '__proto__', 'constructor',
   '<script>alert(1)</script>', "' or 1=1 --", '€→😀', 'ü ß', 'x'.repeat(9000), '//evil.example', 'javascript:alert(1)', '\r\nSet-Cookie: x=1'];
 

@@ -91,7 +91,7 @@ describe('NUL bytes', () => {
       clientId: 'nul-name', name: 'Evil\u0000App', confidential: true, redirectUris: [CALLBACK],
       scopes: ['openid'], grantTypes: ['authorization_code'], requiredRegions: [],
     } as Parameters<typeof createClient>[2];
-    await expect(createClient(t.db, t.keys, input)).rejects.toMatchObject({ errors: [{ field: 'name', message: 'must not contain control characters' }] });
+    await expect(createClient(t.db, t.keys, input)).rejects.toMatchObject({ errors: [{ field: 'name', message: 'must not contain control characters (U+0000–U+001F, U+007F–U+009F) or bidirectional overrides (U+202A–U+202E, U+2066–U+2069)' }] });
     expect(await t.db.selectFrom('oauth_clients').select('id').where('client_id', '=', 'nul-name').executeTakeFirst()).toBeUndefined();
   });
 

@@ -56,7 +56,7 @@ describe('edit', () => {
     // A pasted name with a tab: the message says what is wrong with it, not that it is missing.
     const control = await post('/admin/oauthclients/karte', orga, [['csrf_token', orga.csrfToken], ['name', 'Karte\t3'], ['confidential', '1'], ['redirect_uris', 'https://karte.example.org/v2/cb']]);
     expect(control.statusCode).toBe(400);
-    expect(control.body).toContain('<p class="field-error" id="name-error">Der Name darf keine Steuerzeichen (etwa Tabulatoren oder Zeilenumbrüche) enthalten.</p>');
+    expect(control.body).toContain('<p class="field-error" id="name-error">Der Name darf keine Steuerzeichen (etwa Tabulatoren oder Zeilenumbrüche) und keine unsichtbaren Zeichen enthalten, die die Schreibrichtung umkehren (U+202A–U+202E, U+2066–U+2069).</p>');
     expect(control.body).not.toContain('id="redirectUris-error"');
     const forged = await post('/admin/oauthclients/karte', orga, [['name', 'Hijacked'], ['confidential', '1'], ['redirect_uris', 'https://evil.example/cb']]);
     expect(forged.statusCode).toBe(403);

@@ -1,11 +1,13 @@
 /** The seed's content entry (create body, `{id}` answer) and the entry as PATCH and GET return it. */
 import { Type, type Static } from '@sinclair/typebox';
+import { NAME_PATTERN } from '../../text/control-characters.ts';
 import { DateTimeString, IdParam, NO_NUL_PATTERN } from '../params.ts';
 
 export const ContentParams = Type.Object({ contentId: IdParam('content entry id') });
 
-const Name = Type.String({ minLength: 1, maxLength: 200, pattern: NO_NUL_PATTERN, description: 'internal name; HTML tags are removed' });
-const Title = Type.String({ minLength: 1, maxLength: 500, pattern: NO_NUL_PATTERN, description: 'HTML tags are removed' });
+// Names and titles are shown to people: no control characters, no bidirectional overrides (text/control-characters.ts).
+const Name = Type.String({ minLength: 1, maxLength: 200, pattern: NAME_PATTERN, description: 'internal name; HTML tags are removed; no control characters or bidirectional overrides' });
+const Title = Type.String({ minLength: 1, maxLength: 500, pattern: NAME_PATTERN, description: 'HTML tags are removed; no control characters or bidirectional overrides' });
 const Body = Type.String({ minLength: 1, maxLength: 500_000, pattern: NO_NUL_PATTERN, description: 'HTML' });
 
 export const CreateContentBody = Type.Object({ name: Name, title: Title, body: Body }, { additionalProperties: false });

@@ -7,6 +7,7 @@ import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { classifyFailure, logFailure } from '../../http/failures.ts';
 import type { PrefixErrorWording } from '../../http/prefix-errors.ts';
 import { ApiProblem, problemBody, type FieldError, type ProblemBody } from './problem.ts';
+import { NAME_CHARACTERS_PROBLEM, NAME_PATTERN } from '../../text/control-characters.ts';
 import type { ProblemCode } from './problem-codes.ts';
 
 export function installProblemHandlers(api: FastifyInstance): void {
@@ -46,9 +47,14 @@ function validationErrors(error: FastifyError): FieldError[] {
     const key = missingProperty ?? additionalProperty;
     const path = `${v.instancePath}${key === undefined ? '' : `/${key}`}`;
     const unknown = context === 'body' ? 'is not a field of this operation' : 'is not a parameter of this operation';
-    const message = additionalProperty === undefined ? v.message ?? 'is invalid' : unknown;
+    const message = additionalProperty !== undefined ? unknown : isNamePattern(v) ? NAME_CHARACTERS_PROBLEM : v.message ?? 'is invalid';
     return { field: `${context}${path}`, message };
   });
+}
+
+/** The name rule's pattern (text/control-characters.ts) says in words what it refuses. */
+function isNamePattern(v: NonNullable<FastifyError['validation']>[number]): boolean {
+  return v.keyword === 'pattern' && (v.params as { pattern?: unknown }).pattern === NAME_PATTERN;
 }
 
 function codeForStatus(status: number): ProblemCode {

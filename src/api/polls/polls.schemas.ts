@@ -1,5 +1,6 @@
 /** The seed's poll object and its update body. */
 import { Type, type Static } from '@sinclair/typebox';
+import { NAME_PATTERN } from '../../text/control-characters.ts';
 import { NO_NUL_PATTERN } from '../row-id.ts';
 import { IdParam } from '../params.ts';
 
@@ -22,7 +23,7 @@ export const PollSchema = Type.Object({
 export type Poll = Static<typeof PollSchema>;
 
 export const PollPatchBody = Type.Object({
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: NO_NUL_PATTERN })),
+  name: Type.Optional(Type.String({ minLength: 1, maxLength: 200, pattern: NAME_PATTERN, description: 'no control characters or bidirectional overrides' })),
   description: Type.Optional(Type.String({ minLength: 1, maxLength: 10000, pattern: NO_NUL_PATTERN })),
   options: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 500, pattern: NO_NUL_PATTERN }), {
     minItems: 1, maxItems: 100, description: 'replaces every option and resets their counts; trimmed, unique',

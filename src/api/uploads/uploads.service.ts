@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../db/executor.ts';
 import { ifNoneMatchMatches } from '../../http/conditional.ts';
+import { withoutRefusedNameCharacters } from '../../text/control-characters.ts';
 import type { Actor } from '../actor.ts';
 import { ValidationFailed } from '../plugin/problem.ts';
 import type { ImageWorkQueue } from './image-work-queue.ts';
@@ -97,12 +98,14 @@ export const MAX_FILENAME_LENGTH = 255;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /**
- * The last path segment, without control characters, as UTF-8 can hold it (a
- * lone surrogate becomes U+FFFD, as the database would store it), so that the
- * answer, the stored row and the served Content-Disposition all carry the same
- * name. The name is only ever shown, never used as a path.
+ * The last path segment, without control characters and bidirectional
+ * overrides ("invoice\u202Egpj.exe" would show as "invoiceexe.jpg";
+ * text/control-characters.ts), as UTF-8 can hold it (a lone surrogate becomes
+ * U+FFFD, as the database would store it), so that the answer, the stored row
+ * and the served Content-Disposition all carry the same name. The name is only
+ * ever shown, never used as a path.
  */
 export function cleanFilename(raw: string): string {
-  const base = raw.replace(/[\u0000-\u001f\u007f]/g, '').replace(LONE_SURROGATE, '\uFFFD').split(/[/\\]/).pop() ?? '';
+  const base = withoutRefusedNameCharacters(raw).replace(LONE_SURROGATE, '\uFFFD').split(/[/\\]/).pop() ?? '';
   return Array.from(base.trim()).slice(0, MAX_FILENAME_LENGTH).join('').trimEnd();
 }

@@ -6,6 +6,7 @@
 import { findExistingRegionIds } from '../../accounts/regions.repository.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { FieldError } from '../../invalid-input.ts';
+import { hasRefusedNameCharacters, NAME_CHARACTERS_PROBLEM } from '../../text/control-characters.ts';
 import { backchannelLogoutUriProblem } from '../checks/logout-uri.ts';
 import { redirectUriProblem, webOrigin } from '../checks/redirect-uri.ts';
 import { GRANT_TYPES, isGrantType, isScope, SCOPES, sortScopes } from '../scopes.ts';
@@ -33,16 +34,12 @@ export interface ClientSettings {
   backchannelLogoutSessionRequired?: boolean;
 }
 
-/** Names are shown on the consent page; PostgreSQL text cannot hold NUL anyway. */
-export function hasControlCharacters(text: string): boolean {
-  return /[\u0000-\u001f\u007f]/.test(text);
-}
-
 /** The settings as stored (but the secret); problems are added to `errors`. */
 export async function validateSettings(db: Executor, input: ClientSettings, errors: FieldError[]): Promise<Omit<ClientValues, 'secretDigest'>> {
   const name = input.name.trim();
   if (name.length === 0 || name.length > 200) errors.push({ field: 'name', message: 'must be 1 to 200 characters' });
-  else if (hasControlCharacters(name)) errors.push({ field: 'name', message: 'must not contain control characters' });
+  // Shown on the consent page: nothing that reorders or hides what members read (text/control-characters.ts).
+  else if (hasRefusedNameCharacters(name)) errors.push({ field: 'name', message: NAME_CHARACTERS_PROBLEM });
 
   const redirectUris = validateRedirectUris('redirectUris', input.redirectUris, errors);
   if (redirectUris.length === 0) errors.push({ field: 'redirectUris', message: 'must contain at least one redirect URI' });

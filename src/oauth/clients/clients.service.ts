@@ -20,7 +20,7 @@ import {
   type ClientRow,
 } from './clients.repository.ts';
 
-export { hasControlCharacters, MAX_REDIRECT_URIS, type ClientSettings } from './client-settings.ts';
+export { MAX_REDIRECT_URIS, type ClientSettings } from './client-settings.ts';
 
 export interface ClientInput extends ClientSettings {
   clientId: string;

@@ -8,8 +8,9 @@ import type { FieldError } from '../../invalid-input.ts';
 import { backchannelLogoutUriProblem } from '../../oauth/checks/logout-uri.ts';
 import { redirectUriProblem } from '../../oauth/checks/redirect-uri.ts';
 import { CLIENT_ID_PATTERN } from '../../oauth/clients/client-id.ts';
-import { hasControlCharacters, MAX_REDIRECT_URIS, type Client, type ClientInput } from '../../oauth/clients/clients.service.ts';
+import { MAX_REDIRECT_URIS, type Client, type ClientInput } from '../../oauth/clients/clients.service.ts';
 import { isGrantType, isScope } from '../../oauth/scopes.ts';
+import { hasRefusedNameCharacters } from '../../text/control-characters.ts';
 import type { Translate } from '../i18n.ts';
 
 const Many = Type.Union([Type.String({ maxLength: 100 }), Type.Array(Type.String({ maxLength: 100 }), { maxItems: 1000 })]);
@@ -121,7 +122,7 @@ export function checkClientForm(values: ClientFormValues, t: Translate, options:
   const name = values.name.trim();
   if (name === '') messages.name = t('admin.error.nameMissing');
   else if (name.length > 200) messages.name = t('admin.error.nameLong');
-  else if (hasControlCharacters(name)) messages.name = t('admin.error.nameControl');
+  else if (hasRefusedNameCharacters(name)) messages.name = t('admin.error.nameControl');
   if (lines(values.redirectUris).length === 0) messages.redirectUris = t('admin.error.redirectMissing');
   else messages.redirectUris = redirectUrisMessage(lines(values.redirectUris), t);
   messages.postLogoutRedirectUris = redirectUrisMessage(lines(values.postLogoutRedirectUris), t);
