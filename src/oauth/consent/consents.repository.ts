@@ -5,6 +5,7 @@ import type { Executor } from '../../db/executor.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { sortScopes, type Scope } from '../scopes.ts';
 import { endSignInsOfApp } from '../backchannel/app-revocation.ts';
+import { deleteUnusedCodes } from '../grants/codes.repository.ts';
 import { revokeGrantsOfUserAndClient } from '../grants/grants.repository.ts';
 
 export interface RememberedApp {
@@ -27,8 +28,10 @@ export async function listRememberedApps(db: Executor, userId: number): Promise<
 }
 
 /**
- * Forgets the consent, revokes every grant of this user for this client (its
- * refresh tokens and access tokens) and, when there was a consent, ends the
+ * Forgets the consent, deletes the codes not yet exchanged, revokes every
+ * grant of this user for this client (its refresh tokens and access tokens;
+ * after the codes, so that a concurrent exchange's grant is among them:
+ * codes.repository.ts `deleteUnusedCodes`) and, when there was a consent, ends the
  * client's sign-ins of the user: its back-channel logout notices are queued
  * in the same transaction. Returns false when there was no consent for a
  * known client (grants are revoked all the same), or the client is unknown.
@@ -41,6 +44,7 @@ export async function revokeConsent(db: Executor, clock: Clock, userId: number, 
   return inTransaction(db, async (trx) => {
     const deleted = await trx.deleteFrom('oauth_consents')
       .where('user_id', '=', userId).where('client_id', '=', client.id).executeTakeFirst();
+    await deleteUnusedCodes(trx, userId, client.id);
     await revokeGrantsOfUserAndClient(trx, userId, client.id, now);
     if (Number(deleted.numDeletedRows) === 0) return false;
     await endSignInsOfApp(trx, userId, client.id, now);
