@@ -11,6 +11,7 @@ import { passwordProblem } from './password-policy.ts';
 import { hashPassword } from './passwords.ts';
 import { findExistingRegionIds, findRegionById, insertRegion } from './regions.repository.ts';
 import { ROLES, type RoleName } from './roles.ts';
+import { endSessionsOfUser, type EndedSessions } from './sessions.ts';
 import { addAmbassadorships, addMemberships, findUserCredentialsByEmail, insertUser, updatePasswordHash } from './users.repository.ts';
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -67,13 +68,23 @@ export async function createUser(db: Executor, input: CreateUserInput): Promise<
   });
 }
 
-/** Sets a new password (an operator's reset); throws {@link InvalidInput} for a weak one. False when the user does not exist. */
-export async function setUserPassword(db: Executor, userId: number, password: string): Promise<boolean> {
+/**
+ * Sets a new password (an operator's reset) and, in the same transaction,
+ * ends every session of the member as a logout would (their codes in flight
+ * and the grants issued under them go too): whoever knew the old password is
+ * signed out. Throws {@link InvalidInput} for a weak one; undefined when the
+ * user does not exist.
+ */
+export async function setUserPassword(db: Executor, userId: number, password: string, now: Date): Promise<EndedSessions | undefined> {
   const user = await db.selectFrom('users').select('email').where('id', '=', userId).executeTakeFirst();
-  if (!user) return false;
+  if (!user) return undefined;
   const weak = await passwordProblem(password, user.email);
   if (weak) throw new InvalidInput([{ field: 'password', message: weak }]);
-  return updatePasswordHash(db, userId, await hashPassword(password));
+  const passwordHash = await hashPassword(password);
+  return inTransaction(db, async (trx) => {
+    if (!(await updatePasswordHash(trx, userId, passwordHash))) return undefined;
+    return endSessionsOfUser(trx, userId, now);
+  });
 }
 
 export interface CreateRegionInput {

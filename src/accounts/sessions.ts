@@ -6,6 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { Executor } from '../db/executor.ts';
 import { statement } from '../db/statement.ts';
+import { inTransaction } from '../db/transaction.ts';
 import type { UserRow } from './users.repository.ts';
 
 /** Without "stay logged in". */
@@ -95,31 +96,62 @@ export interface EndedSession {
   grantsRevoked: number;
 }
 
-const endSessionStatement = statement<{ user_id: number; sid: string; grants_revoked: number }>('end_session', `
-  with ended as (delete from sessions where id_digest = $1 returning user_id, sid),
-  revoked as (
-    update oauth_grants g set revoked_at = $2 from ended
-    where g.sid = ended.sid and g.revoked_at is null
-    returning g.id
+const endSessionStatement = statement<{ user_id: number; sid: string }>('end_session', `
+  delete from sessions where id_digest = $1 returning user_id, sid`);
+
+const endSessionsOfUserStatement = statement<{ sid: string }>('end_sessions_of_user', `
+  delete from sessions where user_id = $1 returning sid`);
+
+const revokeSessionGrantsStatement = statement<{ revoked: number }>('revoke_session_grants', `
+  with revoked as (
+    update oauth_grants set revoked_at = $2 where sid = any($1::text[]) and revoked_at is null returning id
   )
-  select ended.user_id, ended.sid, (select count(*)::integer from revoked) as grants_revoked from ended`);
+  select count(*)::integer as revoked from revoked`);
 
 /**
  * An explicit logout (docs/oauth.md, "Signing a member out"): deletes the
- * session and, in the same statement, revokes the grants of the apps it
- * signed into, whose `sid` is this session's. Undefined when there was no
- * such session. A session that merely expires, or is replaced by a new
- * login, keeps its grants.
+ * session and revokes the grants of the apps it signed into, whose `sid` is
+ * this session's; the codes issued under it and not yet exchanged die with
+ * the row (codes.repository.ts `redeemCode` requires it). Undefined when
+ * there was no such session. A session that merely expires, or is replaced by
+ * another member's login, keeps its grants.
  */
 export async function endSession(db: Executor, id: string, now: Date): Promise<EndedSession | undefined> {
-  const [row] = await endSessionStatement.rows(db, [digestSessionId(id), now]);
-  return row && { userId: row.user_id, sid: row.sid, grantsRevoked: row.grants_revoked };
+  return inTransaction(db, async (trx) => {
+    const [ended] = await endSessionStatement.rows(trx, [digestSessionId(id)]);
+    if (!ended) return undefined;
+    return { userId: ended.user_id, sid: ended.sid, grantsRevoked: await revokeSessionGrants(trx, [ended.sid], now) };
+  });
 }
 
-/** Ends every session of a user (an operator's `sessions revoke`); returns how many there were. */
-export async function deleteSessionsOfUser(db: Executor, userId: number): Promise<number> {
-  const result = await db.deleteFrom('sessions').where('user_id', '=', userId).executeTakeFirst();
-  return Number(result.numDeletedRows);
+export interface EndedSessions {
+  sessionsEnded: number;
+  grantsRevoked: number;
+}
+
+/**
+ * Ends every session of a user as a logout ends one (an operator's
+ * `sessions revoke`, a password change): the sessions, their codes not yet
+ * exchanged and the grants issued under them.
+ */
+export async function endSessionsOfUser(db: Executor, userId: number, now: Date): Promise<EndedSessions> {
+  return inTransaction(db, async (trx) => {
+    const sids = (await endSessionsOfUserStatement.rows(trx, [userId])).map((row) => row.sid);
+    return { sessionsEnded: sids.length, grantsRevoked: sids.length === 0 ? 0 : await revokeSessionGrants(trx, sids, now) };
+  });
+}
+
+/**
+ * The second statement of every end of a session, in its transaction after
+ * the `sessions` rows were deleted. It must be a later statement: under READ
+ * COMMITTED each statement sees what was committed when it began, and an
+ * exchange holding a session's row (codes.repository.ts `redeemCode`) commits
+ * its grant only while the delete waits for that row — after the delete's
+ * statement began, before this one begins.
+ */
+async function revokeSessionGrants(trx: Executor, sids: readonly string[], now: Date): Promise<number> {
+  const [row] = await revokeSessionGrantsStatement.rows(trx, [sids, now]);
+  return row!.revoked;
 }
 
 export async function purgeExpiredSessions(db: Executor, clock: Clock): Promise<number> {

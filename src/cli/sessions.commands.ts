@@ -1,5 +1,5 @@
 /** `sessions revoke`: signs a user out everywhere (SPEC §4 sessions, §5.6 refresh tokens). */
-import { deleteSessionsOfUser } from '../accounts/sessions.ts';
+import { endSessionsOfUser } from '../accounts/sessions.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { revokeGrantsOfUser } from '../oauth/grants/grants.repository.ts';
 import type { CliCommand } from './command.ts';
@@ -16,10 +16,12 @@ export const sessionsRevokeCommand: CliCommand = {
   async run(context, values) {
     const db = await context.database();
     const user = await findUser(db, values, 'user');
-    const { sessions, grants } = await inTransaction(db, async (trx) => ({
-      sessions: await deleteSessionsOfUser(trx, user.id),
-      grants: await revokeGrantsOfUser(trx, user.id, new Date()),
-    }));
+    const now = new Date();
+    // Sessions first: their codes die with them, and the grant of an exchange that held a session's row is committed before the grants are revoked.
+    const { sessions, grants } = await inTransaction(db, async (trx) => {
+      const ended = await endSessionsOfUser(trx, user.id, now);
+      return { sessions: ended.sessionsEnded, grants: ended.grantsRevoked + await revokeGrantsOfUser(trx, user.id, now) };
+    });
     return {
       json: { userId: user.id, email: user.email, sessionsEnded: sessions, grantsRevoked: grants },
       text: [`${user.email} (user ${user.id}): ${sessions} session(s) ended, ${grants} app grant(s) revoked.`],

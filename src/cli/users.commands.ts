@@ -86,14 +86,21 @@ export const userAddCommand: CliCommand = {
 
 export const userSetPasswordCommand: CliCommand = {
   words: ['user', 'set-password'],
-  summary: 'set a user\'s password (sessions stay; end them with sessions revoke)',
-  details: [PASSWORD_NOTE],
+  summary: 'set a user\'s password and end their login sessions',
+  details: [
+    PASSWORD_NOTE,
+    'Every login session of the user ends as a logout ends one: the apps they signed into under it lose their tokens. Grants of sessions that already ended stay; sessions revoke ends those too.',
+  ],
   options: WHICH_USER,
   async run(context, values) {
     const db = await context.database();
     const user = await findUser(db, values);
     const password = await context.readPassword(`New password for ${user.email}`);
-    if (!(await setUserPassword(db, user.id, password))) throw new RefusedInput(`there is no user with id ${user.id}`);
-    return { json: { id: user.id, email: user.email, passwordChanged: true }, text: [`Password of ${user.email} (user ${user.id}) changed.`] };
+    const ended = await setUserPassword(db, user.id, password, new Date());
+    if (!ended) throw new RefusedInput(`there is no user with id ${user.id}`);
+    return {
+      json: { id: user.id, email: user.email, passwordChanged: true, ...ended },
+      text: [`Password of ${user.email} (user ${user.id}) changed; ${ended.sessionsEnded} session(s) ended, ${ended.grantsRevoked} app grant(s) revoked.`],
+    };
   },
 };

@@ -128,12 +128,16 @@ describe('user list, show and set-password', () => {
     expect((await cli(['user', 'show', '--id', '1', '--email', 'a@b.de'])).err).toContain('give exactly one of --id, --email');
   });
 
-  it('set-password reads the new password from standard input; the member logs in with it, not the old one (through the bin)', async () => {
+  it('set-password reads the new password from standard input and ends the member\'s sessions; the member logs in with it, not the old one (through the bin)', async () => {
+    const before = await withApp(dataDir, async (app) => (await logIn(app, 'ada@example.test', 'long enough')).cookie);
     const changed = await runBin(dataDir, ['user', 'set-password', '--email', 'ada@example.test', '--json'], { input: 'a new pass phrase\n' });
     expect(changed.code).toBe(0);
-    expect(JSON.parse(changed.out)).toEqual({ id: expect.any(Number), email: 'ada@example.test', passwordChanged: true });
+    const summary = JSON.parse(changed.out);
+    expect(summary).toEqual({ id: expect.any(Number), email: 'ada@example.test', passwordChanged: true, sessionsEnded: expect.any(Number), grantsRevoked: 0 });
+    expect(summary.sessionsEnded).toBeGreaterThanOrEqual(1);
     expect(changed.out + changed.err).not.toContain('a new pass phrase');
     await withApp(dataDir, async (app) => {
+      expect((await app.inject({ method: 'GET', url: '/api/user/current', headers: { cookie: before } })).statusCode).toBe(401);
       expect((await logIn(app, 'ada@example.test', 'a new pass phrase')).status).toBe(200);
       expect((await logIn(app, 'ada@example.test', 'long enough')).status).toBe(401);
     });

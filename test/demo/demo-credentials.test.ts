@@ -67,7 +67,7 @@ describe('a production start on a database that holds the demo dataset', () => {
 
   it('no longer names an account whose password or a client whose secret was changed', async () => {
     const orga = demo.users.find((u) => u.role === 'orga')!;
-    await setUserPassword(t.db, orga.id, 'a new password for orga');
+    await setUserPassword(t.db, orga.id, 'a new password for orga', t.clock.now());
     await regenerateClientSecret(t.db, t.keys, 'demo-app', new Date());
     const error = await refusalOf(await configOf(PRODUCTION));
     expect((error as Error).message).toBe([
@@ -115,7 +115,7 @@ describe('demo remove', () => {
 
   it('finds a demo account by its known address even without the demo summary, whatever the case of the address', async () => {
     await makeUser(t.db, { email: 'Orga@Example.org' });
-    await setUserPassword(t.db, (await t.db.selectFrom('users').select('id').where('email', '=', 'Orga@Example.org').executeTakeFirstOrThrow()).id, DEMO_PASSWORD);
+    await setUserPassword(t.db, (await t.db.selectFrom('users').select('id').where('email', '=', 'Orga@Example.org').executeTakeFirstOrThrow()).id, DEMO_PASSWORD, t.clock.now());
     const error = await refusalOf(await configOf(PRODUCTION));
     expect((error as Error).message).toContain('  - account Orga@Example.org still has the demo password\n');
     expect((await removeDemoAccounts(t.db, { info: () => {}, warn: () => {} })).users).toEqual([{ id: expect.any(Number), email: 'Orga@Example.org' }]);

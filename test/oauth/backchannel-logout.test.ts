@@ -9,11 +9,10 @@
  */
 import { decodeJwt } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteSessionsOfUser } from '../../src/accounts/sessions.ts';
+import { endSessionsOfUser, purgeExpiredSessions } from '../../src/accounts/sessions.ts';
 import { deleteClient } from '../../src/oauth/clients/clients.service.ts';
 import { findClientRow } from '../../src/oauth/clients/clients.repository.ts';
 import { rememberConsent } from '../../src/oauth/consent/consents.repository.ts';
-import { purgeExpiredSessions } from '../../src/accounts/sessions.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
 import { LogoutReceiver, verifyLogoutToken } from '../helpers/logout-receiver.ts';
@@ -141,7 +140,7 @@ describe('back-channel logout', () => {
     const first = await signIn(await logInAs(t.app, user), 'wiki');
     const second = await signIn(await logInAs(t.app, user), 'wiki');
     const before = receiver.received.length;
-    expect(await deleteSessionsOfUser(t.db, user.id)).toBe(2);
+    expect(await endSessionsOfUser(t.db, user.id, t.clock.now())).toEqual({ sessionsEnded: 2, grantsRevoked: 2 });
     expect(await deliver(before)).toStrictEqual([
       { client: 'wiki', sub: String(user.id), sid: first },
       { client: 'wiki', sub: String(user.id), sid: second },

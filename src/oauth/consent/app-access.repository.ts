@@ -11,6 +11,7 @@ import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../db/executor.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import { endSignInsOfApp } from '../backchannel/app-revocation.ts';
+import { deleteUnusedCodes } from '../grants/codes.repository.ts';
 import { revokeGrantsOfUserAndClient } from '../grants/grants.repository.ts';
 import { sortScopes, type Scope } from '../scopes.ts';
 
@@ -47,8 +48,9 @@ export async function listAppsWithAccess(db: Executor, userId: number, now: Date
 }
 
 /**
- * Takes an app's access away: forgets the consent, revokes every grant of this
- * member for this client (refresh and access tokens) and ends the client's
+ * Takes an app's access away: forgets the consent, deletes the codes not yet
+ * exchanged, revokes every grant of this member for this client (refresh and
+ * access tokens) and ends the client's
  * sign-ins of the member (back-channel logout notices, queued in the same
  * transaction). Returns false when the app had neither, or is unknown.
  */
@@ -60,8 +62,10 @@ export async function revokeAppAccess(db: Executor, clock: Clock, userId: number
   return inTransaction(db, async (trx) => {
     const consents = await trx.deleteFrom('oauth_consents')
       .where('user_id', '=', userId).where('client_id', '=', client.id).executeTakeFirst();
+    // The codes first, then the grants: a concurrent exchange's grant is among them (codes.repository.ts `deleteUnusedCodes`).
+    const codes = await deleteUnusedCodes(trx, userId, client.id);
     const grants = await revokeGrantsOfUserAndClient(trx, userId, client.id, now);
-    if (Number(consents.numDeletedRows) === 0 && grants === 0) return false;
+    if (Number(consents.numDeletedRows) === 0 && grants === 0 && codes === 0) return false;
     await endSignInsOfApp(trx, userId, client.id, now);
     return true;
   });

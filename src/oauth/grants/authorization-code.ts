@@ -90,7 +90,7 @@ export async function handle(ctx: CodeGrantContext, client: ClientRow, params: G
   if (!redeemed) {
     const grantId = await ctx.codes.findGrantOfUsedCode(digest);
     if (grantId === undefined) {
-      throw invalidCode('no live code matches: unknown, expired, or bound to another client, redirect URI or code challenge');
+      throw invalidCode('no live code matches: unknown, expired, issued under a session that has ended, or bound to another client, redirect URI or code challenge');
     }
     if (grantId !== null) await ctx.codes.revokeGrant(grantId, now);
     const event: SecurityEvent = { event: 'oauth.code.reused', clientId: client.client_id, grantId };

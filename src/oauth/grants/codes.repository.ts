@@ -3,7 +3,8 @@
  * SHA-256 digest is stored. Redemption is one statement: it marks the code
  * used (atomically: of two concurrent exchanges exactly one matches
  * `used_at is null`), creates the grant and, when wanted, its first refresh
- * token row.
+ * token row — only while the login session the code was issued under is live
+ * (docs/security.md, "A code in flight dies with its session").
  */
 import type { Executor } from '../../db/executor.ts';
 import { statement } from '../../db/statement.ts';
@@ -24,11 +25,18 @@ export interface NewCode {
   sid: string | null;
 }
 
-/** A CTE after `code`: the session signed into the client (once; a session that just ended records nothing). */
-const RECORD_SESSION_CLIENT = `session_client as (
+/**
+ * CTEs after `code`: the session signed into the client (once). A session that
+ * just ended records nothing: the row is locked before the insert's foreign-key
+ * check, so a logout deleting it concurrently makes `live` empty (the lock
+ * waits for the logout, then skips the deleted row) instead of failing that
+ * check; the code itself is stored and dies with the session.
+ */
+const RECORD_SESSION_CLIENT = `live as (select s.sid from sessions s where s.sid = $10 for key share),
+  session_client as (
     insert into oauth_session_clients (sid, client_id, user_id)
     select code.sid, code.client_id, code.user_id from code
-    where code.sid is not null and exists (select 1 from sessions s where s.sid = code.sid)
+    where code.sid in (select sid from live)
     on conflict (sid, client_id) do nothing
   )`;
 
@@ -72,12 +80,18 @@ function codeValues(code: NewCode): unknown[] {
 const redeemCodeStatement = statement<RedeemedCode & { client_current: boolean }>('redeem_code', `
   with cv as (select coalesce((select version from oauth_clients where id = $3), 0) = $8 as current),
   gid as (select nextval(pg_get_serial_sequence('oauth_grants', 'id'))::integer as id),
+  live as (
+    select s.sid from sessions s
+    where s.sid = (select c.sid from oauth_codes c where c.code_digest = $1) and s.expires_at > $2
+    for key share
+  ),
   used as (
     update oauth_codes set used_at = $2, grant_id = (select id from gid)
     where code_digest = $1 and used_at is null and expires_at > $2
       and client_id = $3 and redirect_uri = $4
       and code_challenge is not distinct from $5::text
       and (select current from cv)
+      and sid = (select sid from live)
     returning user_id, scopes, nonce, auth_time, sid
   ),
   g as (
@@ -95,9 +109,19 @@ const redeemCodeStatement = statement<RedeemedCode & { client_current: boolean }
   from cv left join g on true left join used on true`);
 
 /**
- * Redeems a live code bound to this client, redirect URI and PKCE challenge:
- * `code` undefined when none matches; `clientCurrent` false (and nothing
- * redeemed) when the client changed since it was read.
+ * Redeems a live code bound to this client, redirect URI and PKCE challenge,
+ * issued under a session that is still live: `code` undefined when none
+ * matches; `clientCurrent` false (and nothing redeemed) when the client
+ * changed since it was read.
+ *
+ * The session row is locked (`for key share`, the lock a foreign key takes)
+ * before the code is marked, and every end of a session deletes that row
+ * before it revokes the session's grants in a later statement
+ * (accounts/sessions.ts). So the two serialise on the row: either this
+ * exchange locked it first, the logout waits for it to commit and then sees
+ * (and revokes) the grant it created; or the logout deleted it first, this
+ * lock waits for the logout to commit, finds the row gone, and nothing is
+ * redeemed. Never a grant that outlives the logout.
  */
 export async function redeemCode(db: Executor, r: Redemption): Promise<{ clientCurrent: boolean; code: RedeemedCode | undefined }> {
   const [row] = await redeemCodeStatement.rows(db, [
@@ -113,6 +137,19 @@ export async function findGrantOfUsedCode(db: Executor, digest: Buffer): Promise
     .where('code_digest', '=', digest).executeTakeFirst();
   if (!row || row.used_at === null) return undefined;
   return row.grant_id;
+}
+
+/**
+ * Deletes the codes of this user for this client not yet exchanged (a member
+ * revoking the app). In the caller's transaction, before it revokes the
+ * grants: an exchange that marked one of these codes first holds its row, so
+ * this waits for it to commit and the revocation that follows sees its grant;
+ * an exchange that comes later finds no code.
+ */
+export async function deleteUnusedCodes(db: Executor, userId: number, clientRowId: number): Promise<number> {
+  const result = await db.deleteFrom('oauth_codes')
+    .where('user_id', '=', userId).where('client_id', '=', clientRowId).where('used_at', 'is', null).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 /** The authorization_code grant's storage: these statements, nothing more. */

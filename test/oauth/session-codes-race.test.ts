@@ -1,0 +1,168 @@
+/**
+ * A code exchange racing the end of its session (docs/security.md, "A code in
+ * flight dies with its session"): it ends with either no tokens or tokens the
+ * logout revokes, never a surviving grant. Twenty races through the real
+ * endpoints (truly concurrent on PostgreSQL, serial on PGlite); then, on
+ * PostgreSQL, each interleaving forced by holding one side's transaction open
+ * until the other is seen waiting for it.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql, type Transaction } from 'kysely';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { SESSION_COOKIE } from '../../src/accounts/session-http.ts';
+import { endSession } from '../../src/accounts/sessions.ts';
+import type { Database } from '../../src/db/schema.ts';
+import { s256 } from '../../src/oauth/checks/pkce.ts';
+import { findClientRow } from '../../src/oauth/clients/clients.repository.ts';
+import { rememberConsent } from '../../src/oauth/consent/consents.repository.ts';
+import { digestCode } from '../../src/oauth/grants/authorization-code.ts';
+import { redeemCode } from '../../src/oauth/grants/codes.repository.ts';
+import { TEST_DATABASE_URL } from '../helpers/database.ts';
+import { makeUser, type TestUser } from '../helpers/factories.ts';
+import { useTestApp } from '../helpers/fixture.ts';
+import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
+import { logInAs, type TestSession } from '../helpers/session.ts';
+
+const INVALID_CODE = { error: 'invalid_grant', error_description: 'Invalid or expired code' };
+const SCOPES = ['openid', 'profile', 'email', 'regions'];
+
+const t = useTestApp();
+let client: { clientId: string; secret: string };
+beforeAll(async () => {
+  client = (await makeClient(t)) as { clientId: string; secret: string };
+});
+
+const credentials = () => ({ client_id: client.clientId, client_secret: client.secret });
+const exchange = (code: string) => tokenRequest(t, { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: TEST_VERIFIER, ...credentials() });
+const logOut = (session: TestSession) => t.app.inject({ method: 'POST', url: '/api/user/logout', headers: session.headers });
+const sessionIdOf = (session: TestSession) => new URLSearchParams(session.cookie.replaceAll('; ', '&')).get(SESSION_COOKIE)!;
+
+async function signedIn(user: TestUser): Promise<{ session: TestSession; code: string }> {
+  const session = await logInAs(t.app, user);
+  return { session, code: await obtainCode(t, { clientId: client.clientId, cookie: session.cookie }) };
+}
+
+/** What the tokens of a successful exchange still do: all of it must be refused after the logout. */
+async function tokenUses(tokens: { access_token: string; refresh_token: string }) {
+  const refresh = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, ...credentials() });
+  const introspection = await t.app.inject({
+    method: 'POST', url: '/oauth/introspect', payload: new URLSearchParams({ token: tokens.access_token, ...credentials() }).toString(),
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
+  const userinfo = await t.app.inject({ url: '/oauth/userinfo', headers: { authorization: `Bearer ${tokens.access_token}` } });
+  return { refresh: refresh.json() as unknown, introspection: introspection.json() as unknown, userinfo: userinfo.statusCode };
+}
+
+describe('an exchange racing the logout of its session', () => {
+  test('twenty races (truly concurrent on PostgreSQL): the exchange fails, or every token it returned is revoked', async () => {
+    const user = await makeUser(t.db);
+    const pairs = [];
+    for (let i = 0; i < 20; i += 1) pairs.push(await signedIn(user));
+    const outcomes = await Promise.all(pairs.map(async ({ session, code }) => {
+      const [exchanged, loggedOut] = await Promise.all([exchange(code), logOut(session)]);
+      return { exchanged, loggedOut };
+    }));
+    for (const { exchanged, loggedOut } of outcomes) {
+      expect(loggedOut.statusCode).toBe(204);
+      if (exchanged.statusCode === 400) {
+        expect(exchanged.json()).toEqual(INVALID_CODE);
+        continue;
+      }
+      expect(exchanged.statusCode).toBe(200);
+      expect(await tokenUses(exchanged.json())).toEqual({
+        refresh: { error: 'invalid_grant', error_description: 'Invalid or expired refresh token' },
+        introspection: { active: false },
+        userinfo: 401,
+      });
+    }
+    const surviving = await t.db.selectFrom('oauth_grants').select('id').where('user_id', '=', user.id).where('revoked_at', 'is', null).execute();
+    expect(surviving).toEqual([]);
+  });
+});
+
+/** The backend process id of the connection a transaction holds. */
+async function backendPid(trx: Transaction<Database>): Promise<number> {
+  return (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0]!.pid;
+}
+
+/**
+ * Waits until some connection waits for a lock the backend `pid` holds, or
+ * until `other` (the request that should wait) has finished without waiting.
+ */
+async function untilWaitingOn(pid: number, other: Promise<unknown>): Promise<void> {
+  let finished = false;
+  void other.finally(() => { finished = true; });
+  for (const deadline = Date.now() + 60_000; !finished; await sleep(20)) {
+    const blocked = await sql<{ n: number }>`select count(*)::integer as n from pg_stat_activity where ${pid} = any(pg_blocking_pids(pid))`.execute(t.db);
+    if (blocked.rows[0]!.n > 0) return;
+    if (Date.now() > deadline) throw new Error('nothing came to wait on the held transaction');
+  }
+}
+
+describe.runIf(TEST_DATABASE_URL)('each interleaving, forced (PostgreSQL)', () => {
+  /** Redeems the code in a transaction held open until `end` (started inside it) waits for it; the grant's revocation time afterwards. */
+  async function exchangeHeldAgainst(code: string, end: () => Promise<{ statusCode: number }>, status: number): Promise<Date | null> {
+    const row = (await findClientRow(t.db, client.clientId))!;
+    const now = t.clock.now();
+    let grantId = 0;
+    let ended: Promise<{ statusCode: number }> | undefined;
+    await t.db.transaction().execute(async (trx) => {
+      const redeemed = await redeemCode(trx, {
+        digest: digestCode(code), clientRowId: row.id, clientVersion: row.version, redirectUri: CALLBACK, challenge: s256(TEST_VERIFIER),
+        now, grantExpiresAt: new Date(now.getTime() + 3600_000), refreshExpiresAt: new Date(now.getTime() + 3600_000),
+      });
+      grantId = redeemed.code!.grant_id;
+      ended = end();
+      await untilWaitingOn(await backendPid(trx), ended);
+    });
+    expect((await ended!).statusCode).toBe(status);
+    return (await t.db.selectFrom('oauth_grants').select('revoked_at').where('id', '=', grantId).executeTakeFirstOrThrow()).revoked_at;
+  }
+
+  test('the exchange holds the session first: the logout waits for it, then revokes the grant it created', async () => {
+    const { session, code } = await signedIn(await makeUser(t.db));
+    expect(await exchangeHeldAgainst(code, () => logOut(session), 204)).toEqual(expect.any(Date));
+  });
+
+  test('the exchange holds the code first: the member\'s revocation of the app waits for it, then revokes the grant it created', async () => {
+    const user = await makeUser(t.db);
+    await rememberConsent(t.db, user.id, (await findClientRow(t.db, client.clientId))!.id, SCOPES, t.clock.now());
+    const { session, code } = await signedIn(user);
+    const page = await t.app.inject({ url: '/settings/apps', headers: { cookie: session.cookie } });
+    const csrf = /name="csrf_token" value="([^"]+)"/.exec(page.body)![1]!;
+    const revoke = () => t.app.inject({
+      method: 'POST', url: '/settings/apps/revoke', payload: new URLSearchParams({ client_id: client.clientId, csrf_token: csrf }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: session.cookie },
+    });
+    expect(await exchangeHeldAgainst(code, revoke, 303)).toEqual(expect.any(Date));
+  });
+
+  test('the logout deletes the session first: the exchange waits for it, then finds no live code and writes nothing', async () => {
+    const user = await makeUser(t.db);
+    const { session, code } = await signedIn(user);
+    let exchanged: ReturnType<typeof exchange> | undefined;
+    await t.db.transaction().execute(async (trx) => {
+      expect(await endSession(trx, sessionIdOf(session), t.clock.now())).toMatchObject({ userId: user.id });
+      exchanged = exchange(code);
+      await untilWaitingOn(await backendPid(trx), exchanged);
+    });
+    const response = await exchanged!;
+    expect({ status: response.statusCode, body: response.json() as unknown }).toEqual({ status: 400, body: INVALID_CODE });
+    expect(await t.db.selectFrom('oauth_grants').select('id').where('user_id', '=', user.id).execute()).toEqual([]);
+  });
+
+  test('a code issued while the logout deletes the session: issued (no error), and dead', async () => {
+    const user = await makeUser(t.db);
+    const session = await logInAs(t.app, user);
+      await rememberConsent(t.db, user.id, (await findClientRow(t.db, client.clientId))!.id, SCOPES, t.clock.now());
+    let issued: Promise<string> | undefined;
+    await t.db.transaction().execute(async (trx) => {
+      await endSession(trx, sessionIdOf(session), t.clock.now());
+      issued = obtainCode(t, { clientId: client.clientId, cookie: session.cookie });
+      await untilWaitingOn(await backendPid(trx), issued.catch(() => undefined));
+    });
+    const response = await exchange(await issued!);
+    expect({ status: response.statusCode, body: response.json() as unknown }).toEqual({ status: 400, body: INVALID_CODE });
+    expect(await t.db.selectFrom('oauth_session_clients').select('sid').where('user_id', '=', user.id).execute()).toEqual([]);
+  });
+});
