@@ -59,7 +59,9 @@ export async function startServer(setup: ServerSetup): Promise<Child & { startup
     readyPath: '/ready',
     env: childEnv({
       PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${port}`,
-      DATABASE_URL: setup.databaseUrl, DATA_DIR: setup.dataDir, LOG_LEVEL: 'warn', ...setup.env,
+      DATABASE_URL: setup.databaseUrl, DATA_DIR: setup.dataDir, LOG_LEVEL: 'warn',
+      // Every load connection comes from 127.0.0.1: --connections above the per-address default (64) must not be refused.
+      MAX_CONNECTIONS_PER_ADDRESS: '1024', ...setup.env,
     }),
   });
   return Object.assign(child, { startupMs: performance.now() - started });

@@ -33,6 +33,7 @@ import { oauthRoutes } from './oauth/oauth.routes.ts';
 import { healthRoutes } from './ops/health.routes.ts';
 import { loggerOptions } from './ops/log-options.ts';
 import { installMetrics } from './ops/metrics.ts';
+import { logSecurityEvent } from './ops/security-events.ts';
 import { adminMessages } from './web/admin/admin.messages.ts';
 import { adminPage } from './web/admin/admin.page.ts';
 import { consentMessages } from './web/consent/consent.messages.ts';
@@ -89,7 +90,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     frameworkErrors: frameworkErrorHandler(API_PRE_ROUTING_ERRORS),
     clientErrorHandler: clientErrorHandler(API_PRE_ROUTING_ERRORS),
     return503OnClosing: true,
-    ...serverLimits(config),
+    ...serverLimits(config, (address, refused) => logSecurityEvent(app.log, {
+      event: 'http.connections.refused', address, refused, limit: config.maxConnectionsPerAddress,
+    })),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(compileValidator);

@@ -35,6 +35,8 @@ export interface Config {
   readonly requestTimeoutSeconds: number;
   /** Open connections at most; further ones are closed on accept. */
   readonly maxConnections: number;
+  /** Open connections at most from one client address (the socket's, never a forwarded one; IPv6 by /64). */
+  readonly maxConnectionsPerAddress: number;
   /** When set, `GET /metrics` (Prometheus) answers requests bearing it; unset, there is no such route. */
   readonly metricsToken: string | undefined;
   readonly petitionSourceUrl: string | undefined;
@@ -72,6 +74,7 @@ export const CONFIG_VARIABLES = [
   'RSA_KEY_BITS', 'TRUST_PROXY', 'PETITION_SOURCE_URL', 'PETITION_ALLOW_PRIVATE', 'VAPID_PUBLIC_KEY', 'VAPID_PRIVATE_KEY',
   'MAX_UPLOAD_BYTES', 'REFRESH_TOKEN_GRACE_SECONDS', 'REQUEST_TIMEOUT_SECONDS', 'MAX_CONNECTIONS',
   'DATABASE_TIMEOUT_SECONDS', 'METRICS_TOKEN', 'REDIS_URL', 'BACKCHANNEL_LOGOUT_POLL_SECONDS', 'ALLOW_DEMO_IN_PRODUCTION',
+  'MAX_CONNECTIONS_PER_ADDRESS',
 ] as const;
 
 /**
@@ -118,6 +121,7 @@ function readHttp(read: EnvReader) {
     port, host, publicUrl, trustProxy: readTrustProxy(read),
     requestTimeoutSeconds: read.integer('REQUEST_TIMEOUT_SECONDS', 30, 1, 3600),
     maxConnections: read.integer('MAX_CONNECTIONS', 1024, 1, 1_000_000),
+    maxConnectionsPerAddress: read.integer('MAX_CONNECTIONS_PER_ADDRESS', 64, 1, 1_000_000),
     metricsToken: readMetricsToken(read),
   };
 }

@@ -13,22 +13,32 @@
  *   than the 60 s idle timeout of common load balancers so that they, not we,
  *   close it (no request lost in the race);
  * - at most `maxConnections` sockets at once (config, 1024); further ones are
- *   closed on accept, so slow clients cannot exhaust file descriptors.
+ *   closed on accept, so slow clients cannot exhaust file descriptors;
+ * - at most `maxConnectionsPerAddress` of them (config, 64) from one client
+ *   address (connection-limit.ts), so that one client cannot hold them all.
+ *
+ * A socket that sends nothing counts as a request whose headers never
+ * arrive: it is answered 408 and closed after `headersTimeout` as well.
  */
 import http from 'node:http';
 import type { FastifyServerFactory } from 'fastify';
+import { limitConnectionsPerAddress, type RefusalReport } from './connection-limit.ts';
 
 export interface ServerLimitSettings {
   readonly requestTimeoutSeconds: number;
   readonly maxConnections: number;
+  readonly maxConnectionsPerAddress: number;
 }
 
 export const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 const MAX_HEADERS_TIMEOUT_MS = 10_000;
 const CONNECTIONS_CHECKING_INTERVAL_MS = 1_000;
 
-/** Fastify options: the timeouts, and a server factory that applies them and the connection cap. */
-export function serverLimits(settings: ServerLimitSettings) {
+/**
+ * Fastify options: the timeouts, and a server factory that applies them and the
+ * connection caps; `reportRefusals` hears of sockets refused by the per-address cap.
+ */
+export function serverLimits(settings: ServerLimitSettings, reportRefusals?: RefusalReport) {
   const requestTimeout = settings.requestTimeoutSeconds * 1000;
   const headersTimeout = Math.min(MAX_HEADERS_TIMEOUT_MS, requestTimeout);
   const connectionTimeout = KEEP_ALIVE_TIMEOUT_MS + 3_000;
@@ -41,6 +51,7 @@ export function serverLimits(settings: ServerLimitSettings) {
     }, handler);
     server.setTimeout(connectionTimeout);
     server.maxConnections = settings.maxConnections;
+    limitConnectionsPerAddress(server, settings.maxConnectionsPerAddress, reportRefusals);
     return server;
   };
   return { connectionTimeout, requestTimeout, keepAliveTimeout, serverFactory };

@@ -35,7 +35,9 @@ export type SecurityEvent =
   /** A client's back-channel logout URI accepted a logout token (Back-Channel Logout 1.0). */
   | { event: 'oauth.backchannel_logout.sent'; clientId: string; userId: number; noticeId: number; attempts: number }
   /** A logout notice was given up: every attempt failed, or its URI is refused by the outbound policy. */
-  | { event: 'oauth.backchannel_logout.abandoned'; clientId: string; userId: number; noticeId: number; attempts: number; error: string };
+  | { event: 'oauth.backchannel_logout.abandoned'; clientId: string; userId: number; noticeId: number; attempts: number; error: string }
+  /** Sockets over MAX_CONNECTIONS_PER_ADDRESS were closed on accept; `refused` since the last such line (one a minute at most). */
+  | { event: 'http.connections.refused'; address: string; refused: number; limit: number };
 
 export type SecurityEventName = SecurityEvent['event'];
 
@@ -55,6 +57,7 @@ const DESCRIPTIONS: Record<SecurityEventName, ['warn' | 'info', string]> = {
   'demo.removed': ['info', 'demo accounts and clients removed'],
   'oauth.backchannel_logout.sent': ['info', 'logout notice delivered'],
   'oauth.backchannel_logout.abandoned': ['warn', 'logout notice abandoned'],
+  'http.connections.refused': ['warn', 'connections refused: too many from one address'],
 };
 
 export function logSecurityEvent(log: EventLog, event: SecurityEvent): void {

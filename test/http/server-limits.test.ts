@@ -1,7 +1,8 @@
 /**
  * Slow and greedy clients against a real listening server: a request whose
- * body or headers never complete is answered 408 and closed within the
- * configured time; connections beyond MAX_CONNECTIONS are closed on accept;
+ * body or headers never complete (or a connection that sends nothing) is
+ * answered 408 and closed within the configured time, headers by default
+ * within 10 s; connections beyond MAX_CONNECTIONS are closed on accept;
  * a client that goes away mid-body is logged at info, never as an error.
  * Every wait is on a socket, server or log event.
  */
@@ -48,6 +49,7 @@ describe('slow clients', () => {
   it.each([
     ['a body that never completes', 'POST /api/user/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"email":'],
     ['headers that never complete', 'GET /api/petition HTTP/1.1\r\nHost: x\r\nX-Slow: 1\r\n'],
+    ['a connection that sends nothing', ''],
   ])('%s: answered 408 and closed within REQUEST_TIMEOUT_SECONDS', async (_name, partial) => {
     const { port } = await listening({ REQUEST_TIMEOUT_SECONDS: '1' });
     const socket = await open(port);
@@ -58,6 +60,16 @@ describe('slow clients', () => {
     expect(ms).toBeGreaterThanOrEqual(900);
     expect(ms).toBeLessThan(15_000); // 1 s + Node's check interval (1 s); the default would be 30 s
   });
+
+  it('by default, headers must arrive within 10 s, well before the 30 s of a whole request', async () => {
+    const { port } = await listening({});
+    const socket = await open(port);
+    socket.write('GET /api/petition HTTP/1.1\r\nHost: x\r\n');
+    const { received, ms } = await untilClosed(socket);
+    expect(received).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(ms).toBeGreaterThanOrEqual(9_900);
+    expect(ms).toBeLessThan(25_000);
+  }, 60_000);
 });
 
 describe('MAX_CONNECTIONS', () => {

@@ -87,6 +87,14 @@ describe('configuration', () => {
     }
   });
 
+  it('limits connections per client address to 64 by default, configurable from 1', () => {
+    expect(loadConfig({}).maxConnections).toBe(1024);
+    expect(loadConfig({}).maxConnectionsPerAddress).toBe(64);
+    expect(loadConfig({ MAX_CONNECTIONS_PER_ADDRESS: '1024' }).maxConnectionsPerAddress).toBe(1024);
+    expect(problemsOf({ MAX_CONNECTIONS_PER_ADDRESS: '0' })).toEqual(['MAX_CONNECTIONS_PER_ADDRESS="0" must be a whole number from 1 to 1000000']);
+    expect(problemsOf({ MAX_CONNECTIONS_PER_ADDRESS: 'many' })).toEqual(['MAX_CONNECTIONS_PER_ADDRESS="many" must be a whole number from 1 to 1000000']);
+  });
+
   it('checks that HOST is an IP address or a host name', () => {
     for (const good of ['0.0.0.0', '::', '127.0.0.1', 'localhost', 'app-1.internal.example.org']) {
       expect(loadConfig({ HOST: good }).host).toBe(good);
