@@ -6,7 +6,9 @@
  *
  * The address is the socket's, never a forwarded one: the limit is decided
  * on accept, before a byte of the request is read, so X-Forwarded-For (even
- * under TRUST_PROXY) cannot spread one client over many addresses. An
+ * under TRUST_PROXY) cannot spread one client over many addresses. The
+ * proxies a TRUST_PROXY list names are not limited per address (they carry
+ * every client's connections); `TRUST_PROXY=true` names none. An
  * IPv4-mapped IPv6 address counts as its IPv4 address, and IPv6 addresses
  * count by their /64 prefix: a single subscriber is usually given a whole
  * /64 (RFC 6177), so its 2^64 addresses are one client.
@@ -16,7 +18,8 @@
  * destroy decrements the server's count synchronously): a client over its
  * limit takes nothing from the others.
  */
-import { isIPv4, isIPv6, type Server, type Socket } from 'node:net';
+import type { Server, Socket } from 'node:net';
+import ipaddr from 'ipaddr.js';
 
 /** Told of refused sockets: the address (as counted) and how many were refused since the last call. */
 export type RefusalReport = (address: string, refused: number) => void;
@@ -24,11 +27,16 @@ export type RefusalReport = (address: string, refused: number) => void;
 /** Refusals are reported at most this often: an attacker's thousands of sockets make one line. */
 const REPORT_INTERVAL_MS = 60_000;
 
-/** Counts the open connections of each source address on `server` and closes those beyond `perAddress`. */
-export function limitConnectionsPerAddress(server: Server, perAddress: number, report: RefusalReport = () => {}): void {
+/**
+ * Counts the open connections of each source address on `server` and closes those beyond `perAddress`.
+ * Sockets from an address `isTrustedProxy` names are not limited per address: a reverse proxy carries
+ * every client's connections, and limiting per client is then its work (they count in the global cap).
+ */
+export function limitConnectionsPerAddress(server: Server, perAddress: number, report: RefusalReport = () => {}, isTrustedProxy: (address: string) => boolean = () => false): void {
   const open = new Map<string, number>();
   const refusals = { count: 0, reportedAt: -Infinity };
   server.prependListener('connection', (socket: Socket) => {
+    if (socket.remoteAddress !== undefined && isTrustedProxy(socket.remoteAddress)) return;
     // No address: the peer already reset the connection before it was accepted.
     const address = socket.remoteAddress === undefined ? undefined : clientAddress(socket.remoteAddress);
     const count = address === undefined ? perAddress : open.get(address) ?? 0;
@@ -57,26 +65,11 @@ function noteRefusal(refusals: { count: number; reportedAt: number }, address: s
 
 /** The client a socket address stands for: IPv4 as it is (also when IPv4-mapped), IPv6 by its /64 prefix. */
 export function clientAddress(remoteAddress: string): string {
-  if (isIPv4(remoteAddress)) return remoteAddress;
   const bare = remoteAddress.split('%', 1)[0]!; // a zone index (fe80::1%eth0) names an interface, not a client
-  if (!isIPv6(bare)) return remoteAddress;
-  const groups = ipv6Groups(bare);
-  if (groups.slice(0, 6).join(':') === '0:0:0:0:0:ffff') { // ::ffff:a.b.c.d (RFC 4291 §2.5.5.2)
-    return groups.slice(6).flatMap((group) => [parseInt(group, 16) >> 8, parseInt(group, 16) & 0xff]).join('.');
-  }
-  return `${groups.slice(0, 4).join(':')}::/64`;
-}
-
-/** The eight 16-bit groups of a valid IPv6 address, in hex without leading zeros. */
-function ipv6Groups(address: string): string[] {
-  const groupsOf = (part: string) => part === '' ? [] : part.split(':').flatMap((group) => {
-    if (!group.includes('.')) return [group];
-    const [a, b, c, d] = group.split('.').map(Number) as [number, number, number, number];
-    return [((a << 8) | b).toString(16), ((c << 8) | d).toString(16)];
-  });
-  const [head = '', tail] = address.split('::');
-  const first = groupsOf(head);
-  const last = tail === undefined ? [] : groupsOf(tail);
-  const zeros = Array.from({ length: 8 - first.length - last.length }, () => '0');
-  return [...first, ...zeros, ...last].map((group) => parseInt(group, 16).toString(16));
+  if (!ipaddr.isValid(bare)) return remoteAddress;
+  const address = ipaddr.parse(bare);
+  if (address.kind() === 'ipv4') return address.toString();
+  const ipv6 = address as ipaddr.IPv6;
+  if (ipv6.isIPv4MappedAddress()) return ipv6.toIPv4Address().toString(); // ::ffff:a.b.c.d (RFC 4291 §2.5.5.2)
+  return `${ipv6.toNormalizedString().split(':').slice(0, 4).join(':')}::/64`;
 }

@@ -15,19 +15,23 @@
  * - at most `maxConnections` sockets at once (config, 1024); further ones are
  *   closed on accept, so slow clients cannot exhaust file descriptors;
  * - at most `maxConnectionsPerAddress` of them (config, 64) from one client
- *   address (connection-limit.ts), so that one client cannot hold them all.
+ *   address (connection-limit.ts), so that one client cannot hold them all;
+ *   the reverse proxies a TRUST_PROXY list names are exempt.
  *
  * A socket that sends nothing counts as a request whose headers never
  * arrive: it is answered 408 and closed after `headersTimeout` as well.
  */
 import http from 'node:http';
 import type { FastifyServerFactory } from 'fastify';
+import { compile } from '@fastify/proxy-addr';
 import { limitConnectionsPerAddress, type RefusalReport } from './connection-limit.ts';
 
 export interface ServerLimitSettings {
   readonly requestTimeoutSeconds: number;
   readonly maxConnections: number;
   readonly maxConnectionsPerAddress: number;
+  /** TRUST_PROXY: the addresses a list names are reverse proxies, not limited per address (`true` names none). */
+  readonly trustProxy: boolean | string;
 }
 
 export const KEEP_ALIVE_TIMEOUT_MS = 72_000;
@@ -51,8 +55,15 @@ export function serverLimits(settings: ServerLimitSettings, reportRefusals?: Ref
     }, handler);
     server.setTimeout(connectionTimeout);
     server.maxConnections = settings.maxConnections;
-    limitConnectionsPerAddress(server, settings.maxConnectionsPerAddress, reportRefusals);
+    limitConnectionsPerAddress(server, settings.maxConnectionsPerAddress, reportRefusals, trustedProxies(settings.trustProxy));
     return server;
   };
   return { connectionTimeout, requestTimeout, keepAliveTimeout, serverFactory };
+}
+
+/** The reverse proxies a TRUST_PROXY list names; `true` (trust every hop) names none: anyone could claim to be one. */
+function trustedProxies(trustProxy: boolean | string): (address: string) => boolean {
+  if (typeof trustProxy !== 'string') return () => false;
+  const isTrusted = compile(trustProxy.split(','));
+  return (address) => isTrusted(address, 0);
 }

@@ -166,4 +166,25 @@ describe('one address cannot take every connection', () => {
     expect(seen.accepted.get(ATTACKER)).toBe(3);
     expect(await getFrom(port, OTHER)).toBe(200);
   }, 60_000);
+
+  it('the reverse proxies a TRUST_PROXY list names are not limited per address; everyone else is', async () => {
+    const { port, seen, handled } = await listening({ TRUST_PROXY: `${ATTACKER},10.0.0.0/8`, MAX_CONNECTIONS_PER_ADDRESS: '2' });
+    const proxy: Socket[] = [];
+    for (let i = 1; i <= 4; i += 1) {
+      proxy.push(await open(port, ATTACKER));
+      await handled(i);
+    }
+    for (const socket of proxy) socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+    const answers = await Promise.all(proxy.map(firstAnswer));
+    expect(answers.map((answer) => answer.split('\r\n', 1)[0])).toEqual(Array.from({ length: 4 }, () => 'HTTP/1.1 200 OK'));
+    const others: Socket[] = [];
+    for (let i = 1; i <= 3; i += 1) {
+      others.push(await open(port, OTHER));
+      await handled(4 + i);
+    }
+    expect(seen.accepted.get(OTHER)).toBe(2);
+    for (const socket of others) if (!socket.destroyed) socket.write('GET /health HTTP/1.1\r\nHost: x\r\n\r\n');
+    const otherAnswers = await Promise.all(others.map(firstAnswer));
+    expect(otherAnswers.map((answer) => answer.split('\r\n', 1)[0])).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 200 OK', '']);
+  }, 60_000);
 });
