@@ -33,17 +33,39 @@ export async function enqueueLogoutNotices(db: Executor, notices: readonly NewLo
   }))).execute();
 }
 
-/** Up to `limit` due notices, each out of every other claim's reach until `leaseEnds`. */
-export async function claimDueNotices(db: Executor, now: Date, leaseEnds: Date, limit: number): Promise<LogoutNotice[]> {
-  const due = db.selectFrom('oauth_logout_notices').select('id')
-    .where('state', '=', 'pending').where('next_attempt_at', '<=', now)
-    .orderBy('next_attempt_at').orderBy('id').limit(limit)
-    .forUpdate().skipLocked();
-  const rows = await db.updateTable('oauth_logout_notices')
-    .set({ attempts: sql`attempts + 1`, next_attempt_at: leaseEnds, last_attempt_at: now })
-    .where('id', 'in', due)
-    .returning(['id', 'client_id', 'backchannel_logout_uri', 'sub', 'sid', 'attempts'])
-    .execute();
+export interface ClaimLimits {
+  /** Notices claimed at most. */
+  readonly limit: number;
+  /** Notices of one client claimed at most (its oldest due ones). */
+  readonly perClient: number;
+  /** Clients whose notices are not claimed now (this instance is still sending to them). */
+  readonly busyClients: readonly string[];
+}
+
+/**
+ * Up to `limit` due notices, at most `perClient` of each client, none of a
+ * busy client, each out of every other claim's reach until `leaseEnds`. The
+ * oldest notice of every client comes before the second of any: a client
+ * with a thousand notices due and a receiver that hangs gets its share, not
+ * the batch. (The ranking reads every due row: cheap while the queue holds
+ * what a few minutes of logouts leave, which is what it holds.)
+ */
+export async function claimDueNotices(db: Executor, now: Date, leaseEnds: Date, limits: ClaimLimits): Promise<LogoutNotice[]> {
+  const { rows } = await sql<{ id: number; client_id: string; backchannel_logout_uri: string; sub: string; sid: string | null; attempts: number }>`
+    with due as (
+      select id, row_number() over (partition by client_id order by next_attempt_at, id) as rank
+      from oauth_logout_notices
+      where state = 'pending' and next_attempt_at <= ${now} and not (client_id = any(${[...limits.busyClients]}::text[]))
+    ), picked as (
+      select n.id from oauth_logout_notices n join due on due.id = n.id
+      where due.rank <= ${limits.perClient} and n.state = 'pending' and n.next_attempt_at <= ${now}
+      order by due.rank, n.next_attempt_at, n.id
+      limit ${limits.limit}
+      for update of n skip locked
+    )
+    update oauth_logout_notices set attempts = attempts + 1, next_attempt_at = ${leaseEnds}, last_attempt_at = ${now}
+    where id in (select id from picked)
+    returning id, client_id, backchannel_logout_uri, sub, sid, attempts`.execute(db);
   return rows.sort((a, b) => a.id - b.id).map((r) => ({
     id: r.id, clientId: r.client_id, backchannelLogoutUri: r.backchannel_logout_uri, sub: r.sub, sid: r.sid, attempts: r.attempts,
   }));

@@ -5,6 +5,13 @@
  * with growing pauses, {@link MAX_ATTEMPTS} times in all, then abandoned;
  * each attempt records its time and error. Nothing here runs inside a
  * request: the logout that queued a notice has long been answered.
+ *
+ * Clients are served side by side, never in line: at most
+ * {@link PER_CLIENT_IN_FLIGHT} notices of one client are under way at a time
+ * on an instance, and a client with attempts under way gets no new claim
+ * until they end, so a receiver that hangs costs its own notices their
+ * deadline and nobody else anything. Each poll claims for every other client
+ * at once, without waiting for the attempts of the previous one.
  */
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
@@ -20,8 +27,10 @@ export const RETRY_DELAYS_SECONDS = [10, 60, 300, 1800] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
 /** A claimed notice is out of other instances' reach this long: far longer than an attempt may take. */
 export const NOTICE_LEASE_SECONDS = 60;
-/** Notices claimed at once; each is sent in parallel. */
-const BATCH_SIZE = 20;
+/** Attempts under way on one instance, in all. */
+export const MAX_IN_FLIGHT = 32;
+/** Attempts under way on one instance for one client. */
+export const PER_CLIENT_IN_FLIGHT = 2;
 
 export interface LogoutNoticesOptions {
   readonly db: DB;
@@ -39,29 +48,37 @@ export class LogoutNotices {
   /** Outcomes of this instance's attempts since it started (GET /metrics). */
   readonly counts: NoticeCounts = { sent: 0, retried: 0, abandoned: 0 };
   private timer: NodeJS.Timeout | undefined;
-  private current: Promise<number> | undefined;
   private stopped = false;
+  /** Attempts under way, each recorded when it ends; per client, how many. */
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlightOf = new Map<string, number>();
+  private claiming: Promise<LogoutNotice[]> | undefined;
 
   constructor(private readonly options: LogoutNoticesOptions) {}
 
-  /** Claims and sends the notices due now; resolves with how many it claimed, once every outcome is recorded. */
-  runOnce(): Promise<number> {
-    const run = this.sendDue().finally(() => {
-      if (this.current === run) this.current = undefined;
-    });
-    this.current = run;
-    return run;
+  /** Claims and sends the notices due now; resolves with how many it claimed, once every outcome of these is recorded. */
+  async runOnce(): Promise<number> {
+    const notices = await this.claim();
+    const failed = (await Promise.allSettled(notices.map((notice) => this.launch(notice)))).find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    return notices.length;
   }
 
-  /** Polls every `intervalMs`, at once again after a full batch. A failing run is logged and retried at the next tick. */
+  /**
+   * Polls every `intervalMs`: claims what is due for clients without attempts under way and starts
+   * sending, without waiting for earlier attempts. A failing claim is logged and retried at the next tick.
+   */
   start(intervalMs: number): void {
     this.stopped = false;
     const tick = async () => {
-      const claimed = await this.runOnce().catch((error: unknown) => {
-        this.options.log.warn({ err: error }, 'sending logout notices failed');
-        return 0;
+      const claimed = await this.claim().catch((error: unknown) => {
+        this.options.log.warn({ err: error }, 'claiming logout notices failed');
+        return [];
       });
-      if (!this.stopped) this.timer = setTimeout(() => void tick(), claimed >= BATCH_SIZE ? 0 : intervalMs);
+      for (const notice of claimed) {
+        this.launch(notice).catch((error: unknown) => this.options.log.warn({ err: error, noticeId: notice.id }, 'recording a logout notice failed'));
+      }
+      if (!this.stopped) this.timer = setTimeout(() => void tick(), intervalMs);
     };
     this.timer = setTimeout(() => void tick(), intervalMs);
   }
@@ -70,17 +87,37 @@ export class LogoutNotices {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    await this.current?.catch(() => undefined);
+    await this.claiming?.catch(() => undefined);
+    await Promise.allSettled([...this.inFlight]);
   }
 
-  private async sendDue(): Promise<number> {
+  /** One claim at a time on this instance, so that its per-client counts hold. */
+  private async claim(): Promise<LogoutNotice[]> {
+    while (this.claiming) await this.claiming.catch(() => undefined);
     const { db, clock } = this.options;
     const now = clock();
-    const notices = await claimDueNotices(db, now, new Date(now.getTime() + NOTICE_LEASE_SECONDS * 1000), BATCH_SIZE);
-    // Every attempt ends before the run does (stop() waits for the run); the first failure is reported after.
-    const failed = (await Promise.allSettled(notices.map((notice) => this.send(notice)))).find((r) => r.status === 'rejected');
-    if (failed) throw failed.reason;
-    return notices.length;
+    const limit = MAX_IN_FLIGHT - this.inFlight.size;
+    if (limit <= 0) return [];
+    const busyClients = [...this.inFlightOf.keys()];
+    this.claiming = claimDueNotices(db, now, new Date(now.getTime() + NOTICE_LEASE_SECONDS * 1000), { limit, perClient: PER_CLIENT_IN_FLIGHT, busyClients });
+    try {
+      return await this.claiming;
+    } finally {
+      this.claiming = undefined;
+    }
+  }
+
+  /** Sends one claimed notice, counted as under way for its client until its outcome is recorded. */
+  private launch(notice: LogoutNotice): Promise<void> {
+    this.inFlightOf.set(notice.clientId, (this.inFlightOf.get(notice.clientId) ?? 0) + 1);
+    const attempt = this.send(notice).finally(() => {
+      this.inFlight.delete(attempt);
+      const left = (this.inFlightOf.get(notice.clientId) ?? 1) - 1;
+      if (left === 0) this.inFlightOf.delete(notice.clientId);
+      else this.inFlightOf.set(notice.clientId, left);
+    });
+    this.inFlight.add(attempt);
+    return attempt;
   }
 
   private async send(notice: LogoutNotice): Promise<void> {
