@@ -53,6 +53,8 @@ import { logoutMessages } from './web/logout/logout.messages.ts';
 import { logoutPage } from './web/logout/logout.page.ts';
 import { myAppsMessages } from './web/my-apps/my-apps.messages.ts';
 import { myAppsPage } from './web/my-apps/my-apps.page.ts';
+import { securityMessages } from './web/security/security.messages.ts';
+import { securityPage } from './web/security/security.page.ts';
 import { installPages } from './web/render.ts';
 
 export interface AppDeps {
@@ -117,7 +119,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   installSessions(app, db, clock);
   installPages(app, combineMessages([
-    layoutMessages, homeMessages, errorMessages, loginMessages, logoutMessages, consentMessages, endSessionMessages, myAppsMessages, adminMessages,
+    layoutMessages, homeMessages, errorMessages, loginMessages, logoutMessages, consentMessages, endSessionMessages, myAppsMessages, securityMessages, adminMessages,
   ]));
   installPageErrors(app);
 
@@ -146,6 +148,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(logoutPage, { config, db, clock });
   await app.register(adminPage, { config, db, clock, keys: deps.keys });
   await app.register(myAppsPage, { config, db, clock });
+  await app.register(securityPage, { config, db, clock });
   await app.register(oauthRoutes, { config, db, clock, keys: deps.keys, keyStore, pages: consentPages(config), endSessionPages: endSessionPages(config) });
 
   await app.register(apiRoutes, { prefix: '/api', config, db, clock, keys: deps.keys, loginGuard: login.guard, imageWork: deps.imageWork });

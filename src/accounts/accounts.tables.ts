@@ -48,6 +48,10 @@ export interface SessionsTable {
   auth_time: Date;
   expires_at: Date;
   created_at: CreatedAt;
+  /** Migration 050: last request seen (at most five minutes late), the User-Agent, the shortened client address. */
+  last_seen_at: Generated<Date>;
+  user_agent: string | null;
+  network: string | null;
 }
 
 export interface LoginThrottleTable {

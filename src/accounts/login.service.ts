@@ -11,6 +11,7 @@ import type { AttemptCounters } from './login-attempt-counters.ts';
 import { deviceCookieAfterLogin, deviceNonce } from './login-device-cookie.ts';
 import { accountOf, recordSuccess, reserveAttempt, throttleCounters } from './login-throttle.ts';
 import { verifyAgainstDummy, verifyPassword } from './passwords.ts';
+import { sessionDevice } from './session-device.ts';
 import { createSession, endSession, type EndedSession, type NewSession } from './sessions.ts';
 import { findUserCredentialsByEmail, type UserRow } from './users.repository.ts';
 
@@ -19,6 +20,8 @@ export interface LoginInput {
   password: string;
   rememberMe: boolean;
   ip: string;
+  /** The browser's User-Agent, shown to the member among their sessions. */
+  userAgent?: string | undefined;
   /** The browser's current session cookie, ended when the login succeeds. */
   previousSessionId?: string | undefined;
   /** The browser's device cookie (login-device-cookie.ts), if any. */
@@ -78,7 +81,7 @@ export async function logIn(db: DB, clock: Clock, guard: LoginGuard, input: Logi
   const { password_hash: _hash, ...user } = found;
   await recordSuccess(attempts, counters);
   // The browser's earlier session is renewed (same member) or replaced, not logged out: the apps keep their tokens.
-  const session = await createSession(db, clock, user.id, input.rememberMe, input.previousSessionId);
+  const session = await createSession(db, clock, user.id, input.rememberMe, input.previousSessionId, sessionDevice(input.userAgent, input.ip));
   return { session, user, deviceCookie: deviceCookieAfterLogin(deviceKey, account, input.deviceCookie) };
 }
 

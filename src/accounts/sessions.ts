@@ -7,6 +7,7 @@ import type { Clock } from '../clock.ts';
 import type { Executor } from '../db/executor.ts';
 import { statement } from '../db/statement.ts';
 import { inTransaction } from '../db/transaction.ts';
+import type { SessionDevice } from './session-device.ts';
 import type { UserRow } from './users.repository.ts';
 
 /** Without "stay logged in". */
@@ -50,12 +51,17 @@ export function randomToken(bytes = 32): string {
  * apps it signed into are not logged out. Another member's session, or an
  * expired one, is deleted and a new one begins.
  */
-export async function createSession(db: Executor, clock: Clock, userId: number, remember: boolean, replacing?: string): Promise<NewSession> {
+export async function createSession(
+  db: Executor, clock: Clock, userId: number, remember: boolean, replacing?: string, device: SessionDevice = { userAgent: null, network: null },
+): Promise<NewSession> {
   const id = randomToken();
   const csrfToken = randomToken();
   const now = clock();
   const expiresAt = new Date(now.getTime() + (remember ? LONG_SESSION_SECONDS : SHORT_SESSION_SECONDS) * 1000);
-  const values = { id_digest: digestSessionId(id), csrf_token: csrfToken, remember, auth_time: now, expires_at: expiresAt };
+  const values = {
+    id_digest: digestSessionId(id), csrf_token: csrfToken, remember, auth_time: now, expires_at: expiresAt,
+    last_seen_at: now, user_agent: device.userAgent, network: device.network,
+  };
   if (replacing !== undefined) {
     const renewed = await db.updateTable('sessions').set(values).returning('sid')
       .where('id_digest', '=', digestSessionId(replacing)).where('user_id', '=', userId).where('expires_at', '>', now)
@@ -64,24 +70,34 @@ export async function createSession(db: Executor, clock: Clock, userId: number, 
     await deleteSession(db, replacing);
   }
   const sid = randomToken();
-  await db.insertInto('sessions').values({ ...values, sid, user_id: userId }).execute();
+  await db.insertInto('sessions').values({ ...values, sid, user_id: userId, created_at: now }).execute();
   return { id, sid, csrfToken, expiresAt, remember };
 }
 
-type SessionRow = UserRow & { sid: string; csrf_token: string; auth_time: Date; expires_at: Date; remember: boolean };
+type SessionRow = UserRow & { sid: string; csrf_token: string; auth_time: Date; expires_at: Date; remember: boolean; last_seen_at: Date };
 
 const liveSession = statement<SessionRow>('find_session', `
   select u.id, u.email, u.first_name, u.last_name, u.photo, u.role, u.verified, u.sleeping, u.home_region_id,
-    s.sid, s.csrf_token, s.auth_time, s.expires_at, s.remember
+    s.sid, s.csrf_token, s.auth_time, s.expires_at, s.remember, s.last_seen_at
   from sessions s join users u on u.id = s.user_id
   where s.id_digest = $1 and s.expires_at > $2`);
 
-/** One indexed query, prepared once per connection: the live session and its user, or undefined. */
+/** A session's "last used" is written at most this often: not a write per request. */
+export const LAST_SEEN_RESOLUTION_SECONDS = 5 * 60;
+
+const touchSession = statement('touch_session', 'update sessions set last_seen_at = $2 where id_digest = $1');
+
+/**
+ * One indexed query, prepared once per connection: the live session and its user, or undefined.
+ * Every five minutes of use, a second one records that the session is still used.
+ */
 export async function findSession(db: Executor, clock: Clock, id: string): Promise<SessionContext | undefined> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(id)) return undefined;
-  const row = (await liveSession.rows(db, [digestSessionId(id), clock()]))[0];
+  const now = clock();
+  const row = (await liveSession.rows(db, [digestSessionId(id), now]))[0];
   if (!row) return undefined;
-  const { sid, csrf_token, auth_time, expires_at, remember, ...user } = row;
+  const { sid, csrf_token, auth_time, expires_at, remember, last_seen_at, ...user } = row;
+  if (now.getTime() - last_seen_at.getTime() >= LAST_SEEN_RESOLUTION_SECONDS * 1000) await touchSession.rows(db, [digestSessionId(id), now]);
   return { user, sid, csrfToken: csrf_token, authTime: auth_time, expiresAt: expires_at, remember };
 }
 
@@ -100,7 +116,7 @@ const endSessionStatement = statement<{ user_id: number; sid: string }>('end_ses
   delete from sessions where id_digest = $1 returning user_id, sid`);
 
 const endSessionsOfUserStatement = statement<{ sid: string }>('end_sessions_of_user', `
-  delete from sessions where user_id = $1 returning sid`);
+  delete from sessions where user_id = $1 and ($2::text is null or sid = $2) and ($3::text is null or sid <> $3) returning sid`);
 
 const revokeSessionGrantsStatement = statement<{ revoked: number }>('revoke_session_grants', `
   with revoked as (
@@ -129,14 +145,20 @@ export interface EndedSessions {
   grantsRevoked: number;
 }
 
+/** Which of a user's sessions end: one (`only`, by `sid`), all but one (`except`), or all. */
+export interface SessionScope {
+  readonly only?: string;
+  readonly except?: string;
+}
+
 /**
- * Ends every session of a user as a logout ends one (an operator's
- * `sessions revoke`, a password change): the sessions, their codes not yet
- * exchanged and the grants issued under them.
+ * Ends sessions of a user as a logout ends one (an operator's `sessions
+ * revoke`, a password change, the member at /settings/security): the
+ * sessions, their codes not yet exchanged and the grants issued under them.
  */
-export async function endSessionsOfUser(db: Executor, userId: number, now: Date): Promise<EndedSessions> {
+export async function endSessionsOfUser(db: Executor, userId: number, now: Date, scope: SessionScope = {}): Promise<EndedSessions> {
   return inTransaction(db, async (trx) => {
-    const sids = (await endSessionsOfUserStatement.rows(trx, [userId])).map((row) => row.sid);
+    const sids = (await endSessionsOfUserStatement.rows(trx, [userId, scope.only ?? null, scope.except ?? null])).map((row) => row.sid);
     return { sessionsEnded: sids.length, grantsRevoked: sids.length === 0 ? 0 : await revokeSessionGrants(trx, sids, now) };
   });
 }

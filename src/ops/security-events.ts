@@ -24,6 +24,8 @@ export type SecurityEvent =
   /** The user allowed a client's request on the consent page; `remembered` when they ticked "remember". */
   | { event: 'oauth.consent.granted'; userId: number; clientId: string; scopes: readonly string[]; remembered: boolean }
   | { event: 'oauth.consent.revoked'; userId: number; clientId: string }
+  /** The member ended sessions of theirs at /settings/security: one (`scope: one`) or every other (`others`). */
+  | { event: 'account.sessions.ended'; userId: number; scope: 'one' | 'others'; sessionsEnded: number; grantsRevoked: number }
   /** A client's logout request ended the session (RP-Initiated Logout); `confirmed` when the member was asked. */
   | { event: 'oauth.logout'; userId: number; clientId: string | null; confirmed: boolean; grantsRevoked: number }
   | { event: 'oauth.client.created'; clientId: string; confidential: boolean }
@@ -49,6 +51,7 @@ const DESCRIPTIONS: Record<SecurityEventName, ['warn' | 'info', string]> = {
   'account.login.locked': ['warn', 'login refused: too many failed attempts'],
   'oauth.consent.granted': ['info', 'consent granted'],
   'oauth.consent.revoked': ['info', 'consent revoked'],
+  'account.sessions.ended': ['info', 'sessions ended by the member'],
   'oauth.logout': ['info', 'session ended by a client\'s logout request'],
   'oauth.client.created': ['info', 'OAuth client created'],
   'oauth.client.changed': ['info', 'OAuth client changed'],

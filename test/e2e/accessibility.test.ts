@@ -76,6 +76,7 @@ const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolea
   { name: 'logout through a client: error', open: async (page) => { await page.goto(`${app.baseUrl}/oauth/logout?post_logout_redirect_uri=https%3A%2F%2Fevil.example%2F`); } },
   { name: 'not found', open: async (page) => { await page.goto(`${app.baseUrl}/no-such-page`); } },
   { name: 'my apps', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/settings/apps`); } },
+  { name: 'security: sessions', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/settings/security?ended=1`); } },
   { name: 'admin: forbidden', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/oauthclients`); } },
   { name: 'admin: client list', as: 'orga@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/oauthclients`); } },
   { name: 'admin: new client form', as: 'orga@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/oauthclients/new`); } },

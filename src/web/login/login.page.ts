@@ -64,7 +64,7 @@ export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app
     if (email === '' || (form.password ?? '') === '') return again(400, t('login.missing'));
     try {
       const { session, deviceCookie } = await logIn(db, clock, loginGuard, {
-        email, password: form.password ?? '', rememberMe: remember, ip: request.ip,
+        email, password: form.password ?? '', rememberMe: remember, ip: request.ip, userAgent: request.headers['user-agent'],
         previousSessionId: request.cookies[SESSION_COOKIE], deviceCookie: request.cookies[DEVICE_COOKIE], log: request.log,
       });
       setSessionCookies(reply, config, clock, session);

@@ -1,0 +1,131 @@
+/**
+ * /settings/security: a member sees where they are signed in — browser and
+ * system from the User-Agent, the network shortened, when each session began
+ * and was last used, this device marked — and ends one session or every other
+ * one, as a logout would: the session's cookie stops working, the grants
+ * issued under it are revoked, the apps it signed into are told. Real
+ * database, app.inject().
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { LAST_SEEN_RESOLUTION_SECONDS } from '../../src/accounts/sessions.ts';
+import { makeUser, type TestUser } from '../helpers/factories.ts';
+import { useTestApp } from '../helpers/fixture.ts';
+import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
+import type { TestSession } from '../helpers/session.ts';
+
+const FIREFOX = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0';
+const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
+
+const t = useTestApp();
+let member: TestUser;
+
+/** A login from a browser with this User-Agent and address. */
+async function logInFrom(user: TestUser, userAgent: string, remoteAddress: string): Promise<TestSession & { sid: string }> {
+  const response = await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { email: user.email, password: user.password }, headers: { 'user-agent': userAgent }, remoteAddress });
+  expect(response.statusCode).toBe(200);
+  const cookie = response.cookies.map((c) => `${c.name}=${c.value}`).join('; ');
+  const csrfToken = (response.json() as { csrfToken: string }).csrfToken;
+  const sessions = await t.db.selectFrom('sessions').select('sid').where('user_id', '=', user.id).orderBy('created_at', 'desc').orderBy('sid').execute();
+  const newest = await t.db.selectFrom('sessions').select('sid').where('csrf_token', '=', csrfToken).executeTakeFirstOrThrow();
+  expect(sessions.map((s) => s.sid)).toContain(newest.sid);
+  return { cookie, csrfToken, headers: { cookie, 'x-csrf-token': csrfToken }, sid: newest.sid };
+}
+
+const page = (session: TestSession, language = 'de') => t.app.inject({ url: '/settings/security', headers: { cookie: session.cookie, 'accept-language': language } });
+const isLive = async (session: TestSession) => (await t.app.inject({ url: '/api/user/current', headers: { cookie: session.cookie } })).statusCode === 200;
+const sessionCount = async (userId: number) => (await t.db.selectFrom('sessions').select('sid').where('user_id', '=', userId).execute()).length;
+
+function post(path: string, session: TestSession, form: Record<string, string>) {
+  return t.app.inject({ method: 'POST', url: `/settings/security/${path}`, payload: new URLSearchParams(form).toString(), headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded' } });
+}
+
+beforeAll(async () => {
+  member = await makeUser(t.db, { firstName: 'Mia' });
+});
+
+describe('/settings/security: sessions', () => {
+  it('sends logged-out visitors to the login page and back', async () => {
+    const response = await t.app.inject({ url: '/settings/security' });
+    expect(response.statusCode).toBe(303);
+    expect(response.headers.location).toBe('/login?return_to=%2Fsettings%2Fsecurity');
+  });
+
+  it('lists each session with browser, system, network and times; this device marked and without an end button', async () => {
+    const laptop = await logInFrom(member, FIREFOX, '203.0.113.7');
+    t.clock.advance(60);
+    const phone = await logInFrom(member, IPHONE, '2001:db8:1:2::9');
+    const html = (await page(laptop)).body;
+    expect(html).toContain('<th scope="row">Firefox 133 unter Windows 10 (Computer) <strong>Dieses Gerät</strong></th>');
+    expect(html).toContain('<td>203.0.113.0/24</td>');
+    expect(html).toContain('<th scope="row">Mobile Safari 17 unter iOS 17.5 (Smartphone)</th>');
+    expect(html).toContain('<td>2001:db8:1::/48</td>');
+    expect(html).toContain('aria-label="Anmeldung auf Mobile Safari 17 unter iOS 17.5 (Smartphone) beenden"');
+    expect(html).toContain(`<input type="hidden" name="sid" value="${phone.sid}">`);
+    expect(html).not.toContain(`<input type="hidden" name="sid" value="${laptop.sid}">`);
+    expect(html).toContain('Alle anderen Anmeldungen beenden');
+    const english = (await page(phone, 'en')).body;
+    expect(english).toContain('<th scope="row">Mobile Safari 17 on iOS 17.5 (Phone) <strong>This device</strong></th>');
+    expect(english).not.toContain('203.0.113.7');
+  });
+
+  it('records when a session was last used, at most every five minutes', async () => {
+    const user = await makeUser(t.db);
+    const session = await logInFrom(user, FIREFOX, '198.51.100.1');
+    const lastSeen = async () => (await t.db.selectFrom('sessions').select('last_seen_at').where('sid', '=', session.sid).executeTakeFirstOrThrow()).last_seen_at;
+    const started = await lastSeen();
+    t.clock.advance(LAST_SEEN_RESOLUTION_SECONDS - 1);
+    expect(await isLive(session)).toBe(true);
+    expect(await lastSeen()).toEqual(started);
+    t.clock.advance(1);
+    expect(await isLive(session)).toBe(true);
+    expect((await lastSeen()).getTime()).toBeGreaterThanOrEqual(started.getTime() + LAST_SEEN_RESOLUTION_SECONDS * 1000);
+  });
+
+  it('ends one session as a logout would: its cookie, its grants; another member\'s or an unknown session is 404', async () => {
+    const user = await makeUser(t.db);
+    const here = await logInFrom(user, FIREFOX, '198.51.100.2');
+    const there = await logInFrom(user, IPHONE, '198.51.100.3');
+    const client = await makeClient(t);
+    const code = await obtainCode(t, { clientId: client.clientId, cookie: there.cookie, scope: 'openid' });
+    const tokens = (await tokenRequest(t, { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: TEST_VERIFIER, client_id: client.clientId, client_secret: client.secret! })).json() as { refresh_token: string };
+
+    const stranger = await logInFrom(member, FIREFOX, '198.51.100.4');
+    for (const sid of [stranger.sid, 'no-such-session', '']) {
+      expect((await post('sessions/end', here, { csrf_token: here.csrfToken, sid })).statusCode, sid).toBe(404);
+    }
+    expect(await isLive(stranger)).toBe(true);
+    expect((await post('sessions/end', here, { csrf_token: 'forged', sid: there.sid })).statusCode).toBe(403);
+    expect(await isLive(there)).toBe(true);
+
+    const ended = await post('sessions/end', here, { csrf_token: here.csrfToken, sid: there.sid });
+    expect(ended.statusCode).toBe(303);
+    expect(ended.headers.location).toBe('/settings/security?ended=1');
+    expect(await isLive(there)).toBe(false);
+    expect(await isLive(here)).toBe(true);
+    const refreshed = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.clientId, client_secret: client.secret! });
+    expect(refreshed.json()).toMatchObject({ error: 'invalid_grant' });
+    const notice = await t.app.inject({ url: ended.headers.location as string, headers: { cookie: here.cookie } });
+    expect(notice.body).toContain('<p class="notice" role="status">1 Anmeldung(en) beendet.</p>');
+  });
+
+  it('ends every other session, keeping this one', async () => {
+    const user = await makeUser(t.db);
+    const here = await logInFrom(user, FIREFOX, '198.51.100.5');
+    const others = [await logInFrom(user, IPHONE, '198.51.100.6'), await logInFrom(user, FIREFOX, '198.51.100.7')];
+    const ended = await post('sessions/end-others', here, { csrf_token: here.csrfToken });
+    expect(ended.headers.location).toBe('/settings/security?ended=2');
+    for (const other of others) expect(await isLive(other)).toBe(false);
+    expect(await isLive(here)).toBe(true);
+    expect(await sessionCount(user.id)).toBe(1);
+    expect((await page(here)).body).toContain('Du bist nur auf diesem Gerät angemeldet.');
+    expect((await post('sessions/end-others', here, { csrf_token: here.csrfToken })).statusCode).toBe(404);
+  });
+
+  it('ending this device\'s own session logs it out', async () => {
+    const user = await makeUser(t.db);
+    const here = await logInFrom(user, FIREFOX, '198.51.100.8');
+    const ended = await post('sessions/end', here, { csrf_token: here.csrfToken, sid: here.sid });
+    expect(ended.headers.location).toBe('/login');
+    expect(await isLive(here)).toBe(false);
+  });
+});
