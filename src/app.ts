@@ -148,7 +148,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(logoutPage, { config, db, clock });
   await app.register(adminPage, { config, db, clock, keys: deps.keys });
   await app.register(myAppsPage, { config, db, clock });
-  await app.register(securityPage, { config, db, clock });
+  await app.register(securityPage, { config, db, clock, loginGuard: login.guard });
   await app.register(oauthRoutes, { config, db, clock, keys: deps.keys, keyStore, pages: consentPages(config), endSessionPages: endSessionPages(config) });
 
   await app.register(apiRoutes, { prefix: '/api', config, db, clock, keys: deps.keys, loginGuard: login.guard, imageWork: deps.imageWork });

@@ -31,12 +31,17 @@ export function accountOf(email: string): string {
   return email.trim().toLowerCase().replace(/\u0000/g, '\uFFFD');
 }
 
+/** The account-wide counter's key (the one anybody can fill). */
+export function accountCounterKey(account: string): string {
+  return `account:${account}`;
+}
+
 /** The counters an attempt is counted on. */
 export function throttleCounters(account: string, ip: string, deviceNonce: string | undefined): ThrottleCounter[] {
   if (deviceNonce !== undefined) return [{ key: `device:${deviceNonce}`, policy: PER_SOURCE_POLICY, kind: 'device' }];
   return [
     { key: `pair:${account}|${ip.replace(/\u0000/g, '\uFFFD')}`, policy: PER_SOURCE_POLICY, kind: 'source' },
-    { key: `account:${account}`, policy: PER_ACCOUNT_POLICY, kind: 'account' },
+    { key: accountCounterKey(account), policy: PER_ACCOUNT_POLICY, kind: 'account' },
   ];
 }
 

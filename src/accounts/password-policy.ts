@@ -18,16 +18,31 @@ function commonPasswords(): Promise<ReadonlySet<string>> {
   return common;
 }
 
+export type PasswordProblem = 'too-short' | 'too-long' | 'common' | 'email';
+
+const MESSAGES: Record<PasswordProblem, string> = {
+  'too-short': `must be at least ${MIN_PASSWORD_LENGTH} characters`,
+  'too-long': `must be at most ${MAX_PASSWORD_LENGTH} characters`,
+  common: 'is one of the most commonly used passwords; choose another',
+  email: 'must not be your email address',
+};
+
 /** Why `password` cannot be the account's new password, or undefined when it can. */
-export async function passwordProblem(password: string, email?: string): Promise<string | undefined> {
+export async function checkNewPassword(password: string, email?: string): Promise<PasswordProblem | undefined> {
   const length = [...password].length;
-  if (length < MIN_PASSWORD_LENGTH) return `must be at least ${MIN_PASSWORD_LENGTH} characters`;
-  if (length > MAX_PASSWORD_LENGTH) return `must be at most ${MAX_PASSWORD_LENGTH} characters`;
+  if (length < MIN_PASSWORD_LENGTH) return 'too-short';
+  if (length > MAX_PASSWORD_LENGTH) return 'too-long';
   const lower = password.toLowerCase();
-  if ((await commonPasswords()).has(lower)) return 'is one of the most commonly used passwords; choose another';
+  if ((await commonPasswords()).has(lower)) return 'common';
   if (email !== undefined) {
     const address = email.trim().toLowerCase();
-    if (lower === address || lower === address.split('@')[0]) return 'must not be your email address';
+    if (lower === address || lower === address.split('@')[0]) return 'email';
   }
   return undefined;
+}
+
+/** {@link checkNewPassword} in words, for the CLI and the services' field errors. */
+export async function passwordProblem(password: string, email?: string): Promise<string | undefined> {
+  const problem = await checkNewPassword(password, email);
+  return problem && MESSAGES[problem];
 }

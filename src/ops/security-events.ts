@@ -26,6 +26,8 @@ export type SecurityEvent =
   | { event: 'oauth.consent.revoked'; userId: number; clientId: string }
   /** The member ended sessions of theirs at /settings/security: one (`scope: one`) or every other (`others`). */
   | { event: 'account.sessions.ended'; userId: number; scope: 'one' | 'others'; sessionsEnded: number; grantsRevoked: number }
+  /** The member changed their password at /settings/security; their other sessions ended with it. */
+  | { event: 'account.password.changed'; userId: number; sessionsEnded: number; grantsRevoked: number }
   /** A client's logout request ended the session (RP-Initiated Logout); `confirmed` when the member was asked. */
   | { event: 'oauth.logout'; userId: number; clientId: string | null; confirmed: boolean; grantsRevoked: number }
   | { event: 'oauth.client.created'; clientId: string; confidential: boolean }
@@ -52,6 +54,7 @@ const DESCRIPTIONS: Record<SecurityEventName, ['warn' | 'info', string]> = {
   'oauth.consent.granted': ['info', 'consent granted'],
   'oauth.consent.revoked': ['info', 'consent revoked'],
   'account.sessions.ended': ['info', 'sessions ended by the member'],
+  'account.password.changed': ['info', 'password changed by the member'],
   'oauth.logout': ['info', 'session ended by a client\'s logout request'],
   'oauth.client.created': ['info', 'OAuth client created'],
   'oauth.client.changed': ['info', 'OAuth client changed'],

@@ -77,6 +77,17 @@ const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolea
   { name: 'not found', open: async (page) => { await page.goto(`${app.baseUrl}/no-such-page`); } },
   { name: 'my apps', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/settings/apps`); } },
   { name: 'security: sessions', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/settings/security?ended=1`); } },
+  {
+    name: 'security: password form with errors',
+    as: 'foodsaver@example.org',
+    open: async (page, english) => {
+      await page.goto(`${app.baseUrl}/settings/security`);
+      await page.getByLabel(english ? 'Current password' : 'Aktuelles Passwort').fill('not the password');
+      await page.getByLabel(english ? 'New password' : 'Neues Passwort').fill('a long enough new password');
+      await afterNavigation(page, () => page.getByRole('button', { name: english ? 'Change password' : 'Passwort ändern' }).click());
+      await page.locator('#current_password-error').waitFor();
+    },
+  },
   { name: 'admin: forbidden', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/oauthclients`); } },
   { name: 'admin: client list', as: 'orga@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/oauthclients`); } },
   { name: 'admin: new client form', as: 'orga@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/oauthclients/new`); } },

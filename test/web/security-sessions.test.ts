@@ -129,3 +129,65 @@ describe('/settings/security: sessions', () => {
     expect(await isLive(here)).toBe(false);
   });
 });
+
+describe('/settings/security: changing the password', () => {
+  const change = (session: TestSession, current: string, next: string, csrf = session.csrfToken) =>
+    post('password', session, { csrf_token: csrf, current_password: current, new_password: next });
+
+  it('asks for the current password; a wrong one changes nothing and is counted like a failed login', async () => {
+    const user = await makeUser(t.db);
+    const here = await logInFrom(user, FIREFOX, '198.51.100.20');
+    const hashBefore = (await t.db.selectFrom('users').select('password_hash').where('id', '=', user.id).executeTakeFirstOrThrow()).password_hash;
+    const wrong = await change(here, 'not my password', 'a brand new pass phrase');
+    expect(wrong.statusCode).toBe(400);
+    expect(wrong.body).toContain('<p class="error" role="alert" tabindex="-1" autofocus>Bitte korrigiere die markierten Felder.</p>');
+    expect(wrong.body).toContain('aria-invalid="true" aria-describedby="current_password-error"');
+    expect(wrong.body).toContain('<p class="field-error" id="current_password-error">Das aktuelle Passwort ist falsch.</p>');
+    expect((await t.db.selectFrom('users').select('password_hash').where('id', '=', user.id).executeTakeFirstOrThrow()).password_hash).toBe(hashBefore);
+    // This browser's device counter: 5 free failures, then a wait (as at /login).
+    for (let i = 0; i < 4; i += 1) expect((await change(here, 'not my password', 'a brand new pass phrase')).statusCode).toBe(400);
+    const throttled = await change(here, user.password, 'a brand new pass phrase');
+    expect(throttled.statusCode).toBe(429);
+    expect(throttled.headers['retry-after']).toBe('60');
+    expect(throttled.body).toContain('Zu viele falsche Passwörter. Versuche es in 1 Minute(n) noch einmal.');
+    expect((await change(here, user.password, 'a brand new pass phrase', 'forged')).statusCode).toBe(403);
+  });
+
+  it('refuses a new password against the rules, beside its field', async () => {
+    const user = await makeUser(t.db, { email: 'lotte.linse@example.org' });
+    const here = await logInFrom(user, FIREFOX, '198.51.100.21');
+    for (const [next, message] of [
+      ['short', 'Das neue Passwort muss mindestens 8 Zeichen lang sein.'],
+      ['password123', 'Dieses Passwort gehört zu den am häufigsten benutzten. Bitte wähle ein anderes.'],
+      ['Lotte.Linse', 'Das neue Passwort darf nicht deine E-Mail-Adresse sein.'],
+    ] as const) {
+      const response = await change(here, user.password, next);
+      expect(response.statusCode, next).toBe(400);
+      expect(response.body).toContain(`<p class="field-error" id="new_password-error">${message}</p>`);
+      expect(response.body).toContain('aria-describedby="password-intro new_password-error" aria-invalid="true"');
+    }
+    expect(await isLive(here)).toBe(true);
+  });
+
+  it('changes it: the old password stops working, every other session ends with its grants, this one stays', async () => {
+    const user = await makeUser(t.db);
+    const here = await logInFrom(user, FIREFOX, '198.51.100.22');
+    const there = await logInFrom(user, IPHONE, '198.51.100.23');
+    const client = await makeClient(t);
+    const code = await obtainCode(t, { clientId: client.clientId, cookie: there.cookie, scope: 'openid' });
+    const tokens = (await tokenRequest(t, { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: TEST_VERIFIER, client_id: client.clientId, client_secret: client.secret! })).json() as { refresh_token: string };
+
+    const changed = await change(here, user.password, 'Ein ganz neuer Satz zum Merken');
+    expect(changed.statusCode).toBe(303);
+    expect(changed.headers.location).toBe('/settings/security?changed=1');
+    expect(await isLive(here)).toBe(true);
+    expect(await isLive(there)).toBe(false);
+    const refreshed = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.clientId, client_secret: client.secret! });
+    expect(refreshed.json()).toMatchObject({ error: 'invalid_grant' });
+    const login = (password: string) => t.app.inject({ method: 'POST', url: '/api/user/login', payload: { email: user.email, password } });
+    expect((await login(user.password)).statusCode).toBe(401);
+    expect((await login('Ein ganz neuer Satz zum Merken')).statusCode).toBe(200);
+    const notice = await t.app.inject({ url: '/settings/security?changed=1', headers: { cookie: here.cookie, 'accept-language': 'en' } });
+    expect(notice.body).toContain('<p class="notice" role="status">Your password has been changed. 1 other session(s) ended.</p>');
+  });
+});

@@ -4,13 +4,16 @@
  * each began and was last used, this device marked — and ending one of them
  * or every other one, as a logout ends a session: the grants issued under it
  * are revoked and the apps it signed into are told (back-channel logout).
+ * The password change form (password-change.route.ts) is on the same page.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
 import { describeDevice } from '../../accounts/session-device.ts';
 import { listSessionsOfUser, type ActiveSession } from '../../accounts/session-list.ts';
-import { endSessionsOfUser, type SessionScope } from '../../accounts/sessions.ts';
+import type { LoginGuard } from '../../accounts/login.service.ts';
+import { endSessionsOfUser, type SessionContext, type SessionScope } from '../../accounts/sessions.ts';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
@@ -18,11 +21,13 @@ import { logSecurityEvent } from '../../ops/security-events.ts';
 import type { Translate } from '../i18n.ts';
 import { localeOf } from '../language/locale.ts';
 import { pageSession } from '../page-access.ts';
+import { passwordChangeRoute, type SecurityView } from './password-change.route.ts';
 
 export interface SecurityPageOptions {
   config: Config;
   db: DB;
   clock: Clock;
+  loginGuard: LoginGuard;
 }
 
 const PAGE = '/settings/security';
@@ -33,21 +38,28 @@ const EndForm = Type.Object({
   csrf_token: Type.Optional(Type.String({ maxLength: 200 })),
 });
 
-export const securityPage: FastifyPluginAsyncTypebox<SecurityPageOptions> = async (app, { config, db, clock }) => {
-  app.get(PAGE, {
-    schema: { querystring: Type.Object({ ended: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })) }) },
-  }, async (request, reply) => {
-    const session = await pageSession(request, reply, { orgaOnly: false, returnTo: PAGE });
-    if (!session) return reply;
+export const securityPage: FastifyPluginAsyncTypebox<SecurityPageOptions> = async (app, { config, db, clock, loginGuard }) => {
+  /** The whole page, with what a form left to show (its errors, a notice). */
+  const render = async (request: FastifyRequest, reply: FastifyReply, session: SessionContext, view: SecurityView, status = 200) => {
     const t = reply.translator();
     const sessions = await listSessionsOfUser(db, session.user.id, clock());
     return reply.render('security', {
+      ...view,
       sessions: sessions.map((s) => ({ ...s, device: deviceLabel(s, t), isCurrent: s.sid === session.sid })),
-      ended: request.query.ended,
       csrfToken: await formToken(request, reply, config),
       dateFormat: new Intl.DateTimeFormat(localeOf(request) === 'en' ? 'en-GB' : 'de-DE', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Europe/Berlin' }),
-    });
+    }, status);
+  };
+
+  app.get(PAGE, {
+    schema: { querystring: Type.Object({ ended: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })), changed: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })) }) },
+  }, async (request, reply) => {
+    const session = await pageSession(request, reply, { orgaOnly: false, returnTo: PAGE });
+    if (!session) return reply;
+    return render(request, reply, session, { ended: request.query.ended, changed: request.query.changed });
   });
+
+  passwordChangeRoute(app, { db, clock, loginGuard, render });
 
   const endRoute = (path: string, scopeOf: (sid: string | undefined, current: string) => SessionScope | undefined) =>
     app.post(path, { schema: { body: EndForm } }, async (request, reply) => {

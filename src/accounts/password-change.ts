@@ -1,0 +1,63 @@
+/**
+ * A member changing their own password (/settings/security; NIST SP 800-63B
+ * §5.1.1.2, OWASP Authentication Cheat Sheet "Change password"): the current
+ * password first — counted on the same failed-login counters as a login from
+ * this browser, so a borrowed session cannot be used to guess it — then the
+ * new one under the password rules. Success ends every other session of the
+ * member as a logout would (their codes in flight, the grants issued under
+ * them, back-channel logout notices) in the same transaction as the new hash,
+ * and starts the account's failed-login counter again: whoever knew the old
+ * password is signed out, and the member's own browsers are not kept out.
+ */
+import type { Clock } from '../clock.ts';
+import type { DB } from '../db/database.ts';
+import { inTransaction } from '../db/transaction.ts';
+import { InvalidInput } from '../invalid-input.ts';
+import type { EventLog } from '../ops/security-events.ts';
+import { deviceNonce } from './login-device-cookie.ts';
+import { accountCounterKey, accountOf, recordSuccess, reserveAttempt, throttleCounters } from './login-throttle.ts';
+import { LoginThrottled, type LoginGuard } from './login.service.ts';
+import { checkNewPassword } from './password-policy.ts';
+import { hashPassword, verifyPassword } from './passwords.ts';
+import { endSessionsOfUser, type EndedSessions } from './sessions.ts';
+import { updatePasswordHash } from './users.repository.ts';
+
+export interface PasswordChange {
+  readonly userId: number;
+  readonly email: string;
+  /** The session the change is made in: it stays. */
+  readonly sid: string;
+  readonly currentPassword: string;
+  readonly newPassword: string;
+  readonly ip: string;
+  readonly deviceCookie: string | undefined;
+  readonly log?: EventLog;
+}
+
+/**
+ * Changes the password; throws {@link LoginThrottled} (too many wrong current
+ * passwords) or {@link InvalidInput} naming `current_password` (message
+ * `wrong`) or `new_password` (the rule broken: password-policy.ts
+ * `PasswordProblem`). Returns what ended with it.
+ */
+export async function changePassword(db: DB, clock: Clock, guard: LoginGuard, change: PasswordChange): Promise<EndedSessions> {
+  const account = accountOf(change.email);
+  const counters = throttleCounters(account, change.ip, deviceNonce(guard.deviceKey, account, change.deviceCookie));
+  const wait = await reserveAttempt(guard.attempts, clock, counters, change.log && { log: change.log, ip: change.ip });
+  if (wait > 0) throw new LoginThrottled(wait);
+  const row = await db.selectFrom('users').select('password_hash').where('id', '=', change.userId).executeTakeFirstOrThrow();
+  // A wrong current password stays counted: its reservation is the record.
+  if (!(await verifyPassword(row.password_hash, change.currentPassword))) throw new InvalidInput([{ field: 'current_password', message: 'wrong' }]);
+  const problem = await checkNewPassword(change.newPassword, change.email);
+  if (problem) {
+    await recordSuccess(guard.attempts, counters); // the current password was right
+    throw new InvalidInput([{ field: 'new_password', message: problem }]);
+  }
+  const passwordHash = await hashPassword(change.newPassword);
+  const ended = await inTransaction(db, async (trx) => {
+    await updatePasswordHash(trx, change.userId, passwordHash);
+    return endSessionsOfUser(trx, change.userId, clock(), { except: change.sid });
+  });
+  await Promise.all([recordSuccess(guard.attempts, counters), guard.attempts.clear(accountCounterKey(account))]);
+  return ended;
+}

@@ -1,0 +1,69 @@
+/**
+ * `POST /settings/security/password`: the member changes their password
+ * (accounts/password-change.ts). Errors are shown beside their field on the
+ * security page (`aria-invalid`, the summary focused), with nothing changed;
+ * success comes back to the page with a notice of the sessions it ended.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { isValidFormToken } from '../../accounts/csrf.ts';
+import { DEVICE_COOKIE } from '../../accounts/login-device-cookie.ts';
+import { LoginThrottled, minutesToWait, type LoginGuard } from '../../accounts/login.service.ts';
+import { changePassword } from '../../accounts/password-change.ts';
+import type { SessionContext } from '../../accounts/sessions.ts';
+import type { Clock } from '../../clock.ts';
+import type { DB } from '../../db/database.ts';
+import { InvalidInput } from '../../invalid-input.ts';
+import { logSecurityEvent } from '../../ops/security-events.ts';
+import { pageSession } from '../page-access.ts';
+
+const PAGE = '/settings/security';
+
+/** What the page shows besides the sessions. */
+export interface SecurityView {
+  ended?: number | undefined;
+  changed?: number | undefined;
+  /** The password form's errors, by field, already in the page's language. */
+  passwordErrors?: Partial<Record<'current_password' | 'new_password', string>>;
+  /** A refusal of the whole form (CSRF, too many attempts). */
+  passwordAlert?: string;
+}
+
+export interface PasswordChangeDeps {
+  db: DB;
+  clock: Clock;
+  loginGuard: LoginGuard;
+  render(request: FastifyRequest, reply: FastifyReply, session: SessionContext, view: SecurityView, status?: number): Promise<FastifyReply>;
+}
+
+const PasswordForm = Type.Object({
+  current_password: Type.Optional(Type.String({ maxLength: 4096 })),
+  new_password: Type.Optional(Type.String({ maxLength: 4096 })),
+  csrf_token: Type.Optional(Type.String({ maxLength: 200 })),
+});
+
+export function passwordChangeRoute(app: FastifyInstance, { db, clock, loginGuard, render }: PasswordChangeDeps): void {
+  app.withTypeProvider<TypeBoxTypeProvider>().post(`${PAGE}/password`, { schema: { body: PasswordForm } }, async (request, reply) => {
+    const session = await pageSession(request, reply, { orgaOnly: false, returnTo: PAGE });
+    if (!session) return reply;
+    const t = reply.translator();
+    if (!(await isValidFormToken(request, request.body.csrf_token))) return render(request, reply, session, { passwordAlert: t('security.csrf') }, 403);
+    try {
+      const ended = await changePassword(db, clock, loginGuard, {
+        userId: session.user.id, email: session.user.email, sid: session.sid, ip: request.ip, log: request.log,
+        currentPassword: request.body.current_password ?? '', newPassword: request.body.new_password ?? '', deviceCookie: request.cookies[DEVICE_COOKIE],
+      });
+      logSecurityEvent(request.log, { event: 'account.password.changed', userId: session.user.id, ...ended });
+      return reply.redirect(`${PAGE}?changed=${ended.sessionsEnded}`, 303);
+    } catch (error) {
+      if (error instanceof LoginThrottled) {
+        void reply.header('retry-after', String(error.retryAfterSeconds));
+        return render(request, reply, session, { passwordAlert: t('security.password.throttled', { minutes: minutesToWait(error.retryAfterSeconds) }) }, 429);
+      }
+      if (!(error instanceof InvalidInput)) throw error;
+      const passwordErrors = Object.fromEntries(error.errors.map((e) => [e.field, t(`security.password.${e.field === 'current_password' ? 'wrong' : e.message}`)]));
+      return render(request, reply, session, { passwordErrors }, 400);
+    }
+  });
+}
