@@ -47,6 +47,8 @@ export interface Config {
   readonly maxUploadBytes: number;
   /** Seconds a just-rotated refresh token may still be presented (retry grace period). */
   readonly refreshGraceSeconds: number;
+  /** RFC 9126 §5: every client must push its authorization requests (/oauth/par). */
+  readonly requirePushedAuthorizationRequests: boolean;
   /** Seconds between two looks of an instance at the queue of back-channel logout notices. */
   readonly backchannelLogoutPollSeconds: number;
   /** Production starts although demo accounts or the demo client still have their published credentials (startup.ts). */
@@ -74,7 +76,7 @@ export const CONFIG_VARIABLES = [
   'RSA_KEY_BITS', 'TRUST_PROXY', 'PETITION_SOURCE_URL', 'PETITION_ALLOW_PRIVATE', 'VAPID_PUBLIC_KEY', 'VAPID_PRIVATE_KEY',
   'MAX_UPLOAD_BYTES', 'REFRESH_TOKEN_GRACE_SECONDS', 'REQUEST_TIMEOUT_SECONDS', 'MAX_CONNECTIONS',
   'DATABASE_TIMEOUT_SECONDS', 'METRICS_TOKEN', 'REDIS_URL', 'BACKCHANNEL_LOGOUT_POLL_SECONDS', 'ALLOW_DEMO_IN_PRODUCTION',
-  'MAX_CONNECTIONS_PER_ADDRESS',
+  'MAX_CONNECTIONS_PER_ADDRESS', 'REQUIRE_PUSHED_AUTHORIZATION_REQUESTS',
 ] as const;
 
 /**
@@ -170,6 +172,7 @@ function readKeySettings(read: EnvReader) {
     rsaKeyBits,
     refreshGraceSeconds: read.integer('REFRESH_TOKEN_GRACE_SECONDS', 30, 0, 600),
     backchannelLogoutPollSeconds: read.integer('BACKCHANNEL_LOGOUT_POLL_SECONDS', 1, 1, 300),
+    requirePushedAuthorizationRequests: read.oneOf('REQUIRE_PUSHED_AUTHORIZATION_REQUESTS', ['true', 'false'], 'false') === 'true',
   };
 }
 

@@ -34,17 +34,20 @@ export const CLIENT_SETTING_OPTIONS: Readonly<Record<string, SettingOption>> = {
   'backchannel-logout-uri': clearable('backchannelLogoutUri', 'URI', 'where logout tokens are posted when a session that signed into the client ends; \'\' clears'),
   'backchannel-logout-session-required': flag('backchannelLogoutSessionRequired', true, 'logout tokens must carry the session id (sid)'),
   'no-backchannel-logout-session-required': flag('backchannelLogoutSessionRequired', false, 'logout tokens need not carry the session id (the default)'),
+  'require-pushed-authorization-requests': flag('requirePushedAuthorizationRequests', true, 'authorization requests only as pushed ones (RFC 9126, POST /oauth/par)'),
+  'no-require-pushed-authorization-requests': flag('requirePushedAuthorizationRequests', false, 'authorization requests also through the browser alone (the default)'),
 };
 
 export const EMPTY_SETTINGS: ClientSettings = {
   name: '', confidential: true, redirectUris: [], scopes: [], grantTypes: [], requiredRegions: [],
   postLogoutRedirectUris: [], backchannelLogoutUri: null, backchannelLogoutSessionRequired: false,
+  requirePushedAuthorizationRequests: false,
 };
 
 /** The settings the options give, on top of `base` (an existing client, or {@link EMPTY_SETTINGS}). */
 export function readClientSettings(values: OptionValues, base: ClientSettings): ClientSettings {
-  if (values['backchannel-logout-session-required'] && values['no-backchannel-logout-session-required']) {
-    throw new UsageError('give either --backchannel-logout-session-required or --no-backchannel-logout-session-required, not both');
+  for (const name of ['backchannel-logout-session-required', 'require-pushed-authorization-requests']) {
+    if (values[name] && values[`no-${name}`]) throw new UsageError(`give either --${name} or --no-${name}, not both`);
   }
   const settings: Record<string, unknown> = { ...base };
   for (const [name, option] of Object.entries(CLIENT_SETTING_OPTIONS)) {
@@ -73,6 +76,7 @@ export function describeClient(client: Client): string[] {
     `  post-logout redirect URIs: ${client.postLogoutRedirectUris.length === 0 ? 'none' : client.postLogoutRedirectUris.join(', ')}`,
     `  back-channel logout: ${client.backchannelLogoutUri === null ? 'none'
       : `${client.backchannelLogoutUri}${client.backchannelLogoutSessionRequired ? ' (sid required)' : ''}`}`,
+    `  pushed authorization requests: ${client.requirePushedAuthorizationRequests ? 'required' : 'optional'}`,
     `  created ${client.createdAt.toISOString()}, updated ${client.updatedAt.toISOString()}`,
   ];
 }

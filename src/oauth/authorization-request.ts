@@ -55,6 +55,8 @@ export interface AuthorizationRequest {
   loginAfter: number | undefined;
   /** The request's own parameters, to re-send it after login or from the consent form. */
   parameters: Record<string, string>;
+  /** It came by `request_uri` (RFC 9126): its parameters continue server-side, never in the front channel. */
+  pushed: boolean;
 }
 
 /** Steps 1–2 failed: show a page, never redirect. */
@@ -71,9 +73,38 @@ export class AuthorizationRedirectError extends Error {
   }
 }
 
-/** Parses and checks a request; throws {@link AuthorizationPageError} or {@link AuthorizationRedirectError}. */
-export async function parseAuthorizationRequest(db: Executor, raw: RawParameters): Promise<AuthorizationRequest> {
+/** How the request reached the endpoint: what RFC 9126 asks of it. */
+export interface RequestSource {
+  /** Takes the pushed request (or continuation) a `request_uri` names, for this client; undefined when none is live. */
+  takePushed(client: ClientRow, requestUri: unknown): Promise<RawParameters | undefined>;
+  /** REQUIRE_PUSHED_AUTHORIZATION_REQUESTS: every client must push its requests. */
+  requirePushed: boolean;
+}
+
+/**
+ * Parses and checks a request; throws {@link AuthorizationPageError} or {@link AuthorizationRedirectError}.
+ * With `request_uri`, the pushed parameters replace those of the front channel (RFC 9126 §4).
+ */
+export async function parseAuthorizationRequest(db: Executor, raw: RawParameters, source: RequestSource): Promise<AuthorizationRequest> {
   const client = await findRequestingClient(db, raw.client_id);
+  if (raw.request_uri !== undefined) {
+    const pushed = await source.takePushed(client, raw.request_uri);
+    // RFC 9126 §4: the redirect URI of an unknown request is not known, so a page, not a redirect.
+    if (!pushed) throw new AuthorizationPageError(400, 'Invalid or expired request_uri');
+    return { ...checkAuthorizationRequest(client, { ...pushed, client_id: client.client_id }), pushed: true };
+  }
+  // RFC 9126 §5, §6: a request that should have been pushed could have been tampered with: not trusted to redirect.
+  if (source.requirePushed || client.require_pushed_authorization_requests) throw new AuthorizationPageError(400, PUSHED_REQUEST_REQUIRED);
+  return checkAuthorizationRequest(client, raw);
+}
+
+export const PUSHED_REQUEST_REQUIRED = 'Pushed authorization request required';
+
+/**
+ * Steps 2–3 for a known client (also the checks of a pushed request, RFC 9126
+ * §2.1); throws {@link AuthorizationPageError} or {@link AuthorizationRedirectError}.
+ */
+export function checkAuthorizationRequest(client: ClientRow, raw: RawParameters): AuthorizationRequest {
   const redirectUri = raw.redirect_uri;
   if (!isRegisteredRedirectUri(client.redirect_uris, redirectUri)) throw new AuthorizationPageError(400, 'Invalid redirect_uri');
 
@@ -92,7 +123,7 @@ export async function parseAuthorizationRequest(db: Executor, raw: RawParameters
   const maxAge = take(checkMaxAge(parameters));
   const nonce = take(checkNonce(parameters));
   const loginAfter = /^\d{1,12}$/.test(parameters.login_after ?? '') ? Number(parameters.login_after) : undefined;
-  return { client, redirectUri, state, scopes, codeChallenge, nonce, prompt, maxAge, loginAfter, parameters };
+  return { client, redirectUri, state, scopes, codeChallenge, nonce, prompt, maxAge, loginAfter, parameters, pushed: false };
 }
 
 /** Step 1: a registered client, or the error page. */

@@ -5,3 +5,11 @@ export const REFRESH_TOKEN_SECONDS = 30 * 24 * 3600;
 export const AUTHORIZATION_CODE_SECONDS = 10 * 60;
 /** Back-Channel Logout: a logout token is signed at each delivery attempt and lives this long (at most two minutes). */
 export const LOGOUT_TOKEN_SECONDS = 120;
+/** RFC 9126 §2.2: a pushed request's `request_uri` is short-lived (`expires_in`) and used once. */
+export const PUSHED_REQUEST_SECONDS = 60;
+/**
+ * The continuation of a consumed pushed request across login and consent
+ * (docs/oauth.md, "Pushed authorization requests"): long enough for a member
+ * to log in, as long as a login marker counts (authorize.ts).
+ */
+export const PUSHED_CONTINUATION_SECONDS = 3600;

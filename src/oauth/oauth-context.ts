@@ -16,4 +16,6 @@ export interface OAuthContext {
   readonly clients: ClientCache;
   /** Seconds a just-rotated refresh token may still be presented (SPEC §5.3, config). */
   readonly refreshGraceSeconds: number;
+  /** REQUIRE_PUSHED_AUTHORIZATION_REQUESTS (RFC 9126 §5): every authorization request must be pushed. */
+  readonly requirePushedAuthorizationRequests: boolean;
 }

@@ -1,5 +1,6 @@
 /**
- * The OAuth JSON endpoints in their own Fastify context: token, userinfo,
+ * The OAuth JSON endpoints in their own Fastify context: token, pushed
+ * authorization requests (RFC 9126), userinfo,
  * revocation, introspection, discovery and JWKS, with RFC 6749 §5.2 / RFC 6750 §3.1 error
  * bodies (never problem+json, never an HTML page) and CORS.
  */
@@ -9,6 +10,7 @@ import { markJsonRoutes } from '../http/security-headers.ts';
 import { installOAuthCors } from './cors.ts';
 import { discoveryEndpoints } from './endpoints/discovery.ts';
 import { introspectionEndpoint } from './endpoints/introspect.ts';
+import { PAR_PATH, pushedAuthorizationRequestEndpoint } from './endpoints/par.ts';
 import { revokeEndpoint } from './endpoints/revoke.ts';
 import { tokenEndpoint } from './endpoints/token.ts';
 import { userinfoEndpoint } from './endpoints/userinfo.ts';
@@ -36,10 +38,11 @@ export async function oauthEndpoints(app: FastifyInstance, options: { ctx: OAuth
       .header('cache-control', 'no-store').send(oauthError.toJSON());
   });
 
-  for (const url of ['/oauth/token', '/oauth/revoke', '/oauth/introspect']) {
+  for (const url of ['/oauth/token', '/oauth/revoke', '/oauth/introspect', PAR_PATH]) {
     app.get(url, async () => { throw new MethodNotAllowed(); });
   }
   tokenEndpoint(app, ctx, limiter);
+  pushedAuthorizationRequestEndpoint(app, ctx, limiter);
   userinfoEndpoint(app, ctx);
   revokeEndpoint(app, ctx, limiter);
   introspectionEndpoint(app, ctx, limiter);

@@ -1,6 +1,7 @@
 /**
  * Purge of expired OAuth rows (SPEC §8): codes, grants with their refresh tokens, retired signing keys,
- * logout notices sent or abandoned a week ago.
+ * logout notices sent or abandoned a week ago,
+ * pushed authorization requests and their continuations.
  */
 import type { Clock } from '../clock.ts';
 import type { DB } from '../db/database.ts';
@@ -8,6 +9,7 @@ import { purgeFinishedNotices } from './backchannel/logout-notices.repository.ts
 import { purgeExpiredCodes } from './grants/codes.repository.ts';
 import { purgeExpiredGrants } from './grants/grants.repository.ts';
 import { purgeRetiredSigningKeys } from './keys/signing-keys.ts';
+import { purgeExpiredPushedRequests } from './pushed-authorization/pushed-requests.repository.ts';
 
 export async function purgeExpiredOAuthRows(db: DB, clock: Clock): Promise<number> {
   const now = clock();
@@ -16,5 +18,6 @@ export async function purgeExpiredOAuthRows(db: DB, clock: Clock): Promise<numbe
   const grants = await purgeExpiredGrants(db, now);
   const keys = await purgeRetiredSigningKeys(db, now);
   const notices = await purgeFinishedNotices(db, now);
-  return codes + grants + keys + notices;
+  const pushed = await purgeExpiredPushedRequests(db, now);
+  return codes + grants + keys + notices + pushed;
 }

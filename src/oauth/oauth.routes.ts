@@ -35,6 +35,7 @@ export interface OAuthRoutesOptions {
 export async function oauthRoutes(app: FastifyInstance, { config, db, clock, keys, keyStore, pages, endSessionPages }: OAuthRoutesOptions): Promise<void> {
   const ctx: OAuthContext = {
     db, clock, issuer: config.publicUrl, material: keys, keys: keyStore, clients: new ClientCache(db), refreshGraceSeconds: config.refreshGraceSeconds,
+    requirePushedAuthorizationRequests: config.requirePushedAuthorizationRequests,
   };
   authorizeEndpoint(app, ctx, pages);
   endSessionEndpoint(app, ctx, endSessionPages, config);

@@ -1,4 +1,4 @@
-/** Kysely types of the OAuth tables (migrations 010_oauth.sql, 040, 043). */
+/** Kysely types of the OAuth tables (migrations 010_oauth.sql, 040, 043, 051). */
 import type { ColumnType, Generated } from 'kysely';
 
 type CreatedAt = ColumnType<Date, Date | undefined, never>;
@@ -22,6 +22,16 @@ export interface OAuthClientsTable {
   post_logout_redirect_uris: Generated<string[]>;
   backchannel_logout_uri: string | null;
   backchannel_logout_session_required: Generated<boolean>;
+  /** Migration 051: RFC 9126 §6, authorization requests only as pushed ones. */
+  require_pushed_authorization_requests: Generated<boolean>;
+}
+
+/** Pushed authorization requests and their continuations (migration 051), by the digest of their reference. */
+export interface OAuthPushedRequestsTable {
+  reference_digest: Buffer;
+  client_id: number;
+  parameters: ColumnType<Record<string, string>, string, string>;
+  expires_at: Date;
 }
 
 export interface OAuthClientRegionsTable {
@@ -104,4 +114,5 @@ export interface OAuthTables {
   oauth_refresh_tokens: OAuthRefreshTokensTable;
   oauth_signing_keys: OAuthSigningKeysTable;
   oauth_session_clients: OAuthSessionClientsTable;
+  oauth_pushed_requests: OAuthPushedRequestsTable;
 }

@@ -32,6 +32,8 @@ export interface ClientSettings {
   backchannelLogoutUri?: string | null;
   /** Whether logout tokens must carry `sid`; stored false without a back-channel logout URI. */
   backchannelLogoutSessionRequired?: boolean;
+  /** RFC 9126 §6: authorization requests only as pushed ones (absent = false). */
+  requirePushedAuthorizationRequests?: boolean;
 }
 
 /** The settings as stored (but the secret); problems are added to `errors`. */
@@ -68,6 +70,7 @@ export async function validateSettings(db: Executor, input: ClientSettings, erro
     backchannelLogoutUri,
     // Back-Channel Logout 1.0 §2.2: only meaningful with a URI.
     backchannelLogoutSessionRequired: backchannelLogoutUri !== null && input.backchannelLogoutSessionRequired === true,
+    requirePushedAuthorizationRequests: input.requirePushedAuthorizationRequests === true,
   };
 }
 

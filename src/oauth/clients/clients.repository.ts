@@ -20,6 +20,7 @@ export interface ClientRow {
   post_logout_redirect_uris: string[];
   backchannel_logout_uri: string | null;
   backchannel_logout_session_required: boolean;
+  require_pushed_authorization_requests: boolean;
 }
 
 export interface ClientValues {
@@ -33,19 +34,20 @@ export interface ClientValues {
   postLogoutRedirectUris: string[];
   backchannelLogoutUri: string | null;
   backchannelLogoutSessionRequired: boolean;
+  requirePushedAuthorizationRequests: boolean;
 }
 
 function selectClients(db: Executor) {
   return db.selectFrom('oauth_clients').select([
     'id', 'client_id', 'name', 'confidential', 'secret_digest', 'redirect_uris', 'scopes', 'grant_types', 'created_at', 'updated_at', 'version',
-    'post_logout_redirect_uris', 'backchannel_logout_uri', 'backchannel_logout_session_required',
+    'post_logout_redirect_uris', 'backchannel_logout_uri', 'backchannel_logout_session_required', 'require_pushed_authorization_requests',
     sql<number[]>`array(select r.region_id from oauth_client_regions r where r.client_id = oauth_clients.id order by r.region_id)`.as('required_regions'),
   ]);
 }
 
 const clientById = statement<ClientRow>('find_client', `
   select id, client_id, name, confidential, secret_digest, redirect_uris, scopes, grant_types, created_at, updated_at, version,
-    post_logout_redirect_uris, backchannel_logout_uri, backchannel_logout_session_required,
+    post_logout_redirect_uris, backchannel_logout_uri, backchannel_logout_session_required, require_pushed_authorization_requests,
     array(select r.region_id from oauth_client_regions r where r.client_id = oauth_clients.id order by r.region_id) as required_regions
   from oauth_clients where client_id = $1`);
 
@@ -79,6 +81,7 @@ function columnsOf(values: ClientValues) {
     post_logout_redirect_uris: values.postLogoutRedirectUris,
     backchannel_logout_uri: values.backchannelLogoutUri,
     backchannel_logout_session_required: values.backchannelLogoutSessionRequired,
+    require_pushed_authorization_requests: values.requirePushedAuthorizationRequests,
   };
 }
 

@@ -37,6 +37,7 @@ export interface Client {
   postLogoutRedirectUris: string[];
   backchannelLogoutUri: string | null;
   backchannelLogoutSessionRequired: boolean;
+  requirePushedAuthorizationRequests: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -145,6 +146,7 @@ function toClient(row: ClientRow): Client {
     postLogoutRedirectUris: row.post_logout_redirect_uris,
     backchannelLogoutUri: row.backchannel_logout_uri,
     backchannelLogoutSessionRequired: row.backchannel_logout_session_required,
+    requirePushedAuthorizationRequests: row.require_pushed_authorization_requests,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -10,7 +10,7 @@ import { findMemberRegionIds } from '../../accounts/region-access.ts';
 import type { SessionContext } from '../../accounts/sessions.ts';
 import {
   AuthorizationPageError, AuthorizationRedirectError, formParameters, LOGIN_AFTER_PARAMETER, parseAuthorizationRequest, responseUrl,
-  type AuthorizationRequest, type RawParameters,
+  type AuthorizationRequest, type RawParameters, type RequestSource,
 } from '../authorization-request.ts';
 import type { AuthorizationPages } from '../authorization-pages.ts';
 import { isInRequiredRegions } from '../checks/required-regions.ts';
@@ -19,6 +19,7 @@ import { rememberConsent } from '../consent/consents.repository.ts';
 import { AccessDenied, ConsentRequired, LoginRequired, type OAuthError } from '../errors.ts';
 import { issueAuthorizationCode, issueAuthorizationCodeIfConsented, type CodeBinding } from '../grants/code-issuance.ts';
 import type { OAuthContext } from '../oauth-context.ts';
+import { continueRequest, takeRequest } from '../pushed-authorization/pushed-requests.ts';
 import { logSecurityEvent } from '../../ops/security-events.ts';
 
 export const REGIONS_MESSAGE = 'User not in required regions';
@@ -26,13 +27,21 @@ export const REGIONS_MESSAGE = 'User not in required regions';
 type Respond = (reply: FastifyReply, req: AuthorizationRequest, session: SessionContext) => Promise<FastifyReply>;
 
 export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages: AuthorizationPages): void {
+  const source: RequestSource = {
+    requirePushed: ctx.requirePushedAuthorizationRequests,
+    takePushed: (client, requestUri) => takeRequest(ctx.db, client, requestUri, ctx.clock()),
+  };
+  /** What the browser carries to the next step: the parameters, or for a pushed request a continuation (pushed-requests.ts). */
+  const frontChannel = (req: AuthorizationRequest, parameters: Record<string, string>) =>
+    req.pushed ? continueRequest(ctx.db, req.client, parameters, ctx.clock()) : Promise.resolve(parameters);
+
   const redirectWithError = (reply: FastifyReply, req: { redirectUri: string; state: string | undefined }, error: OAuthError) =>
     reply.redirect(responseUrl(req.redirectUri, { error: error.error, error_description: error.description, state: req.state, iss: ctx.issuer }), 303);
 
   /** Steps 1–3: the parsed request, or the error page / error redirect already sent. */
   const parse = async (request: FastifyRequest, reply: FastifyReply, raw: RawParameters): Promise<{ req: AuthorizationRequest } | { sent: FastifyReply }> => {
     try {
-      return { req: await parseAuthorizationRequest(ctx.db, raw) };
+      return { req: await parseAuthorizationRequest(ctx.db, raw, source) };
     } catch (error) {
       if (error instanceof AuthorizationPageError) return { sent: await pages.invalidRequest(request, reply, error) };
       if (error instanceof AuthorizationRedirectError) return { sent: redirectWithError(reply, error, error.error) };
@@ -74,7 +83,7 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
     return pages.consent(request, reply, {
       clientName: req.client.name,
       scopes: req.scopes,
-      parameters: { ...parameters, ...(req.prompt.has('consent') ? { prompt: 'consent' } : {}) },
+      parameters: await frontChannel(req, { ...parameters, ...(req.prompt.has('consent') ? { prompt: 'consent' } : {}) }),
       origin: webOrigin(req.redirectUri),
     });
   };
@@ -87,11 +96,12 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
     const session = await request.getSession();
     // A client's cross-site POST arrives without the SameSite=Lax session cookie: the same
     // request as a GET (a top-level navigation, which carries it) finds the session, if any.
-    if (!session && isPost && !isDecision) return reply.redirect(authorizeUrl(req.parameters), 303);
+    if (!session && isPost && !isDecision) return reply.redirect(authorizeUrl(await frontChannel(req, req.parameters)), 303);
     // Step 4; the consent decision was checked for freshness when its page was shown.
     if (!session || (!isDecision && needsFreshLogin(req, session, ctx.clock()))) {
       if (req.prompt.has('none')) return redirectWithError(reply, req, new LoginRequired('The user is not logged in.'));
-      return reply.redirect(`/login?return_to=${encodeURIComponent(returnToAfterLogin(req, ctx.clock()))}`, 303);
+      const returnTo = authorizeUrl(await frontChannel(req, parametersAfterLogin(req, ctx.clock())));
+      return reply.redirect(`/login?return_to=${encodeURIComponent(returnTo)}`, 303);
     }
     const memberOf = await findMemberRegionIds(ctx.db, session.user.id, req.client.required_regions);
     if (!isInRequiredRegions(req.client.required_regions, memberOf)) return regionsPage(request, reply, req);
@@ -132,12 +142,12 @@ function needsFreshLogin(req: AuthorizationRequest, session: SessionContext, now
 }
 
 /**
- * The same request, GET or POST alike, as a URL on this site. When it asks for
+ * The same request's parameters, GET or POST alike. When it asks for
  * a fresh login, it is marked so that the login about to happen satisfies it
  * (`prompt=login` dropped, `login_after` set to now) instead of sending the
  * user back to /login in a loop.
  */
-function returnToAfterLogin(req: AuthorizationRequest, now: Date): string {
+function parametersAfterLogin(req: AuthorizationRequest, now: Date): Record<string, string> {
   const parameters = { ...req.parameters };
   if (req.prompt.has('login')) {
     const rest = [...req.prompt].filter((p) => p !== 'login');
@@ -145,7 +155,7 @@ function returnToAfterLogin(req: AuthorizationRequest, now: Date): string {
     else delete parameters.prompt;
   }
   if (req.prompt.has('login') || req.maxAge !== undefined) parameters[LOGIN_AFTER_PARAMETER] = String(Math.floor(now.getTime() / 1000));
-  return authorizeUrl(parameters);
+  return parameters;
 }
 
 function authorizeUrl(parameters: Record<string, string>): string {

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { JWKS_CACHE_SECONDS } from '../keys/key-store.ts';
 import type { OAuthContext } from '../oauth-context.ts';
 import { END_SESSION_PATH } from './end-session.ts';
+import { PAR_PATH } from './par.ts';
 import { GRANT_TYPES, SCOPES } from '../scopes.ts';
 
 export const CLAIMS_SUPPORTED = [
@@ -14,7 +15,8 @@ export const CLAIMS_SUPPORTED = [
   'family_name', 'picture', 'locale', 'email', 'email_verified', 'region_ids', 'region_ambassador', 'sid',
 ] as const;
 
-export function discoveryDocument(issuer: string): Record<string, unknown> {
+/** `requirePushed`: REQUIRE_PUSHED_AUTHORIZATION_REQUESTS. */
+export function discoveryDocument(issuer: string, requirePushed = false): Record<string, unknown> {
   const authMethods = ['client_secret_basic', 'client_secret_post', 'none'];
   return {
     issuer,
@@ -25,6 +27,9 @@ export function discoveryDocument(issuer: string): Record<string, unknown> {
     revocation_endpoint: `${issuer}/oauth/revoke`,
     introspection_endpoint: `${issuer}/oauth/introspect`,
     end_session_endpoint: `${issuer}${END_SESSION_PATH}`,
+    // RFC 9126 §5: where to push requests, and whether every request must be pushed (server-wide).
+    pushed_authorization_request_endpoint: `${issuer}${PAR_PATH}`,
+    require_pushed_authorization_requests: requirePushed,
     scopes_supported: [...SCOPES],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
@@ -41,6 +46,7 @@ export function discoveryDocument(issuer: string): Record<string, unknown> {
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
     claims_parameter_supported: false,
     request_parameter_supported: false,
+    // OpenID Connect request objects by reference; the request_uri of a pushed request (RFC 9126) is a different matter.
     request_uri_parameter_supported: false,
     authorization_response_iss_parameter_supported: true,
     // Back-Channel Logout 1.0 §2.1: logout tokens go to each client a session signed into, with `sid`.
@@ -57,7 +63,7 @@ const DISCOVERY_CACHE_CONTROL = 'public, max-age=300';
 const JWKS_CACHE_CONTROL = `public, max-age=${JWKS_CACHE_SECONDS}`;
 
 export function discoveryEndpoints(app: FastifyInstance, ctx: OAuthContext): void {
-  const discoveryBody = JSON.stringify(discoveryDocument(ctx.issuer));
+  const discoveryBody = JSON.stringify(discoveryDocument(ctx.issuer, ctx.requirePushedAuthorizationRequests));
   // RFC 8414 §3: the same metadata for OAuth-only clients (oauth4webapi's `algorithm: 'oauth2'`, Auth.js `type: "oauth"`).
   for (const url of ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server']) {
     app.get(url, (_request, reply) => reply

@@ -27,6 +27,7 @@ export const ClientForm = Type.Object({
   post_logout_redirect_uris: Type.Optional(Type.String({ maxLength: 100_000 })),
   backchannel_logout_uri: Type.Optional(Type.String({ maxLength: 10_000 })),
   backchannel_logout_session_required: Type.Optional(Type.String({ maxLength: 10 })),
+  require_pushed_authorization_requests: Type.Optional(Type.String({ maxLength: 10 })),
 });
 export type ClientFormBody = Static<typeof ClientForm>;
 
@@ -43,6 +44,7 @@ export interface ClientFormValues {
   postLogoutRedirectUris: string;
   backchannelLogoutUri: string;
   backchannelLogoutSessionRequired: boolean;
+  requirePushedAuthorizationRequests: boolean;
 }
 
 /** Field name → message, shown next to the field. */
@@ -74,6 +76,7 @@ export function readClientForm(body: ClientFormBody): ClientFormValues {
     postLogoutRedirectUris: body.post_logout_redirect_uris ?? '',
     backchannelLogoutUri: (body.backchannel_logout_uri ?? '').trim(),
     backchannelLogoutSessionRequired: isChecked(body.backchannel_logout_session_required),
+    requirePushedAuthorizationRequests: isChecked(body.require_pushed_authorization_requests),
   };
 }
 
@@ -89,12 +92,14 @@ export function formValuesOf(client: Client): ClientFormValues {
     postLogoutRedirectUris: client.postLogoutRedirectUris.join('\n'),
     backchannelLogoutUri: client.backchannelLogoutUri ?? '',
     backchannelLogoutSessionRequired: client.backchannelLogoutSessionRequired,
+    requirePushedAuthorizationRequests: client.requirePushedAuthorizationRequests,
   };
 }
 
 export const EMPTY_FORM: ClientFormValues = {
   clientId: '', name: '', confidential: true, redirectUris: '', scopes: ['openid'], grantTypes: ['authorization_code'], requiredRegions: [],
   postLogoutRedirectUris: '', backchannelLogoutUri: '', backchannelLogoutSessionRequired: false,
+  requirePushedAuthorizationRequests: false,
 };
 
 export function toClientInput(values: ClientFormValues): ClientInput {
@@ -109,6 +114,7 @@ export function toClientInput(values: ClientFormValues): ClientInput {
     postLogoutRedirectUris: lines(values.postLogoutRedirectUris),
     backchannelLogoutUri: values.backchannelLogoutUri === '' ? null : values.backchannelLogoutUri,
     backchannelLogoutSessionRequired: values.backchannelLogoutSessionRequired,
+    requirePushedAuthorizationRequests: values.requirePushedAuthorizationRequests,
   };
 }
 

@@ -1,0 +1,55 @@
+/**
+ * `POST /oauth/par` (RFC 9126 §2): the client authenticates as at the token
+ * endpoint (same methods, same failure limiter) and pushes the parameters of
+ * an authorization request, which are checked as the authorization endpoint
+ * checks them (§2.1). Answers 201 with a `request_uri` valid 60 seconds and
+ * usable once (§2.2); errors are RFC 6749 §5.2 JSON (§2.3).
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import {
+  AUTHORIZATION_PARAMETERS, AuthorizationPageError, AuthorizationRedirectError, checkAuthorizationRequest, LOGIN_AFTER_PARAMETER,
+} from '../authorization-request.ts';
+import { authenticateClient } from '../clients/client-auth.ts';
+import { findClientRow, type ClientRow } from '../clients/clients.repository.ts';
+import { InvalidRequest } from '../errors.ts';
+import type { FailureLimiter } from '../failure-limiter.ts';
+import type { OAuthContext } from '../oauth-context.ts';
+import { pushRequest } from '../pushed-authorization/pushed-requests.ts';
+import { formParameters } from './form.ts';
+import { Refusals } from './refusals.ts';
+
+export const PAR_PATH = '/oauth/par';
+
+/** What a pushed request may carry: the authorization parameters, not `request_uri` (§2.1) nor our login marker. */
+const PUSHED_PARAMETERS = AUTHORIZATION_PARAMETERS.filter((name) => name !== LOGIN_AFTER_PARAMETER);
+
+export function pushedAuthorizationRequestEndpoint(app: FastifyInstance, ctx: OAuthContext, limiter: FailureLimiter): void {
+  app.post(PAR_PATH, async (request, reply) => {
+    const attempt = limiter.begin(request.ip);
+    void reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+    try {
+      const params = formParameters(request, [...PUSHED_PARAMETERS, 'client_secret']);
+      const client = await authenticateClient((clientId) => findClientRow(ctx.db, clientId), ctx.material, request.headers.authorization, params);
+      attempt.authenticated(client);
+      const parameters = checkPushedRequest(client, request);
+      return reply.code(201).send(await pushRequest(ctx.db, client, parameters, ctx.clock()));
+    } catch (error) {
+      new Refusals().log(request, error);
+      throw attempt.failed(error);
+    }
+  });
+}
+
+/** RFC 9126 §2.1: the authorization endpoint's checks, as JSON errors; the parameters to store. */
+function checkPushedRequest(client: ClientRow, request: FastifyRequest): Record<string, string> {
+  const body = (request.body ?? {}) as Record<string, unknown>;
+  if (body.request_uri !== undefined) throw new InvalidRequest('request_uri must not be sent to the pushed authorization request endpoint.');
+  const raw = Object.fromEntries(PUSHED_PARAMETERS.map((name) => [name, body[name]]));
+  try {
+    return checkAuthorizationRequest(client, { ...raw, client_id: client.client_id }).parameters;
+  } catch (error) {
+    if (error instanceof AuthorizationPageError) throw new InvalidRequest(error.message);
+    if (error instanceof AuthorizationRedirectError) throw error.error;
+    throw error;
+  }
+}
