@@ -254,6 +254,26 @@ describe('refusals at /oauth/par: RFC 6749 JSON, nothing stored', () => {
     expect(await storedRequests()).toBe(before);
   });
 
+  test('malformed bodies: not a form, a NUL byte, a parameter twice', async () => {
+    const registered = await makeClient(t);
+    const basic = `Basic ${Buffer.from(`${registered.clientId}:${registered.secret!}`).toString('base64')}`;
+    const before = await storedRequests();
+    const json = await fetch(`${t.baseUrl}/oauth/par`, {
+      method: 'POST', headers: { 'content-type': 'application/json', authorization: basic }, body: JSON.stringify(authorizationParameters()),
+    });
+    await expectRefusal(json, 400, { error: 'invalid_request', error_description: 'The request body must be application/x-www-form-urlencoded.' });
+    const credentials = { clientId: registered.clientId, secret: registered.secret! };
+    await expectRefusal(await par(authorizationParameters({ state: 'a\u0000b' }), credentials), 400, {
+      error: 'invalid_request', error_description: 'The parameter state contains a NUL character.',
+    });
+    const twice = await fetch(`${t.baseUrl}/oauth/par`, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: basic },
+      body: `${new URLSearchParams(authorizationParameters())}&scope=openid`,
+    });
+    await expectRefusal(twice, 400, { error: 'invalid_request', error_description: 'The parameter scope must be given once.' });
+    expect(await storedRequests()).toBe(before);
+  });
+
   test('GET is not allowed', async () => {
     const response = await fetch(`${t.baseUrl}/oauth/par`);
     expect(response.status).toBe(405);
