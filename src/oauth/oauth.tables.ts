@@ -1,4 +1,4 @@
-/** Kysely types of the OAuth tables (migrations 010_oauth.sql, 040, 043). */
+/** Kysely types of the OAuth tables (migrations 010_oauth.sql, 040, 043, 052). */
 import type { ColumnType, Generated } from 'kysely';
 
 type CreatedAt = ColumnType<Date, Date | undefined, never>;
@@ -22,6 +22,8 @@ export interface OAuthClientsTable {
   post_logout_redirect_uris: Generated<string[]>;
   backchannel_logout_uri: string | null;
   backchannel_logout_session_required: Generated<boolean>;
+  /** Migration 052: RS256, ES256 or EdDSA (OpenID Connect Registration 1.0 §2). */
+  id_token_signed_response_alg: Generated<string>;
 }
 
 export interface OAuthClientRegionsTable {
@@ -87,6 +89,8 @@ export interface OAuthRefreshTokensTable {
 
 export interface OAuthSigningKeysTable {
   kid: string;
+  /** Migration 052: RS256, ES256 or EdDSA; one active key per algorithm. */
+  alg: ColumnType<string, string | undefined, never>;
   private_jwe: string;
   public_jwk: ColumnType<Record<string, unknown>, string, string>;
   created_at: CreatedAt;

@@ -8,6 +8,7 @@ import type { Executor } from '../../db/executor.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import type { FieldError } from '../../invalid-input.ts';
 import { logSecurityEvent, NO_EVENT_LOG, type EventLog } from '../../ops/security-events.ts';
+import type { SigningAlg } from '../jose/algorithms.ts';
 import type { KeyMaterial } from '../keys/key-material.ts';
 import { GRANT_TYPES, sortScopes, type GrantType, type Scope } from '../scopes.ts';
 import { revokeGrantsOfClient } from '../grants/grants.repository.ts';
@@ -37,6 +38,8 @@ export interface Client {
   postLogoutRedirectUris: string[];
   backchannelLogoutUri: string | null;
   backchannelLogoutSessionRequired: boolean;
+  /** RS256, ES256 or EdDSA: the client's ID tokens, access tokens and logout tokens (migration 052). */
+  idTokenSignedResponseAlg: SigningAlg;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -145,6 +148,7 @@ function toClient(row: ClientRow): Client {
     postLogoutRedirectUris: row.post_logout_redirect_uris,
     backchannelLogoutUri: row.backchannel_logout_uri,
     backchannelLogoutSessionRequired: row.backchannel_logout_session_required,
+    idTokenSignedResponseAlg: row.id_token_signed_response_alg,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
