@@ -64,6 +64,20 @@ describe('client add', () => {
     expect(usage.err).toContain('usage: foodsharing client add --client-id ID --name NAME --redirect-uri URI...');
     expect((await cli('client', 'add', '--redirect-uris', 'https://x.example/cb')).err).toContain('unknown option "--redirect-uris"');
   });
+
+  test('--id-token-signed-response-alg: stored, shown, changed; a value not supported is refused by its option', async () => {
+    const added = await cli('client', 'add', '--client-id', 'alg-app', '--name', 'Alg', '--redirect-uri', 'https://alg.example/cb', '--id-token-signed-response-alg', 'ES256');
+    expect(added.code).toBe(0);
+    expect(await withDatabase(dataDir, (db) => clientRow(db, 'alg-app'))).toMatchObject({ id_token_signed_response_alg: 'ES256' });
+    expect((await cli('client', 'show', '--client-id', 'alg-app')).out).toContain('\n  signing algorithm: ES256 (id_token_signed_response_alg: ID tokens, access tokens, logout tokens)\n');
+    expect((await cli('client', 'update', '--client-id', 'alg-app', '--id-token-signed-response-alg', 'EdDSA')).code).toBe(0);
+    expect(JSON.parse((await cli('client', 'show', '--client-id', 'alg-app', '--json')).out)).toMatchObject({ idTokenSignedResponseAlg: 'EdDSA' });
+    const bad = await cli('client', 'update', '--client-id', 'alg-app', '--id-token-signed-response-alg', 'HS256');
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('\n  --id-token-signed-response-alg: must be one of RS256, ES256, EdDSA');
+    expect(await withDatabase(dataDir, (db) => clientRow(db, 'alg-app'))).toMatchObject({ id_token_signed_response_alg: 'EdDSA' });
+    expect((await cli('client', 'delete', '--client-id', 'alg-app')).code).toBe(0);
+  });
 });
 
 describe('client list, show, update, rotate-secret, delete', () => {
