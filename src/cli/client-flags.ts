@@ -4,6 +4,7 @@
  * A new client setting is one more line in {@link CLIENT_SETTING_OPTIONS}.
  */
 import type { Client, ClientSettings } from '../oauth/clients/clients.service.ts';
+import { DEFAULT_SIGNING_ALG, SIGNING_ALGS } from '../oauth/jose/algorithms.ts';
 import { GRANT_TYPES, SCOPES } from '../oauth/scopes.ts';
 import { positiveIntegers, stringList, UsageError, type OptionSpec, type OptionValues } from './command.ts';
 
@@ -33,6 +34,7 @@ export const CLIENT_SETTING_OPTIONS: Readonly<Record<string, SettingOption>> = {
   'post-logout-redirect-uri': list('postLogoutRedirectUris', 'URI', 'an exact URI the member may be sent to after logging out through the client; repeat; \'\' clears'),
   'backchannel-logout-uri': clearable('backchannelLogoutUri', 'URI', 'where logout tokens are posted when a session that signed into the client ends; \'\' clears'),
   'backchannel-logout-session-required': flag('backchannelLogoutSessionRequired', true, 'logout tokens must carry the session id (sid)'),
+  'id-token-signed-response-alg': text('idTokenSignedResponseAlg', 'ALG', `signs the client's ID tokens, access tokens and logout tokens: ${SIGNING_ALGS.join(', ')} (${DEFAULT_SIGNING_ALG} by default)`),
   'no-backchannel-logout-session-required': flag('backchannelLogoutSessionRequired', false, 'logout tokens need not carry the session id (the default)'),
   'require-pushed-authorization-requests': flag('requirePushedAuthorizationRequests', true, 'authorization requests only as pushed ones (RFC 9126, POST /oauth/par)'),
   'no-require-pushed-authorization-requests': flag('requirePushedAuthorizationRequests', false, 'authorization requests also through the browser alone (the default)'),
@@ -42,6 +44,7 @@ export const EMPTY_SETTINGS: ClientSettings = {
   name: '', confidential: true, redirectUris: [], scopes: [], grantTypes: [], requiredRegions: [],
   postLogoutRedirectUris: [], backchannelLogoutUri: null, backchannelLogoutSessionRequired: false,
   requirePushedAuthorizationRequests: false,
+  idTokenSignedResponseAlg: DEFAULT_SIGNING_ALG,
 };
 
 /** The settings the options give, on top of `base` (an existing client, or {@link EMPTY_SETTINGS}). */
@@ -77,6 +80,7 @@ export function describeClient(client: Client): string[] {
     `  back-channel logout: ${client.backchannelLogoutUri === null ? 'none'
       : `${client.backchannelLogoutUri}${client.backchannelLogoutSessionRequired ? ' (sid required)' : ''}`}`,
     `  pushed authorization requests: ${client.requirePushedAuthorizationRequests ? 'required' : 'optional'}`,
+    `  signing algorithm: ${client.idTokenSignedResponseAlg} (id_token_signed_response_alg: ID tokens, access tokens, logout tokens)`,
     `  created ${client.createdAt.toISOString()}, updated ${client.updatedAt.toISOString()}`,
   ];
 }

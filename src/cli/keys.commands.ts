@@ -4,11 +4,12 @@ import type { CliCommand } from './command.ts';
 
 export const keysListCommand: CliCommand = {
   words: ['keys', 'list'],
-  summary: 'list the signing keys: the active one and retired ones still published',
+  summary: 'list the signing keys: the active one of each algorithm and retired ones still published',
   options: {},
   async run(context) {
     const keys = (await listSigningKeyStates(await context.database(), new Date())).map((k) => ({
       kid: k.kid,
+      alg: k.alg,
       state: k.retiredAt === null ? 'active' as const : 'retired' as const,
       activatedAt: k.activatedAt.toISOString(),
       retiredAt: k.retiredAt?.toISOString() ?? null,
@@ -18,26 +19,27 @@ export const keysListCommand: CliCommand = {
       json: keys,
       text: keys.length === 0
         ? ['No signing keys yet (the server or keys rotate creates the first).']
-        : keys.map((k) => `${k.kid}  ${k.state.padEnd(7)}  since ${k.activatedAt}${k.publishedUntil ? `, published until ${k.publishedUntil}` : ''}`),
+        : keys.map((k) => `${k.kid}  ${k.alg.padEnd(5)}  ${k.state.padEnd(7)}  since ${k.activatedAt}${k.publishedUntil ? `, published until ${k.publishedUntil}` : ''}`),
     };
   },
 };
 
 export const keysRotateCommand: CliCommand = {
   words: ['keys', 'rotate'],
-  summary: 'make a new signing key active; the old one stays published until its tokens expire',
+  summary: 'make a new signing key of every algorithm active; the old ones stay published until their tokens expire',
   options: {},
   async run(context) {
     const keys = await context.keys();
     const db = await context.database();
     const now = new Date();
     await bootstrapSigningKey(db, keys, now);
-    const { kid, retired } = await rotateSigningKey(db, keys, context.config.rsaKeyBits, now, context.events);
+    const { activated, retired } = await rotateSigningKey(db, keys, context.config.rsaKeyBits, now, context.events);
     const until = new Date(now.getTime() + RETIRED_KEY_OVERLAP_SECONDS * 1000);
     return {
-      json: { kid, retired, retiredKeysPublishedUntil: until.toISOString() },
+      json: { activated, retired, retiredKeysPublishedUntil: until.toISOString() },
       text: [
-        `New signing key ${kid} is active (running servers pick it up at once: the database announces the change).`,
+        ...Object.entries(activated).map(([alg, kid]) => `New ${alg} signing key ${kid} is active.`),
+        'Running servers pick the new keys up at once: the database announces the change.',
         ...retired.map((r) => `Key ${r} stays in the JWKS until ${until.toISOString()}, when every token it signed has expired.`),
       ],
     };

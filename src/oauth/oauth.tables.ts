@@ -1,4 +1,4 @@
-/** Kysely types of the OAuth tables (migrations 010_oauth.sql, 040, 043, 051). */
+/** Kysely types of the OAuth tables (migrations 010_oauth.sql, 040, 043, 051, 052). */
 import type { ColumnType, Generated } from 'kysely';
 
 type CreatedAt = ColumnType<Date, Date | undefined, never>;
@@ -24,6 +24,8 @@ export interface OAuthClientsTable {
   backchannel_logout_session_required: Generated<boolean>;
   /** Migration 051: RFC 9126 §6, authorization requests only as pushed ones. */
   require_pushed_authorization_requests: Generated<boolean>;
+  /** Migration 052: RS256, ES256 or EdDSA (OpenID Connect Registration 1.0 §2). */
+  id_token_signed_response_alg: Generated<string>;
 }
 
 /** Pushed authorization requests and their continuations (migration 051), by the digest of their reference. */
@@ -97,6 +99,8 @@ export interface OAuthRefreshTokensTable {
 
 export interface OAuthSigningKeysTable {
   kid: string;
+  /** Migration 052: RS256, ES256 or EdDSA; one active key per algorithm. */
+  alg: ColumnType<string, string | undefined, never>;
   private_jwe: string;
   public_jwk: ColumnType<Record<string, unknown>, string, string>;
   created_at: CreatedAt;

@@ -33,7 +33,7 @@ export type SecurityEvent =
   | { event: 'oauth.client.created'; clientId: string; confidential: boolean }
   | { event: 'oauth.client.changed'; clientId: string; change: 'settings' | 'secret' }
   | { event: 'oauth.client.deleted'; clientId: string }
-  | { event: 'oauth.key.rotated'; kid: string; retired: readonly string[] }
+  | { event: 'oauth.key.rotated'; kids: readonly string[]; retired: readonly string[] }
   /** `demo remove` deleted the demo accounts and clients (their published credentials stop working). */
   | { event: 'demo.removed'; userIds: readonly number[]; clientIds: readonly string[] }
   /** A client's back-channel logout URI accepted a logout token (Back-Channel Logout 1.0). */

@@ -64,6 +64,20 @@ describe('client add', () => {
     expect(usage.err).toContain('usage: foodsharing client add --client-id ID --name NAME --redirect-uri URI...');
     expect((await cli('client', 'add', '--redirect-uris', 'https://x.example/cb')).err).toContain('unknown option "--redirect-uris"');
   });
+
+  test('--id-token-signed-response-alg: stored, shown, changed; a value not supported is refused by its option', async () => {
+    const added = await cli('client', 'add', '--client-id', 'alg-app', '--name', 'Alg', '--redirect-uri', 'https://alg.example/cb', '--id-token-signed-response-alg', 'ES256');
+    expect(added.code).toBe(0);
+    expect(await withDatabase(dataDir, (db) => clientRow(db, 'alg-app'))).toMatchObject({ id_token_signed_response_alg: 'ES256' });
+    expect((await cli('client', 'show', '--client-id', 'alg-app')).out).toContain('\n  signing algorithm: ES256 (id_token_signed_response_alg: ID tokens, access tokens, logout tokens)\n');
+    expect((await cli('client', 'update', '--client-id', 'alg-app', '--id-token-signed-response-alg', 'EdDSA')).code).toBe(0);
+    expect(JSON.parse((await cli('client', 'show', '--client-id', 'alg-app', '--json')).out)).toMatchObject({ idTokenSignedResponseAlg: 'EdDSA' });
+    const bad = await cli('client', 'update', '--client-id', 'alg-app', '--id-token-signed-response-alg', 'HS256');
+    expect(bad.code).toBe(1);
+    expect(bad.err).toContain('\n  --id-token-signed-response-alg: must be one of RS256, ES256, EdDSA');
+    expect(await withDatabase(dataDir, (db) => clientRow(db, 'alg-app'))).toMatchObject({ id_token_signed_response_alg: 'EdDSA' });
+    expect((await cli('client', 'delete', '--client-id', 'alg-app')).code).toBe(0);
+  });
 });
 
 describe('client list, show, update, rotate-secret, delete', () => {
@@ -77,7 +91,7 @@ describe('client list, show, update, rotate-secret, delete', () => {
     expect(JSON.parse(show.out)).toEqual({
       clientId: 'wiki', name: 'Wiki', confidential: true, redirectUris: ['https://wiki.example/cb', 'http://127.0.0.1:8000/cb'],
       scopes: ['openid', 'email'], grantTypes: ['authorization_code', 'refresh_token'], requiredRegions: [],
-      postLogoutRedirectUris: [], backchannelLogoutUri: null, backchannelLogoutSessionRequired: false,
+      postLogoutRedirectUris: [], backchannelLogoutUri: null, backchannelLogoutSessionRequired: false, idTokenSignedResponseAlg: 'RS256',
       createdAt: expect.any(String), updatedAt: expect.any(String),
     });
     expect(clients.find((c: { clientId: string }) => c.clientId === 'wiki')).toEqual(JSON.parse(show.out));
@@ -143,24 +157,26 @@ describe('client list, show, update, rotate-secret, delete', () => {
 });
 
 describe('keys list and rotate', () => {
-  test('a new key becomes active; the old one is retired but still published (through the bin)', async () => {
+  test('a new key of every algorithm becomes active; the old ones are retired but still published (through the bin)', async () => {
     const first = await runBin(dataDir, ['keys', 'rotate', '--json']);
     expect(first.code).toBe(0);
-    const { kid, retired } = JSON.parse(first.out);
-    expect(retired).toHaveLength(1);
+    const { activated, retired } = JSON.parse(first.out);
+    expect(Object.keys(activated)).toEqual(['RS256', 'ES256', 'EdDSA']);
+    expect(retired).toHaveLength(3);
     // A security event on stderr (docs/security-events.md): the key ids, no key material.
     const events = first.err.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(events).toEqual([{ level: 30, time: expect.any(Number), event: 'oauth.key.rotated', kid, retired, msg: 'signing key rotated' }]);
+    expect(events).toEqual([{ level: 30, time: expect.any(Number), event: 'oauth.key.rotated', kids: Object.values(activated), retired, msg: 'signing key rotated' }]);
     const second = JSON.parse((await cli('keys', 'rotate', '--json')).out);
-    expect(second.retired).toEqual([kid]);
+    expect(second.retired.sort()).toEqual(Object.values(activated).sort());
     const list = await runBin(dataDir, ['keys', 'list', '--json']);
     expect(list.code).toBe(0);
     const keys = JSON.parse(list.out);
-    expect(keys).toHaveLength(3);
-    expect(keys[0]).toEqual({ kid: second.kid, state: 'active', activatedAt: expect.any(String), retiredAt: null, publishedUntil: null });
-    for (const key of keys.slice(1)) expect(key).toMatchObject({ state: 'retired', retiredAt: expect.any(String), publishedUntil: expect.any(String) });
-    expect((await cli('keys', 'list')).out).toMatch(new RegExp(`^${second.kid} {2}active`));
-    expect((await cli('keys', 'rotate')).out).toMatch(/New signing key \S+ is active/);
+    expect(keys).toHaveLength(9);
+    expect(keys.slice(0, 3)).toEqual(['RS256', 'ES256', 'EdDSA'].map((alg) => (
+      { kid: second.activated[alg], alg, state: 'active', activatedAt: expect.any(String), retiredAt: null, publishedUntil: null })));
+    for (const key of keys.slice(3)) expect(key).toMatchObject({ state: 'retired', retiredAt: expect.any(String), publishedUntil: expect.any(String) });
+    expect((await cli('keys', 'list')).out).toMatch(new RegExp(`^${second.activated.RS256} {2}RS256 {2}active .*\n${second.activated.ES256} {2}ES256 {2}active `));
+    expect((await cli('keys', 'rotate')).out).toMatch(/^New RS256 signing key \S+ is active\.\nNew ES256 signing key \S+ is active\.\nNew EdDSA signing key \S+ is active\./);
   });
 });
 

@@ -3,7 +3,7 @@
  * rotation with overlap (old tokens still verify, new ones carry the new kid,
  * the old key leaves the JWKS once its tokens have expired), and the purge.
  */
-import { decodeJwt, decodeProtectedHeader } from 'jose';
+import { calculateJwkThumbprint, decodeJwt, decodeProtectedHeader, type JWK } from 'jose';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { rotateSigningKey } from '../../src/oauth/keys/signing-keys.ts';
 import { purgeExpiredOAuthRows } from '../../src/oauth/oauth.purge.ts';
@@ -54,7 +54,7 @@ describe('discovery', () => {
       response_modes_supported: ['query'],
       grant_types_supported: ['authorization_code', 'refresh_token'],
       subject_types_supported: ['public'],
-      id_token_signing_alg_values_supported: ['RS256'],
+      id_token_signing_alg_values_supported: ['RS256', 'ES256', 'EdDSA'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
       code_challenge_methods_supported: ['S256'],
       authorization_response_iss_parameter_supported: true,
@@ -81,23 +81,27 @@ describe('discovery', () => {
 });
 
 describe('JWKS and key rotation', () => {
-  test('every key has a unique kid, use sig, alg RS256, and no private parts', async () => {
+  test('one key per algorithm, each with a unique kid (its RFC 7638 thumbprint), use sig, its alg, and no private parts', async () => {
     const response = await jwks();
     // No longer than client libraries wait before refetching on an unknown kid (60 s).
     expect(response.headers['cache-control']).toBe('public, max-age=60');
-    const { keys } = response.json();
-    expect(keys.length).toBeGreaterThanOrEqual(1);
+    const { keys } = response.json<{ keys: JWK[] }>();
+    expect(keys.map((k) => k.alg).sort()).toEqual(['ES256', 'EdDSA', 'RS256']);
+    const members = { RS256: ['alg', 'e', 'kid', 'kty', 'n', 'use'], ES256: ['alg', 'crv', 'kid', 'kty', 'use', 'x', 'y'], EdDSA: ['alg', 'crv', 'kid', 'kty', 'use', 'x'] };
+    const types = { RS256: { kty: 'RSA' }, ES256: { kty: 'EC', crv: 'P-256' }, EdDSA: { kty: 'OKP', crv: 'Ed25519' } };
     for (const key of keys) {
-      expect(key).toMatchObject({ kty: 'RSA', use: 'sig', alg: 'RS256' });
-      expect(Object.keys(key).sort()).toEqual(['alg', 'e', 'kid', 'kty', 'n', 'use']);
+      const alg = key.alg as keyof typeof members;
+      expect(key).toMatchObject({ ...types[alg], use: 'sig', alg });
+      expect(Object.keys(key).sort()).toEqual(members[alg]);
+      expect(key.kid).toBe(await calculateJwkThumbprint(key));
     }
-    expect(new Set(keys.map((k: { kid: string }) => k.kid)).size).toBe(keys.length);
+    expect(new Set(keys.map((k) => k.kid)).size).toBe(keys.length);
   });
 
   test('rotation publishes the new key, signs with it, keeps the old one until its tokens have expired', async () => {
     const before = await tokens();
     const oldKid = decodeProtectedHeader(before.access_token).kid!;
-    const { kid: newKid } = await rotateSigningKey(t.db, t.keys, 2048, t.clock.now());
+    const { activated: { RS256: newKid } } = await rotateSigningKey(t.db, t.keys, 2048, t.clock.now());
     // Rotated by another process (the CLI): the JWKS of every instance lists the key within seconds …
     t.clock.advance(6);
     expect((await jwks()).json().keys.map((k: { kid: string }) => k.kid)).toEqual(expect.arrayContaining([oldKid, newKid]));
@@ -115,7 +119,7 @@ describe('JWKS and key rotation', () => {
 
     t.clock.advance(3600 + 600);
     cookie = (await logInAs(t.app, await makeUser(t.db))).cookie;
-    const later = (await jwks()).json().keys.map((k: { kid: string }) => k.kid);
+    const later = (await jwks()).json().keys.filter((k: JWK) => k.alg === 'RS256').map((k: { kid: string }) => k.kid);
     expect(later).toEqual([newKid]);
     expect((await userinfo((await tokens()).access_token)).statusCode).toBe(200);
   });
@@ -131,7 +135,7 @@ describe('purge', () => {
     expect(await count('oauth_codes')).toBe(0);
     expect(await count('oauth_grants')).toBe(0);
     expect(await count('oauth_refresh_tokens')).toBe(0);
-    const keys = await t.db.selectFrom('oauth_signing_keys').select('kid').execute();
-    expect(keys).toHaveLength(1);
+    const keys = await t.db.selectFrom('oauth_signing_keys').select('alg').execute();
+    expect(keys.map((k) => k.alg).sort()).toEqual(['ES256', 'EdDSA', 'RS256']); // the active key of each algorithm
   });
 });

@@ -17,7 +17,7 @@ const activeKids = async () => (await t.db.selectFrom('oauth_signing_keys').sele
 describe('rotateSigningKey', () => {
   test('a failed insert of the new key leaves the current key active and nothing retired', async () => {
     const before = await activeKids();
-    expect(before).toHaveLength(1);
+    expect(before).toHaveLength(3); // one of each algorithm
     // A real failure of the database at the insert (disk full, a lost connection): a trigger that refuses it.
     await sql`create function refuse_signing_key() returns trigger language plpgsql as $$ begin raise exception 'no room for a key'; end $$`.execute(t.db);
     await sql`create trigger refuse_signing_key before insert on oauth_signing_keys for each row execute function refuse_signing_key()`.execute(t.db);
@@ -31,10 +31,12 @@ describe('rotateSigningKey', () => {
     expect(await t.db.selectFrom('oauth_signing_keys').select('kid').where('retired_at', 'is not', null).execute()).toEqual([]);
   });
 
-  test('a successful rotation retires the old key and activates the new one together', async () => {
-    const [old] = await activeKids();
-    const { kid, retired } = await rotateSigningKey(t.db, t.keys, 2048, t.clock.now());
-    expect(retired).toEqual([old]);
-    expect(await activeKids()).toEqual([kid]);
+  test('a successful rotation retires the old key of every algorithm and activates a new one of each together', async () => {
+    const old = await activeKids();
+    const { activated, retired } = await rotateSigningKey(t.db, t.keys, 2048, t.clock.now());
+    expect(retired.sort()).toEqual(old.sort());
+    expect((await activeKids()).sort()).toEqual(Object.values(activated).sort());
+    const algs = await t.db.selectFrom('oauth_signing_keys').select(['kid', 'alg']).where('retired_at', 'is', null).execute();
+    expect(Object.fromEntries(algs.map((k) => [k.alg, k.kid]))).toEqual(activated);
   });
 });

@@ -8,6 +8,7 @@
  */
 import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
+import { DEFAULT_SIGNING_ALG, isSigningAlg, type SigningAlg } from '../jose/algorithms.ts';
 
 export interface LogoutNotice {
   readonly id: number;
@@ -17,6 +18,8 @@ export interface LogoutNotice {
   readonly sid: string | null;
   /** This claim's attempt, counting from 1. */
   readonly attempts: number;
+  /** The client's `id_token_signed_response_alg`: its logout tokens are signed as its ID tokens (§2.4). */
+  readonly signingAlg: SigningAlg;
 }
 
 export interface NewLogoutNotice {
@@ -51,7 +54,7 @@ export interface ClaimLimits {
  * what a few minutes of logouts leave, which is what it holds.)
  */
 export async function claimDueNotices(db: Executor, now: Date, leaseEnds: Date, limits: ClaimLimits): Promise<LogoutNotice[]> {
-  const { rows } = await sql<{ id: number; client_id: string; backchannel_logout_uri: string; sub: string; sid: string | null; attempts: number }>`
+  const { rows } = await sql<{ id: number; client_id: string; backchannel_logout_uri: string; sub: string; sid: string | null; attempts: number; alg: string | null }>`
     with due as (
       select id, row_number() over (partition by client_id order by next_attempt_at, id) as rank
       from oauth_logout_notices
@@ -65,9 +68,11 @@ export async function claimDueNotices(db: Executor, now: Date, leaseEnds: Date, 
     )
     update oauth_logout_notices set attempts = attempts + 1, next_attempt_at = ${leaseEnds}, last_attempt_at = ${now}
     where id in (select id from picked)
-    returning id, client_id, backchannel_logout_uri, sub, sid, attempts`.execute(db);
+    returning id, client_id, backchannel_logout_uri, sub, sid, attempts,
+      (select c.id_token_signed_response_alg from oauth_clients c where c.client_id = oauth_logout_notices.client_id) as alg`.execute(db);
   return rows.sort((a, b) => a.id - b.id).map((r) => ({
     id: r.id, clientId: r.client_id, backchannelLogoutUri: r.backchannel_logout_uri, sub: r.sub, sid: r.sid, attempts: r.attempts,
+    signingAlg: isSigningAlg(r.alg) ? r.alg : DEFAULT_SIGNING_ALG,
   }));
 }
 

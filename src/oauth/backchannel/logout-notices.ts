@@ -133,7 +133,7 @@ export class LogoutNotices {
     let token: string;
     try {
       const claims = { clientId: notice.clientId, sub: notice.sub, sid: notice.sid };
-      token = await signLogoutToken(await keys.signer(), issuer, Math.floor(clock().getTime() / 1000), claims);
+      token = await signLogoutToken(await keys.signer(notice.signingAlg), issuer, Math.floor(clock().getTime() / 1000), claims);
     } catch {
       return { delivered: false, error: 'no signing key available', permanent: false };
     }

@@ -9,6 +9,7 @@ import type { FieldError } from '../../invalid-input.ts';
 import { hasRefusedNameCharacters, NAME_CHARACTERS_PROBLEM } from '../../text/control-characters.ts';
 import { backchannelLogoutUriProblem } from '../checks/logout-uri.ts';
 import { redirectUriProblem, webOrigin } from '../checks/redirect-uri.ts';
+import { DEFAULT_SIGNING_ALG, isSigningAlg, SIGNING_ALGS } from '../jose/algorithms.ts';
 import { GRANT_TYPES, isGrantType, isScope, SCOPES, sortScopes } from '../scopes.ts';
 import type { ClientValues } from './clients.repository.ts';
 
@@ -34,6 +35,8 @@ export interface ClientSettings {
   backchannelLogoutSessionRequired?: boolean;
   /** RFC 9126 §6: authorization requests only as pushed ones (absent = false). */
   requirePushedAuthorizationRequests?: boolean;
+  /** RS256 (absent), ES256 or EdDSA (OpenID Connect Registration 1.0 §2). */
+  idTokenSignedResponseAlg?: string;
 }
 
 /** The settings as stored (but the secret); problems are added to `errors`. */
@@ -49,6 +52,11 @@ export async function validateSettings(db: Executor, input: ClientSettings, erro
   const backchannelLogoutUri = input.backchannelLogoutUri?.trim() || null;
   const backchannelProblem = backchannelLogoutUri === null ? undefined : backchannelLogoutUriProblem(backchannelLogoutUri);
   if (backchannelProblem) errors.push({ field: 'backchannelLogoutUri', message: backchannelProblem });
+
+  const idTokenSignedResponseAlg = input.idTokenSignedResponseAlg ?? DEFAULT_SIGNING_ALG;
+  if (!isSigningAlg(idTokenSignedResponseAlg)) {
+    errors.push({ field: 'idTokenSignedResponseAlg', message: `must be one of ${SIGNING_ALGS.join(', ')}` });
+  }
 
   const badScopes = input.scopes.filter((s) => !isScope(s));
   if (badScopes.length > 0) errors.push({ field: 'scopes', message: `unknown scope ${badScopes.map((s) => JSON.stringify(s)).join(', ')}; allowed: ${SCOPES.join(', ')}` });
@@ -71,6 +79,7 @@ export async function validateSettings(db: Executor, input: ClientSettings, erro
     // Back-Channel Logout 1.0 §2.2: only meaningful with a URI.
     backchannelLogoutSessionRequired: backchannelLogoutUri !== null && input.backchannelLogoutSessionRequired === true,
     requirePushedAuthorizationRequests: input.requirePushedAuthorizationRequests === true,
+    idTokenSignedResponseAlg: isSigningAlg(idTokenSignedResponseAlg) ? idTokenSignedResponseAlg : DEFAULT_SIGNING_ALG,
   };
 }
 

@@ -2,6 +2,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
 import { statement } from '../../db/statement.ts';
+import type { SigningAlg } from '../jose/algorithms.ts';
 
 export interface ClientRow {
   id: number;
@@ -21,6 +22,8 @@ export interface ClientRow {
   backchannel_logout_uri: string | null;
   backchannel_logout_session_required: boolean;
   require_pushed_authorization_requests: boolean;
+  /** Migration 052: signs the client's ID tokens, access tokens and logout tokens. */
+  id_token_signed_response_alg: SigningAlg;
 }
 
 export interface ClientValues {
@@ -35,19 +38,21 @@ export interface ClientValues {
   backchannelLogoutUri: string | null;
   backchannelLogoutSessionRequired: boolean;
   requirePushedAuthorizationRequests: boolean;
+  idTokenSignedResponseAlg: SigningAlg;
 }
 
 function selectClients(db: Executor) {
   return db.selectFrom('oauth_clients').select([
     'id', 'client_id', 'name', 'confidential', 'secret_digest', 'redirect_uris', 'scopes', 'grant_types', 'created_at', 'updated_at', 'version',
     'post_logout_redirect_uris', 'backchannel_logout_uri', 'backchannel_logout_session_required', 'require_pushed_authorization_requests',
+    sql<SigningAlg>`id_token_signed_response_alg`.as('id_token_signed_response_alg'),
     sql<number[]>`array(select r.region_id from oauth_client_regions r where r.client_id = oauth_clients.id order by r.region_id)`.as('required_regions'),
   ]);
 }
 
 const clientById = statement<ClientRow>('find_client', `
   select id, client_id, name, confidential, secret_digest, redirect_uris, scopes, grant_types, created_at, updated_at, version,
-    post_logout_redirect_uris, backchannel_logout_uri, backchannel_logout_session_required, require_pushed_authorization_requests,
+    post_logout_redirect_uris, backchannel_logout_uri, backchannel_logout_session_required, require_pushed_authorization_requests, id_token_signed_response_alg,
     array(select r.region_id from oauth_client_regions r where r.client_id = oauth_clients.id order by r.region_id) as required_regions
   from oauth_clients where client_id = $1`);
 
@@ -82,6 +87,7 @@ function columnsOf(values: ClientValues) {
     backchannel_logout_uri: values.backchannelLogoutUri,
     backchannel_logout_session_required: values.backchannelLogoutSessionRequired,
     require_pushed_authorization_requests: values.requirePushedAuthorizationRequests,
+    id_token_signed_response_alg: values.idTokenSignedResponseAlg,
   };
 }
 

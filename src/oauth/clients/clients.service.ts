@@ -8,6 +8,7 @@ import type { Executor } from '../../db/executor.ts';
 import { inTransaction } from '../../db/transaction.ts';
 import type { FieldError } from '../../invalid-input.ts';
 import { logSecurityEvent, NO_EVENT_LOG, type EventLog } from '../../ops/security-events.ts';
+import type { SigningAlg } from '../jose/algorithms.ts';
 import type { KeyMaterial } from '../keys/key-material.ts';
 import { GRANT_TYPES, sortScopes, type GrantType, type Scope } from '../scopes.ts';
 import { revokeGrantsOfClient } from '../grants/grants.repository.ts';
@@ -38,6 +39,8 @@ export interface Client {
   backchannelLogoutUri: string | null;
   backchannelLogoutSessionRequired: boolean;
   requirePushedAuthorizationRequests: boolean;
+  /** RS256, ES256 or EdDSA: the client's ID tokens, access tokens and logout tokens (migration 052). */
+  idTokenSignedResponseAlg: SigningAlg;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -147,6 +150,7 @@ function toClient(row: ClientRow): Client {
     backchannelLogoutUri: row.backchannel_logout_uri,
     backchannelLogoutSessionRequired: row.backchannel_logout_session_required,
     requirePushedAuthorizationRequests: row.require_pushed_authorization_requests,
+    idTokenSignedResponseAlg: row.id_token_signed_response_alg,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -4,6 +4,7 @@
  * (RFC 8414), and `/.well-known/jwks.json`: bodies computed once, cacheable. The issuer is PUBLIC_URL, byte-identical everywhere.
  */
 import type { FastifyInstance } from 'fastify';
+import { SIGNING_ALGS } from '../jose/algorithms.ts';
 import { JWKS_CACHE_SECONDS } from '../keys/key-store.ts';
 import type { OAuthContext } from '../oauth-context.ts';
 import { END_SESSION_PATH } from './end-session.ts';
@@ -35,11 +36,13 @@ export function discoveryDocument(issuer: string, requirePushed = false): Record
     response_modes_supported: ['query'],
     grant_types_supported: [...GRANT_TYPES],
     subject_types_supported: ['public'],
-    id_token_signing_alg_values_supported: ['RS256'],
+    // Per client (`id_token_signed_response_alg`), also for its access and logout tokens; the JWKS has a key of each.
+    id_token_signing_alg_values_supported: [...SIGNING_ALGS],
     token_endpoint_auth_methods_supported: authMethods,
     revocation_endpoint_auth_methods_supported: authMethods,
     // RFC 7662 §2.1: the caller authenticates; public clients cannot.
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    // RFC 9701: signed introspection answers are RS256 for every client (endpoints/introspect.ts).
     introspection_signing_alg_values_supported: ['RS256'],
     code_challenge_methods_supported: ['S256'],
     claims_supported: [...CLAIMS_SUPPORTED],

@@ -36,10 +36,14 @@ function acceptsJwt(request: FastifyRequest): boolean {
   return accept.split(',').some((range) => range.split(';')[0]!.trim().toLowerCase() === JWT_MEDIA_TYPE);
 }
 
-/** RFC 9701 §5: `iss`, `aud` (the caller), `iat` and the answer as `token_introspection`, typed and signed with our key. */
+/**
+ * RFC 9701 §5: `iss`, `aud` (the caller), `iat` and the answer as `token_introspection`, typed and signed
+ * with our RS256 key: RS256 is RFC 9701 §6's default `introspection_signed_response_alg`, the one value
+ * discovery lists (no client chooses another here).
+ */
 async function sendJwt(reply: FastifyReply, ctx: OAuthContext, client: ClientRow, answer: Introspection, now: Date): Promise<FastifyReply> {
-  const signer = await ctx.keys.signer();
-  const header = encodeSegment({ alg: 'RS256', typ: INTROSPECTION_JWT_TYPE, kid: signer.kid });
+  const signer = await ctx.keys.signer('RS256');
+  const header = encodeSegment({ alg: signer.alg, typ: INTROSPECTION_JWT_TYPE, kid: signer.kid });
   const jwt = await signer.sign(header, {
     iss: ctx.issuer, aud: client.client_id, iat: Math.floor(now.getTime() / 1000), token_introspection: answer,
   });

@@ -98,6 +98,7 @@ export async function handle(ctx: CodeGrantContext, client: ClientRow, params: G
   }
   return ctx.issue({
     clientId: client.client_id,
+    signingAlg: client.id_token_signed_response_alg,
     userId: redeemed.user_id,
     grantId: redeemed.grant_id,
     scopes: redeemed.scopes,

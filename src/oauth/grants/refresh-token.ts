@@ -150,7 +150,7 @@ function narrowedScopes(granted: readonly string[], requested: readonly string[]
 
 function respond(ctx: RefreshGrantContext, client: ClientRow, row: RefreshTokenRow, scopes: string[], now: Date, refresh: { rowId: number; expiresAt: Date }): Promise<TokenResponse> {
   // A refresh keeps sub, auth_time and sid (OpenID Connect Core §12.2); no nonce.
-  return ctx.issue({ clientId: client.client_id, userId: row.user_id, grantId: row.grant_id, scopes, authTime: row.auth_time, nonce: null, sid: row.sid, now, refresh });
+  return ctx.issue({ clientId: client.client_id, signingAlg: client.id_token_signed_response_alg, userId: row.user_id, grantId: row.grant_id, scopes, authTime: row.auth_time, nonce: null, sid: row.sid, now, refresh });
 }
 
 function invalid(detail: string): InvalidGrant {

@@ -1,12 +1,13 @@
 /**
- * Compact JWS with RS256 (RFC 7515 §3.1, §5; RFC 7518 §3.3) on node:crypto
- * key objects. Signing uses node:crypto's threaded `sign(..., callback)`, so
+ * Compact JWS (RFC 7515 §3.1, §5) with RS256, ES256 or EdDSA
+ * (jose/algorithms.ts) on node:crypto key objects. Signing uses node:crypto's threaded `sign(..., callback)`, so
  * the RSA private-key operation runs on libuv's pool, off the event loop;
  * verification runs inline: an RS256 verification (e = 65537) costs less than
  * the thread hop (docs/performance.md). The header segment of each key is
  * serialised once, when the key is loaded.
  */
 import { sign, verify, type KeyObject } from 'node:crypto';
+import { isValidSignature, signBytes, type SigningAlg } from './algorithms.ts';
 
 /** BASE64URL(UTF8(JSON)) of a header or payload (RFC 7515 §2). */
 export function encodeSegment(value: object): string {
@@ -22,6 +23,14 @@ export function signRs256(headerSegment: string, payload: object, privateKey: Ke
       else resolve(`${signingInput}.${signature.toString('base64url')}`);
     });
   });
+}
+
+/** The compact serialisation under `alg`; RS256 takes the path above unchanged. */
+export async function signJws(alg: SigningAlg, headerSegment: string, payload: object, privateKey: KeyObject): Promise<string> {
+  if (alg === 'RS256') return signRs256(headerSegment, payload, privateKey);
+  const signingInput = `${headerSegment}.${encodeSegment(payload)}`;
+  const signature = await signBytes(alg, Buffer.from(signingInput, 'ascii'), privateKey);
+  return `${signingInput}.${signature.toString('base64url')}`;
 }
 
 export interface ParsedJws {
@@ -46,6 +55,14 @@ export function parseJws(token: string): ParsedJws | undefined {
 /** RFC 7518 §3.3: RSASSA-PKCS1-v1_5 with SHA-256 over the signing input. */
 export function isValidRs256Signature(jws: ParsedJws, publicKey: KeyObject): boolean {
   return verify('sha256', Buffer.from(jws.signingInput, 'ascii'), publicKey, jws.signature);
+}
+
+/**
+ * The signature under the header's `alg`, which must be the algorithm of `publicKey` (RFC 8725 §3.1):
+ * an ES256 header on a token whose `kid` names an RSA key is refused, and so is every other mismatch.
+ */
+export function isValidJwsSignature(jws: ParsedJws, publicKey: KeyObject): boolean {
+  return isValidSignature(jws.header.alg, Buffer.from(jws.signingInput, 'ascii'), jws.signature, publicKey);
 }
 
 /** RFC 8725 §3.11: media types compare case-insensitively, with or without `application/`. */

@@ -14,7 +14,8 @@
 import type { KeyObject } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
-import { encodeSegment, signRs256 } from '../jose/jws.ts';
+import { algorithmOfKey, DEFAULT_SIGNING_ALG, type SigningAlg } from '../jose/algorithms.ts';
+import { encodeSegment, signJws } from '../jose/jws.ts';
 import type { KeyMaterial } from './key-material.ts';
 import { bootstrapSigningKey, loadSigningKeys, type StoredSigningKey } from './signing-keys.ts';
 
@@ -41,6 +42,7 @@ const RETRY_AFTER_FAILURE_SECONDS = 5;
 
 export interface Signer {
   readonly kid: string;
+  readonly alg: SigningAlg;
   /**
    * Encoded protected headers, serialised once per key: `typ: at+jwt` (RFC 9068 §2.1), `typ: JWT` and
    * `typ: logout+jwt` (OpenID Connect Back-Channel Logout 1.0 §2.4).
@@ -48,24 +50,38 @@ export interface Signer {
   readonly accessTokenHeader: string;
   readonly idTokenHeader: string;
   readonly logoutTokenHeader: string;
-  /** RS256 compact JWS of `payload` under one of the headers above, signed off the event loop. */
+  /** Compact JWS of `payload` under one of the headers above, signed off the event loop. */
   sign(headerSegment: string, payload: object): Promise<string>;
 }
 
-/** Signs with this key: its headers are encoded once. */
+/** Signs with this key under the algorithm its type serves: its headers are encoded once. */
 export function signerOf(key: Pick<StoredSigningKey, 'kid' | 'privateKey'>): Signer {
+  const alg = algorithmOfKey(key.privateKey);
+  if (alg === undefined) throw new Error(`signing key ${key.kid} is of no supported type`);
   return {
     kid: key.kid,
-    sign: (headerSegment, payload) => signRs256(headerSegment, payload, key.privateKey),
-    accessTokenHeader: encodeSegment({ alg: 'RS256', typ: 'at+jwt', kid: key.kid }),
-    idTokenHeader: encodeSegment({ alg: 'RS256', typ: 'JWT', kid: key.kid }),
-    logoutTokenHeader: encodeSegment({ alg: 'RS256', typ: 'logout+jwt', kid: key.kid }),
+    alg,
+    sign: (headerSegment, payload) => signJws(alg, headerSegment, payload, key.privateKey),
+    accessTokenHeader: encodeSegment({ alg, typ: 'at+jwt', kid: key.kid }),
+    idTokenHeader: encodeSegment({ alg, typ: 'JWT', kid: key.kid }),
+    logoutTokenHeader: encodeSegment({ alg, typ: 'logout+jwt', kid: key.kid }),
   };
+}
+
+/** The newest unretired key of each algorithm (a retired one only when none is left: never signing with none). */
+function activeSigners(keys: readonly StoredSigningKey[]): Map<SigningAlg, Signer> {
+  const signers = new Map<SigningAlg, Signer>();
+  for (const retired of [false, true]) {
+    for (const key of keys) {
+      if ((key.retiredAt !== null) === retired && !signers.has(key.alg)) signers.set(key.alg, signerOf(key));
+    }
+  }
+  return signers;
 }
 
 export class KeyStore {
   private byKid = new Map<string, KeyObject>();
-  private active: Signer | undefined;
+  private active = new Map<SigningAlg, Signer>();
   private loadedAt = 0;
   private hasLoaded = false;
   private failedAt = Number.NEGATIVE_INFINITY;
@@ -92,8 +108,7 @@ export class KeyStore {
         }
         const keys = await loadSigningKeys(this.db, this.material, this.clock());
         this.byKid = new Map(keys.map((k) => [k.kid, k.publicKey]));
-        const active = keys.find((k) => k.retiredAt === null) ?? keys[0];
-        this.active = active === undefined ? undefined : signerOf(active);
+        this.active = activeSigners(keys);
         this.jwksBody = JSON.stringify({ keys: keys.map((k) => k.publicJwk) });
         this.loadedAt = this.clock().getTime();
         this.hasLoaded = true;
@@ -154,17 +169,22 @@ export class KeyStore {
   }
 
   /**
-   * The active key: the newest one not retired. `keys rotate` activates a new
-   * key at once (SPEC §3); a client meeting its `kid` in a cached JWKS refetches
-   * the JWKS (OIDC Core §10.1.1), and instances reload on an unknown `kid`.
+   * The active key of `alg`: the newest one of it not retired. `keys rotate`
+   * activates new keys at once (SPEC §3); a client meeting a new `kid` in a
+   * cached JWKS refetches the JWKS (OIDC Core §10.1.1), and instances reload
+   * on an unknown `kid`.
    */
-  async signer(): Promise<Signer> {
+  async signer(alg: SigningAlg = DEFAULT_SIGNING_ALG): Promise<Signer> {
     await this.fresh(KEY_RELOAD_SECONDS);
-    if (!this.active) throw new Error('no signing key available');
-    return this.active;
+    const signer = this.active.get(alg);
+    if (!signer) throw new Error(`no ${alg} signing key available`);
+    return signer;
   }
 
-  /** The public key of `kid`, or undefined when no live key has that id. */
+  /**
+   * The public key of `kid`, or undefined when no live key has that id. Its type fixes the one
+   * algorithm it verifies (jose/algorithms.ts).
+   */
   async verificationKey(kid: string | undefined): Promise<KeyObject | undefined> {
     await this.fresh(KEY_RELOAD_SECONDS);
     if (kid === undefined) return undefined;

@@ -1,11 +1,12 @@
 /**
- * JWT access tokens (RFC 9068; SPEC §5.3): RS256, header `typ: at+jwt` and
- * `kid`. `jti` is `<grant id>.<random>`: the grant lets userinfo and
+ * JWT access tokens (RFC 9068; SPEC §5.3): signed with the client's algorithm
+ * (RS256 unless its `id_token_signed_response_alg` says ES256 or EdDSA),
+ * header `typ: at+jwt` and `kid`. `jti` is `<grant id>.<random>`: the grant lets userinfo and
  * revocation check the token against the database in one indexed query.
  */
 import { randomBytes } from 'node:crypto';
 import { InvalidToken } from '../errors.ts';
-import { isMediaType, isValidRs256Signature, parseJws } from '../jose/jws.ts';
+import { isMediaType, isValidJwsSignature, parseJws } from '../jose/jws.ts';
 import type { KeyStore, Signer } from '../keys/key-store.ts';
 import { ACCESS_TOKEN_SECONDS } from '../lifetimes.ts';
 
@@ -50,8 +51,8 @@ export async function verifyAccessToken(keys: Pick<KeyStore, 'verificationKey'>,
   const { header, payload } = jws;
   const key = await keys.verificationKey(typeof header.kid === 'string' ? header.kid : undefined);
   if (!key) throw new InvalidToken('The access token was not signed by a key of this server.');
-  // RFC 8725 §3.1: the algorithm is ours to fix, never the token's to choose; no extension is understood (RFC 7515 §4.1.11).
-  if (header.alg !== 'RS256' || header.crit !== undefined || !isMediaType(header.typ, 'at+jwt') || !isValidRs256Signature(jws, key)) {
+  // RFC 8725 §3.1: the algorithm is the key's (its type), never the token's to choose; no extension is understood (RFC 7515 §4.1.11).
+  if (header.crit !== undefined || !isMediaType(header.typ, 'at+jwt') || !isValidJwsSignature(jws, key)) {
     throw new InvalidToken('The access token is invalid.');
   }
   const nowSeconds = Math.floor(now.getTime() / 1000);

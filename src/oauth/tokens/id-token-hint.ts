@@ -5,7 +5,7 @@
  * for any token of ours; an expired hint is accepted (§2: the OP need not
  * care, an RP typically logs out after its ID token has expired).
  */
-import { isMediaType, isValidRs256Signature, parseJws } from '../jose/jws.ts';
+import { isMediaType, isValidJwsSignature, parseJws } from '../jose/jws.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 
 export interface IdTokenHint {
@@ -21,10 +21,10 @@ export async function verifyIdTokenHint(keys: Pick<KeyStore, 'verificationKey'>,
   const jws = token.length > 8192 ? undefined : parseJws(token);
   if (!jws) return undefined;
   const { header, payload } = jws;
-  // RFC 8725 §3.1, §3.11: the algorithm is ours to fix (never `none`); an access token (`at+jwt`) is no ID token.
-  if (header.alg !== 'RS256' || header.crit !== undefined || (header.typ !== undefined && !isMediaType(header.typ, 'jwt'))) return undefined;
+  // RFC 8725 §3.1, §3.11: the algorithm is the key's (never `none`); an access token (`at+jwt`) is no ID token.
+  if (header.crit !== undefined || (header.typ !== undefined && !isMediaType(header.typ, 'jwt'))) return undefined;
   const key = await keys.verificationKey(typeof header.kid === 'string' ? header.kid : undefined);
-  if (!key || !isValidRs256Signature(jws, key)) return undefined;
+  if (!key || !isValidJwsSignature(jws, key)) return undefined;
   const clientId = audience(payload.aud);
   if (payload.iss !== issuer || clientId === undefined || typeof payload.sub !== 'string') return undefined;
   return { clientId, sub: payload.sub, sid: typeof payload.sid === 'string' ? payload.sid : undefined };

@@ -1,5 +1,6 @@
 /**
- * ID tokens (OpenID Connect Core §2, §3.1.3.6; SPEC §5.3): RS256 with `kid`,
+ * ID tokens (OpenID Connect Core §2, §3.1.3.6; SPEC §5.3): the client's
+ * `id_token_signed_response_alg` (RS256, ES256 or EdDSA) with `kid`,
  * `auth_time` always, `nonce` only when the authorization request sent one,
  * `at_hash` of the access token issued with it, `sid` of the login session.
  */
@@ -17,7 +18,11 @@ export interface IdTokenClaims {
   accessToken: string;
 }
 
-/** OIDC Core §3.1.3.6: left half of the SHA-256 of the access token's ASCII, base64url. */
+/**
+ * OIDC Core §3.1.3.6: left half of the hash of the access token's ASCII, base64url; the hash is the one
+ * of the ID token's `alg`, SHA-256 for RS256, ES256 and (Ed25519, as oauth4webapi and openid-client
+ * compute it) EdDSA.
+ */
 export function atHash(accessToken: string): string {
   return createHash('sha256').update(accessToken, 'ascii').digest().subarray(0, 16).toString('base64url');
 }

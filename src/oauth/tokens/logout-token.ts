@@ -1,7 +1,7 @@
 /**
- * Logout tokens (OpenID Connect Back-Channel Logout 1.0 §2.4): RS256 with
- * `kid` and `typ: logout+jwt`, signed with the current signing key like ID
- * tokens; `iss`, `aud`, `iat`, `exp` (two minutes), `jti`, the back-channel
+ * Logout tokens (OpenID Connect Back-Channel Logout 1.0 §2.4): `kid` and
+ * `typ: logout+jwt`, signed like the client's ID tokens (§2.4: "the same keys
+ * are used … as are used for ID Tokens"; so its `id_token_signed_response_alg`); `iss`, `aud`, `iat`, `exp` (two minutes), `jti`, the back-channel
  * logout member of `events`, `sub` and/or `sid`, and never a `nonce` (§2.4: it
  * would let an attacker pass a logout token off as an ID token).
  */

@@ -1,7 +1,8 @@
 /**
  * The successful token response (RFC 6749 §5.1, OpenID Connect Core §3.1.3.3):
- * two RS256 signatures and at most one JWE, nothing else (SPEC §8).
+ * two signatures with the client's algorithm and at most one JWE, nothing else (SPEC §8).
  */
+import type { SigningAlg } from '../jose/algorithms.ts';
 import type { OAuthContext } from '../oauth-context.ts';
 import { ACCESS_TOKEN_SECONDS } from '../lifetimes.ts';
 import { signAccessToken } from './access-token.ts';
@@ -19,6 +20,8 @@ export interface TokenResponse {
 
 export interface IssueInput {
   clientId: string;
+  /** The client's `id_token_signed_response_alg`: signs its ID token and its access token. */
+  signingAlg: SigningAlg;
   userId: number;
   grantId: number;
   scopes: readonly string[];
@@ -33,7 +36,7 @@ export interface IssueInput {
 }
 
 export async function issueTokens(ctx: OAuthContext, input: IssueInput): Promise<TokenResponse> {
-  const signer = await ctx.keys.signer();
+  const signer = await ctx.keys.signer(input.signingAlg);
   const now = Math.floor(input.now.getTime() / 1000);
   const scope = input.scopes.join(' ');
   const sub = String(input.userId);

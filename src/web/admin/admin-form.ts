@@ -8,6 +8,7 @@ import type { FieldError } from '../../invalid-input.ts';
 import { backchannelLogoutUriProblem } from '../../oauth/checks/logout-uri.ts';
 import { redirectUriProblem } from '../../oauth/checks/redirect-uri.ts';
 import { CLIENT_ID_PATTERN } from '../../oauth/clients/client-id.ts';
+import { DEFAULT_SIGNING_ALG, isSigningAlg } from '../../oauth/jose/algorithms.ts';
 import { MAX_REDIRECT_URIS, type Client, type ClientInput } from '../../oauth/clients/clients.service.ts';
 import { isGrantType, isScope } from '../../oauth/scopes.ts';
 import { hasRefusedNameCharacters } from '../../text/control-characters.ts';
@@ -28,6 +29,7 @@ export const ClientForm = Type.Object({
   backchannel_logout_uri: Type.Optional(Type.String({ maxLength: 10_000 })),
   backchannel_logout_session_required: Type.Optional(Type.String({ maxLength: 10 })),
   require_pushed_authorization_requests: Type.Optional(Type.String({ maxLength: 10 })),
+  id_token_signed_response_alg: Type.Optional(Type.String({ maxLength: 20 })),
 });
 export type ClientFormBody = Static<typeof ClientForm>;
 
@@ -45,6 +47,8 @@ export interface ClientFormValues {
   backchannelLogoutUri: string;
   backchannelLogoutSessionRequired: boolean;
   requirePushedAuthorizationRequests: boolean;
+  /** RS256, ES256 or EdDSA; anything else is reported beside the select. */
+  idTokenSignedResponseAlg: string;
 }
 
 /** Field name → message, shown next to the field. */
@@ -77,6 +81,7 @@ export function readClientForm(body: ClientFormBody): ClientFormValues {
     backchannelLogoutUri: (body.backchannel_logout_uri ?? '').trim(),
     backchannelLogoutSessionRequired: isChecked(body.backchannel_logout_session_required),
     requirePushedAuthorizationRequests: isChecked(body.require_pushed_authorization_requests),
+    idTokenSignedResponseAlg: body.id_token_signed_response_alg ?? DEFAULT_SIGNING_ALG,
   };
 }
 
@@ -93,13 +98,14 @@ export function formValuesOf(client: Client): ClientFormValues {
     backchannelLogoutUri: client.backchannelLogoutUri ?? '',
     backchannelLogoutSessionRequired: client.backchannelLogoutSessionRequired,
     requirePushedAuthorizationRequests: client.requirePushedAuthorizationRequests,
+    idTokenSignedResponseAlg: client.idTokenSignedResponseAlg,
   };
 }
 
 export const EMPTY_FORM: ClientFormValues = {
   clientId: '', name: '', confidential: true, redirectUris: '', scopes: ['openid'], grantTypes: ['authorization_code'], requiredRegions: [],
   postLogoutRedirectUris: '', backchannelLogoutUri: '', backchannelLogoutSessionRequired: false,
-  requirePushedAuthorizationRequests: false,
+  requirePushedAuthorizationRequests: false, idTokenSignedResponseAlg: DEFAULT_SIGNING_ALG,
 };
 
 export function toClientInput(values: ClientFormValues): ClientInput {
@@ -115,6 +121,7 @@ export function toClientInput(values: ClientFormValues): ClientInput {
     backchannelLogoutUri: values.backchannelLogoutUri === '' ? null : values.backchannelLogoutUri,
     backchannelLogoutSessionRequired: values.backchannelLogoutSessionRequired,
     requirePushedAuthorizationRequests: values.requirePushedAuthorizationRequests,
+    idTokenSignedResponseAlg: values.idTokenSignedResponseAlg,
   };
 }
 
@@ -137,6 +144,7 @@ export function checkClientForm(values: ClientFormValues, t: Translate, options:
   }
   if (!values.scopes.every(isScope)) messages.scopes = t('admin.error.scopes');
   if (!values.grantTypes.every(isGrantType)) messages.grantTypes = t('admin.error.grantTypes');
+  if (!isSigningAlg(values.idTokenSignedResponseAlg)) messages.idTokenSignedResponseAlg = t('admin.error.signingAlg');
   return Object.fromEntries(Object.entries(messages).filter(([, message]) => message !== undefined));
 }
 
@@ -158,6 +166,7 @@ const SERVICE_FIELD_MESSAGES: Record<string, [keyof ClientFormValues, string]> =
   requiredRegions: ['requiredRegions', 'admin.error.regionUnknown'],
   postLogoutRedirectUris: ['postLogoutRedirectUris', 'admin.error.invalid'],
   backchannelLogoutUri: ['backchannelLogoutUri', 'admin.error.backchannelInvalid'],
+  idTokenSignedResponseAlg: ['idTokenSignedResponseAlg', 'admin.error.signingAlg'],
 };
 
 /**

@@ -5,6 +5,7 @@ import { listRegions } from '../../accounts/regions.repository.ts';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
+import { SIGNING_ALGS } from '../../oauth/jose/algorithms.ts';
 import type { KeyMaterial } from '../../oauth/keys/key-material.ts';
 import { GRANT_TYPES, SCOPES } from '../../oauth/scopes.ts';
 import type { ClientFormValues, FieldMessages } from './admin-form.ts';
@@ -56,6 +57,7 @@ export async function renderClientForm(request: FastifyRequest, reply: FastifyRe
     regions: await regionChoices(deps.db),
     scopes: SCOPES,
     grantTypes: GRANT_TYPES,
+    signingAlgs: SIGNING_ALGS,
   }, status);
 }
 
