@@ -10,7 +10,7 @@
 import { commandHelp, GLOBAL_OPTIONS, parseOptions, programHelp, synopsis } from './cli/arguments.ts';
 import { COMMANDS } from './cli/commands.ts';
 import { UsageError, type CliCommand, type CliContext } from './cli/command.ts';
-import { readPassword, type PasswordSource } from './cli/password-input.ts';
+import { readPassword, readSecret, type PasswordSource } from './cli/password-input.ts';
 import { loadConfig, readProcessEnvironment, type Config } from './config.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
@@ -113,6 +113,7 @@ function createContext(io: CliIo, json: boolean, opened: (handle: DatabaseHandle
       return keys;
     },
     readPassword: (label) => readPassword(io.input ?? process.stdin, (text) => io.err.write(text), label),
+    readSecret: (label, example) => readSecret(io.input ?? process.stdin, (text) => io.err.write(text), label, example),
     say: (line) => (json ? io.err : io.out).write(`${line}\n`),
   };
   return context;

@@ -19,6 +19,8 @@ export interface CliContext {
   keys(): Promise<KeyMaterial>;
   /** A password from standard input, or typed at a prompt without echo. */
   readPassword(prompt: string): Promise<string>;
+  /** A token or secret (`label`) from standard input, or typed once at a prompt without echo; `example` names a variable for the hint. */
+  readSecret(label: string, example: string): Promise<string>;
   /** Progress for a person: stdout, or stderr when stdout carries `--json`. */
   say(line: string): void;
   /** Security events (docs/security-events.md), as JSON lines on stderr. */

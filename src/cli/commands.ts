@@ -6,6 +6,7 @@ import { oauthTryCommand } from './oauth-try.command.ts';
 import { regionAddCommand, regionListCommand } from './regions.commands.ts';
 import { sessionsRevokeCommand } from './sessions.commands.ts';
 import { demoCommand, demoRemoveCommand, migrateCommand } from './setup.commands.ts';
+import { tokenIntrospectCommand, tokenRevokeCommand } from './tokens.commands.ts';
 import { userAddCommand, userListCommand, userSetPasswordCommand, userShowCommand } from './users.commands.ts';
 
 export const COMMANDS: readonly CliCommand[] = [
@@ -13,6 +14,7 @@ export const COMMANDS: readonly CliCommand[] = [
   regionListCommand, regionAddCommand,
   userListCommand, userShowCommand, userAddCommand, userSetPasswordCommand,
   sessionsRevokeCommand,
+  tokenIntrospectCommand, tokenRevokeCommand,
   clientListCommand, clientShowCommand, clientAddCommand, clientUpdateCommand, clientDeleteCommand, clientRotateSecretCommand,
   keysListCommand, keysRotateCommand,
   demoCommand, demoRemoveCommand,

@@ -1,5 +1,5 @@
 /**
- * Passwords never come from an argument (they would show in `ps` and the shell
+ * Passwords, tokens and client secrets never come from an argument (they would show in `ps` and the shell
  * history): the first line of standard input when it is a pipe or a file, or
  * typed at a prompt without echo when it is a terminal.
  */
@@ -24,6 +24,17 @@ export async function readPassword(input: PasswordSource, prompt: (text: string)
   const line = await firstLine(input);
   if (line === undefined) throw new RefusedInput(`no password on standard input (pipe it in, e.g. printf '%s\\n' "$PASSWORD" | …)`);
   return line;
+}
+
+/**
+ * A token or client secret: the first line of standard input, or typed once
+ * without echo at a terminal (it is pasted, not chosen: no second entry).
+ */
+export async function readSecret(input: PasswordSource, prompt: (text: string) => void, label: string, example: string): Promise<string> {
+  if (input.isTTY && input.setRawMode) return typeHidden(input, prompt, `${label}: `);
+  const line = await firstLine(input);
+  if (line === undefined || line.trim() === '') throw new RefusedInput(`no ${label} on standard input (pipe it in, e.g. printf '%s\\n' "$${example}" | …)`);
+  return line.trim();
 }
 
 /** Up to the first line break; does not wait for the end of a pipe that stays open. */
