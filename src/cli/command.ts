@@ -21,9 +21,13 @@ export interface CliContext {
   readPassword(prompt: string): Promise<string>;
   /** A token or secret (`label`) from standard input, or typed once at a prompt without echo; `example` names a variable for the hint. */
   readSecret(label: string, example: string): Promise<string>;
+  /** The same where no answer is one (''): `question` is the prompt on a terminal. */
+  readSecretLine(question: string): Promise<string>;
+  /** The environment the configuration is read from (the process's over `.env`), for a command's own variables. */
+  readonly environment: Readonly<Record<string, string | undefined>>;
   /** Progress for a person: stdout, or stderr when stdout carries `--json`. */
   say(line: string): void;
-  /** Security events (docs/security-events.md), as JSON lines on stderr. */
+  /** Security events (docs/security-events.md): JSON lines on stderr with `--json`; none in text output, which says the same. */
   readonly events: EventLog;
 }
 

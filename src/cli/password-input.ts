@@ -31,10 +31,15 @@ export async function readPassword(input: PasswordSource, prompt: (text: string)
  * without echo at a terminal (it is pasted, not chosen: no second entry).
  */
 export async function readSecret(input: PasswordSource, prompt: (text: string) => void, label: string, example: string): Promise<string> {
-  if (input.isTTY && input.setRawMode) return typeHidden(input, prompt, `${label}: `);
-  const line = await firstLine(input);
-  if (line === undefined || line.trim() === '') throw new RefusedInput(`no ${label} on standard input (pipe it in, e.g. printf '%s\\n' "$${example}" | …)`);
-  return line.trim();
+  const line = await readSecretLine(input, prompt, `${label}: `);
+  if (line === '') throw new RefusedInput(`no ${label} on standard input (pipe it in, e.g. printf '%s\\n' "$${example}" | …)`);
+  return line;
+}
+
+/** The same, where nothing (an empty line, no input) is an answer: '' */
+export async function readSecretLine(input: PasswordSource, prompt: (text: string) => void, question: string): Promise<string> {
+  const line = input.isTTY && input.setRawMode ? await typeHidden(input, prompt, question) : await firstLine(input);
+  return (line ?? '').trim();
 }
 
 /** Up to the first line break; does not wait for the end of a pipe that stays open. */

@@ -160,7 +160,13 @@ describe('keys list and rotate', () => {
     expect(keys[0]).toEqual({ kid: second.kid, state: 'active', activatedAt: expect.any(String), retiredAt: null, publishedUntil: null });
     for (const key of keys.slice(1)) expect(key).toMatchObject({ state: 'retired', retiredAt: expect.any(String), publishedUntil: expect.any(String) });
     expect((await cli('keys', 'list')).out).toMatch(new RegExp(`^${second.kid} {2}active`));
-    expect((await cli('keys', 'rotate')).out).toMatch(/New signing key \S+ is active/);
+    // For a person: what happened in words, no JSON event line on either stream.
+    const text = await runBin(dataDir, ['keys', 'rotate']);
+    expect(text.code).toBe(0);
+    const [line, ...rest] = text.out.split('\n');
+    expect(line).toMatch(/^New signing key \S+ is active \(running servers pick it up at once: the database announces the change\)\.$/);
+    expect(rest.filter(Boolean)).toEqual([expect.stringMatching(/^Key \S+ stays in the JWKS until \d{4}-\d\d-\d\dT[\d:.]+Z, when every token it signed has expired\.$/)]);
+    expect(text.err).toBe('');
   });
 });
 
