@@ -121,6 +121,11 @@ function createContext(io: CliIo, json: boolean, opened: (handle: DatabaseHandle
     readPassword: (label) => readPassword(io.input ?? process.stdin, (text) => io.err.write(text), label),
     readSecret: (label, example) => readSecret(io.input ?? process.stdin, (text) => io.err.write(text), label, example),
     readSecretLine: (question) => readSecretLine(io.input ?? process.stdin, (text) => io.err.write(text), question),
+    async readStandardInput() {
+      let text = '';
+      for await (const chunk of io.input ?? process.stdin) text += String(chunk);
+      return text;
+    },
     say: (line) => (json ? io.err : io.out).write(`${line}\n`),
   };
   return context;

@@ -23,6 +23,8 @@ export interface CliContext {
   readSecret(label: string, example: string): Promise<string>;
   /** The same where no answer is one (''): `question` is the prompt on a terminal. */
   readSecretLine(question: string): Promise<string>;
+  /** All of standard input, as text (a file piped in). */
+  readStandardInput(): Promise<string>;
   /** The environment the configuration is read from (the process's over `.env`), for a command's own variables. */
   readonly environment: Readonly<Record<string, string | undefined>>;
   /** Progress for a person: stdout, or stderr when stdout carries `--json`. */
@@ -44,6 +46,14 @@ export interface OptionSpec {
 }
 
 export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
+
+/** A required word after the command's own, e.g. `db backup FILE`: stored in the values under `name`. */
+export interface ArgumentSpec {
+  readonly name: string;
+  /** Placeholder in the usage text, e.g. `FILE`. */
+  readonly value: string;
+  readonly help: string;
+}
 
 export type OptionValues = Record<string, string | boolean | string[] | undefined>;
 
@@ -67,6 +77,8 @@ export interface CliCommand {
   /** Further lines for `--help`. */
   readonly details?: readonly string[];
   readonly options: OptionSpecs;
+  /** Arguments after the words, in order; all required. */
+  readonly arguments?: readonly ArgumentSpec[];
   run(context: CliContext, values: OptionValues): Promise<CliResult>;
 }
 

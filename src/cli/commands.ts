@@ -1,4 +1,5 @@
 /** Every operator command, in the order `--help` lists them. */
+import { clientExportCommand, clientImportCommand } from './client-transfer.commands.ts';
 import { clientAddCommand, clientDeleteCommand, clientListCommand, clientRotateSecretCommand, clientShowCommand, clientUpdateCommand } from './clients.commands.ts';
 import type { CliCommand } from './command.ts';
 import { keysListCommand, keysRotateCommand } from './keys.commands.ts';
@@ -16,6 +17,7 @@ export const COMMANDS: readonly CliCommand[] = [
   sessionsRevokeCommand,
   tokenIntrospectCommand, tokenRevokeCommand,
   clientListCommand, clientShowCommand, clientAddCommand, clientUpdateCommand, clientDeleteCommand, clientRotateSecretCommand,
+  clientExportCommand, clientImportCommand,
   keysListCommand, keysRotateCommand,
   demoCommand, demoRemoveCommand,
   oauthTryCommand,
