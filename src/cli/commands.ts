@@ -6,12 +6,13 @@ import { keysListCommand, keysRotateCommand } from './keys.commands.ts';
 import { oauthTryCommand } from './oauth-try.command.ts';
 import { regionAddCommand, regionListCommand } from './regions.commands.ts';
 import { sessionsRevokeCommand } from './sessions.commands.ts';
+import { dbBackupCommand, dbRestoreCommand } from './db.commands.ts';
 import { demoCommand, demoRemoveCommand, migrateCommand } from './setup.commands.ts';
 import { tokenIntrospectCommand, tokenRevokeCommand } from './tokens.commands.ts';
 import { userAddCommand, userListCommand, userSetPasswordCommand, userShowCommand } from './users.commands.ts';
 
 export const COMMANDS: readonly CliCommand[] = [
-  migrateCommand,
+  migrateCommand, dbBackupCommand, dbRestoreCommand,
   regionListCommand, regionAddCommand,
   userListCommand, userShowCommand, userAddCommand, userSetPasswordCommand,
   sessionsRevokeCommand,
