@@ -10,7 +10,7 @@
 import { commandHelp, GLOBAL_OPTIONS, parseOptions, programHelp, synopsis } from './cli/arguments.ts';
 import { COMMANDS } from './cli/commands.ts';
 import { UsageError, type CliCommand, type CliContext } from './cli/command.ts';
-import { readPassword, type PasswordSource } from './cli/password-input.ts';
+import { readPassword, readSecret, readSecretLine, type PasswordSource } from './cli/password-input.ts';
 import { loadConfig, readProcessEnvironment, type Config } from './config.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
@@ -18,7 +18,7 @@ import { openConfiguredDatabase } from './db/target.ts';
 import { InvalidInput, type FieldError } from './invalid-input.ts';
 import { checkEncryptionKey } from './oauth/keys/key-check.ts';
 import { loadKeyMaterial, type KeyMaterial } from './oauth/keys/key-material.ts';
-import { jsonLineEventLog } from './ops/security-events.ts';
+import { jsonLineEventLog, NO_EVENT_LOG } from './ops/security-events.ts';
 import { escapeForTerminal } from './text/control-characters.ts';
 
 export { COMMANDS };
@@ -85,16 +85,22 @@ function helpFor(words: readonly string[]): string {
 
 function createContext(io: CliIo, json: boolean, opened: (handle: DatabaseHandle) => void): CliContext {
   let config: Config | undefined;
+  let environment: Readonly<Record<string, string | undefined>> | undefined;
   let db: Promise<DatabaseHandle['db']> | undefined;
   let keys: Promise<KeyMaterial> | undefined;
   const applied: string[] = [];
   const context: CliContext = {
     get config() {
-      config ??= loadConfig(io.env ?? readProcessEnvironment().env);
+      config ??= loadConfig(context.environment);
       return config;
     },
+    get environment() {
+      environment ??= io.env ?? readProcessEnvironment().env;
+      return environment;
+    },
     appliedMigrations: applied,
-    events: jsonLineEventLog(io.err),
+    // A person reads what the command printed, which says the same; machines (`--json`) also get the event lines.
+    events: json ? jsonLineEventLog(io.err) : NO_EVENT_LOG,
     database() {
       db ??= (async () => {
         const handle = await openConfiguredDatabase(context.config);
@@ -113,6 +119,13 @@ function createContext(io: CliIo, json: boolean, opened: (handle: DatabaseHandle
       return keys;
     },
     readPassword: (label) => readPassword(io.input ?? process.stdin, (text) => io.err.write(text), label),
+    readSecret: (label, example) => readSecret(io.input ?? process.stdin, (text) => io.err.write(text), label, example),
+    readSecretLine: (question) => readSecretLine(io.input ?? process.stdin, (text) => io.err.write(text), question),
+    async readStandardInput() {
+      let text = '';
+      for await (const chunk of io.input ?? process.stdin) text += String(chunk);
+      return text;
+    },
     say: (line) => (json ? io.err : io.out).write(`${line}\n`),
   };
   return context;

@@ -16,14 +16,21 @@ export function parseOptions(command: CliCommand, args: readonly string[]): Opti
   const options = Object.fromEntries(Object.entries(command.options).map(([name, spec]) => [name, { type: spec.type, multiple: spec.multiple === true }]));
   const { tokens } = parseArgs({ args: [...args], options, strict: false, allowPositionals: true, tokens: true });
   const values: OptionValues = {};
+  const expected = [...command.arguments ?? []];
   for (const token of tokens) {
-    if (token.kind === 'positional') throw new UsageError(`unexpected argument ${JSON.stringify(token.value)}`);
+    if (token.kind === 'positional') {
+      const argument = expected.shift();
+      if (!argument) throw new UsageError(`unexpected argument ${JSON.stringify(token.value)}`);
+      values[argument.name] = token.value;
+      continue;
+    }
     if (token.kind !== 'option') continue;
     const name = token.rawName.startsWith('--') ? token.name : token.rawName;
     const spec = command.options[name];
     if (!spec) throw new UsageError(`unknown option ${JSON.stringify(token.rawName)}`);
     values[name] = readValue(name, spec, token, values[name]);
   }
+  if (expected.length > 0) throw new UsageError(`${expected[0]!.value} is required`);
   for (const [name, spec] of Object.entries(command.options)) {
     if (spec.required && (values[name] === undefined || String(values[name]).trim() === '')) throw new UsageError(`--${name} is required`);
   }
@@ -51,11 +58,14 @@ function optionLabel(name: string, spec: OptionSpec): string {
 /** `client add --client-id ID --name NAME [--public] ...` */
 export function synopsis(command: CliCommand): string {
   const options = Object.entries(command.options).map(([name, spec]) => (spec.required ? optionLabel(name, spec) : `[${optionLabel(name, spec)}]`));
-  return [...command.words, ...options].join(' ');
+  return [...command.words, ...(command.arguments ?? []).map((a) => a.value), ...options].join(' ');
 }
 
 export function commandHelp(command: CliCommand, program: string): string {
-  const rows = Object.entries({ ...command.options, ...GLOBAL_OPTIONS }).map(([name, spec]) => [optionLabel(name, spec), spec.help] as const);
+  const rows = [
+    ...(command.arguments ?? []).map((a) => [a.value, a.help] as const),
+    ...Object.entries({ ...command.options, ...GLOBAL_OPTIONS }).map(([name, spec]) => [optionLabel(name, spec), spec.help] as const),
+  ];
   const width = Math.max(...rows.map(([label]) => label.length)) + 2;
   return [
     `Usage: ${program} ${synopsis(command)} [--json]`,
@@ -63,7 +73,7 @@ export function commandHelp(command: CliCommand, program: string): string {
     command.summary,
     ...(command.details ?? []),
     '',
-    'Options:',
+    command.arguments?.length ? 'Arguments and options:' : 'Options:',
     ...rows.map(([label, help]) => `  ${label.padEnd(width)}${help}`),
   ].join('\n');
 }

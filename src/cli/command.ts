@@ -19,9 +19,17 @@ export interface CliContext {
   keys(): Promise<KeyMaterial>;
   /** A password from standard input, or typed at a prompt without echo. */
   readPassword(prompt: string): Promise<string>;
+  /** A token or secret (`label`) from standard input, or typed once at a prompt without echo; `example` names a variable for the hint. */
+  readSecret(label: string, example: string): Promise<string>;
+  /** The same where no answer is one (''): `question` is the prompt on a terminal. */
+  readSecretLine(question: string): Promise<string>;
+  /** All of standard input, as text (a file piped in). */
+  readStandardInput(): Promise<string>;
+  /** The environment the configuration is read from (the process's over `.env`), for a command's own variables. */
+  readonly environment: Readonly<Record<string, string | undefined>>;
   /** Progress for a person: stdout, or stderr when stdout carries `--json`. */
   say(line: string): void;
-  /** Security events (docs/security-events.md), as JSON lines on stderr. */
+  /** Security events (docs/security-events.md): JSON lines on stderr with `--json`; none in text output, which says the same. */
   readonly events: EventLog;
 }
 
@@ -38,6 +46,14 @@ export interface OptionSpec {
 }
 
 export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
+
+/** A required word after the command's own, e.g. `db backup FILE`: stored in the values under `name`. */
+export interface ArgumentSpec {
+  readonly name: string;
+  /** Placeholder in the usage text, e.g. `FILE`. */
+  readonly value: string;
+  readonly help: string;
+}
 
 export type OptionValues = Record<string, string | boolean | string[] | undefined>;
 
@@ -61,6 +77,8 @@ export interface CliCommand {
   /** Further lines for `--help`. */
   readonly details?: readonly string[];
   readonly options: OptionSpecs;
+  /** Arguments after the words, in order; all required. */
+  readonly arguments?: readonly ArgumentSpec[];
   run(context: CliContext, values: OptionValues): Promise<CliResult>;
 }
 

@@ -5,9 +5,11 @@
  * URI. Prints the ID token's claims and the userinfo response.
  */
 import * as oidc from 'openid-client';
-import { DEMO_CLIENT_SECRET } from '../demo/demo-oauth.ts';
-import { RefusedInput, UsageError, type CliCommand, type OptionValues } from './command.ts';
+import { DEMO_CLIENT_IDS, DEMO_CLIENT_SECRET } from '../demo/demo-oauth.ts';
+import { RefusedInput, UsageError, type CliCommand, type CliContext, type OptionValues } from './command.ts';
 import { listenForCallback, loopbackAddress } from './oauth-try/callback-listener.ts';
+
+const [DEMO_CLIENT_ID, DEMO_PUBLIC_CLIENT_ID] = DEMO_CLIENT_IDS;
 
 /** The demo clients' loopback redirect URIs (demo-oauth.ts), so that they need no --redirect-uri. */
 const DEMO_REDIRECT_URIS: Readonly<Record<string, string>> = {
@@ -21,10 +23,13 @@ export const oauthTryCommand: CliCommand = {
   details: [
     'Listens once on the client\'s loopback redirect URI, prints the authorization URL to open,',
     'exchanges the code it receives and answers the browser with a "you can close this tab" page.',
+    'The client secret never comes from an argument (it would show in ps and the shell history): OAUTH_CLIENT_SECRET,',
+    'else the demo secret for demo-app (demo-spa has none), else the first line of standard input (asked without echo on a terminal);',
+    'nothing there means a public client: printf \'%s\\n\' "$SECRET" | foodsharing oauth try --client ID …',
   ],
   options: {
     client: { type: 'string', value: 'ID', help: 'the client id (default demo-app)' },
-    secret: { type: 'string', value: 'S', help: 'the client secret (default: the demo secret for demo-app; none = public client)' },
+    secret: { type: 'string', value: 'S', help: 'refused: a secret here shows in ps and the shell history (standard input or OAUTH_CLIENT_SECRET instead)' },
     'redirect-uri': { type: 'string', value: 'URI', help: 'a registered http loopback redirect URI (default for the demo clients: port 3000 / 5173)' },
     issuer: { type: 'string', value: 'URL', help: 'the server (default PUBLIC_URL, http://localhost:8080)' },
     scope: { type: 'string', value: 'SCOPES', help: 'space-separated scopes (default "openid profile email")' },
@@ -32,6 +37,7 @@ export const oauthTryCommand: CliCommand = {
   },
   async run(context, values) {
     const settings = trySettings(values, () => context.config.publicUrl);
+    settings.secret = await clientSecret(context, settings.clientId);
     const config = await discover(settings);
     const listener = await listenForCallback(settings.redirectUri, settings.timeoutSeconds);
     try {
@@ -68,6 +74,10 @@ export const oauthTryCommand: CliCommand = {
 interface TrySettings { clientId: string; secret?: string; redirectUri: string; issuer: string; scope: string; timeoutSeconds: number }
 
 function trySettings(values: OptionValues, defaultIssuer: () => string): TrySettings {
+  if (values.secret !== undefined) {
+    throw new UsageError('--secret is refused: a secret on the command line shows in ps and the shell history. '
+      + 'Give it on standard input (printf \'%s\\n\' "$SECRET" | … oauth try …) or in OAUTH_CLIENT_SECRET');
+  }
   const clientId = (values.client as string | undefined) ?? 'demo-app';
   const redirectUri = (values['redirect-uri'] as string | undefined) ?? DEMO_REDIRECT_URIS[clientId];
   if (!redirectUri) throw new UsageError(`--redirect-uri is required for a client other than ${Object.keys(DEMO_REDIRECT_URIS).join(' or ')}`);
@@ -76,12 +86,21 @@ function trySettings(values: OptionValues, defaultIssuer: () => string): TrySett
   if (!/^[1-9]\d{0,5}$/.test(timeout)) throw new UsageError(`--timeout must be a whole number of seconds, got ${JSON.stringify(timeout)}`);
   return {
     clientId,
-    secret: (values.secret as string | undefined) ?? (clientId === 'demo-app' ? DEMO_CLIENT_SECRET : undefined),
     redirectUri,
     issuer: ((values.issuer as string | undefined) ?? defaultIssuer()).replace(/\/+$/, ''),
     scope: (values.scope as string | undefined) ?? 'openid profile email',
     timeoutSeconds: Number(timeout),
   };
+}
+
+/** OAUTH_CLIENT_SECRET, the demo secret for demo-app (demo-spa is public), else standard input; nothing there: a public client. */
+async function clientSecret(context: CliContext, clientId: string): Promise<string | undefined> {
+  const fromEnvironment = context.environment.OAUTH_CLIENT_SECRET?.trim();
+  if (fromEnvironment) return fromEnvironment;
+  if (clientId === DEMO_CLIENT_ID) return DEMO_CLIENT_SECRET;
+  if (clientId === DEMO_PUBLIC_CLIENT_ID) return undefined;
+  const typed = await context.readSecretLine(`client secret of ${clientId} (Enter for a public client): `);
+  return typed === '' ? undefined : typed;
 }
 
 async function discover(settings: TrySettings): Promise<oidc.Configuration> {

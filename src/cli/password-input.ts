@@ -1,5 +1,5 @@
 /**
- * Passwords never come from an argument (they would show in `ps` and the shell
+ * Passwords, tokens and client secrets never come from an argument (they would show in `ps` and the shell
  * history): the first line of standard input when it is a pipe or a file, or
  * typed at a prompt without echo when it is a terminal.
  */
@@ -24,6 +24,22 @@ export async function readPassword(input: PasswordSource, prompt: (text: string)
   const line = await firstLine(input);
   if (line === undefined) throw new RefusedInput(`no password on standard input (pipe it in, e.g. printf '%s\\n' "$PASSWORD" | …)`);
   return line;
+}
+
+/**
+ * A token or client secret: the first line of standard input, or typed once
+ * without echo at a terminal (it is pasted, not chosen: no second entry).
+ */
+export async function readSecret(input: PasswordSource, prompt: (text: string) => void, label: string, example: string): Promise<string> {
+  const line = await readSecretLine(input, prompt, `${label}: `);
+  if (line === '') throw new RefusedInput(`no ${label} on standard input (pipe it in, e.g. printf '%s\\n' "$${example}" | …)`);
+  return line;
+}
+
+/** The same, where nothing (an empty line, no input) is an answer: '' */
+export async function readSecretLine(input: PasswordSource, prompt: (text: string) => void, question: string): Promise<string> {
+  const line = input.isTTY && input.setRawMode ? await typeHidden(input, prompt, question) : await firstLine(input);
+  return (line ?? '').trim();
 }
 
 /** Up to the first line break; does not wait for the end of a pipe that stays open. */

@@ -176,7 +176,11 @@ describe('keys list and rotate', () => {
       { kid: second.activated[alg], alg, state: 'active', activatedAt: expect.any(String), retiredAt: null, publishedUntil: null })));
     for (const key of keys.slice(3)) expect(key).toMatchObject({ state: 'retired', retiredAt: expect.any(String), publishedUntil: expect.any(String) });
     expect((await cli('keys', 'list')).out).toMatch(new RegExp(`^${second.activated.RS256} {2}RS256 {2}active .*\n${second.activated.ES256} {2}ES256 {2}active `));
-    expect((await cli('keys', 'rotate')).out).toMatch(/^New RS256 signing key \S+ is active\.\nNew ES256 signing key \S+ is active\.\nNew EdDSA signing key \S+ is active\./);
+    // For a person: what happened in words, no JSON event line on either stream.
+    const text = await runBin(dataDir, ['keys', 'rotate']);
+    expect(text.code).toBe(0);
+    expect(text.out).toMatch(/^New RS256 signing key \S+ is active\.\nNew ES256 signing key \S+ is active\.\nNew EdDSA signing key \S+ is active\.\nRunning servers pick the new keys up at once: the database announces the change\.\n/);
+    expect(text.err).toBe('');
   });
 });
 

@@ -24,11 +24,12 @@ afterAll(async () => {
   await remove();
 });
 
-/** Starts `oauth try`; resolves the printed authorization URL as soon as it appears on `stream`. */
-function startTry(argv: string[], urlOn: 'stdout' | 'stderr') {
+/** Starts `oauth try` (standard input `input`, closed after; empty by default); resolves the printed authorization URL as soon as it appears on `stream`. */
+function startTry(argv: string[], urlOn: 'stdout' | 'stderr', options: { input?: string; env?: Record<string, string> } = {}) {
   const child = spawn(process.execPath, [BIN, 'oauth', 'try', ...argv], {
-    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test', DATA_DIR: dataDir, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'],
   });
+  child.stdin.end(options.input ?? '');
   let out = '';
   let err = '';
   const exited = new Promise<{ code: number | null; out: string; err: string }>((resolve) => child.on('close', (code) => resolve({ code, out, err })));
@@ -45,10 +46,10 @@ function startTry(argv: string[], urlOn: 'stdout' | 'stderr') {
 }
 
 describe('oauth try', () => {
-  it('prints the authorization URL, receives the code, prints the ID token claims and the userinfo response, exits 0', async () => {
+  it('prints the authorization URL, receives the code, prints the ID token claims and the userinfo response, exits 0 (the secret on standard input)', async () => {
     const redirectUri = `http://127.0.0.1:${await freePort()}/callback`;
     const { clientId, secret } = await makeClient(t, { redirectUris: [redirectUri] });
-    const run = startTry(['--client', clientId, '--secret', secret!, '--issuer', t.baseUrl, '--redirect-uri', redirectUri, '--scope', 'openid profile email', '--json'], 'stderr');
+    const run = startTry(['--client', clientId, '--issuer', t.baseUrl, '--redirect-uri', redirectUri, '--scope', 'openid profile email', '--json'], 'stderr', { input: `${secret!}\n` });
     const url = new URL(await run.authorizationUrl);
     expect(url.origin).toBe(t.baseUrl);
     for (const parameter of ['state', 'nonce', 'code_challenge']) expect(url.searchParams.get(parameter)).toMatch(/^[A-Za-z0-9_-]{20,}$/);
@@ -66,6 +67,26 @@ describe('oauth try', () => {
     expect(printed.claims).toMatchObject({ iss: t.baseUrl, aud: clientId, sub: String(user.id), nonce: url.searchParams.get('nonce') });
     expect(printed.userinfo).toMatchObject({ sub: String(user.id), email: 'try@example.test', given_name: 'Tilda' });
     expect(printed).toMatchObject({ authorizationUrl: url.href, refreshToken: true });
+  });
+
+  it('takes the secret from OAUTH_CLIENT_SECRET (standard input then unread) and never prints it', async () => {
+    const redirectUri = `http://127.0.0.1:${await freePort()}/callback`;
+    const { clientId, secret } = await makeClient(t, { redirectUris: [redirectUri] });
+    const run = startTry(['--client', clientId, '--issuer', t.baseUrl, '--redirect-uri', redirectUri], 'stdout',
+      { input: 'not the secret\n', env: { OAUTH_CLIENT_SECRET: secret! } });
+    const callback = await new Browser(t.baseUrl).authorize(await run.authorizationUrl, user);
+    expect(await (await fetch(callback)).text()).toContain('Signed in as try@example.test.');
+    const result = await run.exited;
+    expect(result.code, result.err).toBe(0);
+    expect(result.out).toContain('Userinfo response:');
+    expect(result.out + result.err).not.toContain(secret!);
+  });
+
+  it('refuses --secret, saying why and what to do instead, before anything else', async () => {
+    const given = await runInProcess(dataDir, ['oauth', 'try', '--client', 'wiki', '--secret', 'hunter22', '--redirect-uri', 'http://127.0.0.1:9/cb']);
+    expect(given.code).toBe(2);
+    expect(given.err).toContain('error: --secret is refused: a secret on the command line shows in ps and the shell history. '
+      + 'Give it on standard input (printf \'%s\\n\' "$SECRET" | … oauth try …) or in OAUTH_CLIENT_SECRET\n');
   });
 
   it('a denied consent answers the browser, prints the OAuth error and exits 1', async () => {

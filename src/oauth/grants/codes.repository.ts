@@ -157,7 +157,7 @@ export function authorizationCodeStore(db: Executor): AuthorizationCodeStore {
   return {
     redeem: (redemption) => redeemCode(db, redemption),
     findGrantOfUsedCode: (digest) => findGrantOfUsedCode(db, digest),
-    revokeGrant: (grantId, now) => revokeGrant(db, grantId, now),
+    revokeGrant: async (grantId, now) => { await revokeGrant(db, grantId, now); },
   };
 }
 

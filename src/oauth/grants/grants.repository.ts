@@ -6,9 +6,11 @@ import type { Executor } from '../../db/executor.ts';
 import { statement } from '../../db/statement.ts';
 import type { RefreshTokenRow, RefreshTokenStore, RefreshTokenUse, RefreshTokenUseInput } from './refresh-token.ts';
 
-export async function revokeGrant(db: Executor, grantId: number, now: Date): Promise<void> {
-  await db.updateTable('oauth_grants').set({ revoked_at: now })
-    .where('id', '=', grantId).where('revoked_at', 'is', null).execute();
+/** Whether the grant was live (not revoked before). */
+export async function revokeGrant(db: Executor, grantId: number, now: Date): Promise<boolean> {
+  const result = await db.updateTable('oauth_grants').set({ revoked_at: now })
+    .where('id', '=', grantId).where('revoked_at', 'is', null).executeTakeFirst();
+  return result.numUpdatedRows > 0n;
 }
 
 export async function revokeGrantsOfClient(db: Executor, clientRowId: number, now: Date): Promise<void> {
@@ -101,6 +103,6 @@ export function refreshTokenStore(db: Executor): RefreshTokenStore {
   return {
     use: (input) => useRefreshToken(db, input),
     find: (rowId) => findRefreshToken(db, rowId),
-    revokeGrant: (grantId, now) => revokeGrant(db, grantId, now),
+    revokeGrant: async (grantId, now) => { await revokeGrant(db, grantId, now); },
   };
 }

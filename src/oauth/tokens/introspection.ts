@@ -12,7 +12,7 @@
  * once: the answer comes from the grant's row, not from the token alone.
  */
 import type { Executor } from '../../db/executor.ts';
-import type { ClientRow } from '../clients/clients.repository.ts';
+import { findClientRow, type ClientRow } from '../clients/clients.repository.ts';
 import { findRefreshToken } from '../grants/grants.repository.ts';
 import { findLiveGrant } from '../grants/live-grant.repository.ts';
 import type { KeyMaterial } from '../keys/key-material.ts';
@@ -38,7 +38,7 @@ export type Introspection =
 
 export interface IntrospectionContext {
   readonly db: Executor;
-  readonly keys: KeyStore;
+  readonly keys: Pick<KeyStore, 'verificationKey'>;
   readonly material: KeyMaterial;
   readonly issuer: string;
 }
@@ -48,6 +48,17 @@ const INACTIVE = Object.freeze({ active: false as const });
 /** A compact JWE (five segments) is one of our refresh tokens; anything else is tried as an access token. */
 export async function introspectToken(ctx: IntrospectionContext, caller: ClientRow, token: string, now: Date): Promise<Introspection> {
   return token.split('.').length === 5 ? introspectRefreshToken(ctx, caller, token, now) : introspectAccessToken(ctx, token, now);
+}
+
+/**
+ * The operator's view (CLI `token introspect`): there is no caller, so a
+ * refresh token is introspected as the client it was issued to would see it.
+ */
+export async function introspectTokenAsOperator(ctx: IntrospectionContext, token: string, now: Date): Promise<Introspection> {
+  if (token.split('.').length !== 5) return introspectAccessToken(ctx, token, now);
+  const payload = decryptRefreshToken(ctx.material, token, now);
+  const client = payload && await findClientRow(ctx.db, payload.clientId);
+  return client ? introspectRefreshToken(ctx, client, token, now) : INACTIVE;
 }
 
 async function introspectAccessToken(ctx: IntrospectionContext, token: string, now: Date): Promise<Introspection> {

@@ -1,0 +1,104 @@
+/**
+ * Clients' settings moved between deployments (CLI `client export | import`):
+ * the fields of `client show --json` but the dates, never a secret or its
+ * digest. An import creates the clients missing (a confidential one gets a new
+ * secret, returned once), updates those whose settings differ, and leaves the
+ * rest untouched: importing the same file again changes nothing. Every entry is
+ * checked before anything is written.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import type { DB } from '../../db/database.ts';
+import { InvalidInput, type FieldError } from '../../invalid-input.ts';
+import type { KeyMaterial } from '../keys/key-material.ts';
+import { CLIENT_ID_PATTERN } from './client-id.ts';
+import { validateSettings, type ClientSettings } from './client-settings.ts';
+import { createClient, findClient, listClients, updateClient, type Client } from './clients.service.ts';
+
+const Strings = Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 100 });
+
+export const ExportedClient = Type.Object({
+  clientId: Type.String({ maxLength: 100 }),
+  name: Type.String({ maxLength: 1000 }),
+  confidential: Type.Boolean(),
+  redirectUris: Strings,
+  scopes: Strings,
+  grantTypes: Strings,
+  requiredRegions: Type.Array(Type.Integer(), { maxItems: 100 }),
+  postLogoutRedirectUris: Type.Optional(Strings),
+  backchannelLogoutUri: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()])),
+  backchannelLogoutSessionRequired: Type.Optional(Type.Boolean()),
+  requirePushedAuthorizationRequests: Type.Optional(Type.Boolean()),
+  idTokenSignedResponseAlg: Type.Optional(Type.String({ maxLength: 20 })),
+}, { additionalProperties: false });
+export type ExportedClient = Static<typeof ExportedClient>;
+
+export interface ImportReport {
+  created: { clientId: string; confidential: boolean; secret: string | null }[];
+  updated: string[];
+  unchanged: string[];
+}
+
+export async function exportClients(db: DB): Promise<ExportedClient[]> {
+  return (await listClients(db)).map(exportedClient);
+}
+
+function exportedClient(client: Client): ExportedClient {
+  const { createdAt: _c, updatedAt: _u, ...settings } = client;
+  return settings;
+}
+
+/** Entries that are not clients' settings are refused, naming the entry and field: nothing is written then. */
+export function readExportedClients(data: unknown): ExportedClient[] {
+  if (!Array.isArray(data)) throw new InvalidInput([], 'the file must hold a JSON array of clients, as client export writes it');
+  const errors: FieldError[] = [];
+  const seen = new Set<string>();
+  data.forEach((entry, index) => {
+    const first = Value.Errors(ExportedClient, entry).First();
+    if (first) errors.push({ field: `[${index}]${first.path.replaceAll('/', '.')}`, message: first.message });
+    else if (seen.has((entry as ExportedClient).clientId)) errors.push({ field: `[${index}].clientId`, message: 'appears twice' });
+    else seen.add((entry as ExportedClient).clientId);
+  });
+  if (errors.length > 0) throw new InvalidInput(errors, 'the file holds entries that are not clients\' settings');
+  return data as ExportedClient[];
+}
+
+export async function importClients(db: DB, keys: KeyMaterial, entries: readonly ExportedClient[], now: Date): Promise<ImportReport> {
+  const plan = await planImport(db, entries);
+  const report: ImportReport = { created: [], updated: [], unchanged: [] };
+  for (const { entry, action } of plan) {
+    const { clientId, ...settings } = entry;
+    if (action === 'create') {
+      const { secret } = await createClient(db, keys, entry);
+      report.created.push({ clientId, confidential: entry.confidential, secret });
+    } else if (action === 'update') {
+      await updateClient(db, keys, clientId, settings, now);
+      report.updated.push(clientId);
+    } else {
+      report.unchanged.push(clientId);
+    }
+  }
+  return report;
+}
+
+/** Each entry checked by the service's own rules, and compared as the service would store it. */
+async function planImport(db: DB, entries: readonly ExportedClient[]) {
+  const errors: FieldError[] = [];
+  const plan: { entry: ExportedClient; action: 'create' | 'update' | 'keep' }[] = [];
+  for (const [index, entry] of entries.entries()) {
+    const own: FieldError[] = [];
+    if (!CLIENT_ID_PATTERN.test(entry.clientId)) own.push({ field: 'clientId', message: 'must be 1 to 100 characters: letters, digits, "-", "_" or "."' });
+    const wanted = await storedForm(db, entry, own);
+    errors.push(...own.map((e) => ({ field: `[${index}] ${entry.clientId}: ${e.field}`, message: e.message })));
+    const existing = own.length === 0 ? await findClient(db, entry.clientId) : undefined;
+    const action = !existing ? 'create' : wanted === await storedForm(db, existing, []) ? 'keep' : 'update';
+    plan.push({ entry, action });
+  }
+  if (errors.length > 0) throw new InvalidInput(errors, 'nothing was imported: some clients\' settings are refused');
+  return plan;
+}
+
+async function storedForm(db: DB, settings: ClientSettings, errors: FieldError[]): Promise<string> {
+  const values = await validateSettings(db, settings, errors);
+  return JSON.stringify({ ...values, requiredRegions: [...new Set(settings.requiredRegions)].sort((a, b) => a - b) });
+}
