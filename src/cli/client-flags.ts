@@ -3,6 +3,8 @@
  * `client update`: one entry per option, naming the service field it fills.
  * A new client setting is one more line in {@link CLIENT_SETTING_OPTIONS}.
  */
+import { readFileSync } from 'node:fs';
+import { TOKEN_ENDPOINT_AUTH_METHODS } from '../oauth/clients/auth-methods.ts';
 import type { Client, ClientSettings } from '../oauth/clients/clients.service.ts';
 import { DEFAULT_SIGNING_ALG, SIGNING_ALGS } from '../oauth/jose/algorithms.ts';
 import { GRANT_TYPES, SCOPES } from '../oauth/scopes.ts';
@@ -22,6 +24,9 @@ const regions = (field: keyof ClientSettings, help: string): SettingOption =>
 /** A string whose empty value (`--option ''`) clears the setting. */
 const clearable = (field: keyof ClientSettings, value: string, help: string): SettingOption =>
   ({ type: 'string', field, value, help, read: (values, name) => (values[name] === '' ? null : values[name]) });
+/** A JSON file's content (`--jwks-file PATH`): a usage error when it cannot be read or parsed. */
+const jsonFile = (field: keyof ClientSettings, value: string, help: string): SettingOption =>
+  ({ type: 'string', field, value, help, read: (values, name) => readJsonFile(String(values[name])) });
 const flag = (field: keyof ClientSettings, setTo: boolean, help: string): SettingOption =>
   ({ type: 'boolean', field, help, read: () => setTo });
 
@@ -35,6 +40,9 @@ export const CLIENT_SETTING_OPTIONS: Readonly<Record<string, SettingOption>> = {
   'backchannel-logout-uri': clearable('backchannelLogoutUri', 'URI', 'where logout tokens are posted when a session that signed into the client ends; \'\' clears'),
   'backchannel-logout-session-required': flag('backchannelLogoutSessionRequired', true, 'logout tokens must carry the session id (sid)'),
   'id-token-signed-response-alg': text('idTokenSignedResponseAlg', 'ALG', `signs the client's ID tokens, access tokens and logout tokens: ${SIGNING_ALGS.join(', ')} (${DEFAULT_SIGNING_ALG} by default)`),
+  'token-endpoint-auth-method': text('tokenEndpointAuthMethod', 'METHOD', `how the client authenticates: ${TOKEN_ENDPOINT_AUTH_METHODS.join(', ')} (a secret method accepts both basic and post)`),
+  'jwks-uri': clearable('jwksUri', 'URI', 'for private_key_jwt: where the client publishes its public keys (https; http on loopback outside production); \'\' clears'),
+  'jwks-file': jsonFile('jwks', 'PATH', 'for private_key_jwt: a file with the client\'s public keys as a JWK Set ({"keys": [...]})'),
   'no-backchannel-logout-session-required': flag('backchannelLogoutSessionRequired', false, 'logout tokens need not carry the session id (the default)'),
   'require-pushed-authorization-requests': flag('requirePushedAuthorizationRequests', true, 'authorization requests only as pushed ones (RFC 9126, POST /oauth/par)'),
   'no-require-pushed-authorization-requests': flag('requirePushedAuthorizationRequests', false, 'authorization requests also through the browser alone (the default)'),
@@ -59,6 +67,14 @@ export function readClientSettings(values: OptionValues, base: ClientSettings): 
   return settings as unknown as ClientSettings;
 }
 
+function readJsonFile(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8')) as unknown;
+  } catch (error) {
+    throw new UsageError(`cannot read a JSON Web Key Set from ${path}: ${(error as Error).message}`);
+  }
+}
+
 export function settingsOf(client: Client): ClientSettings {
   const { clientId: _id, createdAt: _c, updatedAt: _u, ...settings } = client;
   return settings;
@@ -80,6 +96,8 @@ export function describeClient(client: Client): string[] {
     `  back-channel logout: ${client.backchannelLogoutUri === null ? 'none'
       : `${client.backchannelLogoutUri}${client.backchannelLogoutSessionRequired ? ' (sid required)' : ''}`}`,
     `  pushed authorization requests: ${client.requirePushedAuthorizationRequests ? 'required' : 'optional'}`,
+    `  client authentication: ${client.tokenEndpointAuthMethod}${client.jwksUri !== null ? ` (keys from ${client.jwksUri})`
+      : client.jwks !== null ? ` (${client.jwks.keys.length} registered key${client.jwks.keys.length === 1 ? '' : 's'})` : ''}`,
     `  signing algorithm: ${client.idTokenSignedResponseAlg} (id_token_signed_response_alg: ID tokens, access tokens, logout tokens)`,
     `  created ${client.createdAt.toISOString()}, updated ${client.updatedAt.toISOString()}`,
   ];

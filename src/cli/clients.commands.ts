@@ -75,7 +75,11 @@ export const clientUpdateCommand: CliCommand = {
     const clientId = values['client-id'] as string;
     const db = await context.database();
     const settings = readClientSettings(values, settingsOf(await requireClient(db, clientId)));
-    if (values.public || values.confidential) settings.confidential = values.confidential === true;
+    if (values.public || values.confidential) {
+      settings.confidential = values.confidential === true;
+      // The method follows --public/--confidential unless given too.
+      if (values['token-endpoint-auth-method'] === undefined) delete settings.tokenEndpointAuthMethod;
+    }
     const { secret } = await updateClient(db, await context.keys(), clientId, settings, new Date());
     const client = await requireClient(db, clientId);
     const lines = [`Client ${clientId} updated.`, ...describeClient(client)];

@@ -2,6 +2,7 @@
 import type { Clock } from '../clock.ts';
 import type { DB } from '../db/database.ts';
 import type { ClientCache } from './clients/client-cache.ts';
+import type { ClientJwks } from './clients/client-jwks.ts';
 import type { KeyMaterial } from './keys/key-material.ts';
 import type { KeyStore } from './keys/key-store.ts';
 
@@ -14,6 +15,8 @@ export interface OAuthContext {
   readonly keys: KeyStore;
   /** Clients in memory for the token endpoint, checked by version in every statement acting on them. */
   readonly clients: ClientCache;
+  /** private_key_jwt clients' public keys, those fetched from a jwks_uri kept a while. */
+  readonly clientJwks: ClientJwks;
   /** Seconds a just-rotated refresh token may still be presented (SPEC §5.3, config). */
   readonly refreshGraceSeconds: number;
   /** REQUIRE_PUSHED_AUTHORIZATION_REQUESTS (RFC 9126 §5): every authorization request must be pushed. */

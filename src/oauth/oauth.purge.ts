@@ -1,10 +1,11 @@
 /**
  * Purge of expired OAuth rows (SPEC §8): codes, grants with their refresh tokens, retired signing keys,
  * logout notices sent or abandoned a week ago,
- * pushed authorization requests and their continuations.
+ * pushed authorization requests and their continuations, used client assertions.
  */
 import type { Clock } from '../clock.ts';
 import type { DB } from '../db/database.ts';
+import { purgeExpiredAssertions } from './clients/client-assertions.repository.ts';
 import { purgeFinishedNotices } from './backchannel/logout-notices.repository.ts';
 import { purgeExpiredCodes } from './grants/codes.repository.ts';
 import { purgeExpiredGrants } from './grants/grants.repository.ts';
@@ -19,5 +20,6 @@ export async function purgeExpiredOAuthRows(db: DB, clock: Clock): Promise<numbe
   const keys = await purgeRetiredSigningKeys(db, now);
   const notices = await purgeFinishedNotices(db, now);
   const pushed = await purgeExpiredPushedRequests(db, now);
-  return codes + grants + keys + notices + pushed;
+  const assertions = await purgeExpiredAssertions(db, now);
+  return codes + grants + keys + notices + pushed + assertions;
 }

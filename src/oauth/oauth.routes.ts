@@ -17,6 +17,8 @@ import { endSessionEndpoint } from './endpoints/end-session.ts';
 import type { KeyMaterial } from './keys/key-material.ts';
 import type { KeyStore } from './keys/key-store.ts';
 import type { OAuthContext } from './oauth-context.ts';
+import { noticeTargetPolicy } from './backchannel/notice-target.ts';
+import { ClientJwks } from './clients/client-jwks.ts';
 import { oauthEndpoints } from './oauth-endpoints.ts';
 
 export interface OAuthRoutesOptions {
@@ -34,7 +36,8 @@ export interface OAuthRoutesOptions {
 
 export async function oauthRoutes(app: FastifyInstance, { config, db, clock, keys, keyStore, pages, endSessionPages }: OAuthRoutesOptions): Promise<void> {
   const ctx: OAuthContext = {
-    db, clock, issuer: config.publicUrl, material: keys, keys: keyStore, clients: new ClientCache(db), refreshGraceSeconds: config.refreshGraceSeconds,
+    db, clock, issuer: config.publicUrl, material: keys, keys: keyStore, clients: new ClientCache(db),
+    clientJwks: new ClientJwks(noticeTargetPolicy(config.isProduction)), refreshGraceSeconds: config.refreshGraceSeconds,
     requirePushedAuthorizationRequests: config.requirePushedAuthorizationRequests,
   };
   authorizeEndpoint(app, ctx, pages);

@@ -1,4 +1,4 @@
-/** Kysely types of the OAuth tables (migrations 010_oauth.sql, 040, 043, 051, 052). */
+/** Kysely types of the OAuth tables (migrations 010_oauth.sql, 040, 043, 051, 052, 054). */
 import type { ColumnType, Generated } from 'kysely';
 
 type CreatedAt = ColumnType<Date, Date | undefined, never>;
@@ -26,6 +26,16 @@ export interface OAuthClientsTable {
   require_pushed_authorization_requests: Generated<boolean>;
   /** Migration 052: RS256, ES256 or EdDSA (OpenID Connect Registration 1.0 §2). */
   id_token_signed_response_alg: Generated<string>;
+  /** Migration 054: RFC 7591 §2; private_key_jwt with jwks or jwks_uri (RFC 7523, OpenID Connect Core 1.0 §9). */
+  token_endpoint_auth_method: Generated<string>;
+  jwks: ColumnType<{ keys: Record<string, unknown>[] } | null, string | null, string | null>;
+  jwks_uri: string | null;
+}
+
+/** Migration 054: digests of client assertions' jti, until the assertion expires (RFC 7523 §3). */
+export interface OAuthClientAssertionsTable {
+  jti_digest: Buffer;
+  expires_at: Date;
 }
 
 /** Pushed authorization requests and their continuations (migration 051), by the digest of their reference. */
@@ -119,4 +129,5 @@ export interface OAuthTables {
   oauth_signing_keys: OAuthSigningKeysTable;
   oauth_session_clients: OAuthSessionClientsTable;
   oauth_pushed_requests: OAuthPushedRequestsTable;
+  oauth_client_assertions: OAuthClientAssertionsTable;
 }

@@ -11,6 +11,7 @@ import { backchannelLogoutUriProblem } from '../checks/logout-uri.ts';
 import { redirectUriProblem, webOrigin } from '../checks/redirect-uri.ts';
 import { DEFAULT_SIGNING_ALG, isSigningAlg, SIGNING_ALGS } from '../jose/algorithms.ts';
 import { GRANT_TYPES, isGrantType, isScope, SCOPES, sortScopes } from '../scopes.ts';
+import { validateKeySettings } from './client-key-settings.ts';
 import type { ClientValues } from './clients.repository.ts';
 
 export const MAX_REDIRECT_URIS = 20;
@@ -37,6 +38,10 @@ export interface ClientSettings {
   requirePushedAuthorizationRequests?: boolean;
   /** RS256 (absent), ES256 or EdDSA (OpenID Connect Registration 1.0 §2). */
   idTokenSignedResponseAlg?: string;
+  /** RFC 7591 §2; absent: a secret method when confidential, else none. `private_key_jwt` needs jwks or jwksUri. */
+  tokenEndpointAuthMethod?: string;
+  jwks?: unknown;
+  jwksUri?: string | null;
 }
 
 /** The settings as stored (but the secret); problems are added to `errors`. */
@@ -58,6 +63,8 @@ export async function validateSettings(db: Executor, input: ClientSettings, erro
     errors.push({ field: 'idTokenSignedResponseAlg', message: `must be one of ${SIGNING_ALGS.join(', ')}` });
   }
 
+  const keySettings = validateKeySettings(input, errors);
+
   const badScopes = input.scopes.filter((s) => !isScope(s));
   if (badScopes.length > 0) errors.push({ field: 'scopes', message: `unknown scope ${badScopes.map((s) => JSON.stringify(s)).join(', ')}; allowed: ${SCOPES.join(', ')}` });
   const badGrants = input.grantTypes.filter((g) => !isGrantType(g));
@@ -69,7 +76,7 @@ export async function validateSettings(db: Executor, input: ClientSettings, erro
 
   return {
     name,
-    confidential: input.confidential,
+    ...keySettings,
     redirectUris,
     origins: [...new Set(redirectUris.map(webOrigin).filter((o): o is string => o !== undefined))],
     scopes: sortScopes(['openid', ...input.scopes.filter(isScope)]),

@@ -30,6 +30,9 @@ export const ExportedClient = Type.Object({
   backchannelLogoutSessionRequired: Type.Optional(Type.Boolean()),
   requirePushedAuthorizationRequests: Type.Optional(Type.Boolean()),
   idTokenSignedResponseAlg: Type.Optional(Type.String({ maxLength: 20 })),
+  tokenEndpointAuthMethod: Type.Optional(Type.String({ maxLength: 40 })),
+  jwks: Type.Optional(Type.Union([Type.Object({ keys: Type.Array(Type.Record(Type.String(), Type.Unknown()), { maxItems: 100 }) }), Type.Null()])),
+  jwksUri: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()])),
 }, { additionalProperties: false });
 export type ExportedClient = Static<typeof ExportedClient>;
 

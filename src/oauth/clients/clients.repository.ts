@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
 import { statement } from '../../db/statement.ts';
 import type { SigningAlg } from '../jose/algorithms.ts';
+import type { TokenEndpointAuthMethod } from './auth-methods.ts';
 
 export interface ClientRow {
   id: number;
@@ -24,6 +25,11 @@ export interface ClientRow {
   require_pushed_authorization_requests: boolean;
   /** Migration 052: signs the client's ID tokens, access tokens and logout tokens. */
   id_token_signed_response_alg: SigningAlg;
+  /** Migration 054 (RFC 7591 §2): a secret method (either of the two is accepted), private_key_jwt or none. */
+  token_endpoint_auth_method: TokenEndpointAuthMethod;
+  /** The client's public keys for private_key_jwt, inline or by URL (one of them). */
+  jwks: { keys: Record<string, unknown>[] } | null;
+  jwks_uri: string | null;
 }
 
 export interface ClientValues {
@@ -39,6 +45,9 @@ export interface ClientValues {
   backchannelLogoutSessionRequired: boolean;
   requirePushedAuthorizationRequests: boolean;
   idTokenSignedResponseAlg: SigningAlg;
+  tokenEndpointAuthMethod: TokenEndpointAuthMethod;
+  jwks: { keys: Record<string, unknown>[] } | null;
+  jwksUri: string | null;
 }
 
 function selectClients(db: Executor) {
@@ -46,6 +55,7 @@ function selectClients(db: Executor) {
     'id', 'client_id', 'name', 'confidential', 'secret_digest', 'redirect_uris', 'scopes', 'grant_types', 'created_at', 'updated_at', 'version',
     'post_logout_redirect_uris', 'backchannel_logout_uri', 'backchannel_logout_session_required', 'require_pushed_authorization_requests',
     sql<SigningAlg>`id_token_signed_response_alg`.as('id_token_signed_response_alg'),
+    sql<TokenEndpointAuthMethod>`token_endpoint_auth_method`.as('token_endpoint_auth_method'), 'jwks', 'jwks_uri',
     sql<number[]>`array(select r.region_id from oauth_client_regions r where r.client_id = oauth_clients.id order by r.region_id)`.as('required_regions'),
   ]);
 }
@@ -53,6 +63,7 @@ function selectClients(db: Executor) {
 const clientById = statement<ClientRow>('find_client', `
   select id, client_id, name, confidential, secret_digest, redirect_uris, scopes, grant_types, created_at, updated_at, version,
     post_logout_redirect_uris, backchannel_logout_uri, backchannel_logout_session_required, require_pushed_authorization_requests, id_token_signed_response_alg,
+    token_endpoint_auth_method, jwks, jwks_uri,
     array(select r.region_id from oauth_client_regions r where r.client_id = oauth_clients.id order by r.region_id) as required_regions
   from oauth_clients where client_id = $1`);
 
@@ -88,6 +99,9 @@ function columnsOf(values: ClientValues) {
     backchannel_logout_session_required: values.backchannelLogoutSessionRequired,
     require_pushed_authorization_requests: values.requirePushedAuthorizationRequests,
     id_token_signed_response_alg: values.idTokenSignedResponseAlg,
+    token_endpoint_auth_method: values.tokenEndpointAuthMethod,
+    jwks: values.jwks === null ? null : JSON.stringify(values.jwks),
+    jwks_uri: values.jwksUri,
   };
 }
 

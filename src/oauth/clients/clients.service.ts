@@ -12,6 +12,7 @@ import type { SigningAlg } from '../jose/algorithms.ts';
 import type { KeyMaterial } from '../keys/key-material.ts';
 import { GRANT_TYPES, sortScopes, type GrantType, type Scope } from '../scopes.ts';
 import { revokeGrantsOfClient } from '../grants/grants.repository.ts';
+import { isSecretMethod, type TokenEndpointAuthMethod } from './auth-methods.ts';
 import { ClientNotFound, InvalidClientInput } from './client-errors.ts';
 import { CLIENT_ID_PATTERN } from './client-id.ts';
 import { validateSettings, type ClientSettings } from './client-settings.ts';
@@ -41,6 +42,10 @@ export interface Client {
   requirePushedAuthorizationRequests: boolean;
   /** RS256, ES256 or EdDSA: the client's ID tokens, access tokens and logout tokens (migration 052). */
   idTokenSignedResponseAlg: SigningAlg;
+  /** RFC 7591 §2 (migration 054): a secret method (either is accepted), private_key_jwt or none. */
+  tokenEndpointAuthMethod: TokenEndpointAuthMethod;
+  jwks: { keys: Record<string, unknown>[] } | null;
+  jwksUri: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -59,7 +64,7 @@ export async function createClient(db: Executor, keys: KeyMaterial, input: Clien
   }
   const settings = await validateSettings(db, input, errors);
   if (errors.length > 0) throw new InvalidClientInput(errors);
-  const secret = input.confidential ? fixedSecret ?? generateClientSecret() : null;
+  const secret = isSecretMethod(settings.tokenEndpointAuthMethod) ? fixedSecret ?? generateClientSecret() : null;
   try {
     await inTransaction(db, async (trx) => {
       const id = await insertClient(trx, clientId, { ...settings, secretDigest: secret === null ? null : digestClientSecret(keys, secret) });
@@ -71,13 +76,13 @@ export async function createClient(db: Executor, keys: KeyMaterial, input: Clien
     }
     throw error;
   }
-  logSecurityEvent(log, { event: 'oauth.client.created', clientId, confidential: input.confidential });
+  logSecurityEvent(log, { event: 'oauth.client.created', clientId, confidential: settings.confidential });
   return { clientId, secret };
 }
 
 /**
- * Changes a client's settings (the client id never changes). A public client
- * turned confidential gets a new secret, returned once; the reverse drops it.
+ * Changes a client's settings (the client id never changes). A client
+ * turned to a secret method gets a new secret, returned once; the reverse drops it.
  * Narrowed scopes or grant types do not touch tokens already issued.
  */
 export async function updateClient(db: DB, keys: KeyMaterial, clientId: string, input: ClientSettings, now: Date, log: EventLog = NO_EVENT_LOG): Promise<{ secret: string | null }> {
@@ -88,8 +93,8 @@ export async function updateClient(db: DB, keys: KeyMaterial, clientId: string, 
   if (errors.length > 0) throw new InvalidClientInput(errors);
   let secret: string | null = null;
   let secretDigest = existing.secret_digest;
-  if (!input.confidential) secretDigest = null;
-  else if (!existing.confidential) {
+  if (!isSecretMethod(settings.tokenEndpointAuthMethod)) secretDigest = null;
+  else if (secretDigest === null) {
     secret = generateClientSecret();
     secretDigest = digestClientSecret(keys, secret);
   }
@@ -113,6 +118,9 @@ export async function regenerateClientSecret(db: DB, keys: KeyMaterial, clientId
   if (!existing) throw new ClientNotFound(clientId);
   if (!existing.confidential) {
     throw new InvalidClientInput([{ field: 'confidential', message: 'a public client has no secret' }], 'A public client has no secret.');
+  }
+  if (!isSecretMethod(existing.token_endpoint_auth_method)) {
+    throw new InvalidClientInput([{ field: 'tokenEndpointAuthMethod', message: 'a private_key_jwt client has no secret' }], 'A private_key_jwt client has no secret.');
   }
   const secret = generateClientSecret();
   await setSecretDigest(db, existing.id, digestClientSecret(keys, secret), now);
@@ -151,6 +159,9 @@ function toClient(row: ClientRow): Client {
     backchannelLogoutSessionRequired: row.backchannel_logout_session_required,
     requirePushedAuthorizationRequests: row.require_pushed_authorization_requests,
     idTokenSignedResponseAlg: row.id_token_signed_response_alg,
+    tokenEndpointAuthMethod: row.token_endpoint_auth_method,
+    jwks: row.jwks,
+    jwksUri: row.jwks_uri,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

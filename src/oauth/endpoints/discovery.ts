@@ -3,6 +3,7 @@
  * SPEC §5.5), the same document at `/.well-known/oauth-authorization-server`
  * (RFC 8414), and `/.well-known/jwks.json`: bodies computed once, cacheable. The issuer is PUBLIC_URL, byte-identical everywhere.
  */
+import { ASSERTION_SIGNING_ALGS } from '../clients/auth-methods.ts';
 import type { FastifyInstance } from 'fastify';
 import { SIGNING_ALGS } from '../jose/algorithms.ts';
 import { JWKS_CACHE_SECONDS } from '../keys/key-store.ts';
@@ -18,7 +19,8 @@ export const CLAIMS_SUPPORTED = [
 
 /** `requirePushed`: REQUIRE_PUSHED_AUTHORIZATION_REQUESTS. */
 export function discoveryDocument(issuer: string, requirePushed = false): Record<string, unknown> {
-  const authMethods = ['client_secret_basic', 'client_secret_post', 'none'];
+  const authMethods = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'];
+  const assertionAlgs = [...ASSERTION_SIGNING_ALGS];
   return {
     issuer,
     authorization_endpoint: `${issuer}/oauth/authorize`,
@@ -41,7 +43,11 @@ export function discoveryDocument(issuer: string, requirePushed = false): Record
     token_endpoint_auth_methods_supported: authMethods,
     revocation_endpoint_auth_methods_supported: authMethods,
     // RFC 7662 §2.1: the caller authenticates; public clients cannot.
-    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
+    // RFC 8414 §2: what private_key_jwt assertions may be signed with (asymmetric only).
+    token_endpoint_auth_signing_alg_values_supported: assertionAlgs,
+    revocation_endpoint_auth_signing_alg_values_supported: assertionAlgs,
+    introspection_endpoint_auth_signing_alg_values_supported: assertionAlgs,
     // RFC 9701: signed introspection answers are RS256 for every client (endpoints/introspect.ts).
     introspection_signing_alg_values_supported: ['RS256'],
     code_challenge_methods_supported: ['S256'],

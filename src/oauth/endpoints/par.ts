@@ -15,6 +15,7 @@ import { InvalidRequest } from '../errors.ts';
 import type { FailureLimiter } from '../failure-limiter.ts';
 import type { OAuthContext } from '../oauth-context.ts';
 import { pushRequest } from '../pushed-authorization/pushed-requests.ts';
+import { CLIENT_ASSERTION_PARAMETERS, clientAssertionCheck } from './client-assertion-check.ts';
 import { formParameters } from './form.ts';
 import { Refusals } from './refusals.ts';
 
@@ -28,8 +29,8 @@ export function pushedAuthorizationRequestEndpoint(app: FastifyInstance, ctx: OA
     const attempt = limiter.begin(request.ip);
     void reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
     try {
-      const params = formParameters(request, [...PUSHED_PARAMETERS, 'client_secret']);
-      const client = await authenticateClient((clientId) => findClientRow(ctx.db, clientId), ctx.material, request.headers.authorization, params);
+      const params = formParameters(request, [...PUSHED_PARAMETERS, 'client_secret', ...CLIENT_ASSERTION_PARAMETERS]);
+      const client = await authenticateClient((clientId) => findClientRow(ctx.db, clientId), ctx.material, request.headers.authorization, params, clientAssertionCheck(ctx, PAR_PATH));
       attempt.authenticated(client);
       const parameters = checkPushedRequest(client, request);
       return reply.code(201).send(await pushRequest(ctx.db, client, parameters, ctx.clock()));

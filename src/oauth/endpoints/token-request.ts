@@ -10,10 +10,11 @@ import { findClientRow, type ClientRow } from '../clients/clients.repository.ts'
 import { InvalidRequest } from '../errors.ts';
 import type { FailureLimiter } from '../failure-limiter.ts';
 import type { OAuthContext } from '../oauth-context.ts';
+import { CLIENT_ASSERTION_PARAMETERS, clientAssertionCheck } from './client-assertion-check.ts';
 import { formParameters } from './form.ts';
 import { Refusals } from './refusals.ts';
 
-const PARAMETERS = ['token', 'token_type_hint', 'client_id', 'client_secret'] as const;
+const PARAMETERS = ['token', 'token_type_hint', 'client_id', 'client_secret', ...CLIENT_ASSERTION_PARAMETERS] as const;
 
 export interface TokenRequest {
   readonly client: ClientRow;
@@ -29,7 +30,7 @@ export async function readTokenRequest(
   void reply.header('cache-control', 'no-store');
   try {
     const params = formParameters(request, PARAMETERS);
-    const client = await authenticateClient((clientId) => findClientRow(ctx.db, clientId), ctx.material, request.headers.authorization, params);
+    const client = await authenticateClient((clientId) => findClientRow(ctx.db, clientId), ctx.material, request.headers.authorization, params, clientAssertionCheck(ctx, request.routeOptions.url ?? request.url));
     acceptClient(client);
     attempt.authenticated(client);
     const token = params.token;

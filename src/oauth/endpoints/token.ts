@@ -13,10 +13,11 @@ import { refreshTokenStore } from '../grants/grants.repository.ts';
 import { GRANT_PARAMETERS, GRANTS, type GrantContext } from '../grants/index.ts';
 import type { OAuthContext } from '../oauth-context.ts';
 import { issueTokens } from '../tokens/token-response.ts';
+import { CLIENT_ASSERTION_PARAMETERS, clientAssertionCheck } from './client-assertion-check.ts';
 import { formParameters } from './form.ts';
 import { Refusals } from './refusals.ts';
 
-const CLIENT_PARAMETERS = ['client_id', 'client_secret'] as const;
+const CLIENT_PARAMETERS = ['client_id', 'client_secret', ...CLIENT_ASSERTION_PARAMETERS] as const;
 const TOKEN_PARAMETERS = ['grant_type', ...CLIENT_PARAMETERS, ...GRANT_PARAMETERS];
 
 export function tokenEndpoint(app: FastifyInstance, ctx: OAuthContext, limiter: FailureLimiter): void {
@@ -38,8 +39,9 @@ export function tokenEndpoint(app: FastifyInstance, ctx: OAuthContext, limiter: 
       const grant = GRANTS.get(params.grant_type);
       if (!grant) throw new UnsupportedGrantType(`Supported grant types: ${[...GRANTS.keys()].join(', ')}.`);
       const grantParams = Object.fromEntries(grant.parameters.map((name) => [name, params[name]]));
+      const checkAssertion = clientAssertionCheck(ctx, '/oauth/token');
       const body = await ctx.clients.run(async (find) => {
-        const client = await authenticateClient(find, ctx.material, request.headers.authorization, params);
+        const client = await authenticateClient(find, ctx.material, request.headers.authorization, params, checkAssertion);
         attempt.authenticated(client);
         return grant.handle(grantContext, client, grantParams).catch(refusals.note);
       });

@@ -1,0 +1,60 @@
+/**
+ * The public keys of private_key_jwt clients (OpenID Connect Core 1.0 §10.1.1):
+ * registered inline, or fetched from the client's `jwks_uri` through the SSRF
+ * guard of back-channel logout (notice-target.ts: https, or loopback http
+ * outside production; public addresses only in production). Fetched sets are
+ * kept {@link CACHE_MS}; a `kid` not in the set makes one refetch, at most
+ * once per {@link REFETCH_MS} per client, so a client rotating its keys is
+ * followed without letting assertions drive a flood of requests.
+ */
+import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
+import { guardedGet } from '../../http/guarded-get.ts';
+import type { NoticeTargetPolicy } from '../backchannel/notice-target.ts';
+import type { ClientRow } from './clients.repository.ts';
+
+const CACHE_MS = 5 * 60_000;
+const REFETCH_MS = 5_000;
+const MAX_BYTES = 64 * 1024;
+const MAX_CLIENTS = 1000;
+
+export type KeyResolver = ReturnType<typeof createLocalJWKSet>;
+
+interface Fetched {
+  uri: string;
+  resolver: KeyResolver | undefined;
+  fetchedAt: number;
+}
+
+export class ClientJwks {
+  private readonly fetched = new Map<string, Fetched>();
+
+  constructor(private readonly policy: NoticeTargetPolicy, private readonly now: () => number = Date.now) {}
+
+  /** The client's keys; `refresh` asks for a refetch of a jwks_uri (an unknown kid), granted when the last fetch is old enough. */
+  async keysOf(client: ClientRow, refresh = false): Promise<KeyResolver | undefined> {
+    if (client.jwks !== null) return createLocalJWKSet(client.jwks as JSONWebKeySet);
+    const uri = client.jwks_uri;
+    if (uri === null) return undefined;
+    const entry = this.fetched.get(client.client_id);
+    const age = entry && entry.uri === uri ? this.now() - entry.fetchedAt : Infinity;
+    if (age < CACHE_MS && !(refresh && age >= REFETCH_MS)) return entry?.resolver;
+    const resolver = await this.fetch(uri);
+    if (this.fetched.size >= MAX_CLIENTS) this.fetched.clear();
+    this.fetched.set(client.client_id, { uri, resolver, fetchedAt: this.now() });
+    return resolver;
+  }
+
+  /** Undefined when the set cannot be had (refused address, error status, not a JWK Set): the assertion is then refused. */
+  private async fetch(uri: string): Promise<KeyResolver | undefined> {
+    if (this.policy.refusal(uri) !== undefined) return undefined;
+    try {
+      const text = await guardedGet(uri, { isAllowedAddress: this.policy.isAllowedAddress, timeoutMs: 5000, maxBytes: MAX_BYTES, headers: { accept: 'application/json' } });
+      if (text === null) return undefined;
+      const set = JSON.parse(text) as JSONWebKeySet;
+      if (!Array.isArray(set?.keys)) return undefined;
+      return createLocalJWKSet(set);
+    } catch {
+      return undefined;
+    }
+  }
+}
