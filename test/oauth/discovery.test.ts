@@ -55,7 +55,7 @@ describe('discovery', () => {
       grant_types_supported: ['authorization_code', 'refresh_token'],
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: ['RS256', 'ES256', 'EdDSA'],
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
       code_challenge_methods_supported: ['S256'],
       authorization_response_iss_parameter_supported: true,
     });

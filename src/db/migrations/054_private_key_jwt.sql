@@ -11,10 +11,14 @@ alter table oauth_clients
   add column jwks jsonb,
   add column jwks_uri text;
 update oauth_clients set token_endpoint_auth_method = 'none' where not confidential;
+-- Migration 010's rule (a secret exactly for confidential clients) becomes: a
+-- secret exactly for the secret methods.
+alter table oauth_clients drop constraint oauth_clients_check;
 alter table oauth_clients
   add constraint oauth_clients_auth_method_check check (
     (token_endpoint_auth_method = 'none') = (not confidential)
-    and (token_endpoint_auth_method <> 'private_key_jwt' or (secret_digest is null and (jwks is null) <> (jwks_uri is null)))
+    and (token_endpoint_auth_method in ('client_secret_basic', 'client_secret_post')) = (secret_digest is not null)
+    and (token_endpoint_auth_method <> 'private_key_jwt' or (jwks is null) <> (jwks_uri is null))
   );
 
 -- RFC 7523 §3 item 7: a client assertion's jti is used once. Its digest is

@@ -1,0 +1,149 @@
+/**
+ * private_key_jwt client authentication (RFC 7523, OpenID Connect Core 1.0 §9)
+ * driven by oauth4webapi over real HTTP, and the assertions it must refuse.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import * as oauth from 'oauth4webapi';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { makeUser } from '../helpers/factories.ts';
+import { useTestApp } from '../helpers/fixture.ts';
+import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
+import { logInAs, type TestSession } from '../helpers/session.ts';
+
+const t = useTestApp({ listening: true });
+const insecure = { [oauth.allowInsecureRequests]: true } as const;
+const BEARER = 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer';
+let session: TestSession;
+let as: oauth.AuthorizationServer;
+let key: { privateKey: CryptoKey; publicKey: CryptoKey };
+let clientId: string;
+
+async function publicJwk(publicKey: CryptoKey, kid: string) {
+  return { ...(await exportJWK(publicKey)), kid };
+}
+
+beforeAll(async () => {
+  session = await logInAs(t.app, await makeUser(t.db));
+  key = await generateKeyPair('ES256', { extractable: true });
+  ({ clientId } = await makeClient(t, { tokenEndpointAuthMethod: 'private_key_jwt', jwks: { keys: [await publicJwk(key.publicKey, 'k1')] } }));
+  const issuer = new URL(t.baseUrl);
+  as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, insecure));
+});
+
+async function exchangeCode(id: string, privateKey: CryptoKey, kid: string) {
+  const code = await obtainCode(t, { clientId: id, cookie: session.cookie, scope: 'openid' });
+  const params = new URLSearchParams({ code, iss: t.baseUrl });
+  const callback = oauth.validateAuthResponse(as, { client_id: id }, new URL(`${CALLBACK}?${params}`), oauth.expectNoState);
+  const response = await oauth.authorizationCodeGrantRequest(as, { client_id: id }, oauth.PrivateKeyJwt({ key: privateKey, kid }), callback, CALLBACK, TEST_VERIFIER, insecure);
+  return oauth.processAuthorizationCodeResponse(as, { client_id: id }, response);
+}
+
+function assertion(claims: Record<string, unknown>, header: Record<string, unknown> = { alg: 'ES256', kid: 'k1' }, signer = key.privateKey) {
+  const now = Math.floor(Date.now() / 1000);
+  return new SignJWT({ iss: clientId, sub: clientId, aud: `${t.baseUrl}/oauth/token`, jti: crypto.randomUUID(), iat: now, exp: now + 60, ...claims })
+    .setProtectedHeader(header as { alg: string }).sign(signer);
+}
+
+async function tokenWith(clientAssertion: string, extra: Record<string, string> = {}) {
+  return tokenRequest(t, { grant_type: 'refresh_token', refresh_token: 'x', client_assertion_type: BEARER, client_assertion: clientAssertion, ...extra });
+}
+
+describe('oauth4webapi with PrivateKeyJwt', () => {
+  test('exchanges a code, refreshes, introspects and revokes', async () => {
+    const auth = oauth.PrivateKeyJwt({ key: key.privateKey, kid: 'k1' });
+    const tokens = await exchangeCode(clientId, key.privateKey, 'k1');
+    expect(tokens.refresh_token).toEqual(expect.any(String));
+    const refreshed = await oauth.processRefreshTokenResponse(as, { client_id: clientId },
+      await oauth.refreshTokenGrantRequest(as, { client_id: clientId }, auth, tokens.refresh_token!, insecure));
+    const active = await oauth.processIntrospectionResponse(as, { client_id: clientId },
+      await oauth.introspectionRequest(as, { client_id: clientId }, auth, refreshed.access_token, insecure));
+    expect(active).toMatchObject({ active: true, client_id: clientId });
+    await oauth.processRevocationResponse(await oauth.revocationRequest(as, { client_id: clientId }, auth, refreshed.refresh_token!, insecure));
+    const after = await oauth.processIntrospectionResponse(as, { client_id: clientId },
+      await oauth.introspectionRequest(as, { client_id: clientId }, auth, refreshed.access_token, insecure));
+    expect(after).toEqual({ active: false });
+  });
+});
+
+describe('refused assertions answer 401 invalid_client', () => {
+  async function expectRefused(response: Awaited<ReturnType<typeof tokenWith>>) {
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toEqual({ error: 'invalid_client', error_description: 'Unknown client or wrong credentials.' });
+  }
+
+  test('a good assertion reaches the grant (which refuses the bogus refresh token)', async () => {
+    const response = await tokenWith(await assertion({}));
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  test('the same jti twice', async () => {
+    const once = await assertion({ aud: t.baseUrl });
+    expect((await tokenWith(once)).statusCode).toBe(400);
+    await expectRefused(await tokenWith(once));
+  });
+
+  test('wrong audience, expired, exp too far ahead, no jti', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    await expectRefused(await tokenWith(await assertion({ aud: `${t.baseUrl}/oauth/revoke` })));
+    await expectRefused(await tokenWith(await assertion({ iat: now - 600, exp: now - 300 })));
+    await expectRefused(await tokenWith(await assertion({ exp: now + 3600 })));
+    await expectRefused(await tokenWith(await assertion({ jti: undefined })));
+  });
+
+  test('signed by an unregistered key, or with alg none', async () => {
+    const other = await generateKeyPair('ES256');
+    await expectRefused(await tokenWith(await assertion({}, { alg: 'ES256', kid: 'k1' }, other.privateKey)));
+    const body = Buffer.from(JSON.stringify({ iss: clientId, sub: clientId, aud: t.baseUrl, jti: 'n', exp: Math.floor(Date.now() / 1000) + 60 })).toString('base64url');
+    await expectRefused(await tokenWith(`${Buffer.from('{"alg":"none"}').toString('base64url')}.${body}.`));
+  });
+
+  test('a secret from a private_key_jwt client, and an assertion from a secret client', async () => {
+    await expectRefused(await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: 'x', client_id: clientId, client_secret: 'guess' }));
+    const secretClient = await makeClient(t);
+    const now = Math.floor(Date.now() / 1000);
+    const foreign = await new SignJWT({ iss: secretClient.clientId, sub: secretClient.clientId, aud: t.baseUrl, jti: 'j', exp: now + 60 })
+      .setProtectedHeader({ alg: 'ES256', kid: 'k1' }).sign(key.privateKey);
+    await expectRefused(await tokenWith(foreign));
+  });
+});
+
+describe('keys from a jwks_uri (loopback http outside production)', () => {
+  let server: Server;
+  let published: unknown[] = [];
+  let fetches = 0;
+
+  beforeAll(async () => {
+    server = createServer((_request, response) => {
+      fetches += 1;
+      response.setHeader('content-type', 'application/json').end(JSON.stringify({ keys: published }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  test('a rotated key (unknown kid) makes the server fetch the set again', { timeout: 60_000 }, async () => {
+    const first = await generateKeyPair('RS256', { extractable: true });
+    const second = await generateKeyPair('ES256', { extractable: true });
+    published = [await publicJwk(first.publicKey, 'old')];
+    const { clientId: id } = await makeClient(t, { tokenEndpointAuthMethod: 'private_key_jwt', jwksUri: `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks` });
+    await exchangeCode(id, first.privateKey, 'old');
+    expect(fetches).toBe(1);
+    published = [await publicJwk(second.publicKey, 'new')];
+    // At most one refetch per 5 seconds per client: a sleep of more than that only makes the refetch due.
+    await new Promise((resolve) => setTimeout(resolve, 5_200));
+    await exchangeCode(id, second.privateKey, 'new');
+    expect(fetches).toBe(2);
+  });
+});
+
+test('discovery lists private_key_jwt and the assertion algorithms', async () => {
+  const document = (await t.app.inject({ url: '/.well-known/openid-configuration' })).json() as Record<string, unknown>;
+  expect(document.token_endpoint_auth_methods_supported).toEqual(['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none']);
+  expect(document.introspection_endpoint_auth_methods_supported).toEqual(['client_secret_basic', 'client_secret_post', 'private_key_jwt']);
+  for (const name of ['token', 'revocation', 'introspection']) {
+    expect(document[`${name}_endpoint_auth_signing_alg_values_supported`]).toEqual(['RS256', 'PS256', 'ES256', 'EdDSA']);
+  }
+});
