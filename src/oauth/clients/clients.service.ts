@@ -89,7 +89,7 @@ export async function updateClient(db: DB, keys: KeyMaterial, clientId: string, 
   const existing = await findClientRow(db, clientId);
   if (!existing) throw new ClientNotFound(clientId);
   const errors: FieldError[] = [];
-  const settings = await validateSettings(db, input, errors);
+  const settings = await validateSettings(db, keepingKeys(existing, input), errors);
   if (errors.length > 0) throw new InvalidClientInput(errors);
   let secret: string | null = null;
   let secretDigest = existing.secret_digest;
@@ -104,6 +104,17 @@ export async function updateClient(db: DB, keys: KeyMaterial, clientId: string, 
   });
   logSecurityEvent(log, { event: 'oauth.client.changed', clientId, change: 'settings' });
   return { secret };
+}
+
+/**
+ * A change that names no authentication method (the admin screen's form, which
+ * has no key fields) keeps a private_key_jwt client's method and keys, unless
+ * it makes the client public: saving the form must not turn the client into a
+ * secret client and drop its keys.
+ */
+function keepingKeys(existing: ClientRow, input: ClientSettings): ClientSettings {
+  if (input.tokenEndpointAuthMethod !== undefined || existing.token_endpoint_auth_method !== 'private_key_jwt' || !input.confidential) return input;
+  return { ...input, tokenEndpointAuthMethod: 'private_key_jwt', jwks: input.jwks ?? existing.jwks, jwksUri: input.jwksUri ?? existing.jwks_uri };
 }
 
 /** Deletes a client with its consents, codes and grants: its tokens stop working at once. */
