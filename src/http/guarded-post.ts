@@ -1,8 +1,9 @@
 /**
  * An outbound form POST that only reaches addresses a policy allows
  * (guarded-request.ts) and follows no redirect: the answer's status is the
- * result, the body is read and dropped. One deadline covers connecting,
- * sending and the answer's headers.
+ * result; of the body at most a few KiB are read and dropped
+ * (guarded-request.ts `discard`). One deadline covers connecting, sending,
+ * the answer's headers and that read.
  */
 import { discard, guardedRequest, type GuardedRequestOptions } from './guarded-request.ts';
 
@@ -15,6 +16,6 @@ export async function guardedFormPost(url: string, form: Record<string, string>,
   const body = new URLSearchParams(form).toString();
   const headers = { ...options.headers, 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(Buffer.byteLength(body)) };
   const response = await guardedRequest(new URL(url), { ...options, headers }, AbortSignal.timeout(options.timeoutMs), 'POST', body);
-  discard(response);
+  await discard(response);
   return response.statusCode ?? 0;
 }
