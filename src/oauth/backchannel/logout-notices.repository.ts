@@ -33,20 +33,53 @@ export async function enqueueLogoutNotices(db: Executor, notices: readonly NewLo
   }))).execute();
 }
 
-/** Up to `limit` due notices, each out of every other claim's reach until `leaseEnds`. */
-export async function claimDueNotices(db: Executor, now: Date, leaseEnds: Date, limit: number): Promise<LogoutNotice[]> {
-  const due = db.selectFrom('oauth_logout_notices').select('id')
-    .where('state', '=', 'pending').where('next_attempt_at', '<=', now)
-    .orderBy('next_attempt_at').orderBy('id').limit(limit)
-    .forUpdate().skipLocked();
-  const rows = await db.updateTable('oauth_logout_notices')
-    .set({ attempts: sql`attempts + 1`, next_attempt_at: leaseEnds, last_attempt_at: now })
-    .where('id', 'in', due)
-    .returning(['id', 'client_id', 'backchannel_logout_uri', 'sub', 'sid', 'attempts'])
-    .execute();
+export interface ClaimLimits {
+  /** Notices claimed in all. */
+  readonly total: number;
+  /** Notices claimed of one client: a client's share of the attempts under way. */
+  readonly perClient: number;
+  /** Clients of which none is claimed (this instance is still sending to them). */
+  readonly skipClients: readonly string[];
+  /** Clients claimed after all others (their receivers failed lately). */
+  readonly lastClients: readonly string[];
+}
+
+/**
+ * Due notices, at most `perClient` of each client; the clients in
+ * `lastClients` after the others, then those whose oldest due notice waits
+ * longest first. Each claimed notice is out of every other claim's reach until
+ * `leaseEnds`. One statement: each client's rows are locked `for update skip
+ * locked` in a lateral subquery (a row lock cannot be combined with a window
+ * function); rows locked beyond `total` are left as they were, unlocked when
+ * the statement ends.
+ */
+export async function claimDueNotices(db: Executor, now: Date, leaseEnds: Date, limits: ClaimLimits): Promise<LogoutNotice[]> {
+  const { rows } = await sql<ClaimedRow>`
+    with due_clients as (
+      select client_id, row_number() over (
+        order by client_id = any(${[...limits.lastClients]}::text[]), min(next_attempt_at), client_id) as turn
+      from oauth_logout_notices
+      where state = 'pending' and next_attempt_at <= ${now} and client_id <> all(${[...limits.skipClients]}::text[])
+      group by client_id order by turn limit ${limits.total}
+    ), claimed as (
+      select n.id from due_clients c cross join lateral (
+        select id, next_attempt_at from oauth_logout_notices
+        where client_id = c.client_id and state = 'pending' and next_attempt_at <= ${now}
+        order by next_attempt_at, id limit ${limits.perClient}
+        for update skip locked
+      ) n
+      order by c.turn, n.next_attempt_at, n.id limit ${limits.total}
+    )
+    update oauth_logout_notices set attempts = attempts + 1, next_attempt_at = ${leaseEnds}, last_attempt_at = ${now}
+    where id in (select id from claimed)
+    returning id, client_id, backchannel_logout_uri, sub, sid, attempts`.execute(db);
   return rows.sort((a, b) => a.id - b.id).map((r) => ({
     id: r.id, clientId: r.client_id, backchannelLogoutUri: r.backchannel_logout_uri, sub: r.sub, sid: r.sid, attempts: r.attempts,
   }));
+}
+
+interface ClaimedRow {
+  id: number; client_id: string; backchannel_logout_uri: string; sub: string; sid: string | null; attempts: number;
 }
 
 export type NoticeOutcome =

@@ -4,7 +4,9 @@
  * fresh logout token per attempt and POSTs it. A failed attempt is retried
  * with growing pauses, {@link MAX_ATTEMPTS} times in all, then abandoned;
  * each attempt records its time and error. Nothing here runs inside a
- * request: the logout that queued a notice has long been answered.
+ * request: the logout that queued a notice has long been answered. Clients
+ * share the sender fairly (docs/oauth.md "Delivery", docs/security.md): a
+ * client's hanging or slow receiver delays only that client's notices.
  */
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
@@ -14,14 +16,13 @@ import { signLogoutToken } from '../tokens/logout-token.ts';
 import { deliverLogoutToken, DELIVERY_TIMEOUT_MS, type DeliveryResult } from './logout-delivery.ts';
 import { claimDueNotices, recordNoticeOutcome, type LogoutNotice, type NoticeOutcome } from './logout-notices.repository.ts';
 import type { NoticeTargetPolicy } from './notice-target.ts';
+import { ClientShares, NOTICES_PER_CLIENT } from './client-shares.ts';
 
 /** Pause after the 1st, 2nd, … failed attempt; after the last one the notice is abandoned. */
 export const RETRY_DELAYS_SECONDS = [10, 60, 300, 1800] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
 /** A claimed notice is out of other instances' reach this long: far longer than an attempt may take. */
 export const NOTICE_LEASE_SECONDS = 60;
-/** Notices claimed at once; each is sent in parallel. */
-const BATCH_SIZE = 20;
 
 export interface LogoutNoticesOptions {
   readonly db: DB;
@@ -35,60 +36,124 @@ export interface LogoutNoticesOptions {
 
 export interface NoticeCounts { sent: number; retried: number; abandoned: number }
 
+/**
+ * Each client's notices are sent in batches of its share (client-shares.ts);
+ * while a batch is under way, that client's other notices are not claimed
+ * here, and the other clients' notices are: a receiver that hangs holds up
+ * only its own client's notices, for one delivery timeout per batch.
+ */
 export class LogoutNotices {
   /** Outcomes of this instance's attempts since it started (GET /metrics). */
   readonly counts: NoticeCounts = { sent: 0, retried: 0, abandoned: 0 };
+  private readonly shares = new ClientShares();
+  /** Polls, claims and batches under way: stop() waits for them all. */
+  private readonly work = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | undefined;
-  private current: Promise<number> | undefined;
-  private stopped = false;
+  private intervalMs: number | undefined;
+  private polling = false;
+  private pollAgain = false;
 
   constructor(private readonly options: LogoutNoticesOptions) {}
 
   /** Claims and sends the notices due now; resolves with how many it claimed, once every outcome is recorded. */
   runOnce(): Promise<number> {
-    const run = this.sendDue().finally(() => {
-      if (this.current === run) this.current = undefined;
-    });
-    this.current = run;
-    return run;
+    return this.track(this.sendDue());
   }
 
-  /** Polls every `intervalMs`, at once again after a full batch. A failing run is logged and retried at the next tick. */
+  private async sendDue(): Promise<number> {
+    const { claimed, batches } = await this.claimAndSend();
+    // Every attempt ends before the run does; the first failure is reported after.
+    const failed = (await Promise.allSettled(batches)).find((r) => r.status === 'rejected');
+    if (failed) throw failed.reason;
+    return claimed;
+  }
+
+  /**
+   * Polls every `intervalMs` without waiting for the attempts it starts, and
+   * at once when a full batch or claim has finished (more may be due). A
+   * failing poll or batch is logged; the next poll tries again.
+   */
   start(intervalMs: number): void {
-    this.stopped = false;
-    const tick = async () => {
-      const claimed = await this.runOnce().catch((error: unknown) => {
-        this.options.log.warn({ err: error }, 'sending logout notices failed');
-        return 0;
-      });
-      if (!this.stopped) this.timer = setTimeout(() => void tick(), claimed >= BATCH_SIZE ? 0 : intervalMs);
-    };
-    this.timer = setTimeout(() => void tick(), intervalMs);
+    this.intervalMs = intervalMs;
+    this.schedule(intervalMs);
   }
 
   /** Stops polling and waits for the attempts under way (each ends within its timeout). */
   async stop(): Promise<void> {
-    this.stopped = true;
+    this.intervalMs = undefined;
     clearTimeout(this.timer);
-    await this.current?.catch(() => undefined);
+    while (this.work.size > 0) await Promise.allSettled([...this.work]);
   }
 
-  private async sendDue(): Promise<number> {
+  private schedule(delayMs: number): void {
+    if (this.intervalMs === undefined) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.track(this.poll()), delayMs);
+  }
+
+  private async poll(): Promise<void> {
+    this.polling = true;
+    try {
+      const { batches } = await this.claimAndSend();
+      for (const batch of batches) batch.catch((error: unknown) => this.warn(error));
+    } catch (error) {
+      this.warn(error);
+    }
+    this.polling = false;
+    this.schedule(this.pollAgain ? 0 : this.intervalMs ?? 0);
+    this.pollAgain = false;
+  }
+
+  /** A full batch or claim finished: poll at once (after the poll under way, if one is). */
+  private pollSoon(): void {
+    if (this.polling) this.pollAgain = true;
+    else this.schedule(0);
+  }
+
+  private warn(error: unknown): void {
+    this.options.log.warn({ err: error }, 'sending logout notices failed');
+  }
+
+  private track<T>(promise: Promise<T>): Promise<T> {
+    this.work.add(promise);
+    void promise.finally(() => this.work.delete(promise)).catch(() => undefined);
+    return promise;
+  }
+
+  private async claimAndSend(): Promise<{ claimed: number; batches: Promise<void>[] }> {
+    const capacity = this.shares.free;
+    if (capacity <= 0) return { claimed: 0, batches: [] };
     const { db, clock } = this.options;
     const now = clock();
-    const notices = await claimDueNotices(db, now, new Date(now.getTime() + NOTICE_LEASE_SECONDS * 1000), BATCH_SIZE);
-    // Every attempt ends before the run does (stop() waits for the run); the first failure is reported after.
-    const failed = (await Promise.allSettled(notices.map((notice) => this.send(notice)))).find((r) => r.status === 'rejected');
-    if (failed) throw failed.reason;
-    return notices.length;
+    const notices = await this.track(claimDueNotices(db, now, new Date(now.getTime() + NOTICE_LEASE_SECONDS * 1000), {
+      total: capacity, perClient: NOTICES_PER_CLIENT, skipClients: this.shares.busyClients(), lastClients: this.shares.failedLately(now),
+    }));
+    const byClient = new Map<string, LogoutNotice[]>();
+    for (const notice of notices) byClient.set(notice.clientId, [...byClient.get(notice.clientId) ?? [], notice]);
+    const claimWasFull = notices.length >= capacity;
+    return { claimed: notices.length, batches: [...byClient].map(([clientId, batch]) => this.sendBatch(clientId, batch, claimWasFull)) };
   }
 
-  private async send(notice: LogoutNotice): Promise<void> {
+  /** Sends one client's notices; that client is not claimed again here until all of them are recorded. */
+  private sendBatch(clientId: string, notices: readonly LogoutNotice[], claimWasFull: boolean): Promise<void> {
+    this.shares.begin(clientId, notices.length);
+    return this.track(Promise.allSettled(notices.map((notice) => this.send(notice))).then((results) => {
+      const anyFailed = results.some((r) => r.status === 'rejected' || !r.value);
+      this.shares.end(clientId, notices.length, anyFailed, this.options.clock());
+      if (claimWasFull || notices.length >= NOTICES_PER_CLIENT) this.pollSoon();
+      const failed = results.find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
+    }));
+  }
+
+  /** Whether the notice was delivered. */
+  private async send(notice: LogoutNotice): Promise<boolean> {
     const result = notice.attempts > MAX_ATTEMPTS
       ? { delivered: false as const, error: 'too many attempts', permanent: true }
       : await this.attempt(notice);
     const outcome = outcomeOf(notice, result, this.options.clock());
     if (await recordNoticeOutcome(this.options.db, notice, outcome, this.options.clock())) this.report(notice, outcome);
+    return result.delivered;
   }
 
   private async attempt(notice: LogoutNotice): Promise<DeliveryResult> {
