@@ -151,7 +151,7 @@ function readKeySettings(read: EnvReader) {
     oauthEncryptionKeyFile: oauthEncryptionKeyFile && path.resolve(oauthEncryptionKeyFile),
     rsaKeyBits,
     refreshGraceSeconds: read.integer('REFRESH_TOKEN_GRACE_SECONDS', 30, 0, 600),
-    backchannelLogoutPollSeconds: read.integer('BACKCHANNEL_LOGOUT_POLL_SECONDS', 2, 1, 300),
+    backchannelLogoutPollSeconds: read.integer('BACKCHANNEL_LOGOUT_POLL_SECONDS', 1, 1, 300),
   };
 }
 
