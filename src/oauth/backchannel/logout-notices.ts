@@ -5,7 +5,7 @@
  * with growing pauses, {@link MAX_ATTEMPTS} times in all, then abandoned;
  * each attempt records its time and error. Nothing here runs inside a
  * request: the logout that queued a notice has long been answered. Clients
- * share the sender fairly (docs/oauth.md "Delivery", docs/security.md): a
+ * share the sender fairly (docs/oauth.md "Each client gets its share"): a
  * client's hanging or slow receiver delays only that client's notices.
  */
 import type { Clock } from '../../clock.ts';
@@ -13,10 +13,10 @@ import type { DB } from '../../db/database.ts';
 import { logSecurityEvent, type EventLog } from '../../ops/security-events.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import { signLogoutToken } from '../tokens/logout-token.ts';
+import { ClientShares, NOTICES_PER_CLIENT } from './client-shares.ts';
 import { deliverLogoutToken, DELIVERY_TIMEOUT_MS, type DeliveryResult } from './logout-delivery.ts';
 import { claimDueNotices, recordNoticeOutcome, type LogoutNotice, type NoticeOutcome } from './logout-notices.repository.ts';
 import type { NoticeTargetPolicy } from './notice-target.ts';
-import { ClientShares, NOTICES_PER_CLIENT } from './client-shares.ts';
 
 /** Pause after the 1st, 2nd, … failed attempt; after the last one the notice is abandoned. */
 export const RETRY_DELAYS_SECONDS = [10, 60, 300, 1800] as const;
