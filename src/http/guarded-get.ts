@@ -22,10 +22,13 @@ export async function guardedGet(url: string, options: GuardedGetOptions): Promi
     const response = await guardedRequest(target, options, signal);
     const location = response.headers.location;
     if (!REDIRECTS.has(response.statusCode ?? 0) || location === undefined) {
-      if ((response.statusCode ?? 0) < 200 || (response.statusCode ?? 0) > 299) return discard(response);
+      if ((response.statusCode ?? 0) < 200 || (response.statusCode ?? 0) > 299) {
+        void discard(response);
+        return null;
+      }
       return readLimited(response, options.maxBytes);
     }
-    response.resume();
+    void discard(response);
     if (hop >= MAX_REDIRECTS) throw new OutboundRefused(`more than ${MAX_REDIRECTS} redirects`);
     target = new URL(location, target);
   }

@@ -1,12 +1,11 @@
 /**
  * An outbound form POST that only reaches addresses a policy allows
  * (guarded-request.ts) and follows no redirect: the answer's status is the
- * result. The body is not read: the connection is closed once the headers
- * are in, so a receiver answering 200 MB (or an endless stream) costs us
- * what one socket read holds, not the download. One deadline covers
- * connecting, sending and the answer's headers.
+ * result; of the body at most a few KiB are read and dropped
+ * (guarded-request.ts `discard`). One deadline covers connecting, sending,
+ * the answer's headers and that read.
  */
-import { guardedRequest, type GuardedRequestOptions } from './guarded-request.ts';
+import { discard, guardedRequest, type GuardedRequestOptions } from './guarded-request.ts';
 
 export interface GuardedPostOptions extends GuardedRequestOptions {
   timeoutMs: number;
@@ -17,6 +16,6 @@ export async function guardedFormPost(url: string, form: Record<string, string>,
   const body = new URLSearchParams(form).toString();
   const headers = { ...options.headers, 'content-type': 'application/x-www-form-urlencoded', 'content-length': String(Buffer.byteLength(body)) };
   const response = await guardedRequest(new URL(url), { ...options, headers }, AbortSignal.timeout(options.timeoutMs), 'POST', body);
-  response.destroy(); // no keep-alive (agent: false): the socket goes with it
+  await discard(response);
   return response.statusCode ?? 0;
 }

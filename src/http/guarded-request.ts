@@ -52,8 +52,25 @@ function guardedLookup(isAllowedAddress: (address: string) => boolean): LookupFu
   };
 }
 
-/** Reads and drops a response body we do not need, so the socket can close. */
-export function discard(response: IncomingMessage): null {
-  response.resume();
-  return null;
+/**
+ * Of an answer whose status is all we need, at most this much is read: a
+ * hostile or broken server could otherwise make us read an endless body.
+ */
+export const MAX_DISCARDED_BYTES = 4 * 1024;
+
+/**
+ * Reads and drops an answer's body; one longer than {@link MAX_DISCARDED_BYTES}
+ * is cut off by closing the connection (Node reads a socket in chunks of up to
+ * 64 KiB, so that much at most comes in before the cut). Resolves once the body
+ * ended or was cut off or the request's deadline aborted it; never rejects.
+ */
+export function discard(response: IncomingMessage): Promise<void> {
+  return new Promise((resolve) => {
+    let read = 0;
+    response.on('data', (chunk: Buffer) => {
+      read += chunk.byteLength;
+      if (read > MAX_DISCARDED_BYTES) response.destroy();
+    });
+    for (const event of ['end', 'error', 'close']) response.once(event, () => resolve());
+  });
 }

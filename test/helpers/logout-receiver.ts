@@ -4,8 +4,8 @@
  * the form parameter `logout_token` and verifies it with jose against the
  * issuer's JWKS — `typ: logout+jwt`, `iss`, `aud`, the back-channel member of
  * `events`, `sub` or `sid`, and no `nonce` (Back-Channel Logout 1.0 §2.6).
- * Tests choose each answer (a status, or hanging without one) and wait for
- * requests as events, never on the clock.
+ * Tests choose each answer (a status, hanging without one, or a status with
+ * a flood of a body) and wait for requests as events, never on the clock.
  */
 import { once, EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -21,14 +21,28 @@ export interface ReceivedNotice {
   readonly logoutToken: string;
 }
 
-/** A status to answer with, or `hang`: never answer (until the test calls `release()`). */
-export type Answer = number | 'hang';
+/**
+ * A status to answer with; `hang`: never answer (until the test calls `release()`);
+ * `{ flood: status }`: answer `status` with a body of {@link FLOOD_BYTES}, written as fast as the client takes it.
+ */
+export type Answer = number | 'hang' | { readonly flood: number };
+
+export const FLOOD_BYTES = 200 * 1024 * 1024;
+
+/** A flooding answer: the body bytes written before the connection closed (or the body ended). */
+export interface Flood {
+  written: number;
+  readonly closed: Promise<void>;
+}
 
 export class LogoutReceiver {
   readonly received: ReceivedNotice[] = [];
   /** Answers for the next requests, in order; afterwards every request gets `defaultAnswer`. */
   readonly answers: Answer[] = [];
   defaultAnswer: Answer = 200;
+  readonly floods: Flood[] = [];
+  /** The most requests left hanging at once (each stops hanging when answered or when the sender gives up on it). */
+  mostHanging = 0;
   url = '';
   private readonly events = new EventEmitter();
   private readonly hanging: ServerResponse[] = [];
@@ -65,9 +79,35 @@ export class LogoutReceiver {
       logoutToken: new URLSearchParams(body).get('logout_token') ?? '',
     });
     const answer = this.answers.shift() ?? this.defaultAnswer;
-    if (answer === 'hang') this.hanging.push(response);
+    if (answer === 'hang') this.hang(response);
+    else if (typeof answer === 'object') this.flood(response, answer.flood);
     else response.writeHead(answer).end();
     this.events.emit('request');
+  }
+
+  private hang(response: ServerResponse): void {
+    this.hanging.push(response);
+    this.mostHanging = Math.max(this.mostHanging, this.hanging.length);
+    response.once('close', () => {
+      const index = this.hanging.indexOf(response);
+      if (index >= 0) this.hanging.splice(index, 1);
+    });
+  }
+
+  /** Writes the body while the client reads it (backpressure), until it is all written or the connection closes. */
+  private flood(response: ServerResponse, status: number): void {
+    const flood: Flood = { written: 0, closed: once(response, 'close').then(() => undefined) };
+    this.floods.push(flood);
+    response.writeHead(status, { 'content-length': String(FLOOD_BYTES) });
+    const chunk = Buffer.alloc(64 * 1024, 'x');
+    const write = (): void => {
+      while (flood.written < FLOOD_BYTES && !response.destroyed) {
+        flood.written += chunk.byteLength;
+        if (!response.write(chunk)) return void response.once('drain', write);
+      }
+      if (!response.destroyed) response.end();
+    };
+    write();
   }
 }
 

@@ -23,9 +23,6 @@ import { createTestDatabase, TEST_DATABASE_URL } from '../helpers/database.ts';
 import { LogoutReceiver, verifyLogoutToken } from '../helpers/logout-receiver.ts';
 import { freePort } from '../helpers/oauth.ts';
 
-/** Claims without the per-client share: these tests are about leases and concurrency, all for one client. */
-const claimLimits = (limit: number) => ({ limit, perClient: limit, busyClients: [] });
-
 /** One database that can be opened again: a PGlite data directory, or a schema on the test PostgreSQL. */
 interface ReopenableDatabase { open(): Promise<DatabaseHandle>; drop(): Promise<void> }
 
@@ -74,6 +71,9 @@ async function startInstance(options: { listen?: boolean; shared?: Instance } = 
   return { app, db: handle.db, handle, stop: async () => { await app.close(); if (!options.shared) await handle.close(); } };
 }
 
+/** Claim limits that let one client have every notice. */
+const anyClient = (total: number) => ({ total, perClient: total, skipClients: [], lastClients: [] });
+
 async function queue(db: DB, sids: string[]): Promise<void> {
   await enqueueLogoutNotices(db, sids.map((sid) => ({ clientId: 'wiki', backchannelLogoutUri: receiver.url, sub: '7', sid })), clock.now());
 }
@@ -103,7 +103,7 @@ describe('a restart', () => {
   it('a notice claimed by a server that died is sent again once its lease has ended, not before', async () => {
     const dead = await startInstance();
     await queue(dead.db, ['orphan-1']);
-    expect(await claimDueNotices(dead.db, clock.now(), new Date(clock.now().getTime() + NOTICE_LEASE_SECONDS * 1000), claimLimits(10))).toHaveLength(1);
+    expect(await claimDueNotices(dead.db, clock.now(), new Date(clock.now().getTime() + NOTICE_LEASE_SECONDS * 1000), anyClient(10))).toHaveLength(1);
     await dead.stop(); // died before recording anything
 
     const next = await startInstance({ listen: true });
@@ -164,14 +164,14 @@ describe('two instances on one database', () => {
     try {
       await queue(a.db, Array.from({ length: 30 }, (_, i) => `claim-${i}`));
       const lease = new Date(clock.now().getTime() + NOTICE_LEASE_SECONDS * 1000);
-      const [mine, theirs] = await Promise.all([claimDueNotices(a.db, clock.now(), lease, claimLimits(30)), claimDueNotices(other.db, clock.now(), lease, claimLimits(30))]);
+      const [mine, theirs] = await Promise.all([claimDueNotices(a.db, clock.now(), lease, anyClient(30)), claimDueNotices(other.db, clock.now(), lease, anyClient(30))]);
       const ids = [...mine, ...theirs].map((n) => n.id);
       expect(ids).toHaveLength(30);
       expect(new Set(ids).size).toBe(30);
 
       const stale = (mine[0] ?? theirs[0])!;
       clock.advance(NOTICE_LEASE_SECONDS);
-      const [reclaimed] = await claimDueNotices(a.db, clock.now(), new Date(clock.now().getTime() + NOTICE_LEASE_SECONDS * 1000), claimLimits(1));
+      const [reclaimed] = await claimDueNotices(a.db, clock.now(), new Date(clock.now().getTime() + NOTICE_LEASE_SECONDS * 1000), anyClient(1));
       expect(reclaimed).toMatchObject({ id: stale.id, attempts: 2 });
       expect(await recordNoticeOutcome(a.db, stale, { state: 'sent' }, clock.now())).toBe(false);
       expect(await recordNoticeOutcome(a.db, reclaimed!, { state: 'sent' }, clock.now())).toBe(true);

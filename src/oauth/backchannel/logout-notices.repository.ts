@@ -37,43 +37,54 @@ export async function enqueueLogoutNotices(db: Executor, notices: readonly NewLo
 }
 
 export interface ClaimLimits {
-  /** Notices claimed at most. */
-  readonly limit: number;
-  /** Notices of one client claimed at most (its oldest due ones). */
+  /** Notices claimed in all. */
+  readonly total: number;
+  /** Notices claimed of one client: a client's share of the attempts under way. */
   readonly perClient: number;
-  /** Clients whose notices are not claimed now (this instance is still sending to them). */
-  readonly busyClients: readonly string[];
+  /** Clients of which none is claimed (this instance is still sending to them). */
+  readonly skipClients: readonly string[];
+  /** Clients claimed after all others (their receivers failed lately). */
+  readonly lastClients: readonly string[];
 }
 
 /**
- * Up to `limit` due notices, at most `perClient` of each client, none of a
- * busy client, each out of every other claim's reach until `leaseEnds`. The
- * oldest notice of every client comes before the second of any: a client
- * with a thousand notices due and a receiver that hangs gets its share, not
- * the batch. (The ranking reads every due row: cheap while the queue holds
- * what a few minutes of logouts leave, which is what it holds.)
+ * Due notices, at most `perClient` of each client; the clients in
+ * `lastClients` after the others, then those whose oldest due notice waits
+ * longest first. Each claimed notice is out of every other claim's reach until
+ * `leaseEnds`. One statement: each client's rows are locked `for update skip
+ * locked` in a lateral subquery (a row lock cannot be combined with a window
+ * function); rows locked beyond `total` are left as they were, unlocked when
+ * the statement ends.
  */
 export async function claimDueNotices(db: Executor, now: Date, leaseEnds: Date, limits: ClaimLimits): Promise<LogoutNotice[]> {
-  const { rows } = await sql<{ id: number; client_id: string; backchannel_logout_uri: string; sub: string; sid: string | null; attempts: number; alg: string | null }>`
-    with due as (
-      select id, row_number() over (partition by client_id order by next_attempt_at, id) as rank
+  const { rows } = await sql<ClaimedRow>`
+    with due_clients as (
+      select client_id, row_number() over (
+        order by client_id = any(${[...limits.lastClients]}::text[]), min(next_attempt_at), client_id) as turn
       from oauth_logout_notices
-      where state = 'pending' and next_attempt_at <= ${now} and not (client_id = any(${[...limits.busyClients]}::text[]))
-    ), picked as (
-      select n.id from oauth_logout_notices n join due on due.id = n.id
-      where due.rank <= ${limits.perClient} and n.state = 'pending' and n.next_attempt_at <= ${now}
-      order by due.rank, n.next_attempt_at, n.id
-      limit ${limits.limit}
-      for update of n skip locked
+      where state = 'pending' and next_attempt_at <= ${now} and client_id <> all(${[...limits.skipClients]}::text[])
+      group by client_id order by turn limit ${limits.total}
+    ), claimed as (
+      select n.id from due_clients c cross join lateral (
+        select id, next_attempt_at from oauth_logout_notices
+        where client_id = c.client_id and state = 'pending' and next_attempt_at <= ${now}
+        order by next_attempt_at, id limit ${limits.perClient}
+        for update skip locked
+      ) n
+      order by c.turn, n.next_attempt_at, n.id limit ${limits.total}
     )
     update oauth_logout_notices set attempts = attempts + 1, next_attempt_at = ${leaseEnds}, last_attempt_at = ${now}
-    where id in (select id from picked)
+    where id in (select id from claimed)
     returning id, client_id, backchannel_logout_uri, sub, sid, attempts,
       (select c.id_token_signed_response_alg from oauth_clients c where c.client_id = oauth_logout_notices.client_id) as alg`.execute(db);
   return rows.sort((a, b) => a.id - b.id).map((r) => ({
     id: r.id, clientId: r.client_id, backchannelLogoutUri: r.backchannel_logout_uri, sub: r.sub, sid: r.sid, attempts: r.attempts,
     signingAlg: isSigningAlg(r.alg) ? r.alg : DEFAULT_SIGNING_ALG,
   }));
+}
+
+interface ClaimedRow {
+  id: number; client_id: string; backchannel_logout_uri: string; sub: string; sid: string | null; attempts: number; alg: string | null;
 }
 
 export type NoticeOutcome =

@@ -4,20 +4,16 @@
  * fresh logout token per attempt and POSTs it. A failed attempt is retried
  * with growing pauses, {@link MAX_ATTEMPTS} times in all, then abandoned;
  * each attempt records its time and error. Nothing here runs inside a
- * request: the logout that queued a notice has long been answered.
- *
- * Clients are served side by side, never in line: at most
- * {@link PER_CLIENT_IN_FLIGHT} notices of one client are under way at a time
- * on an instance, and a client with attempts under way gets no new claim
- * until they end, so a receiver that hangs costs its own notices their
- * deadline and nobody else anything. Each poll claims for every other client
- * at once, without waiting for the attempts of the previous one.
+ * request: the logout that queued a notice has long been answered. Clients
+ * share the sender fairly (docs/oauth.md "Each client gets its share"): a
+ * client's hanging or slow receiver delays only that client's notices.
  */
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import { logSecurityEvent, type EventLog } from '../../ops/security-events.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import { signLogoutToken } from '../tokens/logout-token.ts';
+import { ClientShares, NOTICES_PER_CLIENT } from './client-shares.ts';
 import { deliverLogoutToken, DELIVERY_TIMEOUT_MS, type DeliveryResult } from './logout-delivery.ts';
 import { claimDueNotices, recordNoticeOutcome, type LogoutNotice, type NoticeOutcome } from './logout-notices.repository.ts';
 import type { NoticeTargetPolicy } from './notice-target.ts';
@@ -27,10 +23,6 @@ export const RETRY_DELAYS_SECONDS = [10, 60, 300, 1800] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
 /** A claimed notice is out of other instances' reach this long: far longer than an attempt may take. */
 export const NOTICE_LEASE_SECONDS = 60;
-/** Attempts under way on one instance, in all. */
-export const MAX_IN_FLIGHT = 32;
-/** Attempts under way on one instance for one client. */
-export const PER_CLIENT_IN_FLIGHT = 2;
 
 export interface LogoutNoticesOptions {
   readonly db: DB;
@@ -44,88 +36,124 @@ export interface LogoutNoticesOptions {
 
 export interface NoticeCounts { sent: number; retried: number; abandoned: number }
 
+/**
+ * Each client's notices are sent in batches of its share (client-shares.ts);
+ * while a batch is under way, that client's other notices are not claimed
+ * here, and the other clients' notices are: a receiver that hangs holds up
+ * only its own client's notices, for one delivery timeout per batch.
+ */
 export class LogoutNotices {
   /** Outcomes of this instance's attempts since it started (GET /metrics). */
   readonly counts: NoticeCounts = { sent: 0, retried: 0, abandoned: 0 };
+  private readonly shares = new ClientShares();
+  /** Polls, claims and batches under way: stop() waits for them all. */
+  private readonly work = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | undefined;
-  private stopped = false;
-  /** Attempts under way, each recorded when it ends; per client, how many. */
-  private readonly inFlight = new Set<Promise<void>>();
-  private readonly inFlightOf = new Map<string, number>();
-  private claiming: Promise<LogoutNotice[]> | undefined;
+  private intervalMs: number | undefined;
+  private polling = false;
+  private pollAgain = false;
 
   constructor(private readonly options: LogoutNoticesOptions) {}
 
-  /** Claims and sends the notices due now; resolves with how many it claimed, once every outcome of these is recorded. */
-  async runOnce(): Promise<number> {
-    const notices = await this.claim();
-    const failed = (await Promise.allSettled(notices.map((notice) => this.launch(notice)))).find((r) => r.status === 'rejected');
+  /** Claims and sends the notices due now; resolves with how many it claimed, once every outcome is recorded. */
+  runOnce(): Promise<number> {
+    return this.track(this.sendDue());
+  }
+
+  private async sendDue(): Promise<number> {
+    const { claimed, batches } = await this.claimAndSend();
+    // Every attempt ends before the run does; the first failure is reported after.
+    const failed = (await Promise.allSettled(batches)).find((r) => r.status === 'rejected');
     if (failed) throw failed.reason;
-    return notices.length;
+    return claimed;
   }
 
   /**
-   * Polls every `intervalMs`: claims what is due for clients without attempts under way and starts
-   * sending, without waiting for earlier attempts. A failing claim is logged and retried at the next tick.
+   * Polls every `intervalMs` without waiting for the attempts it starts, and
+   * at once when a full batch or claim has finished (more may be due). A
+   * failing poll or batch is logged; the next poll tries again.
    */
   start(intervalMs: number): void {
-    this.stopped = false;
-    const tick = async () => {
-      const claimed = await this.claim().catch((error: unknown) => {
-        this.options.log.warn({ err: error }, 'claiming logout notices failed');
-        return [];
-      });
-      for (const notice of claimed) {
-        this.launch(notice).catch((error: unknown) => this.options.log.warn({ err: error, noticeId: notice.id }, 'recording a logout notice failed'));
-      }
-      if (!this.stopped) this.timer = setTimeout(() => void tick(), intervalMs);
-    };
-    this.timer = setTimeout(() => void tick(), intervalMs);
+    this.intervalMs = intervalMs;
+    this.schedule(intervalMs);
   }
 
   /** Stops polling and waits for the attempts under way (each ends within its timeout). */
   async stop(): Promise<void> {
-    this.stopped = true;
+    this.intervalMs = undefined;
     clearTimeout(this.timer);
-    await this.claiming?.catch(() => undefined);
-    await Promise.allSettled([...this.inFlight]);
+    while (this.work.size > 0) await Promise.allSettled([...this.work]);
   }
 
-  /** One claim at a time on this instance, so that its per-client counts hold. */
-  private async claim(): Promise<LogoutNotice[]> {
-    while (this.claiming) await this.claiming.catch(() => undefined);
+  private schedule(delayMs: number): void {
+    if (this.intervalMs === undefined) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => void this.track(this.poll()), delayMs);
+  }
+
+  private async poll(): Promise<void> {
+    this.polling = true;
+    try {
+      const { batches } = await this.claimAndSend();
+      for (const batch of batches) batch.catch((error: unknown) => this.warn(error));
+    } catch (error) {
+      this.warn(error);
+    }
+    this.polling = false;
+    this.schedule(this.pollAgain ? 0 : this.intervalMs ?? 0);
+    this.pollAgain = false;
+  }
+
+  /** A full batch or claim finished: poll at once (after the poll under way, if one is). */
+  private pollSoon(): void {
+    if (this.polling) this.pollAgain = true;
+    else this.schedule(0);
+  }
+
+  private warn(error: unknown): void {
+    this.options.log.warn({ err: error }, 'sending logout notices failed');
+  }
+
+  private track<T>(promise: Promise<T>): Promise<T> {
+    this.work.add(promise);
+    void promise.finally(() => this.work.delete(promise)).catch(() => undefined);
+    return promise;
+  }
+
+  private async claimAndSend(): Promise<{ claimed: number; batches: Promise<void>[] }> {
+    const capacity = this.shares.free;
+    if (capacity <= 0) return { claimed: 0, batches: [] };
     const { db, clock } = this.options;
     const now = clock();
-    const limit = MAX_IN_FLIGHT - this.inFlight.size;
-    if (limit <= 0) return [];
-    const busyClients = [...this.inFlightOf.keys()];
-    this.claiming = claimDueNotices(db, now, new Date(now.getTime() + NOTICE_LEASE_SECONDS * 1000), { limit, perClient: PER_CLIENT_IN_FLIGHT, busyClients });
-    try {
-      return await this.claiming;
-    } finally {
-      this.claiming = undefined;
-    }
+    const notices = await this.track(claimDueNotices(db, now, new Date(now.getTime() + NOTICE_LEASE_SECONDS * 1000), {
+      total: capacity, perClient: NOTICES_PER_CLIENT, skipClients: this.shares.busyClients(), lastClients: this.shares.failedLately(now),
+    }));
+    const byClient = new Map<string, LogoutNotice[]>();
+    for (const notice of notices) byClient.set(notice.clientId, [...byClient.get(notice.clientId) ?? [], notice]);
+    const claimWasFull = notices.length >= capacity;
+    return { claimed: notices.length, batches: [...byClient].map(([clientId, batch]) => this.sendBatch(clientId, batch, claimWasFull)) };
   }
 
-  /** Sends one claimed notice, counted as under way for its client until its outcome is recorded. */
-  private launch(notice: LogoutNotice): Promise<void> {
-    this.inFlightOf.set(notice.clientId, (this.inFlightOf.get(notice.clientId) ?? 0) + 1);
-    const attempt = this.send(notice).finally(() => {
-      this.inFlight.delete(attempt);
-      const left = (this.inFlightOf.get(notice.clientId) ?? 1) - 1;
-      if (left === 0) this.inFlightOf.delete(notice.clientId);
-      else this.inFlightOf.set(notice.clientId, left);
-    });
-    this.inFlight.add(attempt);
-    return attempt;
+  /** Sends one client's notices; that client is not claimed again here until all of them are recorded. */
+  private sendBatch(clientId: string, notices: readonly LogoutNotice[], claimWasFull: boolean): Promise<void> {
+    this.shares.begin(clientId, notices.length);
+    return this.track(Promise.allSettled(notices.map((notice) => this.send(notice))).then((results) => {
+      const anyFailed = results.some((r) => r.status === 'rejected' || !r.value);
+      this.shares.end(clientId, notices.length, anyFailed, this.options.clock());
+      if (claimWasFull || notices.length >= NOTICES_PER_CLIENT) this.pollSoon();
+      const failed = results.find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
+    }));
   }
 
-  private async send(notice: LogoutNotice): Promise<void> {
+  /** Whether the notice was delivered. */
+  private async send(notice: LogoutNotice): Promise<boolean> {
     const result = notice.attempts > MAX_ATTEMPTS
       ? { delivered: false as const, error: 'too many attempts', permanent: true }
       : await this.attempt(notice);
     const outcome = outcomeOf(notice, result, this.options.clock());
     if (await recordNoticeOutcome(this.options.db, notice, outcome, this.options.clock())) this.report(notice, outcome);
+    return result.delivered;
   }
 
   private async attempt(notice: LogoutNotice): Promise<DeliveryResult> {
