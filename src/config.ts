@@ -6,7 +6,7 @@
  */
 import { isIP } from 'node:net';
 import path from 'node:path';
-import { EnvReader, isBase64Key, isHostName, readTrustProxy, type Env } from './config-reader.ts';
+import { EnvReader, isBase64Key, isHostName, readMailSetting, readTrustProxy, type Env, type MailSetting } from './config-reader.ts';
 
 export interface Config {
   readonly port: number;
@@ -48,7 +48,11 @@ export interface Config {
   readonly refreshGraceSeconds: number;
   /** Seconds between two looks of an instance at the queue of back-channel logout notices. */
   readonly backchannelLogoutPollSeconds: number;
+  /** How mail leaves: `smtp` (SMTP_URL), `outbox` (.eml files in DATA_DIR/outbox, outside production), or `off` (MAIL=off). */
+  readonly mail: MailSetting;
 }
+
+export type { MailSetting };
 
 export class ConfigError extends Error {
   constructor(readonly problems: readonly string[]) {
@@ -69,6 +73,7 @@ export const CONFIG_VARIABLES = [
   'RSA_KEY_BITS', 'TRUST_PROXY', 'PETITION_SOURCE_URL', 'PETITION_ALLOW_PRIVATE', 'VAPID_PUBLIC_KEY', 'VAPID_PRIVATE_KEY',
   'UPLOAD_DIR', 'MAX_UPLOAD_BYTES', 'REFRESH_TOKEN_GRACE_SECONDS', 'REQUEST_TIMEOUT_SECONDS', 'MAX_CONNECTIONS',
   'DATABASE_TIMEOUT_SECONDS', 'METRICS_TOKEN', 'REDIS_URL', 'BACKCHANNEL_LOGOUT_POLL_SECONDS',
+  'SMTP_URL', 'MAIL_FROM', 'MAIL',
 ] as const;
 
 /** Parses and validates the environment. Throws {@link ConfigError} listing every bad value. */
@@ -79,9 +84,10 @@ export function loadConfig(env: Env = process.env): Config {
   const storage = readStorage(read);
   const keys = readKeySettings(read);
   const api = readApiSettings(read);
-  if (runtime.isProduction) checkProduction(read, storage.databaseUrl, http.publicUrl);
+  const mail = readMailSetting(read, http.publicUrl, storage.dataDir);
+  if (runtime.isProduction) checkProduction(read, storage.databaseUrl, http.publicUrl, mail);
   if (read.problems.length > 0) throw new ConfigError(read.problems);
-  return Object.freeze({ ...runtime, ...http, ...storage, ...keys, ...api });
+  return Object.freeze({ ...runtime, ...http, ...storage, ...keys, ...api, mail });
 }
 
 function readRuntime(read: EnvReader) {
@@ -170,7 +176,12 @@ function readApiSettings(read: EnvReader) {
   };
 }
 
-function checkProduction(read: EnvReader, databaseUrl: string | undefined, publicUrl: string): void {
+export const PRODUCTION_MAIL_PROBLEM = 'NODE_ENV=production requires SMTP_URL (smtp://user:pass@host:port or smtps://…) to send mail, '
+  + 'or MAIL=off to run without mail';
+
+function checkProduction(read: EnvReader, databaseUrl: string | undefined, publicUrl: string, mail: MailSetting): void {
   if (databaseUrl === undefined) read.refuse('NODE_ENV=production requires DATABASE_URL (PostgreSQL)', undefined);
   if (!publicUrl.startsWith('https://')) read.refuse('NODE_ENV=production requires an https PUBLIC_URL', undefined);
+  // A server that cannot send mail says so at start, not when a member waits for a link.
+  if (mail.mode === 'outbox' && read.text('SMTP_URL') === undefined) read.refuse(PRODUCTION_MAIL_PROBLEM, undefined);
 }

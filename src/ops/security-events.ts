@@ -33,7 +33,21 @@ export type SecurityEvent =
   /** A client's back-channel logout URI accepted a logout token (Back-Channel Logout 1.0). */
   | { event: 'oauth.backchannel_logout.sent'; clientId: string; userId: number; noticeId: number; attempts: number }
   /** A logout notice was given up: every attempt failed, or its URI is refused by the outbound policy. */
-  | { event: 'oauth.backchannel_logout.abandoned'; clientId: string; userId: number; noticeId: number; attempts: number; error: string };
+  | { event: 'oauth.backchannel_logout.abandoned'; clientId: string; userId: number; noticeId: number; attempts: number; error: string }
+  /** A mail was queued (mail_outbox row); `kind` says which (`login-unlock`). */
+  | { event: 'mail.queued'; mailId: number; kind: string; ip: string }
+  /** The SMTP server (or the outbox) accepted a queued mail. */
+  | { event: 'mail.sent'; mailId: number; kind: string; attempts: number }
+  /** A queued mail had nothing to send (its address belongs to no account). */
+  | { event: 'mail.skipped'; mailId: number; kind: string; attempts: number }
+  /** A queued mail was given up: every attempt failed, or the server refused it for good (5xx). */
+  | { event: 'mail.failed'; mailId: number; kind: string; attempts: number; error: string }
+  /** Unlock links for one address were asked for too often: no mail queued (the answer does not say so). */
+  | { event: 'account.login.unlock_limited'; retryAfterSeconds: number; ip: string }
+  /** An unlock link was followed: this browser now carries the account's device cookie. */
+  | { event: 'account.login.unlocked'; userId: number; ip: string }
+  /** An unlock link that is unknown, used or expired was followed. */
+  | { event: 'account.login.unlock_invalid'; ip: string };
 
 export type SecurityEventName = SecurityEvent['event'];
 
@@ -52,6 +66,13 @@ const DESCRIPTIONS: Record<SecurityEventName, ['warn' | 'info', string]> = {
   'oauth.key.rotated': ['info', 'signing key rotated'],
   'oauth.backchannel_logout.sent': ['info', 'logout notice delivered'],
   'oauth.backchannel_logout.abandoned': ['warn', 'logout notice abandoned'],
+  'mail.queued': ['info', 'mail queued'],
+  'mail.sent': ['info', 'mail sent'],
+  'mail.skipped': ['info', 'mail skipped: nothing to send'],
+  'mail.failed': ['warn', 'mail abandoned'],
+  'account.login.unlock_limited': ['warn', 'unlock link refused: too many asked for this address'],
+  'account.login.unlocked': ['info', 'login unlocked by a link sent by email'],
+  'account.login.unlock_invalid': ['warn', 'unlock link unknown, used or expired'],
 };
 
 export function logSecurityEvent(log: EventLog, event: SecurityEvent): void {
