@@ -51,6 +51,7 @@ import { layoutMessages } from './web/layout.messages.ts';
 import { loginMessages } from './web/login/login.messages.ts';
 import { languagePage } from './web/language/language.page.ts';
 import { loginPage } from './web/login/login.page.ts';
+import { unlockPages } from './web/login/unlock.page.ts';
 import { logoutMessages } from './web/logout/logout.messages.ts';
 import { logoutPage } from './web/logout/logout.page.ts';
 import { myAppsMessages } from './web/my-apps/my-apps.messages.ts';
@@ -143,6 +144,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(homePage);
   await app.register(languagePage, { config });
   await app.register(loginPage, { config, db, clock, loginGuard: login.guard });
+  if (config.mail.mode !== 'off') await app.register(unlockPages, { config, db, clock, loginGuard: login.guard });
   await app.register(logoutPage, { config, db, clock });
   await app.register(adminPage, { config, db, clock, keys: deps.keys });
   await app.register(myAppsPage, { config, db, clock });
