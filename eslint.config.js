@@ -17,10 +17,15 @@ const ABOVE_DOORS = ['src/{cli,demo}/**', TOP];
 const LAYERS = [
   {
     target: 'src/db/**',
-    from: ['src/{accounts,ops,http,api,oauth,web}/**', ...ABOVE_DOORS],
+    from: ['src/{accounts,ops,http,mail,api,oauth,web}/**', ...ABOVE_DOORS],
     // db/schema.ts composes the database's type from each area's table declarations (types only).
     except: ['**/*.tables.ts'],
     message: 'db/ is the bottom layer: it imports no other part of src/ (but the *.tables.ts types in db/schema.ts).',
+  },
+  {
+    target: 'src/mail/**',
+    from: ['src/{accounts,http,api,oauth,web}/**', ...ABOVE_DOORS],
+    message: 'mail/ (the queue and its sender) lies below accounts/: each kind of mail is composed by its area and handed in by app.ts.',
   },
   {
     target: 'src/{accounts,ops,http}/**',

@@ -21,6 +21,10 @@ import { frameworkErrorHandler } from './http/framework-errors.ts';
 import { serverLimits } from './http/server-timeouts.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { compileValidator } from './http/validation.ts';
+import { UNLOCK_MAIL_KIND } from './accounts/login-unlock.ts';
+import { unlockMailComposer } from './accounts/login-unlock.mail.ts';
+import type { MailSender } from './mail/mail-sender.ts';
+import { openMailSender } from './mail/mail-setup.ts';
 import { LogoutNotices } from './oauth/backchannel/logout-notices.ts';
 import { noticeTargetPolicy } from './oauth/backchannel/notice-target.ts';
 import type { KeyMaterial } from './oauth/keys/key-material.ts';
@@ -49,6 +53,7 @@ import { layoutMessages } from './web/layout.messages.ts';
 import { loginMessages } from './web/login/login.messages.ts';
 import { languagePage } from './web/language/language.page.ts';
 import { loginPage } from './web/login/login.page.ts';
+import { unlockPages } from './web/login/unlock.page.ts';
 import { logoutMessages } from './web/logout/logout.messages.ts';
 import { logoutPage } from './web/logout/logout.page.ts';
 import { myAppsMessages } from './web/my-apps/my-apps.messages.ts';
@@ -75,6 +80,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The sender of back-channel logout notices: main.ts starts it, closing the app stops it, tests call `runOnce()`. */
     readonly logoutNotices: LogoutNotices;
+    /** The sender of queued mail (none with `MAIL=off`): main.ts starts it, closing the app stops it, tests call `runOnce()`. */
+    readonly mailSender: MailSender | undefined;
   }
 }
 
@@ -131,6 +138,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
   app.decorate('logoutNotices', logoutNotices);
   app.addHook('onClose', () => logoutNotices.stop());
+  const mailSender = openMailSender(config.mail, config.publicUrl, db, clock, app.log, { [UNLOCK_MAIL_KIND]: unlockMailComposer(config.publicUrl) });
+  app.decorate('mailSender', mailSender);
+  app.addHook('onClose', async () => mailSender?.stop());
 
   await installOpenApi(app, config);
   if (config.metricsToken) {
@@ -145,6 +155,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(homePage);
   await app.register(languagePage, { config });
   await app.register(loginPage, { config, db, clock, loginGuard: login.guard });
+  if (config.mail.mode !== 'off') await app.register(unlockPages, { config, db, clock, loginGuard: login.guard });
   await app.register(logoutPage, { config, db, clock });
   await app.register(adminPage, { config, db, clock, keys: deps.keys });
   await app.register(myAppsPage, { config, db, clock });

@@ -119,6 +119,30 @@ export function isBase64Key(value: string): boolean {
   return /^[A-Za-z0-9+/_-]{43}=?$/.test(value) && Buffer.from(value, 'base64').length === 32;
 }
 
+export type MailSetting =
+  | { readonly mode: 'smtp'; readonly smtpUrl: string; readonly from: string }
+  | { readonly mode: 'outbox'; readonly dir: string; readonly from: string }
+  | { readonly mode: 'off' };
+
+/** An address (`a@b`) or a name and an address (`Foodsharing <a@b>`), on one line. */
+const MAIL_FROM = /^([^\r\n<>]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/;
+
+/**
+ * `SMTP_URL` (smtp: or smtps:, credentials in the URL), `MAIL_FROM` (default
+ * `noreply@<PUBLIC_URL host>`), `MAIL=off`; without SMTP_URL, the outbox
+ * directory (config.ts refuses that in production). Messages never repeat the
+ * URL's password.
+ */
+export function readMailSetting(read: EnvReader, publicUrl: string, dataDir: string): MailSetting {
+  const off = read.oneOf('MAIL', ['on', 'off'], 'on') === 'off';
+  const smtpUrl = read.url('SMTP_URL', ['smtp:', 'smtps:']) && read.text('SMTP_URL');
+  const from = read.text('MAIL_FROM') ?? `noreply@${new URL(publicUrl).hostname}`;
+  if (!MAIL_FROM.test(from)) read.refuse(`MAIL_FROM=${JSON.stringify(from)} must be an address (a@example.org) or a name and an address (Foodsharing <a@example.org>)`, undefined);
+  if (off) return { mode: 'off' };
+  if (smtpUrl !== undefined) return { mode: 'smtp', smtpUrl, from };
+  return { mode: 'outbox', dir: path.join(dataDir, 'outbox'), from };
+}
+
 function redactUrl(raw: string): string {
   return raw.replace(/\/\/([^@/]*)@/, '//***@');
 }

@@ -6,7 +6,7 @@
  */
 import { isIP } from 'node:net';
 import path from 'node:path';
-import { ConfigError, EnvReader, isBase64Key, isHostName, readTrustProxy, type Env } from './config-reader.ts';
+import { ConfigError, EnvReader, isBase64Key, isHostName, readMailSetting, readTrustProxy, type Env, type MailSetting } from './config-reader.ts';
 
 export interface Config {
   readonly port: number;
@@ -55,7 +55,11 @@ export interface Config {
   readonly allowDemoInProduction: boolean;
   /** Variables set in the environment that this version no longer reads (main.ts logs each). */
   readonly ignoredVariables: readonly IgnoredVariable[];
+  /** How mail leaves: `smtp` (SMTP_URL), `outbox` (.eml files in DATA_DIR/outbox, outside production), or `off` (MAIL=off). */
+  readonly mail: MailSetting;
 }
+
+export type { MailSetting };
 
 export interface IgnoredVariable {
   readonly name: string;
@@ -77,6 +81,7 @@ export const CONFIG_VARIABLES = [
   'MAX_UPLOAD_BYTES', 'REFRESH_TOKEN_GRACE_SECONDS', 'REQUEST_TIMEOUT_SECONDS', 'MAX_CONNECTIONS',
   'DATABASE_TIMEOUT_SECONDS', 'METRICS_TOKEN', 'REDIS_URL', 'BACKCHANNEL_LOGOUT_POLL_SECONDS', 'ALLOW_DEMO_IN_PRODUCTION',
   'MAX_CONNECTIONS_PER_ADDRESS', 'REQUIRE_PUSHED_AUTHORIZATION_REQUESTS',
+  'SMTP_URL', 'MAIL_FROM', 'MAIL',
 ] as const;
 
 /**
@@ -95,11 +100,12 @@ export function loadConfig(env: Env = process.env): Config {
   const storage = readStorage(read);
   const keys = readKeySettings(read);
   const api = readApiSettings(read);
-  if (runtime.isProduction) checkProduction(read, storage.databaseUrl, http.publicUrl);
+  const mail = readMailSetting(read, http.publicUrl, storage.dataDir);
+  if (runtime.isProduction) checkProduction(read, storage.databaseUrl, http.publicUrl, mail);
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   const ignoredVariables = Object.entries(RETIRED_VARIABLES)
     .filter(([name]) => read.text(name) !== undefined).map(([name, reason]) => ({ name, reason }));
-  return Object.freeze({ ...runtime, ...http, ...storage, ...keys, ...api, ignoredVariables });
+  return Object.freeze({ ...runtime, ...http, ...storage, ...keys, ...api, mail, ignoredVariables });
 }
 
 function readRuntime(read: EnvReader) {
@@ -191,7 +197,12 @@ function readApiSettings(read: EnvReader) {
   };
 }
 
-function checkProduction(read: EnvReader, databaseUrl: string | undefined, publicUrl: string): void {
+export const PRODUCTION_MAIL_PROBLEM = 'NODE_ENV=production requires SMTP_URL (smtp://user:pass@host:port or smtps://…) to send mail, '
+  + 'or MAIL=off to run without mail';
+
+function checkProduction(read: EnvReader, databaseUrl: string | undefined, publicUrl: string, mail: MailSetting): void {
   if (databaseUrl === undefined) read.refuse('NODE_ENV=production requires DATABASE_URL (PostgreSQL)', undefined);
   if (!publicUrl.startsWith('https://')) read.refuse('NODE_ENV=production requires an https PUBLIC_URL', undefined);
+  // A server that cannot send mail says so at start, not when a member waits for a link.
+  if (mail.mode === 'outbox' && read.text('SMTP_URL') === undefined) read.refuse(PRODUCTION_MAIL_PROBLEM, undefined);
 }

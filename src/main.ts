@@ -2,14 +2,17 @@
  * Entry point: load config (the environment over `.env`) → read the keys →
  * open database → migrate → check the encryption key against the database →
  * refuse working demo credentials in production → buildApp
- * → (demo data) → start the purge and the logout-notice sender → listen.
+ * → (demo data) → start the purge, the logout-notice and mail senders → listen.
  * SIGTERM/SIGINT stop accepting, finish in-flight requests and logout-notice
  * attempts, and close the database; one arriving during start-up lets the step
  * under way (the demo dataset's transaction, say) finish, then stops.
  */
 import type { FastifyInstance } from 'fastify';
 import { purgeExpiredThrottles } from './accounts/login-throttle.ts';
+import { purgeExpiredUnlockTokens } from './accounts/login-unlock.ts';
 import { purgeExpiredSessions } from './accounts/sessions.ts';
+import { purgeFinishedMails } from './mail/mail-outbox.repository.ts';
+import { MAIL_POLL_MS } from './mail/mail-setup.ts';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, readProcessEnvironment, type Config } from './config.ts';
 import type { DatabaseHandle } from './db/database.ts';
@@ -27,7 +30,9 @@ import { systemClock } from './clock.ts';
 const SHUTDOWN_TIMEOUT_MS = 15_000;
 
 /** Each area's purge of expired rows (ops/maintenance.ts runs them). */
-const PURGE_TASKS: readonly PurgeTask[] = [purgeExpiredSessions, purgeExpiredThrottles, purgeExpiredOAuthRows];
+const PURGE_TASKS: readonly PurgeTask[] = [
+  purgeExpiredSessions, purgeExpiredThrottles, purgeExpiredUnlockTokens, (db, clock) => purgeFinishedMails(db, clock()), purgeExpiredOAuthRows,
+];
 
 interface Running {
   database?: DatabaseHandle;
@@ -81,6 +86,7 @@ async function start(config: Config, keys: KeyMaterial, running: Running, envFil
 
   running.maintenance = startMaintenance(database.db, systemClock, app.log, PURGE_TASKS);
   app.logoutNotices.start(config.backchannelLogoutPollSeconds * 1000); // closing the app stops it
+  app.mailSender?.start(MAIL_POLL_MS); // and this one
   await app.listen({ port: config.port, host: config.host });
   app.log.info(`Food-sharing server ready at ${config.publicUrl} (${database.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`);
   if (demo) {

@@ -35,7 +35,7 @@ export class DemoCredentialsInProduction extends Error {
 }
 
 /**
- * Issue 18: production never accepts a published demo credential. A database
+ * Production never accepts a published demo credential. A database
  * once started outside production holds the demo accounts (password
  * `demo-password`, the orga role among them) and the demo client with its
  * README secret; in production the start is refused while any of them still

@@ -60,6 +60,16 @@ export interface LoginThrottleTable {
   window_ends_at: Date;
 }
 
+/** One-time links that unlock logins by email (migration 047; accounts/login-unlock.ts). */
+export interface LoginUnlockTokensTable {
+  digest: Buffer;
+  account: string;
+  user_id: number;
+  return_to: string;
+  expires_at: Date;
+  created_at: CreatedAt;
+}
+
 export interface AccountsTables {
   regions: RegionsTable;
   users: UsersTable;
@@ -67,4 +77,5 @@ export interface AccountsTables {
   region_ambassadors: RegionAmbassadorsTable;
   sessions: SessionsTable;
   login_throttle: LoginThrottleTable;
+  login_unlock_tokens: LoginUnlockTokensTable;
 }

@@ -45,13 +45,16 @@ export function throttleCounters(account: string, ip: string, deviceNonce: strin
   ];
 }
 
+/** An attempt refused: the seconds until another is allowed, and the counter that refused it. */
+export interface Refusal { readonly wait: number; readonly lockedBy: ThrottleCounter['kind'] }
+
 /**
  * Counts this attempt on each of its counters, before the password is checked.
- * Returns 0 when it may go on (a wrong password then leaves it counted), or the
- * seconds until another attempt is allowed: refused attempts count nowhere.
- * A refusal is logged to `report` (docs/security-events.md) when given.
+ * Returns undefined when it may go on (a wrong password then leaves it
+ * counted), or the refusal: refused attempts count nowhere. A refusal is
+ * logged to `report` (docs/security-events.md) when given.
  */
-export async function reserveAttempt(store: AttemptCounters, clock: Clock, counters: readonly ThrottleCounter[], report?: { log: EventLog; ip: string }): Promise<number> {
+export async function reserveAttempt(store: AttemptCounters, clock: Clock, counters: readonly ThrottleCounter[], report?: { log: EventLog; ip: string }): Promise<Refusal | undefined> {
   const now = clock();
   const reserved: string[] = [];
   // One counter after the other: a refusal by the second gives the first its place back.
@@ -60,11 +63,11 @@ export async function reserveAttempt(store: AttemptCounters, clock: Clock, count
     if (wait > 0) {
       await Promise.all(reserved.map((key) => store.giveBack(key)));
       if (report) logSecurityEvent(report.log, { event: 'account.login.locked', lockedBy: counter.kind, retryAfterSeconds: wait, ip: report.ip });
-      return wait;
+      return { wait, lockedBy: counter.kind };
     }
     reserved.push(counter.key);
   }
-  return 0;
+  return undefined;
 }
 
 /** A successful login: the counters it was counted on start again. */

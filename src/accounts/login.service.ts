@@ -9,7 +9,7 @@ import type { DB } from '../db/database.ts';
 import type { EventLog } from '../ops/security-events.ts';
 import type { AttemptCounters } from './login-attempt-counters.ts';
 import { deviceCookieAfterLogin, deviceNonce } from './login-device-cookie.ts';
-import { accountOf, recordSuccess, reserveAttempt, throttleCounters } from './login-throttle.ts';
+import { accountOf, recordSuccess, reserveAttempt, throttleCounters, type ThrottleCounter } from './login-throttle.ts';
 import { verifyAgainstDummy, verifyPassword } from './passwords.ts';
 import { sessionDevice } from './session-device.ts';
 import { createSession, endSession, type EndedSession, type NewSession } from './sessions.ts';
@@ -48,9 +48,13 @@ export class InvalidCredentials extends Error {
   }
 }
 
-/** Too many failed logins: the next attempt is allowed in `retryAfterSeconds`. */
+/**
+ * Too many failed logins: the next attempt is allowed in `retryAfterSeconds`.
+ * `lockedBy` `account`: the account-wide counter, which anybody can fill; this
+ * browser may be unlocked by email (login-unlock.ts).
+ */
 export class LoginThrottled extends Error {
-  constructor(readonly retryAfterSeconds: number) {
+  constructor(readonly retryAfterSeconds: number, readonly lockedBy: ThrottleCounter['kind'] = 'source') {
     const minutes = minutesToWait(retryAfterSeconds);
     super(`Too many failed logins. Try again in ${minutes} ${minutes === 1 ? 'minute' : 'minutes'}.`);
     this.name = 'LoginThrottled';
@@ -72,8 +76,8 @@ export async function logIn(db: DB, clock: Clock, guard: LoginGuard, input: Logi
   const email = input.email.trim();
   const account = accountOf(email);
   const counters = throttleCounters(account, input.ip, deviceNonce(deviceKey, account, input.deviceCookie));
-  const wait = await reserveAttempt(attempts, clock, counters, input.log && { log: input.log, ip: input.ip });
-  if (wait > 0) throw new LoginThrottled(wait);
+  const refusal = await reserveAttempt(attempts, clock, counters, input.log && { log: input.log, ip: input.ip });
+  if (refusal) throw new LoginThrottled(refusal.wait, refusal.lockedBy);
   const found = isPossibleEmail(email) ? await findUserCredentialsByEmail(db, email) : undefined;
   const valid = found ? await verifyPassword(found.password_hash, input.password) : await verifyAgainstDummy(input.password);
   // A failure stays counted: its reservation is the record.

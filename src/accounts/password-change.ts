@@ -43,8 +43,8 @@ export interface PasswordChange {
 export async function changePassword(db: DB, clock: Clock, guard: LoginGuard, change: PasswordChange): Promise<EndedSessions> {
   const account = accountOf(change.email);
   const counters = throttleCounters(account, change.ip, deviceNonce(guard.deviceKey, account, change.deviceCookie));
-  const wait = await reserveAttempt(guard.attempts, clock, counters, change.log && { log: change.log, ip: change.ip });
-  if (wait > 0) throw new LoginThrottled(wait);
+  const refusal = await reserveAttempt(guard.attempts, clock, counters, change.log && { log: change.log, ip: change.ip });
+  if (refusal) throw new LoginThrottled(refusal.wait, refusal.lockedBy);
   const row = await db.selectFrom('users').select('password_hash').where('id', '=', change.userId).executeTakeFirstOrThrow();
   // A wrong current password stays counted: its reservation is the record.
   if (!(await verifyPassword(row.password_hash, change.currentPassword))) throw new InvalidInput([{ field: 'current_password', message: 'wrong' }]);

@@ -8,6 +8,7 @@ import type { PetitionTables } from '../api/petition/petition.tables.ts';
 import type { PollsTables } from '../api/polls/polls.tables.ts';
 import type { UploadsTables } from '../api/uploads/uploads.tables.ts';
 import type { AccountsTables } from '../accounts/accounts.tables.ts';
+import type { MailTables } from '../mail/mail.tables.ts';
 import type { BackchannelTables } from '../oauth/backchannel/backchannel.tables.ts';
 import type { OAuthTables } from '../oauth/oauth.tables.ts';
 import type { ContentTables } from '../api/contents/contents.tables.ts';
@@ -17,6 +18,6 @@ import type { RegionPinTables } from '../api/region-pins/region-pins.tables.ts';
 import type { ReportsTables } from '../api/reports/reports.tables.ts';
 import type { StoresTables } from '../api/stores/stores.tables.ts';
 
-export interface Database extends AccountsTables, OAuthTables, BackchannelTables,
+export interface Database extends AccountsTables, MailTables, OAuthTables, BackchannelTables,
   UploadsTables, BasketsTables, PollsTables, FeatureTogglesTables, PetitionTables,
   StoresTables, QuizTables, ReportsTables, RegionPinTables, ForumTables, ContentTables {}

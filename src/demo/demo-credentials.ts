@@ -1,5 +1,5 @@
 /**
- * Which published demo credentials still work on a database (issue 18): a
+ * Which published demo credentials still work on a database: a
  * production start refuses while any does (startup.ts), `demo remove` ends
  * them. The demo accounts are those of the demo summary (migration 042) and
  * the known demo addresses; only theirs are verified, in parallel, so the

@@ -1,5 +1,5 @@
 /**
- * `demo remove` (SPEC §10, issue 18): deletes the demo accounts and the demo
+ * `demo remove` (SPEC §10): deletes the demo accounts and the demo
  * OAuth clients, so that no published demo credential works any more. Deleting
  * an account ends its sessions and removes its grants, tokens, consents and
  * what it authored (by the foreign keys' cascades; back-channel logout notices

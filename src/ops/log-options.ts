@@ -5,12 +5,27 @@
  * as the demo logins included. pino-pretty runs in pino's transport worker,
  * loaded only when asked for.
  */
-import type { FastifyServerOptions } from 'fastify';
+import type { FastifyRequest, FastifyServerOptions } from 'fastify';
 import type { Config } from '../config.ts';
 
 const REDACT = {
   paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-csrf-token"]', 'res.headers["set-cookie"]'],
   censor: '[redacted]',
+};
+
+/** Paths that carry a one-time secret (the unlock link): the log keeps the path, not the secret. */
+const SECRET_IN_PATH = /^(\/login\/unlock\/)[^/?#]+/;
+
+export function redactRequestUrl(url: string): string {
+  return url.replace(SECRET_IN_PATH, '$1[redacted]');
+}
+
+/** Fastify's request serializer, with the URL's one-time secrets left out. */
+const SERIALIZERS = {
+  req: (request: FastifyRequest) => ({
+    method: request.method, url: redactRequestUrl(request.url), host: request.host,
+    remoteAddress: request.ip, remotePort: request.socket?.remotePort,
+  }),
 };
 
 /** Whether the log is written for a person: `pretty`, or `auto` on a terminal outside production. */
@@ -19,10 +34,11 @@ export function isPrettyLog(config: Pick<Config, 'logFormat' | 'isProduction'>, 
 }
 
 export function loggerOptions(config: Config, isTerminal = process.stdout.isTTY === true): FastifyServerOptions['logger'] {
-  if (!isPrettyLog(config, isTerminal)) return { level: config.logLevel, redact: REDACT };
+  if (!isPrettyLog(config, isTerminal)) return { level: config.logLevel, redact: REDACT, serializers: SERIALIZERS };
   return {
     level: config.logLevel,
     redact: REDACT,
+    serializers: SERIALIZERS,
     transport: {
       target: 'pino-pretty',
       options: { translateTime: 'SYS:HH:MM:ss', ignore: 'pid,hostname', singleLine: true, colorize: isTerminal },

@@ -41,7 +41,21 @@ export type SecurityEvent =
   /** A logout notice was given up: every attempt failed, or its URI is refused by the outbound policy. */
   | { event: 'oauth.backchannel_logout.abandoned'; clientId: string; userId: number; noticeId: number; attempts: number; error: string }
   /** Sockets over MAX_CONNECTIONS_PER_ADDRESS were closed on accept; `refused` since the last such line (one a minute at most). */
-  | { event: 'http.connections.refused'; address: string; refused: number; limit: number };
+  | { event: 'http.connections.refused'; address: string; refused: number; limit: number }
+  /** A mail was queued (mail_outbox row); `kind` says which (`login-unlock`). */
+  | { event: 'mail.queued'; mailId: number; kind: string; ip: string }
+  /** The SMTP server (or the outbox) accepted a queued mail. */
+  | { event: 'mail.sent'; mailId: number; kind: string; attempts: number }
+  /** A queued mail had nothing to send (its address belongs to no account). */
+  | { event: 'mail.skipped'; mailId: number; kind: string; attempts: number }
+  /** A queued mail was given up: every attempt failed, or the server refused it for good (5xx). */
+  | { event: 'mail.failed'; mailId: number; kind: string; attempts: number; error: string }
+  /** Unlock links for one address were asked for too often: no mail queued (the answer does not say so). */
+  | { event: 'account.login.unlock_limited'; retryAfterSeconds: number; ip: string }
+  /** An unlock link was followed: this browser now carries the account's device cookie. */
+  | { event: 'account.login.unlocked'; userId: number; ip: string }
+  /** An unlock link that is unknown, used or expired was followed. */
+  | { event: 'account.login.unlock_invalid'; ip: string };
 
 export type SecurityEventName = SecurityEvent['event'];
 
@@ -64,6 +78,13 @@ const DESCRIPTIONS: Record<SecurityEventName, ['warn' | 'info', string]> = {
   'oauth.backchannel_logout.sent': ['info', 'logout notice delivered'],
   'oauth.backchannel_logout.abandoned': ['warn', 'logout notice abandoned'],
   'http.connections.refused': ['warn', 'connections refused: too many from one address'],
+  'mail.queued': ['info', 'mail queued'],
+  'mail.sent': ['info', 'mail sent'],
+  'mail.skipped': ['info', 'mail skipped: nothing to send'],
+  'mail.failed': ['warn', 'mail abandoned'],
+  'account.login.unlock_limited': ['warn', 'unlock link refused: too many asked for this address'],
+  'account.login.unlocked': ['info', 'login unlocked by a link sent by email'],
+  'account.login.unlock_invalid': ['warn', 'unlock link unknown, used or expired'],
 };
 
 export function logSecurityEvent(log: EventLog, event: SecurityEvent): void {

@@ -105,7 +105,7 @@ describe('cli demo on a database that already holds it', () => {
     const productionDir = await mkdtemp(path.join(tmpdir(), 'fs-cli-prod-'));
     try {
       // Nothing listens on port 1: reaching for the database would fail with a connection error instead.
-      const env = { NODE_ENV: 'production', PUBLIC_URL: 'https://id.example.org', DATABASE_URL: 'postgres://postgres@127.0.0.1:1/unreachable', DATA_DIR: productionDir };
+      const env = { NODE_ENV: 'production', PUBLIC_URL: 'https://id.example.org', DATABASE_URL: 'postgres://postgres@127.0.0.1:1/unreachable', DATA_DIR: productionDir, MAIL: 'off' };
       const message = 'The demo dataset is never loaded in production (NODE_ENV=production): its accounts have published passwords.';
       const json = await runBin(productionDir, ['demo', '--json'], { env });
       expect(json).toEqual({ code: 1, out: `${JSON.stringify({ error: message })}\n`, err: '' });

@@ -1,5 +1,5 @@
 /**
- * `foodsharing demo remove` (issue 18): deletes the demo accounts and OAuth
+ * `foodsharing demo remove`: deletes the demo accounts and OAuth
  * clients so that no published demo credential works, keeps everything else,
  * and says what it did. Run through the bin on its own data directory.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 18: a PostgreSQL that does not let the server or CLI in is named by
+ * A PostgreSQL that does not let the server or CLI in is named by
  * DATABASE_URL and the address tried, with the reason, never the password.
  */
 import { createServer, type AddressInfo } from 'node:net';

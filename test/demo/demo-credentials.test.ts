@@ -1,5 +1,5 @@
 /**
- * Issue 18: a production start refuses while a published demo credential
+ * A production start refuses while a published demo credential
  * still works (or says so at error level with ALLOW_DEMO_IN_PRODUCTION=true),
  * and `demo remove` ends them. The start-up decision on the real database
  * (PGlite, or PostgreSQL with TEST_DATABASE_URL), without starting a server.
@@ -17,7 +17,7 @@ import { buildTestApp, testConfig, type TestApp } from '../helpers/app.ts';
 import { makeUser, TEST_PASSWORD } from '../helpers/factories.ts';
 import { logInAs } from '../helpers/session.ts';
 
-const PRODUCTION = { NODE_ENV: 'production', DATABASE_URL: 'postgres://unused/x', PUBLIC_URL: 'https://id.example.org' };
+const PRODUCTION = { NODE_ENV: 'production', DATABASE_URL: 'postgres://unused/x', PUBLIC_URL: 'https://id.example.org', MAIL: 'off' };
 const REMOVE = 'Remove the demo accounts and clients with `npm run cli -- demo remove` (`foodsharing demo remove` where the package is installed), '
   + 'or give each a new password (user set-password) or secret (client rotate-secret). '
   + 'To start anyway, set ALLOW_DEMO_IN_PRODUCTION=true (every start then logs an error).';

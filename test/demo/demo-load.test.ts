@@ -44,7 +44,7 @@ afterEach(async () => {
 describe('demo dataset on start-up', () => {
   it('is never loaded in production: the database stays empty', async () => {
     const db = await freshDatabase();
-    const production = await testConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://unused/x', PUBLIC_URL: 'https://id.example.org' });
+    const production = await testConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://unused/x', PUBLIC_URL: 'https://id.example.org', MAIL: 'off' });
     try {
       expect(await loadDemoOnFirstStart(production.config, db, await testKeys())).toBeUndefined();
       expect(await countRows(db)).toEqual(EMPTY);

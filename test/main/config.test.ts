@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONFIG_VARIABLES, ConfigError, loadConfig } from '../../src/config.ts';
+import { CONFIG_VARIABLES, ConfigError, loadConfig, PRODUCTION_MAIL_PROBLEM } from '../../src/config.ts';
 import { loadKeyMaterial } from '../../src/oauth/keys/key-material.ts';
 import { ignoredVariableNotices, keyOriginNotice } from '../../src/startup.ts';
 
@@ -53,15 +53,34 @@ describe('configuration', () => {
     expect(problemsOf({ DATABASE_URL: 'mysql://admin:s3cret@db/x' }).join()).not.toContain('s3cret');
   });
 
-  it('refuses production without PostgreSQL and an https PUBLIC_URL', () => {
+  it('refuses production without PostgreSQL, an https PUBLIC_URL and a way to send mail', () => {
     expect(problemsOf({ NODE_ENV: 'production' })).toEqual([
       'NODE_ENV=production requires DATABASE_URL (PostgreSQL)',
       'NODE_ENV=production requires an https PUBLIC_URL',
+      PRODUCTION_MAIL_PROBLEM,
     ]);
-    expect(problemsOf({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x', PUBLIC_URL: 'http://id.example.org' }))
+    expect(problemsOf({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x', PUBLIC_URL: 'http://id.example.org', MAIL: 'off' }))
       .toEqual(['NODE_ENV=production requires an https PUBLIC_URL']);
-    const config = loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x', PUBLIC_URL: 'https://id.example.org' });
+    const config = loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x', PUBLIC_URL: 'https://id.example.org', MAIL: 'off' });
     expect(config.isProduction).toBe(true);
+    expect(config.mail).toEqual({ mode: 'off' });
+  });
+
+  it('reads SMTP_URL, MAIL_FROM and MAIL, and never prints the SMTP password', () => {
+    const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x', PUBLIC_URL: 'https://id.example.org' };
+    expect(loadConfig({ ...production, SMTP_URL: 'smtps://mailer:s3cret@smtp.example.org:465' }).mail).toEqual({
+      mode: 'smtp', smtpUrl: 'smtps://mailer:s3cret@smtp.example.org:465', from: 'noreply@id.example.org',
+    });
+    expect(loadConfig({ SMTP_URL: 'smtp://smtp.example.org:587', MAIL_FROM: 'Foodsharing <hallo@example.org>' }).mail)
+      .toEqual({ mode: 'smtp', smtpUrl: 'smtp://smtp.example.org:587', from: 'Foodsharing <hallo@example.org>' });
+    expect(loadConfig({ DATA_DIR: '/srv/fs' }).mail).toEqual({ mode: 'outbox', dir: '/srv/fs/outbox', from: 'noreply@localhost' });
+    const problems = problemsOf({ SMTP_URL: 'http://mailer:s3cret@smtp.example.org', MAIL_FROM: 'not an address', MAIL: 'maybe' });
+    expect(problems).toEqual([
+      'MAIL="maybe" must be one of: on, off',
+      'SMTP_URL="http://***@smtp.example.org" must be a smtp: or smtps: URL',
+      'MAIL_FROM="not an address" must be an address (a@example.org) or a name and an address (Foodsharing <a@example.org>)',
+    ]);
+    expect(problems.join()).not.toContain('s3cret');
   });
 
   it('checks PETITION_SOURCE_URL with the other values', () => {
@@ -191,7 +210,7 @@ describe('key material (read and checked before the database opens)', () => {
     expect(keyOriginNotice(loadConfig({ DATA_DIR: dataDir }), keys)).toEqual({
       level: 'info', message: `using key files in ${path.join(dataDir, 'keys')} (generated on first start)`,
     });
-    const production = loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x', PUBLIC_URL: 'https://id.example.org', DATA_DIR: dataDir });
+    const production = loadConfig({ NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x', PUBLIC_URL: 'https://id.example.org', DATA_DIR: dataDir, MAIL: 'off' });
     expect(keyOriginNotice(production, keys)).toEqual({ level: 'warn', message: expect.stringContaining(
       'NODE_ENV=production without OAUTH_PRIVATE_KEY(_FILE) and OAUTH_ENCRYPTION_KEY(_FILE): using keys generated for this instance in') });
     expect(keyOriginNotice(production, { ...keys, generatedIn: undefined })).toBeUndefined();

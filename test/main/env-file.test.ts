@@ -1,5 +1,5 @@
 /**
- * Issue 18 item 8, SPEC §10: a `.env` file in the working directory is read
+ * SPEC §10: a `.env` file in the working directory is read
  * by the server and the CLI (the project directory under npm); a variable of
  * the real environment wins over the file.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 18: a database once started outside production holds the demo
+ * A database once started outside production holds the demo
  * accounts and client; in production the server refuses to start while any
  * published demo credential works, starts with ALLOW_DEMO_IN_PRODUCTION=true
  * (saying so at error level), and after `demo remove` starts and refuses the
@@ -43,7 +43,7 @@ describe.runIf(TEST_DATABASE_URL)('npm start in production on a database with th
     const url = new URL(TEST_DATABASE_URL!);
     url.searchParams.set('options', `-c search_path=${schema}`);
     env = { NODE_ENV: 'production', PUBLIC_URL: 'https://id.example.org', HOST: '127.0.0.1', DATABASE_URL: url.toString(),
-      OAUTH_PRIVATE_KEY_FILE: path.join(keysDir, 'signing.pem'), OAUTH_ENCRYPTION_KEY: Buffer.from(keys.encryptionKey).toString('base64') };
+      OAUTH_PRIVATE_KEY_FILE: path.join(keysDir, 'signing.pem'), OAUTH_ENCRYPTION_KEY: Buffer.from(keys.encryptionKey).toString('base64'), MAIL: 'off' };
   }, START_TEST_TIMEOUT_MS);
   afterAll(async () => {
     await sql.raw(`drop schema if exists ${schema} cascade`).execute(admin!.db);

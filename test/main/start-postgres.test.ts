@@ -22,7 +22,7 @@ describe('npm start', { timeout: START_TEST_TIMEOUT_MS }, () => {
       const url = new URL(TEST_DATABASE_URL!);
       url.searchParams.set('options', `-c search_path=${schema}`);
       const running = start({ NODE_ENV: 'production', PUBLIC_URL: 'https://id.example.org', PORT: String(port), HOST: '127.0.0.1',
-        DATA_DIR: keysDir, DATABASE_URL: url.toString() });
+        DATA_DIR: keysDir, DATABASE_URL: url.toString(), MAIL: 'off' });
       await waitFor(running, 'ready at https://id.example.org');
       expect(running.output()).not.toContain('Demo dataset loaded');
       expect(running.output()).toMatch(/"level":40,.*NODE_ENV=production without OAUTH_PRIVATE_KEY\(_FILE\) and OAUTH_ENCRYPTION_KEY\(_FILE\)/);

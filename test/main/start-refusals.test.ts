@@ -2,6 +2,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { PRODUCTION_MAIL_PROBLEM } from '../../src/config.ts';
 import { TEST_DATABASE_URL } from '../helpers/database.ts';
 import { freePort } from '../helpers/oauth.ts';
 import { start, START_TEST_TIMEOUT_MS, useStartDataDir } from './start-process.ts';
@@ -26,6 +27,13 @@ describe('npm start', { timeout: START_TEST_TIMEOUT_MS }, () => {
     expect(await running.exited).toBe(1);
     expect(running.output()).toContain('NODE_ENV=production requires DATABASE_URL (PostgreSQL)');
     expect(running.output()).toContain('NODE_ENV=production requires an https PUBLIC_URL');
+  });
+
+  onEmbeddedDatabase('refuses production that cannot send mail (no SMTP_URL, no MAIL=off), before opening the database', async () => {
+    const running = start({ NODE_ENV: 'production', PUBLIC_URL: 'https://id.example.org', DATABASE_URL: 'postgres://postgres@127.0.0.1:1/unused', DATA_DIR: work.dataDir });
+    expect(await running.exited).toBe(1);
+    expect(running.output()).toBe(`Invalid configuration:\n  - ${PRODUCTION_MAIL_PROBLEM}\n`);
+    expect(existsSync(path.join(work.dataDir, 'pglite'))).toBe(false);
   });
 
   onEmbeddedDatabase('refuses a bad TRUST_PROXY or HOST before opening the database', async () => {

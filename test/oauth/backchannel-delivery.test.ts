@@ -176,7 +176,7 @@ describe('in production', () => {
   const PRODUCTION = {
     NODE_ENV: 'production', LOG_LEVEL: 'silent', PUBLIC_URL: 'https://id.example.org',
     // Required by the configuration; the test app uses its own test database instead.
-    DATABASE_URL: 'postgres://unused@127.0.0.1:1/unused',
+    DATABASE_URL: 'postgres://unused@127.0.0.1:1/unused', MAIL: 'off',
   };
   let production: TestApp;
   beforeAll(async () => {

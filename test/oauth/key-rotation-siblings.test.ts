@@ -1,5 +1,5 @@
 /**
- * Issue 18 item 5: after `keys rotate`, a sibling instance verifies the new
+ * After `keys rotate`, a sibling instance verifies the new
  * key's tokens at once, publishes the new key and signs with it. Two apps on
  * one database (PGlite: one handle shared, as one process owns its data
  * directory; PostgreSQL: two connection pools on one schema), with a clock that

@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
 
 /** RFC 9457 problem details as `/api` answers them. */
 export const ProblemBodySchema = Type.Object({
@@ -16,7 +16,12 @@ export const ProblemBodySchema = Type.Object({
  * Fastify picks the serialiser by that media type, and the OpenAPI document
  * lists it instead of `application/json`.
  */
-export const ProblemSchema = Type.Unsafe<Static<typeof ProblemBodySchema>>({
-  description: 'problem details (RFC 9457)',
-  content: { 'application/problem+json': { schema: ProblemBodySchema } },
-});
+export const ProblemSchema = problemSchemaOf(ProblemBodySchema);
+
+/** The declaration of an error response whose body has extension members (RFC 9457 §3.2) besides {@link ProblemBodySchema}'s. */
+export function problemSchemaOf<T extends TSchema>(body: T) {
+  return Type.Unsafe<Static<T>>({
+    description: 'problem details (RFC 9457)',
+    content: { 'application/problem+json': { schema: body } },
+  });
+}

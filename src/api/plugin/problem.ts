@@ -18,6 +18,8 @@ export interface ProblemBody {
   detail: string;
   code: ProblemCode;
   errors?: FieldError[];
+  /** RFC 9457 §3.2 extension of `auth.too-many-attempts`: the page where this account's login can be unlocked by email. */
+  unlock?: string;
 }
 
 const TITLES: Readonly<Record<number, string>> = {
@@ -35,13 +37,15 @@ export class ApiProblem extends Error {
     readonly errors?: readonly FieldError[],
     /** Extra response headers, e.g. `Retry-After`. */
     readonly headers?: Readonly<Record<string, string>>,
+    /** Extension members (RFC 9457 §3.2) declared in {@link ProblemBody}. */
+    readonly extensions?: Pick<ProblemBody, 'unlock'>,
   ) {
     super(detail);
     this.name = 'ApiProblem';
   }
 
   toBody(): ProblemBody {
-    return problemBody(this.status, this.code, this.detail, this.errors);
+    return { ...problemBody(this.status, this.code, this.detail, this.errors), ...this.extensions };
   }
 }
 

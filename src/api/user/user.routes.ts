@@ -10,7 +10,7 @@ import { InvalidCredentials, logIn, LoginThrottled, logOut, type LoginGuard } fr
 import { clearSessionCookies, SESSION_COOKIE, setSessionCookies } from '../../accounts/session-http.ts';
 import { requireSession } from '../actor.ts';
 import { ApiProblem } from '../plugin/problem.ts';
-import { ProblemSchema } from '../plugin/problem-schema.ts';
+import { ProblemBodySchema, problemSchemaOf, ProblemSchema } from '../plugin/problem-schema.ts';
 
 export interface UserRoutesOptions {
   config: Config;
@@ -18,6 +18,15 @@ export interface UserRoutesOptions {
   clock: Clock;
   loginGuard: LoginGuard;
 }
+
+/** `auth.too-many-attempts`, with the unlock page when the account-wide limit refused (web/login/unlock.page.ts). */
+const ThrottledProblemSchema = problemSchemaOf(Type.Composite([ProblemBodySchema, Type.Object({
+  unlock: Type.Optional(Type.String({
+    format: 'uri',
+    description: 'Present when the account-wide limit refused: the page (under PUBLIC_URL) where the member asks for a link by email '
+      + 'that unlocks logging in with the browser that follows it',
+  })),
+})]));
 
 const LoginBody = Type.Object({
   email: Type.String({ minLength: 1, maxLength: 254 }),
@@ -32,14 +41,14 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (a
       tags: ['user'],
       summary: 'Log in with email and password; sets the session and CSRF_TOKEN cookies',
       body: LoginBody,
-      response: { 200: CurrentUserSchema, 400: ProblemSchema, 401: ProblemSchema, 429: ProblemSchema },
+      response: { 200: CurrentUserSchema, 400: ProblemSchema, 401: ProblemSchema, 429: ThrottledProblemSchema },
     },
   }, async (request, reply) => {
     const { email, password, rememberMe = false } = request.body;
     const { session, user, deviceCookie } = await logIn(db, clock, loginGuard, {
       email, password, rememberMe, ip: request.ip, userAgent: request.headers['user-agent'],
       previousSessionId: request.cookies[SESSION_COOKIE], deviceCookie: request.cookies[DEVICE_COOKIE], log: request.log,
-    }).catch((error: unknown) => { throw loginProblem(error); });
+    }).catch((error: unknown) => { throw loginProblem(error, config); });
     setSessionCookies(reply, config, clock, session);
     setDeviceCookie(reply, config, deviceCookie);
     return describeCurrentUser(db, user, session.csrfToken);
@@ -71,10 +80,12 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (a
   });
 };
 
-function loginProblem(error: unknown): unknown {
+function loginProblem(error: unknown, config: Config): unknown {
   if (error instanceof InvalidCredentials) return new ApiProblem(401, 'auth.invalid-credentials', error.message);
   if (error instanceof LoginThrottled) {
-    return new ApiProblem(429, 'auth.too-many-attempts', error.message, undefined, { 'retry-after': String(error.retryAfterSeconds) });
+    // The account-wide limit, which anybody can fill: a browser can be unlocked by email (web/login/unlock.page.ts).
+    const unlock = error.lockedBy === 'account' && config.mail.mode !== 'off' ? { unlock: `${config.publicUrl}/login/unlock` } : undefined;
+    return new ApiProblem(429, 'auth.too-many-attempts', error.message, undefined, { 'retry-after': String(error.retryAfterSeconds) }, unlock);
   }
   return error;
 }

@@ -42,11 +42,17 @@ export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app
   });
 
   app.get('/login', {
-    schema: { querystring: Type.Object({ return_to: Type.Optional(Type.String({ maxLength: 8192 })) }) },
+    schema: { querystring: Type.Object({
+      return_to: Type.Optional(Type.String({ maxLength: 8192 })),
+      // Set by the unlock link (unlock.page.ts): say that the password is what is needed now.
+      unlocked: Type.Optional(Type.Literal('1')),
+    }) },
   }, async (request, reply) => {
     const returnTo = safeReturnTo(request.query.return_to, config.publicUrl)
       ?? safeReturnTo(request.headers.referer, config.publicUrl) ?? '/';
-    return reply.render('login', { csrfToken: await formToken(request, reply, config), returnTo, email: loginHintOf(returnTo) });
+    return reply.render('login', {
+      csrfToken: await formToken(request, reply, config), returnTo, email: loginHintOf(returnTo), unlocked: request.query.unlocked === '1',
+    });
   });
 
   app.post('/login', { schema: { body: LoginForm } }, async (request, reply) => {
@@ -55,8 +61,8 @@ export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app
     const email = form.email?.trim() ?? '';
     const remember = form.remember === '1' || form.remember === 'on';
     const t = reply.translator();
-    const again = async (status: number, error: string) => reply.render('login', {
-      csrfToken: await formToken(request, reply, config), returnTo, email, remember, error,
+    const again = async (status: number, error: string, unlockOffer = false) => reply.render('login', {
+      csrfToken: await formToken(request, reply, config), returnTo, email, remember, error, unlockOffer,
     }, status);
 
     if (!(await isValidFormToken(request, form.csrf_token))) return again(403, t('login.csrf'));
@@ -74,7 +80,9 @@ export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app
       if (error instanceof LoginThrottled) {
         void reply.header('retry-after', String(error.retryAfterSeconds));
         const minutes = minutesToWait(error.retryAfterSeconds);
-        return again(429, t(minutes === 1 ? 'login.throttled.one' : 'login.throttled', { minutes }));
+        // The account-wide counter, which anybody can fill: this browser may be unlocked by email (unlock.page.ts).
+        const unlockOffer = error.lockedBy === 'account' && config.mail.mode !== 'off';
+        return again(429, t(minutes === 1 ? 'login.throttled.one' : 'login.throttled', { minutes }), unlockOffer);
       }
       if (error instanceof InvalidCredentials) return again(401, t('login.failed'));
       throw error;

@@ -1,0 +1,91 @@
+/**
+ * Where composed messages go (config `SMTP_URL`, `MAIL`): an SMTP server
+ * through nodemailer (`smtps://` is TLS from the start; `smtp://` upgrades
+ * with STARTTLS whenever the server offers it), or, outside production without
+ * `SMTP_URL`, `.eml` files in `DATA_DIR/outbox/` with their links logged, so
+ * that a newcomer can follow them.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { createTransport, type Transporter } from 'nodemailer';
+import type { RenderedMail } from './mail-message.ts';
+import type { MailLocale } from './mail.tables.ts';
+
+export interface OutgoingMail extends RenderedMail {
+  readonly to: string;
+  readonly locale: MailLocale;
+  /** RFC 5322 §3.6.4, without the angle brackets: `<uuid>@<PUBLIC_URL host>`. */
+  readonly messageId: string;
+  readonly date: Date;
+  /** The links it carries: logged by the outbox transport only. */
+  readonly links: readonly string[];
+}
+
+export interface MailTransport {
+  send(mail: OutgoingMail): Promise<void>;
+  close(): void;
+}
+
+/** Refused or failed delivery; `permanent` when the server's answer says retrying cannot help (5xx). */
+export class MailDeliveryError extends Error {
+  constructor(message: string, readonly permanent: boolean) {
+    super(message);
+    this.name = 'MailDeliveryError';
+  }
+}
+
+export interface MailLog { info(fields: object, message: string): void }
+
+/** Timeouts far below the nodemailer defaults (2 and 10 minutes): the sender's lease must outlast an attempt. */
+const SMTP_TIMEOUTS = { connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000, dnsTimeout: 10_000 };
+/** What an attempt may take at most, whatever the server does. */
+export const MAX_ATTEMPT_MS = SMTP_TIMEOUTS.connectionTimeout + SMTP_TIMEOUTS.greetingTimeout + 2 * SMTP_TIMEOUTS.socketTimeout;
+
+function messageOf(from: string, mail: OutgoingMail) {
+  return {
+    from, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html,
+    messageId: `<${mail.messageId}>`, date: mail.date,
+    headers: { 'Content-Language': mail.locale, 'Auto-Submitted': 'auto-generated' },
+    // Nothing in a message is fetched from a file or a URL.
+    disableFileAccess: true, disableUrlAccess: true,
+  };
+}
+
+export function smtpTransport(url: string, from: string): MailTransport {
+  const transporter: Transporter = createTransport({ url, ...SMTP_TIMEOUTS, disableFileAccess: true, disableUrlAccess: true });
+  return {
+    async send(mail) {
+      try {
+        await transporter.sendMail(messageOf(from, mail));
+      } catch (error) {
+        throw deliveryError(error);
+      }
+    },
+    close: () => transporter.close(),
+  };
+}
+
+/** The reason to record: the server's reply or the network error, never the URL with its password. */
+function deliveryError(error: unknown): MailDeliveryError {
+  const failure = error as { responseCode?: number; response?: string; code?: string; message?: string };
+  if (typeof failure.responseCode === 'number') {
+    const reply = (failure.response ?? String(failure.responseCode)).slice(0, 200);
+    return new MailDeliveryError(`answered ${reply}`, failure.responseCode >= 500);
+  }
+  return new MailDeliveryError(`not delivered: ${failure.code ?? failure.message ?? 'unknown error'}`.slice(0, 200), false);
+}
+
+/** Each message as `<time>-<id>.eml` in `dir` (mode 0600: it holds live links); its links are logged. */
+export function outboxTransport(dir: string, from: string, log: MailLog): MailTransport {
+  const transporter = createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    async send(mail) {
+      const info = await transporter.sendMail(messageOf(from, mail));
+      await mkdir(dir, { recursive: true, mode: 0o700 });
+      const file = path.join(dir, `${mail.date.toISOString().replace(/[:.]/g, '-')}-${mail.messageId.split('@')[0]}.eml`);
+      await writeFile(file, info.message as Buffer, { mode: 0o600 });
+      log.info({ to: mail.to, subject: mail.subject, file, links: mail.links }, 'mail written to the outbox (no SMTP_URL set)');
+    },
+    close: () => transporter.close(),
+  };
+}
