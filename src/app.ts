@@ -23,6 +23,7 @@ import { securityHeaders } from './http/security-headers.ts';
 import { compileValidator } from './http/validation.ts';
 import { UNLOCK_MAIL_KIND } from './accounts/login-unlock.ts';
 import { unlockMailComposer } from './accounts/login-unlock.mail.ts';
+import { PASSWORD_CHANGED_MAIL_KIND, passwordChangedMailComposer } from './accounts/password-changed.mail.ts';
 import type { MailSender } from './mail/mail-sender.ts';
 import { openMailSender } from './mail/mail-setup.ts';
 import { LogoutNotices } from './oauth/backchannel/logout-notices.ts';
@@ -138,7 +139,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
   app.decorate('logoutNotices', logoutNotices);
   app.addHook('onClose', () => logoutNotices.stop());
-  const mailSender = openMailSender(config.mail, config.publicUrl, db, clock, app.log, { [UNLOCK_MAIL_KIND]: unlockMailComposer(config.publicUrl) });
+  const mailSender = openMailSender(config.mail, config.publicUrl, db, clock, app.log, {
+    [UNLOCK_MAIL_KIND]: unlockMailComposer(config.publicUrl), [PASSWORD_CHANGED_MAIL_KIND]: passwordChangedMailComposer(config.publicUrl),
+  });
   app.decorate('mailSender', mailSender);
   app.addHook('onClose', async () => mailSender?.stop());
 

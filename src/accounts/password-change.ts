@@ -6,18 +6,22 @@
  * new one under the password rules. Success ends every other session of the
  * member as a logout would (their codes in flight, the grants issued under
  * them, back-channel logout notices) in the same transaction as the new hash,
- * and starts the account's failed-login counter again: whoever knew the old
+ * queues the "your password was changed" mail there too, and starts the
+ * account's failed-login counter again: whoever knew the old
  * password is signed out, and the member's own browsers are not kept out.
  */
 import type { Clock } from '../clock.ts';
 import type { DB } from '../db/database.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { InvalidInput } from '../invalid-input.ts';
-import type { EventLog } from '../ops/security-events.ts';
+import { enqueueMail } from '../mail/mail-outbox.repository.ts';
+import type { MailLocale } from '../mail/mail.tables.ts';
+import { logSecurityEvent, type EventLog } from '../ops/security-events.ts';
 import { deviceNonce } from './login-device-cookie.ts';
 import { accountCounterKey, accountOf, recordSuccess, reserveAttempt, throttleCounters } from './login-throttle.ts';
 import { LoginThrottled, type LoginGuard } from './login.service.ts';
 import { checkNewPassword } from './password-policy.ts';
+import { PASSWORD_CHANGED_MAIL_KIND } from './password-changed.mail.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { endSessionsOfUser, type EndedSessions } from './sessions.ts';
 import { updatePasswordHash } from './users.repository.ts';
@@ -32,6 +36,8 @@ export interface PasswordChange {
   readonly ip: string;
   readonly deviceCookie: string | undefined;
   readonly log?: EventLog;
+  /** The language of the "your password was changed" mail; undefined: no mail (MAIL=off). */
+  readonly mailLocale?: MailLocale | undefined;
 }
 
 /**
@@ -54,10 +60,13 @@ export async function changePassword(db: DB, clock: Clock, guard: LoginGuard, ch
     throw new InvalidInput([{ field: 'new_password', message: problem }]);
   }
   const passwordHash = await hashPassword(change.newPassword);
-  const ended = await inTransaction(db, async (trx) => {
+  const now = clock();
+  const { ended, mailId } = await inTransaction(db, async (trx) => {
     await updatePasswordHash(trx, change.userId, passwordHash);
-    return endSessionsOfUser(trx, change.userId, clock(), { except: change.sid });
+    const mail = change.mailLocale && { kind: PASSWORD_CHANGED_MAIL_KIND, recipient: change.email, locale: change.mailLocale, params: { changedAt: now.toISOString() } };
+    return { ended: await endSessionsOfUser(trx, change.userId, now, { except: change.sid }), mailId: mail && await enqueueMail(trx, mail, now) };
   });
+  if (mailId !== undefined && change.log) logSecurityEvent(change.log, { event: 'mail.queued', mailId, kind: PASSWORD_CHANGED_MAIL_KIND, ip: change.ip });
   await Promise.all([recordSuccess(guard.attempts, counters), guard.attempts.clear(accountCounterKey(account))]);
   return ended;
 }

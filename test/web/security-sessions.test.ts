@@ -143,6 +143,7 @@ describe('/settings/security: changing the password', () => {
     expect(wrong.body).toContain('<p class="error" role="alert" tabindex="-1" autofocus>Bitte korrigiere die markierten Felder.</p>');
     expect(wrong.body).toContain('aria-invalid="true" aria-describedby="current_password-error"');
     expect(wrong.body).toContain('<p class="field-error" id="current_password-error">Das aktuelle Passwort ist falsch.</p>');
+    expect(await t.db.selectFrom('mail_outbox').select('id').where('recipient', '=', user.email).execute()).toEqual([]);
     expect((await t.db.selectFrom('users').select('password_hash').where('id', '=', user.id).executeTakeFirstOrThrow()).password_hash).toBe(hashBefore);
     // This browser's device counter: 5 free failures, then a wait (as at /login).
     for (let i = 0; i < 4; i += 1) expect((await change(here, 'not my password', 'a brand new pass phrase')).statusCode).toBe(400);
@@ -187,6 +188,9 @@ describe('/settings/security: changing the password', () => {
     const login = (password: string) => t.app.inject({ method: 'POST', url: '/api/user/login', payload: { email: user.email, password } });
     expect((await login(user.password)).statusCode).toBe(401);
     expect((await login('Ein ganz neuer Satz zum Merken')).statusCode).toBe(200);
+    // "Your password was changed", queued with the change, in the member's language.
+    const mails = await t.db.selectFrom('mail_outbox').select(['kind', 'recipient', 'locale']).where('recipient', '=', user.email).execute();
+    expect(mails).toEqual([{ kind: 'password-changed', recipient: user.email, locale: 'de' }]);
     const notice = await t.app.inject({ url: '/settings/security?changed=1', headers: { cookie: here.cookie, 'accept-language': 'en' } });
     expect(notice.body).toContain('<p class="notice" role="status">Your password has been changed. 1 other session(s) ended.</p>');
   });

@@ -16,6 +16,7 @@ import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import { InvalidInput } from '../../invalid-input.ts';
 import { logSecurityEvent } from '../../ops/security-events.ts';
+import { localeOf } from '../language/locale.ts';
 import { pageSession } from '../page-access.ts';
 
 const PAGE = '/settings/security';
@@ -32,6 +33,8 @@ export interface SecurityView {
 
 export interface PasswordChangeDeps {
   db: DB;
+  /** Whether mail is sent at all (MAIL=off: no "password changed" mail). */
+  mailEnabled: boolean;
   clock: Clock;
   loginGuard: LoginGuard;
   render(request: FastifyRequest, reply: FastifyReply, session: SessionContext, view: SecurityView, status?: number): Promise<FastifyReply>;
@@ -43,7 +46,7 @@ const PasswordForm = Type.Object({
   csrf_token: Type.Optional(Type.String({ maxLength: 200 })),
 });
 
-export function passwordChangeRoute(app: FastifyInstance, { db, clock, loginGuard, render }: PasswordChangeDeps): void {
+export function passwordChangeRoute(app: FastifyInstance, { db, mailEnabled, clock, loginGuard, render }: PasswordChangeDeps): void {
   app.withTypeProvider<TypeBoxTypeProvider>().post(`${PAGE}/password`, { schema: { body: PasswordForm } }, async (request, reply) => {
     const session = await pageSession(request, reply, { orgaOnly: false, returnTo: PAGE });
     if (!session) return reply;
@@ -53,6 +56,7 @@ export function passwordChangeRoute(app: FastifyInstance, { db, clock, loginGuar
       const ended = await changePassword(db, clock, loginGuard, {
         userId: session.user.id, email: session.user.email, sid: session.sid, ip: request.ip, log: request.log,
         currentPassword: request.body.current_password ?? '', newPassword: request.body.new_password ?? '', deviceCookie: request.cookies[DEVICE_COOKIE],
+        mailLocale: mailEnabled ? localeOf(request) : undefined,
       });
       logSecurityEvent(request.log, { event: 'account.password.changed', userId: session.user.id, ...ended });
       return reply.redirect(`${PAGE}?changed=${ended.sessionsEnded}`, 303);

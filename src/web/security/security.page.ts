@@ -59,7 +59,7 @@ export const securityPage: FastifyPluginAsyncTypebox<SecurityPageOptions> = asyn
     return render(request, reply, session, { ended: request.query.ended, changed: request.query.changed });
   });
 
-  passwordChangeRoute(app, { db, clock, loginGuard, render });
+  passwordChangeRoute(app, { db, mailEnabled: config.mail.mode !== 'off', clock, loginGuard, render });
 
   const endRoute = (path: string, scopeOf: (sid: string | undefined, current: string) => SessionScope | undefined) =>
     app.post(path, { schema: { body: EndForm } }, async (request, reply) => {
