@@ -165,6 +165,6 @@ test('discovery names the endpoint and its authentication methods', async () => 
   const document = (await t.app.inject({ url: '/.well-known/openid-configuration' })).json();
   expect(document).toMatchObject({
     introspection_endpoint: `${t.baseUrl}/oauth/introspect`,
-    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt'],
   });
 });
