@@ -33,7 +33,9 @@ import { oauthRoutes } from './oauth/oauth.routes.ts';
 import { healthRoutes } from './ops/health.routes.ts';
 import { loggerOptions } from './ops/log-options.ts';
 import { installMetrics } from './ops/metrics.ts';
-import { logSecurityEvent } from './ops/security-events.ts';
+import { EventRecorder } from './ops/audit/event-recorder.ts';
+import { installRequestEvents } from './ops/audit/request-events.ts';
+import { logSecurityEvent, recordingEventLog } from './ops/security-events.ts';
 import { adminMessages } from './web/admin/admin.messages.ts';
 import { adminPage } from './web/admin/admin.page.ts';
 import { consentMessages } from './web/consent/consent.messages.ts';
@@ -75,6 +77,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The sender of back-channel logout notices: main.ts starts it, closing the app stops it, tests call `runOnce()`. */
     readonly logoutNotices: LogoutNotices;
+    /** Stores the security events in the audit log; tests await `settled()` before reading it. */
+    readonly securityEvents: EventRecorder;
   }
 }
 
@@ -92,10 +96,16 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     frameworkErrors: frameworkErrorHandler(API_PRE_ROUTING_ERRORS),
     clientErrorHandler: clientErrorHandler(API_PRE_ROUTING_ERRORS),
     return503OnClosing: true,
-    ...serverLimits(config, (address, refused) => logSecurityEvent(app.log, {
+    ...serverLimits(config, (address, refused) => logSecurityEvent(appEvents, {
       event: 'http.connections.refused', address, refused, limit: config.maxConnectionsPerAddress,
     })),
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const recorder = new EventRecorder(async () => db, clock, (error, rows) => app.log.error({ err: error, rows }, 'security events not stored in the audit log'));
+  const appEvents = recordingEventLog(app.log, (event) => recorder.record(event));
+  app.decorate('securityEvents', recorder);
+  app.addHook('onClose', () => recorder.settled());
+  installRequestEvents(app, recorder);
 
   app.setValidatorCompiler(compileValidator);
   const headers = securityHeaders({
@@ -127,7 +137,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const keyChanges = followSigningKeyChanges(deps.database, keyStore, app.log);
   app.addHook('onClose', async () => { await keyChanges?.close(); });
   const logoutNotices = new LogoutNotices({
-    db, clock, issuer: config.publicUrl, keys: keyStore, target: noticeTargetPolicy(config.isProduction), log: app.log,
+    db, clock, issuer: config.publicUrl, keys: keyStore, target: noticeTargetPolicy(config.isProduction), log: appEvents,
   });
   app.decorate('logoutNotices', logoutNotices);
   app.addHook('onClose', () => logoutNotices.stop());
