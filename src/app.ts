@@ -38,6 +38,8 @@ import { installRequestEvents } from './ops/audit/request-events.ts';
 import { logSecurityEvent, recordingEventLog } from './ops/security-events.ts';
 import { adminMessages } from './web/admin/admin.messages.ts';
 import { adminPage } from './web/admin/admin.page.ts';
+import { auditMessages } from './web/audit/audit.messages.ts';
+import { auditPage } from './web/audit/audit.page.ts';
 import { consentMessages } from './web/consent/consent.messages.ts';
 import { consentPages } from './web/consent/consent.page.ts';
 import { endSessionMessages } from './web/end-session/end-session.messages.ts';
@@ -129,7 +131,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   installSessions(app, db, clock);
   installPages(app, combineMessages([
-    layoutMessages, homeMessages, errorMessages, loginMessages, logoutMessages, consentMessages, endSessionMessages, myAppsMessages, securityMessages, adminMessages,
+    layoutMessages, homeMessages, errorMessages, loginMessages, logoutMessages, consentMessages, endSessionMessages, myAppsMessages, securityMessages, adminMessages, auditMessages,
   ]));
   installPageErrors(app);
 
@@ -157,6 +159,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(loginPage, { config, db, clock, loginGuard: login.guard });
   await app.register(logoutPage, { config, db, clock });
   await app.register(adminPage, { config, db, clock, keys: deps.keys });
+  await app.register(auditPage, { config, db, clock });
   await app.register(myAppsPage, { config, db, clock });
   await app.register(securityPage, { config, db, clock, loginGuard: login.guard });
   await app.register(oauthRoutes, { config, db, clock, keys: deps.keys, keyStore, pages: consentPages(config), endSessionPages: endSessionPages(config) });

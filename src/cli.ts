@@ -109,6 +109,7 @@ function createContext(io: CliIo, json: boolean, opened: (handle: DatabaseHandle
     // A person reads what the command printed, which says the same; machines (`--json`) also get the event lines.
     // Stored in the audit log either way (ops/audit/).
     events: recordingEventLog(json ? jsonLineEventLog(io.err) : NO_EVENT_LOG, (event) => recorder.record(event)),
+    storedEvents: recordingEventLog(NO_EVENT_LOG, (event) => recorder.record(event)),
     eventsStored: () => recorder.settled(),
     database() {
       db ??= (async () => {
