@@ -106,7 +106,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const recorder = new EventRecorder(async () => db, clock, (error, rows) => app.log.error({ err: error, rows }, 'security events not stored in the audit log'));
   const appEvents = recordingEventLog(app.log, (event) => recorder.record(event));
   app.decorate('securityEvents', recorder);
-  app.addHook('onClose', () => recorder.settled());
   installRequestEvents(app, recorder);
 
   app.setValidatorCompiler(compileValidator);
@@ -166,5 +165,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   await app.register(apiRoutes, { prefix: '/api', config, db, clock, keys: deps.keys, loginGuard: login.guard, imageWork: deps.imageWork });
 
+  // Last of the close hooks (they run in order): the events of the others' final work are stored too.
+  app.addHook('onClose', () => recorder.settled());
   return app;
 }
