@@ -8,6 +8,7 @@ import { beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { PER_SOURCE_POLICY } from '../../src/accounts/login-throttle.ts';
 import { findClientRow } from '../../src/oauth/clients/clients.repository.ts';
 import { rememberConsent } from '../../src/oauth/consent/consents.repository.ts';
+import { EventRecorder } from '../../src/ops/audit/event-recorder.ts';
 import { purgeOldSecurityEvents } from '../../src/ops/audit/audit-purge.ts';
 import { FrozenClock } from '../helpers/clock.ts';
 import { makeUser, TEST_PASSWORD, type TestUser } from '../helpers/factories.ts';
@@ -107,5 +108,20 @@ describe('retention', () => {
     await insertAged([...Array.from({ length: 25 }, () => 100), 1]);
     expect(await purgeOldSecurityEvents(t.db, t.clock.now(), 90, 10)).toBe(25);
     expect(await t.db.selectFrom('security_events').select('client_id').execute()).toEqual([{ client_id: 'c25' }]);
+  });
+});
+
+describe('a failed write', () => {
+  test('is reported with the number of rows lost and never thrown at the emitter', async () => {
+    const failures: [string, number][] = [];
+    const recorder = new EventRecorder(() => Promise.reject(new Error('database down')), t.clock.now, (error, rows) => {
+      failures.push([(error as Error).message, rows]);
+    });
+    expect(() => {
+      recorder.record({ event: 'oauth.client.deleted', clientId: 'a' });
+      recorder.record({ event: 'oauth.client.deleted', clientId: 'b' });
+    }).not.toThrow();
+    await recorder.settled();
+    expect(failures).toEqual([['database down', 2]]);
   });
 });

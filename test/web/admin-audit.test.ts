@@ -6,6 +6,7 @@
  */
 import { sql } from 'kysely';
 import { beforeAll, beforeEach, describe, expect, test } from 'vitest';
+import { berlinInstant } from '../../src/web/audit/audit-form.ts';
 import { useTestApp, type LoggedIn } from '../helpers/fixture.ts';
 import { makeClient, unescapeHtml } from '../helpers/oauth.ts';
 import { findClientRow } from '../../src/oauth/clients/clients.repository.ts';
@@ -117,5 +118,15 @@ describe('/admin/audit', () => {
     for (const field of ['member', 'event', 'from', 'to', 'page']) expect(response.body).toContain(`id="${field}-error"`);
     expect(response.body).toContain('Please correct the marked filters.');
     expect(response.body).not.toContain('<table');
+  });
+});
+
+describe('berlinInstant', () => {
+  test('reads a datetime-local value or a date as Berlin time, summer and winter, and refuses impossible ones', () => {
+    expect(berlinInstant('2026-01-15T13:00')?.toISOString()).toBe('2026-01-15T12:00:00.000Z');
+    expect(berlinInstant('2026-07-01T10:30')?.toISOString()).toBe('2026-07-01T08:30:00.000Z');
+    expect(berlinInstant('2026-03-29')?.toISOString()).toBe('2026-03-28T23:00:00.000Z');
+    expect(berlinInstant('2026-03-29T04:00')?.toISOString()).toBe('2026-03-29T02:00:00.000Z');
+    for (const bad of ['2026-02-30', '2026-01-01T24:00', '2026-01-01T10:60', '01.01.2026', '2026-01-01 10:00']) expect(berlinInstant(bad), bad).toBeUndefined();
   });
 });
