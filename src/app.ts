@@ -38,9 +38,13 @@ import { oauthRoutes } from './oauth/oauth.routes.ts';
 import { healthRoutes } from './ops/health.routes.ts';
 import { loggerOptions } from './ops/log-options.ts';
 import { installMetrics } from './ops/metrics.ts';
-import { logSecurityEvent } from './ops/security-events.ts';
+import { EventRecorder } from './ops/audit/event-recorder.ts';
+import { installRequestEvents } from './ops/audit/request-events.ts';
+import { logSecurityEvent, recordingEventLog } from './ops/security-events.ts';
 import { adminMessages } from './web/admin/admin.messages.ts';
 import { adminPage } from './web/admin/admin.page.ts';
+import { auditMessages } from './web/audit/audit.messages.ts';
+import { auditPage } from './web/audit/audit.page.ts';
 import { consentMessages } from './web/consent/consent.messages.ts';
 import { consentPages } from './web/consent/consent.page.ts';
 import { endSessionMessages } from './web/end-session/end-session.messages.ts';
@@ -83,6 +87,8 @@ declare module 'fastify' {
     readonly logoutNotices: LogoutNotices;
     /** The sender of queued mail (none with `MAIL=off`): main.ts starts it, closing the app stops it, tests call `runOnce()`. */
     readonly mailSender: MailSender | undefined;
+    /** Stores the security events in the audit log; tests await `settled()` before reading it. */
+    readonly securityEvents: EventRecorder;
   }
 }
 
@@ -100,10 +106,15 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     frameworkErrors: frameworkErrorHandler(API_PRE_ROUTING_ERRORS),
     clientErrorHandler: clientErrorHandler(API_PRE_ROUTING_ERRORS),
     return503OnClosing: true,
-    ...serverLimits(config, (address, refused) => logSecurityEvent(app.log, {
+    ...serverLimits(config, (address, refused) => logSecurityEvent(appEvents, {
       event: 'http.connections.refused', address, refused, limit: config.maxConnectionsPerAddress,
     })),
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const recorder = new EventRecorder(async () => db, clock, (error, rows) => app.log.error({ err: error, rows }, 'security events not stored in the audit log'));
+  const appEvents = recordingEventLog(app.log, (event) => recorder.record(event));
+  app.decorate('securityEvents', recorder);
+  installRequestEvents(app, recorder);
 
   app.setValidatorCompiler(compileValidator);
   const headers = securityHeaders({
@@ -127,7 +138,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   installSessions(app, db, clock);
   installPages(app, combineMessages([
-    layoutMessages, homeMessages, errorMessages, loginMessages, logoutMessages, consentMessages, endSessionMessages, myAppsMessages, securityMessages, adminMessages,
+    layoutMessages, homeMessages, errorMessages, loginMessages, logoutMessages, consentMessages, endSessionMessages, myAppsMessages, securityMessages, adminMessages, auditMessages,
   ]));
   installPageErrors(app);
 
@@ -135,11 +146,11 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const keyChanges = followSigningKeyChanges(deps.database, keyStore, app.log);
   app.addHook('onClose', async () => { await keyChanges?.close(); });
   const logoutNotices = new LogoutNotices({
-    db, clock, issuer: config.publicUrl, keys: keyStore, target: noticeTargetPolicy(config.isProduction), log: app.log,
+    db, clock, issuer: config.publicUrl, keys: keyStore, target: noticeTargetPolicy(config.isProduction), log: appEvents,
   });
   app.decorate('logoutNotices', logoutNotices);
   app.addHook('onClose', () => logoutNotices.stop());
-  const mailSender = openMailSender(config.mail, config.publicUrl, db, clock, app.log, {
+  const mailSender = openMailSender(config.mail, config.publicUrl, db, clock, appEvents, {
     [UNLOCK_MAIL_KIND]: unlockMailComposer(config.publicUrl), [PASSWORD_CHANGED_MAIL_KIND]: passwordChangedMailComposer(config.publicUrl),
   });
   app.decorate('mailSender', mailSender);
@@ -161,11 +172,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   if (config.mail.mode !== 'off') await app.register(unlockPages, { config, db, clock, loginGuard: login.guard });
   await app.register(logoutPage, { config, db, clock });
   await app.register(adminPage, { config, db, clock, keys: deps.keys });
+  await app.register(auditPage, { config, db, clock });
   await app.register(myAppsPage, { config, db, clock });
   await app.register(securityPage, { config, db, clock, loginGuard: login.guard });
   await app.register(oauthRoutes, { config, db, clock, keys: deps.keys, keyStore, pages: consentPages(config), endSessionPages: endSessionPages(config) });
 
   await app.register(apiRoutes, { prefix: '/api', config, db, clock, keys: deps.keys, loginGuard: login.guard, imageWork: deps.imageWork });
 
+  // Last of the close hooks (they run in order): the events of the others' final work are stored too.
+  app.addHook('onClose', () => recorder.settled());
   return app;
 }

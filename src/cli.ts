@@ -18,7 +18,8 @@ import { openConfiguredDatabase } from './db/target.ts';
 import { InvalidInput, type FieldError } from './invalid-input.ts';
 import { checkEncryptionKey } from './oauth/keys/key-check.ts';
 import { loadKeyMaterial, type KeyMaterial } from './oauth/keys/key-material.ts';
-import { jsonLineEventLog, NO_EVENT_LOG } from './ops/security-events.ts';
+import { EventRecorder } from './ops/audit/event-recorder.ts';
+import { jsonLineEventLog, NO_EVENT_LOG, recordingEventLog } from './ops/security-events.ts';
 import { escapeForTerminal } from './text/control-characters.ts';
 
 export { COMMANDS };
@@ -51,15 +52,17 @@ export async function runCli(argv: readonly string[], given: CliIo = { out: proc
   if (help) return io.out.write(`${commandHelp(command, PROGRAM)}\n`), 0;
 
   let handle: DatabaseHandle | undefined;
+  let context: ReturnType<typeof createContext> | undefined;
   try {
     const values = parseOptions(command, args.slice(command.words.length));
-    const context = createContext(io, json, (h) => { handle = h; });
+    context = createContext(io, json, (h) => { handle = h; });
     const result = await command.run(context, values);
     io.out.write(`${json ? JSON.stringify(result.json, null, 2) : result.text.map((line) => escapeForTerminal(line, 'escape')).join('\n')}\n`);
     return 0;
   } catch (error) {
     return report(error instanceof UsageError ? 2 : 1, error);
   } finally {
+    await context?.eventsStored();
     await handle?.close();
   }
 }
@@ -83,13 +86,17 @@ function helpFor(words: readonly string[]): string {
   return command ? commandHelp(command, PROGRAM) : programHelp(COMMANDS, PROGRAM);
 }
 
-function createContext(io: CliIo, json: boolean, opened: (handle: DatabaseHandle) => void): CliContext {
+/** The context a command runs in; `eventsStored()` waits for its security events to reach the audit log. */
+function createContext(io: CliIo, json: boolean, opened: (handle: DatabaseHandle) => void): CliContext & { eventsStored(): Promise<void> } {
   let config: Config | undefined;
   let environment: Readonly<Record<string, string | undefined>> | undefined;
   let db: Promise<DatabaseHandle['db']> | undefined;
   let keys: Promise<KeyMaterial> | undefined;
   const applied: string[] = [];
-  const context: CliContext = {
+  const recorder = new EventRecorder(() => context.database(), () => new Date(), (error) => {
+    io.err.write(`security events not stored in the audit log: ${error instanceof Error ? error.message : String(error)}\n`);
+  });
+  const context: CliContext & { eventsStored(): Promise<void> } = {
     get config() {
       config ??= loadConfig(context.environment);
       return config;
@@ -100,7 +107,10 @@ function createContext(io: CliIo, json: boolean, opened: (handle: DatabaseHandle
     },
     appliedMigrations: applied,
     // A person reads what the command printed, which says the same; machines (`--json`) also get the event lines.
-    events: json ? jsonLineEventLog(io.err) : NO_EVENT_LOG,
+    // Stored in the audit log either way (ops/audit/).
+    events: recordingEventLog(json ? jsonLineEventLog(io.err) : NO_EVENT_LOG, (event) => recorder.record(event)),
+    storedEvents: recordingEventLog(NO_EVENT_LOG, (event) => recorder.record(event)),
+    eventsStored: () => recorder.settled(),
     database() {
       db ??= (async () => {
         const handle = await openConfiguredDatabase(context.config);

@@ -51,6 +51,8 @@ export interface Config {
   readonly requirePushedAuthorizationRequests: boolean;
   /** Seconds between two looks of an instance at the queue of back-channel logout notices. */
   readonly backchannelLogoutPollSeconds: number;
+  /** Days a security event stays in the audit log (`security_events`) before the scheduled purge deletes it. */
+  readonly auditRetentionDays: number;
   /** Production starts although demo accounts or the demo client still have their published credentials (startup.ts). */
   readonly allowDemoInProduction: boolean;
   /** Variables set in the environment that this version no longer reads (main.ts logs each). */
@@ -80,7 +82,7 @@ export const CONFIG_VARIABLES = [
   'RSA_KEY_BITS', 'TRUST_PROXY', 'PETITION_SOURCE_URL', 'PETITION_ALLOW_PRIVATE', 'VAPID_PUBLIC_KEY', 'VAPID_PRIVATE_KEY',
   'MAX_UPLOAD_BYTES', 'REFRESH_TOKEN_GRACE_SECONDS', 'REQUEST_TIMEOUT_SECONDS', 'MAX_CONNECTIONS',
   'DATABASE_TIMEOUT_SECONDS', 'METRICS_TOKEN', 'REDIS_URL', 'BACKCHANNEL_LOGOUT_POLL_SECONDS', 'ALLOW_DEMO_IN_PRODUCTION',
-  'MAX_CONNECTIONS_PER_ADDRESS', 'REQUIRE_PUSHED_AUTHORIZATION_REQUESTS',
+  'MAX_CONNECTIONS_PER_ADDRESS', 'REQUIRE_PUSHED_AUTHORIZATION_REQUESTS', 'AUDIT_RETENTION_DAYS',
   'SMTP_URL', 'MAIL_FROM', 'MAIL',
 ] as const;
 
@@ -178,6 +180,7 @@ function readKeySettings(read: EnvReader) {
     rsaKeyBits,
     refreshGraceSeconds: read.integer('REFRESH_TOKEN_GRACE_SECONDS', 30, 0, 600),
     backchannelLogoutPollSeconds: read.integer('BACKCHANNEL_LOGOUT_POLL_SECONDS', 1, 1, 300),
+    auditRetentionDays: read.integer('AUDIT_RETENTION_DAYS', 90, 1, 3650),
     requirePushedAuthorizationRequests: read.oneOf('REQUIRE_PUSHED_AUTHORIZATION_REQUESTS', ['true', 'false'], 'false') === 'true',
   };
 }

@@ -23,6 +23,7 @@ import { checkEncryptionKey } from './oauth/keys/key-check.ts';
 import { loadKeyMaterial, type KeyMaterial } from './oauth/keys/key-material.ts';
 import { purgeExpiredOAuthRows } from './oauth/oauth.purge.ts';
 import { isPrettyLog } from './ops/log-options.ts';
+import { auditPurgeTask } from './ops/audit/audit-purge.ts';
 import { startMaintenance, type PurgeTask } from './ops/maintenance.ts';
 import { checkDemoCredentials, ignoredVariableNotices, keyOriginNotice, loadDemoOnFirstStart, type Notice } from './startup.ts';
 import { systemClock } from './clock.ts';
@@ -84,7 +85,7 @@ async function start(config: Config, keys: KeyMaterial, running: Running, envFil
   const demo = await loadDemoOnFirstStart(config, database.db, keys);
   if (running.stopping) return;
 
-  running.maintenance = startMaintenance(database.db, systemClock, app.log, PURGE_TASKS);
+  running.maintenance = startMaintenance(database.db, systemClock, app.log, [...PURGE_TASKS, auditPurgeTask(config.auditRetentionDays)]);
   app.logoutNotices.start(config.backchannelLogoutPollSeconds * 1000); // closing the app stops it
   app.mailSender?.start(MAIL_POLL_MS); // and this one
   await app.listen({ port: config.port, host: config.host });

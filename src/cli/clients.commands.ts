@@ -53,7 +53,7 @@ export const clientAddCommand: CliCommand = {
   async run(context, values) {
     const settings = { ...readClientSettings(values, EMPTY_SETTINGS), confidential: values.public !== true };
     const keys = await context.keys();
-    const { clientId, secret } = await createClient(await context.database(), keys, { clientId: values['client-id'] as string, ...settings });
+    const { clientId, secret } = await createClient(await context.database(), keys, { clientId: values['client-id'] as string, ...settings }, undefined, context.storedEvents);
     const lines = [`Client ${clientId} created (${settings.confidential ? 'confidential' : 'public'}).`];
     if (secret !== null) lines.push(`${SECRET_NOTE}: ${secret}`);
     return { json: { clientId, confidential: settings.confidential, secret }, text: lines };
@@ -80,7 +80,7 @@ export const clientUpdateCommand: CliCommand = {
       // The method follows --public/--confidential unless given too.
       if (values['token-endpoint-auth-method'] === undefined) delete settings.tokenEndpointAuthMethod;
     }
-    const { secret } = await updateClient(db, await context.keys(), clientId, settings, new Date());
+    const { secret } = await updateClient(db, await context.keys(), clientId, settings, new Date(), context.storedEvents);
     const client = await requireClient(db, clientId);
     const lines = [`Client ${clientId} updated.`, ...describeClient(client)];
     if (secret !== null) lines.push(`${SECRET_NOTE}: ${secret}`);
@@ -94,7 +94,7 @@ export const clientDeleteCommand: CliCommand = {
   options: { 'client-id': CLIENT_ID },
   async run(context, values) {
     const clientId = values['client-id'] as string;
-    await deleteClient(await context.database(), clientId);
+    await deleteClient(await context.database(), clientId, context.storedEvents);
     return { json: { clientId, deleted: true }, text: [`Client ${clientId} deleted.`] };
   },
 };
@@ -106,7 +106,7 @@ export const clientRotateSecretCommand: CliCommand = {
   async run(context, values) {
     const clientId = values['client-id'] as string;
     const keys = await context.keys();
-    const secret = await regenerateClientSecret(await context.database(), keys, clientId, new Date());
+    const secret = await regenerateClientSecret(await context.database(), keys, clientId, new Date(), context.storedEvents);
     return { json: { clientId, secret }, text: [`New secret for ${clientId}.`, `${SECRET_NOTE}: ${secret}`] };
   },
 };

@@ -29,8 +29,10 @@ export interface CliContext {
   readonly environment: Readonly<Record<string, string | undefined>>;
   /** Progress for a person: stdout, or stderr when stdout carries `--json`. */
   say(line: string): void;
-  /** Security events (docs/security-events.md): JSON lines on stderr with `--json`; none in text output, which says the same. */
+  /** Security events (docs/security-events.md): stored in the audit log; JSON lines on stderr with `--json`, none in text output, which says the same. */
   readonly events: EventLog;
+  /** Security events only stored in the audit log, never printed: the client commands', whose output is their record. */
+  readonly storedEvents: EventLog;
 }
 
 export interface OptionSpec {

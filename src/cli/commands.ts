@@ -1,4 +1,5 @@
 /** Every operator command, in the order `--help` lists them. */
+import { auditListCommand } from './audit.commands.ts';
 import { clientExportCommand, clientImportCommand } from './client-transfer.commands.ts';
 import { clientAddCommand, clientDeleteCommand, clientListCommand, clientRotateSecretCommand, clientShowCommand, clientUpdateCommand } from './clients.commands.ts';
 import type { CliCommand } from './command.ts';
@@ -20,6 +21,7 @@ export const COMMANDS: readonly CliCommand[] = [
   clientListCommand, clientShowCommand, clientAddCommand, clientUpdateCommand, clientDeleteCommand, clientRotateSecretCommand,
   clientExportCommand, clientImportCommand,
   keysListCommand, keysRotateCommand,
+  auditListCommand,
   demoCommand, demoRemoveCommand,
   oauthTryCommand,
 ];

@@ -17,7 +17,8 @@ import type { QuizTables } from '../api/quiz/quiz.tables.ts';
 import type { RegionPinTables } from '../api/region-pins/region-pins.tables.ts';
 import type { ReportsTables } from '../api/reports/reports.tables.ts';
 import type { StoresTables } from '../api/stores/stores.tables.ts';
+import type { AuditTables } from '../ops/audit/audit.tables.ts';
 
 export interface Database extends AccountsTables, MailTables, OAuthTables, BackchannelTables,
   UploadsTables, BasketsTables, PollsTables, FeatureTogglesTables, PetitionTables,
-  StoresTables, QuizTables, ReportsTables, RegionPinTables, ForumTables, ContentTables {}
+  StoresTables, QuizTables, ReportsTables, RegionPinTables, ForumTables, ContentTables, AuditTables {}

@@ -87,6 +87,33 @@ const DESCRIPTIONS: Record<SecurityEventName, ['warn' | 'info', string]> = {
   'account.login.unlock_invalid': ['warn', 'unlock link unknown, used or expired'],
 };
 
+/** Every event's name, in the order above (the audit page's filter lists them). */
+export const SECURITY_EVENT_NAMES = Object.keys(DESCRIPTIONS) as SecurityEventName[];
+
+export function isSecurityEventName(name: unknown): name is SecurityEventName {
+  return typeof name === 'string' && Object.hasOwn(DESCRIPTIONS, name);
+}
+
+export function levelOfEvent(name: SecurityEventName): 'warn' | 'info' {
+  return DESCRIPTIONS[name][0];
+}
+
+/** The fields of a log call when they are a security event (the server's logger stores those, app.ts). */
+export function asSecurityEvent(fields: unknown): SecurityEvent | undefined {
+  if (typeof fields !== 'object' || fields === null) return undefined;
+  return isSecurityEventName((fields as { event?: unknown }).event) ? fields as SecurityEvent : undefined;
+}
+
+/** `log`, whose security events also go to `record` (the CLI stores them in the audit log). */
+export function recordingEventLog(log: EventLog, record: (event: SecurityEvent) => void): EventLog {
+  const recording = (level: 'info' | 'warn') => (fields: object, message: string) => {
+    log[level](fields, message);
+    const event = asSecurityEvent(fields);
+    if (event) record(event);
+  };
+  return { info: recording('info'), warn: recording('warn') };
+}
+
 export function logSecurityEvent(log: EventLog, event: SecurityEvent): void {
   const [level, message] = DESCRIPTIONS[event.event];
   log[level](event, message);

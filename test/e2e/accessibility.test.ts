@@ -111,6 +111,9 @@ const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolea
       await page.locator('.secret, input[readonly]').first().waitFor();
     },
   },
+  // After the secret above: the audit log lists at least that change.
+  { name: 'admin: audit log', as: 'orga@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/audit`); } },
+  { name: 'admin: audit log, bad filters', as: 'orga@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/audit?member=nobody&from=yesterday`); } },
 ];
 
 /** One browser context per user: logged in once, then every page of that user in turn. */

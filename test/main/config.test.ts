@@ -114,6 +114,13 @@ describe('configuration', () => {
     expect(problemsOf({ MAX_CONNECTIONS_PER_ADDRESS: 'many' })).toEqual(['MAX_CONNECTIONS_PER_ADDRESS="many" must be a whole number from 1 to 1000000']);
   });
 
+  it('keeps security events 90 days by default, configurable from 1 to 3650', () => {
+    expect(loadConfig({}).auditRetentionDays).toBe(90);
+    expect(loadConfig({ AUDIT_RETENTION_DAYS: '365' }).auditRetentionDays).toBe(365);
+    expect(problemsOf({ AUDIT_RETENTION_DAYS: '0' })).toEqual(['AUDIT_RETENTION_DAYS="0" must be a whole number from 1 to 3650']);
+    expect(problemsOf({ AUDIT_RETENTION_DAYS: '90d' })).toEqual(['AUDIT_RETENTION_DAYS="90d" must be a whole number from 1 to 3650']);
+  });
+
   it('checks that HOST is an IP address or a host name', () => {
     for (const good of ['0.0.0.0', '::', '127.0.0.1', 'localhost', 'app-1.internal.example.org']) {
       expect(loadConfig({ HOST: good }).host).toBe(good);

@@ -47,7 +47,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (a
     const { email, password, rememberMe = false } = request.body;
     const { session, user, deviceCookie } = await logIn(db, clock, loginGuard, {
       email, password, rememberMe, ip: request.ip, userAgent: request.headers['user-agent'],
-      previousSessionId: request.cookies[SESSION_COOKIE], deviceCookie: request.cookies[DEVICE_COOKIE], log: request.log,
+      previousSessionId: request.cookies[SESSION_COOKIE], deviceCookie: request.cookies[DEVICE_COOKIE], log: request.events,
     }).catch((error: unknown) => { throw loginProblem(error, config); });
     setSessionCookies(reply, config, clock, session);
     setDeviceCookie(reply, config, deviceCookie);

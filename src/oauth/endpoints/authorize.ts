@@ -68,7 +68,7 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
     if (raw.decision !== 'allow') return redirectWithError(reply, req, new AccessDenied('The user denied the request.'));
     const remembered = raw.remember === '1' || raw.remember === 'on';
     if (remembered) await rememberConsent(ctx.db, session.user.id, req.client.id, req.scopes, ctx.clock());
-    logSecurityEvent(request.log, { event: 'oauth.consent.granted', userId: session.user.id, clientId: req.client.client_id, scopes: req.scopes, remembered });
+    logSecurityEvent(request.events, { event: 'oauth.consent.granted', userId: session.user.id, clientId: req.client.client_id, scopes: req.scopes, remembered });
     return approve(reply, req, session);
   };
 

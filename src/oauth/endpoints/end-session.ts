@@ -38,7 +38,7 @@ export function endSessionEndpoint(app: FastifyInstance, ctx: OAuthContext, page
     clearSessionCookies(reply, config);
     request.sessionLookup = Promise.resolve(null);
     if (ended) {
-      logSecurityEvent(request.log, {
+      logSecurityEvent(request.events, {
         event: 'oauth.logout', userId: ended.userId, clientId: req.client?.client_id ?? null, confirmed, grantsRevoked: ended.grantsRevoked,
       });
     }

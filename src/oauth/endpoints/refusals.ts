@@ -22,9 +22,9 @@ export class Refusals {
   log(request: FastifyRequest, error: unknown): void {
     if (!(error instanceof OAuthError)) return;
     this.remember(error);
-    for (const event of this.events.values()) logSecurityEvent(request.log, event);
+    for (const event of this.events.values()) logSecurityEvent(request.events, event);
     if (error instanceof InvalidClient) {
-      logSecurityEvent(request.log, {
+      logSecurityEvent(request.events, {
         event: 'oauth.client.authentication_failed', clientId: error.clientId, reason: error.detail ?? error.description, ip: request.ip,
       });
     } else if (error.detail !== undefined && error.securityEvent === undefined) {

@@ -59,10 +59,10 @@ export const adminActionRoutes: FastifyPluginAsyncTypebox<AdminPageOptions> = as
       }
       try {
         if (action === 'delete') {
-          await deleteClient(db, client.clientId, request.log);
+          await deleteClient(db, client.clientId, request.events);
           return reply.redirect(`${ADMIN_BASE}?deleted=${encodeURIComponent(client.clientId)}`, 303);
         }
-        return renderSecret(reply, client, await regenerateClientSecret(db, keys, client.clientId, clock(), request.log));
+        return renderSecret(reply, client, await regenerateClientSecret(db, keys, client.clientId, clock(), request.events));
       } catch (error) {
         // Deleted by someone else between the look-up and the change.
         if (error instanceof ClientNotFound) return renderNotFound(reply);

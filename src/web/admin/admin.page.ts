@@ -52,7 +52,7 @@ export const adminPage: FastifyPluginAsyncTypebox<AdminPageOptions> = async (app
     const errors = checkClientForm(values, t, { checkClientId: true });
     if (Object.keys(errors).length > 0) return again(400, { errors, formError: t('admin.invalid') });
     try {
-      const { clientId, secret } = await createClient(db, keys, toClientInput(values), undefined, request.log);
+      const { clientId, secret } = await createClient(db, keys, toClientInput(values), undefined, request.events);
       const client = { clientId, name: values.name.trim() };
       if (secret === null) return reply.redirect(`${ADMIN_BASE}?created=${encodeURIComponent(clientId)}`, 303);
       return renderSecret(reply, client, secret, t('admin.created', { name: client.name }));
@@ -81,7 +81,7 @@ export const adminPage: FastifyPluginAsyncTypebox<AdminPageOptions> = async (app
     const errors = checkClientForm(values, t, { checkClientId: false });
     if (Object.keys(errors).length > 0) return again(400, { errors, formError: t('admin.invalid') });
     try {
-      const { secret } = await updateClient(db, keys, client.clientId, toClientInput(values), clock(), request.log);
+      const { secret } = await updateClient(db, keys, client.clientId, toClientInput(values), clock(), request.events);
       const saved = { clientId: client.clientId, name: values.name.trim() };
       // A public client made confidential gets its first secret: shown once, here.
       if (secret !== null) return renderSecret(reply, saved, secret, t('admin.updated', { name: saved.name }));

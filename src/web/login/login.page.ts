@@ -71,7 +71,7 @@ export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app
     try {
       const { session, deviceCookie } = await logIn(db, clock, loginGuard, {
         email, password: form.password ?? '', rememberMe: remember, ip: request.ip, userAgent: request.headers['user-agent'],
-        previousSessionId: request.cookies[SESSION_COOKIE], deviceCookie: request.cookies[DEVICE_COOKIE], log: request.log,
+        previousSessionId: request.cookies[SESSION_COOKIE], deviceCookie: request.cookies[DEVICE_COOKIE], log: request.events,
       });
       setSessionCookies(reply, config, clock, session);
       setDeviceCookie(reply, config, deviceCookie);

@@ -66,7 +66,7 @@ export const unlockPages: FastifyPluginAsyncTypebox<UnlockPageOptions> = async (
     }, status);
     if (!(await isValidFormToken(request, form.csrf_token))) return again(403, t('login.csrf'));
     if (email === '') return again(400, t('login.missing'));
-    await requestUnlockMail(db, clock, loginGuard.attempts, { email, locale: localeOf(request), returnTo, ip: request.ip, log: request.log });
+    await requestUnlockMail(db, clock, loginGuard.attempts, { email, locale: localeOf(request), returnTo, ip: request.ip, log: request.events });
     return reply.render('login-unlock-sent', { minutes: UNLOCK_LINK_MINUTES, loginHref: loginHref(returnTo) });
   });
 
@@ -84,11 +84,11 @@ export const unlockPages: FastifyPluginAsyncTypebox<UnlockPageOptions> = async (
     }
     const redeemed = await redeemUnlockToken(db, request.params.token, clock());
     if (!redeemed) {
-      logSecurityEvent(request.log, { event: 'account.login.unlock_invalid', ip: request.ip });
+      logSecurityEvent(request.events, { event: 'account.login.unlock_invalid', ip: request.ip });
       return reply.render('login-unlock-confirm', { invalid: true }, 410);
     }
     setDeviceCookie(reply, config, deviceCookieAfterLogin(loginGuard.deviceKey, redeemed.account, request.cookies[DEVICE_COOKIE]));
-    logSecurityEvent(request.log, { event: 'account.login.unlocked', userId: redeemed.userId, ip: request.ip });
+    logSecurityEvent(request.events, { event: 'account.login.unlocked', userId: redeemed.userId, ip: request.ip });
     const returnTo = safeReturnTo(redeemed.returnTo, config.publicUrl) ?? '/';
     return reply.redirect(toLocation(loginHref(returnTo, true)), 303);
   });

@@ -56,7 +56,7 @@ export const myAppsPage: FastifyPluginAsyncTypebox<MyAppsOptions> = async (app, 
     // Only ids that could be registered reach the database (a NUL byte would make PostgreSQL fail).
     const revoked = CLIENT_ID_PATTERN.test(clientId) && await revokeAppAccess(db, clock, session.user.id, clientId);
     if (!revoked) return reply.render('error', { message: t('myapps.unknown'), link: { href: PAGE, text: t('myapps.title') } }, 404);
-    logSecurityEvent(request.log, { event: 'oauth.consent.revoked', userId: session.user.id, clientId });
+    logSecurityEvent(request.events, { event: 'oauth.consent.revoked', userId: session.user.id, clientId });
     return reply.redirect(`${PAGE}?revoked=${encodeURIComponent(clientId)}`, 303);
   });
 };

@@ -54,11 +54,11 @@ export function passwordChangeRoute(app: FastifyInstance, { db, mailEnabled, clo
     if (!(await isValidFormToken(request, request.body.csrf_token))) return render(request, reply, session, { passwordAlert: t('security.csrf') }, 403);
     try {
       const ended = await changePassword(db, clock, loginGuard, {
-        userId: session.user.id, email: session.user.email, sid: session.sid, ip: request.ip, log: request.log,
+        userId: session.user.id, email: session.user.email, sid: session.sid, ip: request.ip, log: request.events,
         currentPassword: request.body.current_password ?? '', newPassword: request.body.new_password ?? '', deviceCookie: request.cookies[DEVICE_COOKIE],
         mailLocale: mailEnabled ? localeOf(request) : undefined,
       });
-      logSecurityEvent(request.log, { event: 'account.password.changed', userId: session.user.id, ...ended });
+      logSecurityEvent(request.events, { event: 'account.password.changed', userId: session.user.id, ...ended });
       return reply.redirect(`${PAGE}?changed=${ended.sessionsEnded}`, 303);
     } catch (error) {
       if (error instanceof LoginThrottled) {

@@ -71,7 +71,7 @@ export const securityPage: FastifyPluginAsyncTypebox<SecurityPageOptions> = asyn
       const scope = scopeOf(request.body.sid, session.sid);
       const ended = scope && await endSessionsOfUser(db, session.user.id, clock(), scope);
       if (!ended || ended.sessionsEnded === 0) return reply.render('error', { message: t('security.notFound'), link: back }, 404);
-      logSecurityEvent(request.log, { event: 'account.sessions.ended', userId: session.user.id, scope: scope.only === undefined ? 'others' : 'one', ...ended });
+      logSecurityEvent(request.events, { event: 'account.sessions.ended', userId: session.user.id, scope: scope.only === undefined ? 'others' : 'one', ...ended });
       // Ending this device's own session is a logout: the login page comes next.
       return reply.redirect(scope.only === session.sid ? '/login' : `${PAGE}?ended=${ended.sessionsEnded}`, 303);
     });
