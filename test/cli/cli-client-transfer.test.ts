@@ -35,13 +35,14 @@ describe('client export', () => {
     expect(JSON.parse(run.out)).toEqual([
       { clientId: 'spa', name: 'SPA', confidential: false, redirectUris: ['http://127.0.0.1:5173/cb'], scopes: ['openid', 'email'],
         grantTypes: ['authorization_code'], requiredRegions: [], postLogoutRedirectUris: [], backchannelLogoutUri: null, backchannelLogoutSessionRequired: false,
-        requirePushedAuthorizationRequests: false, idTokenSignedResponseAlg: 'RS256' },
+        requirePushedAuthorizationRequests: false, idTokenSignedResponseAlg: 'RS256', tokenEndpointAuthMethod: 'none', jwks: null, jwksUri: null },
       { clientId: 'wiki', name: 'Wiki', confidential: true, redirectUris: ['https://wiki.example/cb'], scopes: ['openid'],
         grantTypes: ['authorization_code', 'refresh_token'], requiredRegions: [], postLogoutRedirectUris: ['https://wiki.example/bye'],
         backchannelLogoutUri: 'https://wiki.example/bc', backchannelLogoutSessionRequired: false,
-        requirePushedAuthorizationRequests: true, idTokenSignedResponseAlg: 'ES256' },
+        requirePushedAuthorizationRequests: true, idTokenSignedResponseAlg: 'ES256', tokenEndpointAuthMethod: 'client_secret_basic', jwks: null, jwksUri: null },
     ]);
-    expect(run.out).not.toMatch(/secret|digest/i);
+    // No secret or digest, only the method's name (`client_secret_basic`).
+    expect(run.out).not.toMatch(/digest|"[a-z_]*secret[a-z_]*"\s*:/i);
     expect((await runInProcess(source.dataDir, ['client', 'export', '--json'])).out).toBe(run.out);
     exported = path.join(target.dataDir, 'clients.json');
     await writeFile(exported, run.out);
