@@ -91,6 +91,19 @@ describe('asking for a link', () => {
     expect(rows[0]!.digest).toHaveLength(32);
   });
 
+  it('writes the mail in the language of the request', async () => {
+    const user = await makeUser(t.db);
+    const page = await t.app.inject({ url: '/password/forgot', headers: { 'accept-language': 'de' } });
+    expect(page.body).toContain('Passwort vergessen');
+    const csrf = /name="csrf_token" value="([^"]+)"/.exec(page.body)![1]!;
+    const cookie = page.cookies.map((c) => `${c.name}=${c.value}`).join('; ');
+    const asked = await t.app.inject({ method: 'POST', url: '/password/forgot', payload: new URLSearchParams({ email: user.email, csrf_token: csrf }).toString(),
+      headers: { ...FORM, 'accept-language': 'de', cookie }, remoteAddress: nextIp() });
+    expect(asked.body).toContain('Wenn es ein Konto mit dieser E-Mail-Adresse gibt, haben wir ihm einen Link geschickt.');
+    await linkSentTo(user.email);
+    expect(smtp.received[smtp.envelopes.map((to) => to.includes(user.email)).lastIndexOf(true)]!.subject).toBe('Passwort zurücksetzen');
+  });
+
   it(`sends at most ${RESET_MAILS_PER_HOUR} mails per address and hour`, async () => {
     const user = await makeUser(t.db);
     const answers = [];
@@ -225,7 +238,7 @@ describe('following the link', () => {
     await askForLink(user.email);
     const link = await linkSentTo(user.email);
     expect((await t.app.inject({ url: link })).statusCode).toBe(200);
-    await setUserPassword(t.db, user.id, 'an operator chose this one', new Date());
+    await setUserPassword(t.db, user.id, 'an operator chose this one', t.clock.now());
     expect((await t.app.inject({ url: link })).statusCode).toBe(410);
     expect((await setPassword(link, NEW_PASSWORD)).statusCode).toBe(410);
     expect((await apiLogin(user.email, 'an operator chose this one')).statusCode).toBe(200);
