@@ -23,6 +23,8 @@ import { securityHeaders } from './http/security-headers.ts';
 import { compileValidator } from './http/validation.ts';
 import { UNLOCK_MAIL_KIND } from './accounts/login-unlock.ts';
 import { unlockMailComposer } from './accounts/login-unlock.mail.ts';
+import { RESET_MAIL_KIND } from './accounts/password-reset.ts';
+import { resetMailComposer } from './accounts/password-reset.mail.ts';
 import { PASSWORD_CHANGED_MAIL_KIND, passwordChangedMailComposer } from './accounts/password-changed.mail.ts';
 import type { MailSender } from './mail/mail-sender.ts';
 import { openMailSender } from './mail/mail-setup.ts';
@@ -56,9 +58,11 @@ import { homePage } from './web/home/home.page.ts';
 import { combineMessages } from './web/i18n.ts';
 import { layoutMessages } from './web/layout.messages.ts';
 import { loginMessages } from './web/login/login.messages.ts';
+import { passwordMessages } from './web/password/password.messages.ts';
 import { languagePage } from './web/language/language.page.ts';
 import { loginPage } from './web/login/login.page.ts';
 import { unlockPages } from './web/login/unlock.page.ts';
+import { passwordResetPages } from './web/password/password-reset.page.ts';
 import { logoutMessages } from './web/logout/logout.messages.ts';
 import { logoutPage } from './web/logout/logout.page.ts';
 import { myAppsMessages } from './web/my-apps/my-apps.messages.ts';
@@ -138,7 +142,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   installSessions(app, db, clock);
   installPages(app, combineMessages([
-    layoutMessages, homeMessages, errorMessages, loginMessages, logoutMessages, consentMessages, endSessionMessages, myAppsMessages, securityMessages, adminMessages, auditMessages,
+    layoutMessages, homeMessages, errorMessages, loginMessages, passwordMessages, logoutMessages, consentMessages, endSessionMessages, myAppsMessages, securityMessages, adminMessages, auditMessages,
   ]));
   installPageErrors(app);
 
@@ -152,6 +156,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.addHook('onClose', () => logoutNotices.stop());
   const mailSender = openMailSender(config.mail, config.publicUrl, db, clock, appEvents, {
     [UNLOCK_MAIL_KIND]: unlockMailComposer(config.publicUrl), [PASSWORD_CHANGED_MAIL_KIND]: passwordChangedMailComposer(config.publicUrl),
+    [RESET_MAIL_KIND]: resetMailComposer(config.publicUrl),
   });
   app.decorate('mailSender', mailSender);
   app.addHook('onClose', async () => mailSender?.stop());
@@ -170,6 +175,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(languagePage, { config });
   await app.register(loginPage, { config, db, clock, loginGuard: login.guard });
   if (config.mail.mode !== 'off') await app.register(unlockPages, { config, db, clock, loginGuard: login.guard });
+  if (config.mail.mode !== 'off') await app.register(passwordResetPages, { config, db, clock, loginGuard: login.guard });
   await app.register(logoutPage, { config, db, clock });
   await app.register(adminPage, { config, db, clock, keys: deps.keys });
   await app.register(auditPage, { config, db, clock });

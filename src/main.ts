@@ -10,6 +10,7 @@
 import type { FastifyInstance } from 'fastify';
 import { purgeExpiredThrottles } from './accounts/login-throttle.ts';
 import { purgeExpiredUnlockTokens } from './accounts/login-unlock.ts';
+import { purgeExpiredResetTokens } from './accounts/password-reset.ts';
 import { purgeExpiredSessions } from './accounts/sessions.ts';
 import { purgeFinishedMails } from './mail/mail-outbox.repository.ts';
 import { MAIL_POLL_MS } from './mail/mail-setup.ts';
@@ -32,7 +33,7 @@ const SHUTDOWN_TIMEOUT_MS = 15_000;
 
 /** Each area's purge of expired rows (ops/maintenance.ts runs them). */
 const PURGE_TASKS: readonly PurgeTask[] = [
-  purgeExpiredSessions, purgeExpiredThrottles, purgeExpiredUnlockTokens, (db, clock) => purgeFinishedMails(db, clock()), purgeExpiredOAuthRows,
+  purgeExpiredSessions, purgeExpiredThrottles, purgeExpiredUnlockTokens, purgeExpiredResetTokens, (db, clock) => purgeFinishedMails(db, clock()), purgeExpiredOAuthRows,
 ];
 
 interface Running {

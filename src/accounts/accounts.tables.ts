@@ -70,6 +70,16 @@ export interface LoginUnlockTokensTable {
   created_at: CreatedAt;
 }
 
+/** One-time links that set a forgotten password (migration 056; accounts/password-reset.ts). */
+export interface PasswordResetTokensTable {
+  digest: Buffer;
+  user_id: number;
+  return_to: string;
+  password_hash_digest: Buffer;
+  expires_at: Date;
+  created_at: CreatedAt;
+}
+
 export interface AccountsTables {
   regions: RegionsTable;
   users: UsersTable;
@@ -78,4 +88,5 @@ export interface AccountsTables {
   sessions: SessionsTable;
   login_throttle: LoginThrottleTable;
   login_unlock_tokens: LoginUnlockTokensTable;
+  password_reset_tokens: PasswordResetTokensTable;
 }

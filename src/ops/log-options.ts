@@ -13,8 +13,8 @@ const REDACT = {
   censor: '[redacted]',
 };
 
-/** Paths that carry a one-time secret (the unlock link): the log keeps the path, not the secret. */
-const SECRET_IN_PATH = /^(\/login\/unlock\/)[^/?#]+/;
+/** Paths that carry a one-time secret (the unlock and reset links): the log keeps the path, not the secret. */
+const SECRET_IN_PATH = /^(\/login\/unlock\/|\/password\/reset\/)[^/?#]+/;
 
 export function redactRequestUrl(url: string): string {
   return url.replace(SECRET_IN_PATH, '$1[redacted]');

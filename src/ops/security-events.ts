@@ -55,7 +55,15 @@ export type SecurityEvent =
   /** An unlock link was followed: this browser now carries the account's device cookie. */
   | { event: 'account.login.unlocked'; userId: number; ip: string }
   /** An unlock link that is unknown, used or expired was followed. */
-  | { event: 'account.login.unlock_invalid'; ip: string };
+  | { event: 'account.login.unlock_invalid'; ip: string }
+  /** A password reset link was asked for (whether the address has an account is decided when the mail is sent). */
+  | { event: 'account.password_reset.requested'; ip: string }
+  /** Reset links were asked for too often, for this address or from this client address: no mail queued (the answer does not say so). */
+  | { event: 'account.password_reset.limited'; retryAfterSeconds: number; ip: string }
+  /** A new password was set through a reset link; every session of the member ended, every grant revoked. */
+  | { event: 'account.password_reset.completed'; userId: number; sessionsEnded: number; grantsRevoked: number; ip: string }
+  /** A reset link that is unknown, used, expired, replaced or older than the password was used. */
+  | { event: 'account.password_reset.invalid'; ip: string };
 
 export type SecurityEventName = SecurityEvent['event'];
 
@@ -85,6 +93,10 @@ const DESCRIPTIONS: Record<SecurityEventName, ['warn' | 'info', string]> = {
   'account.login.unlock_limited': ['warn', 'unlock link refused: too many asked for this address'],
   'account.login.unlocked': ['info', 'login unlocked by a link sent by email'],
   'account.login.unlock_invalid': ['warn', 'unlock link unknown, used or expired'],
+  'account.password_reset.requested': ['info', 'password reset link asked for'],
+  'account.password_reset.limited': ['warn', 'password reset link refused: too many asked for this address or from this client'],
+  'account.password_reset.completed': ['info', 'password reset through a link sent by email'],
+  'account.password_reset.invalid': ['warn', 'password reset link unknown, used, expired or replaced'],
 };
 
 /** Every event's name, in the order above (the audit page's filter lists them). */

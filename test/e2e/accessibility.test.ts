@@ -9,6 +9,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { storeResetToken } from '../../src/accounts/password-reset.ts';
+import { randomToken } from '../../src/accounts/sessions.ts';
 import { useDemoAppAndBrowser } from './helpers/fixture.ts';
 import { fillLoginForm } from './helpers/login.ts';
 import { afterNavigation } from './helpers/navigation.ts';
@@ -40,6 +42,14 @@ function pkceChallenge(): string {
   return createHash('sha256').update('a'.repeat(43)).digest('base64url');
 }
 
+/** A live reset link for the demo foodsaver, made as the mail's composer makes it. */
+async function resetLink(): Promise<string> {
+  const token = randomToken();
+  const user = await app.t.db.selectFrom('users').select(['id', 'password_hash']).where('email', '=', 'foodsaver@example.org').executeTakeFirstOrThrow();
+  await storeResetToken(app.t.db, { token, userId: user.id, passwordHash: user.password_hash, returnTo: '/' }, app.t.clock.now());
+  return `${app.baseUrl}/password/reset/${token}`;
+}
+
 /** Each page: how to reach it in a fresh browser context, as which user. */
 const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolean): Promise<void> }> = [
   { name: 'login', open: async (page) => { await page.goto(`${app.baseUrl}/login`); } },
@@ -48,6 +58,26 @@ const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolea
     open: async (page, english) => {
       await page.goto(`${app.baseUrl}/login`);
       await fillLoginForm(page, { email: 'nobody@example.org', password: 'wrong password' }, { english });
+    },
+  },
+  { name: 'forgot password', open: async (page) => { await page.goto(`${app.baseUrl}/password/forgot`); } },
+  {
+    name: 'forgot password: sent',
+    open: async (page) => {
+      await page.goto(`${app.baseUrl}/password/forgot`);
+      await page.locator('#email').fill('nobody@example.org');
+      await afterNavigation(page, () => page.locator('form button[type=submit]').click());
+    },
+  },
+  { name: 'password reset: invalid link', open: async (page) => { await page.goto(`${app.baseUrl}/password/reset/${'x'.repeat(43)}`); } },
+  { name: 'password reset: form', open: async (page) => { await page.goto(await resetLink()); } },
+  {
+    name: 'password reset: form with errors',
+    open: async (page) => {
+      await page.goto(await resetLink());
+      await page.locator('#new_password').fill('short');
+      await afterNavigation(page, () => page.locator('form button[type=submit]').click());
+      await page.locator('#new_password-error').waitFor();
     },
   },
   { name: 'home', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/`); } },

@@ -34,6 +34,12 @@ function loginHintOf(returnTo: string): string | undefined {
   return hint === undefined || hint === '' || hint.length > 254 ? undefined : hint;
 }
 
+/** The "Forgot your password?" link, keeping the pending `return_to`; none with `MAIL=off` (no mail, no reset). */
+function forgotHref(config: Config, returnTo: string): string | undefined {
+  if (config.mail.mode === 'off') return undefined;
+  return returnTo === '/' ? '/password/forgot' : `/password/forgot?${new URLSearchParams({ return_to: returnTo }).toString()}`;
+}
+
 export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app, { config, db, clock, loginGuard }) => {
   // Sign-in in a popup (oidc-client-ts, MSAL) passes through the login page: a
   // same-origin opener policy here would cut the popup off from its opener.
@@ -46,12 +52,15 @@ export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app
       return_to: Type.Optional(Type.String({ maxLength: 8192 })),
       // Set by the unlock link (unlock.page.ts): say that the password is what is needed now.
       unlocked: Type.Optional(Type.Literal('1')),
+      // Set by a password reset (web/password/password-reset.page.ts): the new password is what is needed now.
+      reset: Type.Optional(Type.Literal('1')),
     }) },
   }, async (request, reply) => {
     const returnTo = safeReturnTo(request.query.return_to, config.publicUrl)
       ?? safeReturnTo(request.headers.referer, config.publicUrl) ?? '/';
     return reply.render('login', {
       csrfToken: await formToken(request, reply, config), returnTo, email: loginHintOf(returnTo), unlocked: request.query.unlocked === '1',
+      passwordReset: request.query.reset === '1', forgotHref: forgotHref(config, returnTo),
     });
   });
 
@@ -63,6 +72,7 @@ export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app
     const t = reply.translator();
     const again = async (status: number, error: string, unlockOffer = false) => reply.render('login', {
       csrfToken: await formToken(request, reply, config), returnTo, email, remember, error, unlockOffer,
+      forgotHref: forgotHref(config, returnTo),
     }, status);
 
     if (!(await isValidFormToken(request, form.csrf_token))) return again(403, t('login.csrf'));
