@@ -45,13 +45,13 @@ describe('admin screen in the browser', () => {
     // The fields come in reading order for the keyboard.
     await page.getByLabel('Client ID').focus();
     const order: string[] = [];
-    for (let i = 0; i < 9; i += 1) {
+    for (let i = 0; i < 10; i += 1) {
       await page.keyboard.press('Tab');
       order.push(await page.evaluate(() => document.activeElement?.id ?? ''));
     }
     expect(order).toEqual([
       'name', 'confidential', 'redirectUris', 'postLogoutRedirectUris', 'backchannelLogoutUri', 'backchannelLogoutSessionRequired',
-      'scope-profile', 'scope-email', 'scope-regions',
+      'requirePushedAuthorizationRequests', 'scope-profile', 'scope-email', 'scope-regions',
     ]);
 
     // A first attempt with a bad redirect URI: the message sits next to the field.
