@@ -46,6 +46,8 @@ export interface SessionsTable {
   csrf_token: string;
   remember: boolean;
   auth_time: Date;
+  /** Migration 057: how the member signed in (RFC 8176 values). */
+  amr: Generated<string[]>;
   expires_at: Date;
   created_at: CreatedAt;
   /** Migration 050: last request seen (at most five minutes late), the User-Agent, the shortened client address. */

@@ -7,6 +7,7 @@ import type { Clock } from '../clock.ts';
 import type { Executor } from '../db/executor.ts';
 import { statement } from '../db/statement.ts';
 import { inTransaction } from '../db/transaction.ts';
+import { PASSWORD_ONLY, type AuthenticationMethod } from './authentication-methods.ts';
 import type { SessionDevice } from './session-device.ts';
 import type { UserRow } from './users.repository.ts';
 
@@ -31,6 +32,8 @@ export interface SessionContext {
   readonly sid: string;
   readonly csrfToken: string;
   readonly authTime: Date;
+  /** How the member signed in (RFC 8176 `amr`), as the ID tokens of the session state it. */
+  readonly amr: readonly string[];
   readonly expiresAt: Date;
   readonly remember: boolean;
 }
@@ -49,10 +52,12 @@ export function randomToken(bytes = 32): string {
  * value, CSRF token, `auth_time` and expiry, the same `sid` — a
  * re-authentication (prompt=login, max_age) continues the OP session, so the
  * apps it signed into are not logged out. Another member's session, or an
- * expired one, is deleted and a new one begins.
+ * expired one, is deleted and a new one begins. `amr` is how the member
+ * signed in this time (a renewal records the new methods, not the old).
  */
 export async function createSession(
   db: Executor, clock: Clock, userId: number, remember: boolean, replacing?: string, device: SessionDevice = { userAgent: null, network: null },
+  amr: readonly AuthenticationMethod[] = PASSWORD_ONLY,
 ): Promise<NewSession> {
   const id = randomToken();
   const csrfToken = randomToken();
@@ -60,7 +65,7 @@ export async function createSession(
   const expiresAt = new Date(now.getTime() + (remember ? LONG_SESSION_SECONDS : SHORT_SESSION_SECONDS) * 1000);
   const values = {
     id_digest: digestSessionId(id), csrf_token: csrfToken, remember, auth_time: now, expires_at: expiresAt,
-    last_seen_at: now, user_agent: device.userAgent, network: device.network,
+    last_seen_at: now, user_agent: device.userAgent, network: device.network, amr: [...amr],
   };
   if (replacing !== undefined) {
     const renewed = await db.updateTable('sessions').set(values).returning('sid')
@@ -74,11 +79,11 @@ export async function createSession(
   return { id, sid, csrfToken, expiresAt, remember };
 }
 
-type SessionRow = UserRow & { sid: string; csrf_token: string; auth_time: Date; expires_at: Date; remember: boolean; last_seen_at: Date };
+type SessionRow = UserRow & { sid: string; csrf_token: string; auth_time: Date; amr: string[]; expires_at: Date; remember: boolean; last_seen_at: Date };
 
 const liveSession = statement<SessionRow>('find_session', `
   select u.id, u.email, u.first_name, u.last_name, u.photo, u.role, u.verified, u.sleeping, u.home_region_id,
-    s.sid, s.csrf_token, s.auth_time, s.expires_at, s.remember, s.last_seen_at
+    s.sid, s.csrf_token, s.auth_time, s.amr, s.expires_at, s.remember, s.last_seen_at
   from sessions s join users u on u.id = s.user_id
   where s.id_digest = $1 and s.expires_at > $2`);
 
@@ -96,9 +101,9 @@ export async function findSession(db: Executor, clock: Clock, id: string): Promi
   const now = clock();
   const row = (await liveSession.rows(db, [digestSessionId(id), now]))[0];
   if (!row) return undefined;
-  const { sid, csrf_token, auth_time, expires_at, remember, last_seen_at, ...user } = row;
+  const { sid, csrf_token, auth_time, amr, expires_at, remember, last_seen_at, ...user } = row;
   if (now.getTime() - last_seen_at.getTime() >= LAST_SEEN_RESOLUTION_SECONDS * 1000) await touchSession.rows(db, [digestSessionId(id), now]);
-  return { user, sid, csrfToken: csrf_token, authTime: auth_time, expiresAt: expires_at, remember };
+  return { user, sid, csrfToken: csrf_token, authTime: auth_time, amr, expiresAt: expires_at, remember };
 }
 
 export async function deleteSession(db: Executor, id: string): Promise<void> {

@@ -65,6 +65,8 @@ export interface OAuthGrantsTable {
   user_id: number;
   scopes: string[];
   auth_time: Date;
+  /** Migration 057: how the member signed in, from the code's session (RFC 8176 values). */
+  amr: Generated<string[]>;
   created_at: CreatedAt;
   expires_at: Date;
   revoked_at: Date | null;
@@ -81,6 +83,8 @@ export interface OAuthCodesTable {
   code_challenge: string | null;
   nonce: string | null;
   auth_time: Date;
+  /** Migration 057: how the member signed in, from the session (RFC 8176 values). */
+  amr: Generated<string[]>;
   created_at: CreatedAt;
   expires_at: Date;
   used_at: Date | null;

@@ -51,6 +51,9 @@ describe('openid-client v6', () => {
       expect(claims.aud).toBe(registered.clientId);
       expect(claims.sub).toBe(String(user.id));
       expect(typeof claims.auth_time).toBe('number');
+      // A password login: RFC 8176's `pwd`, the password level.
+      expect(claims.amr).toEqual(['pwd']);
+      expect(claims.acr).toBe('urn:foodsharing:acr:password');
 
       const info = await client.fetchUserInfo(config, tokens.access_token, claims.sub);
       expect(info).toEqual({
@@ -67,6 +70,7 @@ describe('openid-client v6', () => {
       expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
       expect(refreshed.claims()!.sub).toBe(claims.sub);
       expect(refreshed.claims()!.auth_time).toBe(claims.auth_time);
+      expect(refreshed.claims()!.amr).toEqual(['pwd']);
       const again = await client.fetchUserInfo(config, refreshed.access_token, claims.sub);
       expect(again.sub).toBe(String(user.id));
     });

@@ -40,7 +40,7 @@ function userinfoStatus(accessToken: string, app: AppUnderTest = t) {
 }
 
 describe('refresh_token grant', () => {
-  test('rotates on every use and keeps sub and auth_time', async () => {
+  test('rotates on every use and keeps sub, auth_time and amr', async () => {
     const first = await tokensFor(client);
     const second = await refresh(first.refresh_token);
     expect(second.statusCode).toBe(200);
@@ -51,6 +51,8 @@ describe('refresh_token grant', () => {
     const after = decodeJwt(body.id_token);
     expect(after.sub).toBe(before.sub);
     expect(after.auth_time).toBe(before.auth_time);
+    expect(after.amr).toEqual(['pwd']);
+    expect(after.amr).toEqual(before.amr);
     expect(decodeJwt(body.access_token).auth_time).toBe(before.auth_time);
     const third = await refresh(body.refresh_token);
     expect(third.statusCode).toBe(200);

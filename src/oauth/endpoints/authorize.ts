@@ -121,7 +121,7 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
 function codeBinding(req: AuthorizationRequest, session: SessionContext): CodeBinding {
   return {
     clientRowId: req.client.id, userId: session.user.id, redirectUri: req.redirectUri, scopes: req.scopes,
-    codeChallenge: req.codeChallenge, nonce: req.nonce, authTime: session.authTime, sid: session.sid,
+    codeChallenge: req.codeChallenge, nonce: req.nonce, authTime: session.authTime, amr: session.amr, sid: session.sid,
   };
 }
 

@@ -14,7 +14,7 @@ import { GRANT_TYPES, SCOPES } from '../scopes.ts';
 
 export const CLAIMS_SUPPORTED = [
   'sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'preferred_username', 'name', 'given_name',
-  'family_name', 'picture', 'locale', 'email', 'email_verified', 'region_ids', 'region_ambassador', 'sid',
+  'family_name', 'picture', 'locale', 'email', 'email_verified', 'region_ids', 'region_ambassador', 'sid', 'amr', 'acr',
 ] as const;
 
 /** `requirePushed`: REQUIRE_PUSHED_AUTHORIZATION_REQUESTS. */

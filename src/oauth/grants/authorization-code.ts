@@ -41,6 +41,8 @@ export interface RedeemedCode {
   user_id: number;
   scopes: string[];
   auth_time: Date;
+  /** How the member signed in (RFC 8176), from the code's session. */
+  amr: string[];
   nonce: string | null;
   /** The login session the code was issued under. */
   sid: string | null;
@@ -103,6 +105,7 @@ export async function handle(ctx: CodeGrantContext, client: ClientRow, params: G
     grantId: redeemed.grant_id,
     scopes: redeemed.scopes,
     authTime: redeemed.auth_time,
+    amr: redeemed.amr,
     nonce: redeemed.nonce,
     sid: redeemed.sid,
     now,

@@ -31,6 +31,8 @@ export interface RefreshTokenRow {
   client_id: number;
   user_id: number;
   auth_time: Date;
+  /** How the member signed in, kept from the grant's session. */
+  amr: string[];
   revoked_at: Date | null;
   /** The login session of the grant, kept in the ID tokens of every refresh. */
   sid: string | null;
@@ -149,8 +151,11 @@ function narrowedScopes(granted: readonly string[], requested: readonly string[]
 }
 
 function respond(ctx: RefreshGrantContext, client: ClientRow, row: RefreshTokenRow, scopes: string[], now: Date, refresh: { rowId: number; expiresAt: Date }): Promise<TokenResponse> {
-  // A refresh keeps sub, auth_time and sid (OpenID Connect Core §12.2); no nonce.
-  return ctx.issue({ clientId: client.client_id, signingAlg: client.id_token_signed_response_alg, userId: row.user_id, grantId: row.grant_id, scopes, authTime: row.auth_time, nonce: null, sid: row.sid, now, refresh });
+  // A refresh keeps sub, auth_time, amr and sid (OpenID Connect Core §12.2); no nonce.
+  return ctx.issue({
+    clientId: client.client_id, signingAlg: client.id_token_signed_response_alg, userId: row.user_id, grantId: row.grant_id, scopes,
+    authTime: row.auth_time, amr: row.amr, nonce: null, sid: row.sid, now, refresh,
+  });
 }
 
 function invalid(detail: string): InvalidGrant {

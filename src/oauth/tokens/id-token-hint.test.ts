@@ -10,7 +10,7 @@ const ISSUER = 'https://id.example';
 const ours = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const other = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const keys = { verificationKey: async (kid: string | undefined): Promise<KeyObject | undefined> => (kid === 'k1' ? ours.publicKey : undefined) };
-const claims = { sub: '42', clientId: 'wiki', authTime: 1_000, nonce: null, sid: 'sid-1', accessToken: 'at' };
+const claims = { sub: '42', clientId: 'wiki', authTime: 1_000, amr: ['pwd'], nonce: null, sid: 'sid-1', accessToken: 'at' };
 
 const idToken = (privateKey = ours.privateKey, issuer = ISSUER, iat = 1_000) => signIdToken(signerOf({ kid: 'k1', privateKey }), issuer, iat, claims);
 const withHeader = (token: string, header: object) => [encodeSegment(header), ...token.split('.').slice(1)].join('.');

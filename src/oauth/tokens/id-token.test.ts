@@ -14,17 +14,27 @@ describe('ID tokens', () => {
     expect(atHash('jHkWEdUXMU1BwAsC4vtUsZwnNvTIxEl0z9K3vx5KF0Y')).toBe('77QmUPtjPfzWtF2AnpK9RQ');
   });
 
-  test('RS256 with kid; iss, sub, aud, one hour, auth_time, nonce, at_hash of the access token, sid; a valid signature', async () => {
-    const token = await signIdToken(signer, 'https://id.example', NOW, { sub: '42', clientId: 'wiki', authTime: NOW - 5, nonce: 'n-1', sid: 'sid-1', accessToken: 'at' });
+  test('RS256 with kid; iss, sub, aud, one hour, auth_time, amr, acr, nonce, at_hash of the access token, sid; a valid signature', async () => {
+    const token = await signIdToken(signer, 'https://id.example', NOW, { sub: '42', clientId: 'wiki', authTime: NOW - 5, amr: ['pwd'], nonce: 'n-1', sid: 'sid-1', accessToken: 'at' });
     expect(part(token, 0)).toEqual({ alg: 'RS256', typ: 'JWT', kid: 'k1' });
-    expect(part(token, 1)).toEqual({ iss: 'https://id.example', sub: '42', aud: 'wiki', iat: NOW, exp: NOW + 3600, auth_time: NOW - 5, nonce: 'n-1', at_hash: atHash('at'), sid: 'sid-1' });
+    expect(part(token, 1)).toEqual({
+      iss: 'https://id.example', sub: '42', aud: 'wiki', iat: NOW, exp: NOW + 3600, auth_time: NOW - 5, amr: ['pwd'], acr: 'urn:foodsharing:acr:password',
+      nonce: 'n-1', at_hash: atHash('at'), sid: 'sid-1',
+    });
     const [header, payload, signature] = token.split('.');
     expect(verify('sha256', Buffer.from(`${header}.${payload}`), publicKey, Buffer.from(signature!, 'base64url'))).toBe(true);
   });
 
   test('no nonce claim when the request sent none, no sid when the session is unknown', async () => {
-    const token = await signIdToken(signer, 'https://id.example', NOW, { sub: '42', clientId: 'wiki', authTime: NOW, nonce: null, sid: null, accessToken: 'at' });
+    const token = await signIdToken(signer, 'https://id.example', NOW, { sub: '42', clientId: 'wiki', authTime: NOW, amr: ['pwd'], nonce: null, sid: null, accessToken: 'at' });
     expect(part(token, 1)).not.toHaveProperty('nonce');
     expect(part(token, 1)).not.toHaveProperty('sid');
+  });
+
+  test('acr states the strongest level the methods reach', async () => {
+    const acr = async (amr: string[]) => part(await signIdToken(signer, 'https://id.example', NOW, { sub: '42', clientId: 'wiki', authTime: NOW, amr, nonce: null, sid: null, accessToken: 'at' }), 1)['acr'];
+    expect(await acr(['pwd'])).toBe('urn:foodsharing:acr:password');
+    expect(await acr(['pwd', 'otp', 'mfa'])).toBe('urn:foodsharing:acr:mfa');
+    expect(await acr(['hwk', 'user'])).toBe('phr');
   });
 });

@@ -2,9 +2,11 @@
  * ID tokens (OpenID Connect Core §2, §3.1.3.6; SPEC §5.3): the client's
  * `id_token_signed_response_alg` (RS256, ES256 or EdDSA) with `kid`,
  * `auth_time` always, `nonce` only when the authorization request sent one,
- * `at_hash` of the access token issued with it, `sid` of the login session.
+ * `at_hash` of the access token issued with it, `sid` of the login session,
+ * `amr` (RFC 8176) and `acr` of how the member signed in.
  */
 import { createHash } from 'node:crypto';
+import { acrOf } from '../../accounts/authentication-methods.ts';
 import type { Signer } from '../keys/key-store.ts';
 import { ID_TOKEN_SECONDS } from '../lifetimes.ts';
 
@@ -12,6 +14,8 @@ export interface IdTokenClaims {
   sub: string;
   clientId: string;
   authTime: number;
+  /** RFC 8176 authentication method references of the session. */
+  amr: readonly string[];
   nonce: string | null;
   /** The login session (Back-Channel Logout 1.0 §2.1, RP-Initiated Logout 1.0 §2), or null when unknown. */
   sid: string | null;
@@ -35,6 +39,8 @@ export function signIdToken(signer: Signer, issuer: string, nowSeconds: number, 
     iat: nowSeconds,
     exp: nowSeconds + ID_TOKEN_SECONDS,
     auth_time: claims.authTime,
+    amr: [...claims.amr],
+    acr: acrOf(claims.amr),
     ...(claims.nonce === null ? {} : { nonce: claims.nonce }),
     at_hash: atHash(claims.accessToken),
     ...(claims.sid === null ? {} : { sid: claims.sid }),

@@ -26,6 +26,8 @@ export interface IssueInput {
   grantId: number;
   scopes: readonly string[];
   authTime: Date;
+  /** How the member signed in (RFC 8176 `amr`): the ID token's `amr` and `acr`. */
+  amr: readonly string[];
   nonce: string | null;
   /** The login session the grant came from (OpenID Connect `sid`), or null. */
   sid: string | null;
@@ -46,7 +48,9 @@ export async function issueTokens(ctx: OAuthContext, input: IssueInput): Promise
   const accessToken = await signAccessToken(signer, ctx.issuer, now, { sub, clientId: input.clientId, scope, authTime, grantId: input.grantId });
   // The ID token's at_hash covers the signed access token: the two signatures cannot run side by side.
   const id_token = input.scopes.includes('openid')
-    ? await signIdToken(signer, ctx.issuer, now, { sub, clientId: input.clientId, authTime, nonce: input.nonce, sid: input.sid, accessToken })
+    ? await signIdToken(signer, ctx.issuer, now, {
+      sub, clientId: input.clientId, authTime, amr: input.amr, nonce: input.nonce, sid: input.sid, accessToken,
+    })
     : undefined;
   return {
     access_token: accessToken,
