@@ -82,6 +82,24 @@ export interface PasswordResetTokensTable {
   created_at: CreatedAt;
 }
 
+/** Migration 058: a member's passkeys (WebAuthn credentials): public keys only. */
+export interface PasskeysTable {
+  id: Generated<number>;
+  user_id: number;
+  /** base64url, unique across members. */
+  credential_id: string;
+  /** COSE public key. */
+  public_key: Buffer;
+  sign_count: Generated<string>;
+  transports: Generated<string[]>;
+  /** 'singleDevice' or 'multiDevice'. */
+  device_type: string;
+  backed_up: boolean;
+  name: string;
+  created_at: CreatedAt;
+  last_used_at: Date | null;
+}
+
 export interface AccountsTables {
   regions: RegionsTable;
   users: UsersTable;
@@ -91,4 +109,5 @@ export interface AccountsTables {
   login_throttle: LoginThrottleTable;
   login_unlock_tokens: LoginUnlockTokensTable;
   password_reset_tokens: PasswordResetTokensTable;
+  passkeys: PasskeysTable;
 }
