@@ -191,7 +191,7 @@ describe('accessibility (axe-core, WCAG 2.1 AA)', () => {
         const { found, overflowing } = await checkPages(locale, viewport, language === 'en');
         expect(found).toEqual({});
         expect(overflowing).toEqual({});
-      });
+      }, PAGES.length * 6_000);
     }
   }
 });
