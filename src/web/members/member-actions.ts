@@ -14,7 +14,7 @@ import type { MemberRecord } from '../../accounts/member-search.ts';
 import { disableMember, enableMember, endMemberSessions, mayManageMember } from '../../accounts/member-status.ts';
 import { logSecurityEvent } from '../../ops/security-events.ts';
 import { pageSession } from '../page-access.ts';
-import { MemberParams, MEMBERS_BASE, memberOrNotFound, memberPath, refuse, type MembersPageOptions } from './member-view.ts';
+import { MemberParams, MEMBERS_BASE, memberOrNotFound, memberPath, refuse, renderMemberNotFound, type MembersPageOptions } from './member-view.ts';
 
 const ActionForm = Type.Object({ csrf_token: Type.Optional(Type.String({ maxLength: 200 })) });
 const DeleteForm = Type.Object({
@@ -31,9 +31,11 @@ export const memberActionRoutes: FastifyPluginAsyncTypebox<MembersPageOptions> =
     if (!session) return undefined;
     const member = await memberOrNotFound(db, reply, idText);
     if (!member) return undefined;
-    if (checkCsrf && !(await isValidFormToken(request, csrfToken))) return void (await refuse(reply, member, 403, 'members.csrf'));
-    if (!mayManageMember(session.user, member)) return void (await refuse(reply, member, 403, 'members.notAllowed'));
-    return { session, member };
+    const refusal = checkCsrf && !(await isValidFormToken(request, csrfToken)) ? 'members.csrf'
+      : mayManageMember(session.user, member) ? undefined : 'members.notAllowed';
+    if (refusal === undefined) return { session, member };
+    await refuse(reply, member, 403, refusal);
+    return undefined;
   };
 
   const done = (reply: FastifyReply, member: MemberRecord, what: string, counts = { sessionsEnded: 0, grantsRevoked: 0 }) =>
@@ -53,7 +55,7 @@ export const memberActionRoutes: FastifyPluginAsyncTypebox<MembersPageOptions> =
     if (!allowed) return reply;
     const { session, member } = allowed;
     const result = await disableMember(db, member.id, clock());
-    if (!result) return memberOrNotFound(db, reply, request.params.id).then(() => reply);
+    if (!result) return renderMemberNotFound(reply);
     if (!result.changed) return refuse(reply, member, 409, 'members.alreadyDisabled');
     const { sessionsEnded, grantsRevoked } = result;
     logSecurityEvent(request.events, { event: 'account.member.disabled', userId: member.id, actorId: session.user.id, sessionsEnded, grantsRevoked });
@@ -65,7 +67,7 @@ export const memberActionRoutes: FastifyPluginAsyncTypebox<MembersPageOptions> =
     if (!allowed) return reply;
     const { session, member } = allowed;
     const result = await enableMember(db, member.id);
-    if (!result) return memberOrNotFound(db, reply, request.params.id).then(() => reply);
+    if (!result) return renderMemberNotFound(reply);
     if (!result.changed) return refuse(reply, member, 409, 'members.alreadyEnabled');
     logSecurityEvent(request.events, { event: 'account.member.enabled', userId: member.id, actorId: session.user.id });
     return done(reply, member, 'enabled');
@@ -94,7 +96,7 @@ export const memberActionRoutes: FastifyPluginAsyncTypebox<MembersPageOptions> =
     const typed = request.body.email ?? '';
     if (typed.trim() !== member.email) return deletePage(request, reply, member, { typed, error: reply.translator()('members.deleteMismatch') }, 400);
     const deleted = await deleteMember(db, member.id, clock());
-    if (!deleted) return memberOrNotFound(db, reply, request.params.id).then(() => reply);
+    if (!deleted) return renderMemberNotFound(reply);
     logSecurityEvent(request.events, { event: 'account.member.deleted', userId: member.id, actorId: session.user.id, sessionsEnded: deleted.sessionsEnded, grantsRevoked: deleted.grantsRevoked });
     return reply.redirect(`${MEMBERS_BASE}?deleted=${member.id}`, 303);
   });

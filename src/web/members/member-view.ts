@@ -30,11 +30,13 @@ export function memberPath(id: number): string {
 export async function memberOrNotFound(db: DB, reply: FastifyReply, idText: string): Promise<MemberRecord | undefined> {
   const id = memberIdOf(idText);
   const member = id === undefined ? undefined : await findMember(db, id);
-  if (!member) {
-    const t = reply.translator();
-    await reply.render('error', { message: t('members.notFound'), link: { href: MEMBERS_BASE, text: t('members.back') } }, 404);
-  }
+  if (!member) await renderMemberNotFound(reply);
   return member;
+}
+
+export function renderMemberNotFound(reply: FastifyReply): Promise<FastifyReply> {
+  const t = reply.translator();
+  return reply.render('error', { message: t('members.notFound'), link: { href: MEMBERS_BASE, text: t('members.back') } }, 404);
 }
 
 /** An error page that leads back to the member's page. */
