@@ -47,6 +47,8 @@ import { adminMessages } from './web/admin/admin.messages.ts';
 import { adminPage } from './web/admin/admin.page.ts';
 import { auditMessages } from './web/audit/audit.messages.ts';
 import { auditPage } from './web/audit/audit.page.ts';
+import { membersMessages } from './web/members/members.messages.ts';
+import { membersPage } from './web/members/members.page.ts';
 import { consentMessages } from './web/consent/consent.messages.ts';
 import { consentPages } from './web/consent/consent.page.ts';
 import { endSessionMessages } from './web/end-session/end-session.messages.ts';
@@ -142,7 +144,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   installSessions(app, db, clock);
   installPages(app, combineMessages([
-    layoutMessages, homeMessages, errorMessages, loginMessages, passwordMessages, logoutMessages, consentMessages, endSessionMessages, myAppsMessages, securityMessages, adminMessages, auditMessages,
+    layoutMessages, homeMessages, errorMessages, loginMessages, passwordMessages, logoutMessages, consentMessages, endSessionMessages, myAppsMessages, securityMessages, adminMessages, auditMessages, membersMessages,
   ]));
   installPageErrors(app);
 
@@ -179,6 +181,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(logoutPage, { config, db, clock });
   await app.register(adminPage, { config, db, clock, keys: deps.keys });
   await app.register(auditPage, { config, db, clock });
+  await app.register(membersPage, { config, db, clock });
   await app.register(myAppsPage, { config, db, clock });
   await app.register(securityPage, { config, db, clock, loginGuard: login.guard });
   await app.register(oauthRoutes, { config, db, clock, keys: deps.keys, keyStore, pages: consentPages(config), endSessionPages: endSessionPages(config) });

@@ -25,6 +25,10 @@ export interface UsersTable {
   sleeping: Generated<boolean>;
   home_region_id: number | null;
   created_at: CreatedAt;
+  /** Migration 060: since when the member may not sign in (member-status.ts); null while they may. */
+  disabled_at: Generated<Date | null>;
+  /** Migration 060: when the member was deleted (member-deletion.ts); the row is then an anonymous stand-in. */
+  deleted_at: Generated<Date | null>;
 }
 
 export interface RegionMembershipsTable {

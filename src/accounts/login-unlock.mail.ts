@@ -12,11 +12,11 @@ export function unlockLink(publicUrl: string, token: string): string {
   return `${publicUrl}/login/unlock/${token}`;
 }
 
-/** Sends nothing for an address without an account: the request that queued it was answered the same either way. */
+/** Sends nothing for an address without an account, or a disabled one: the request that queued it was answered the same either way. */
 export function unlockMailComposer(publicUrl: string): MailComposer {
   return async (db, mail, now) => {
     const user = await findUserCredentialsByEmail(db, mail.recipient);
-    if (!user) return undefined;
+    if (!user || user.disabled_at !== null) return undefined;
     const token = randomToken();
     await storeUnlockToken(db, { token, account: accountOf(user.email), userId: user.id, returnTo: mail.params.returnTo ?? '/' }, now);
     return { to: user.email, content: unlockMailContent(mail.locale, unlockLink(publicUrl, token)) };

@@ -6,7 +6,7 @@
  */
 import type { Clock } from '../clock.ts';
 import type { DB } from '../db/database.ts';
-import type { EventLog } from '../ops/security-events.ts';
+import { logSecurityEvent, type EventLog } from '../ops/security-events.ts';
 import type { AttemptCounters } from './login-attempt-counters.ts';
 import { deviceCookieAfterLogin, deviceNonce } from './login-device-cookie.ts';
 import { accountOf, recordSuccess, reserveAttempt, throttleCounters, type ThrottleCounter } from './login-throttle.ts';
@@ -48,6 +48,16 @@ export class InvalidCredentials extends Error {
   }
 }
 
+export const ACCOUNT_DISABLED = 'This account is disabled. Please contact the organisation team.';
+
+/** The right password of a disabled member (member-status.ts): refused until the account is enabled again. */
+export class AccountDisabled extends Error {
+  constructor() {
+    super(ACCOUNT_DISABLED);
+    this.name = 'AccountDisabled';
+  }
+}
+
 /**
  * Too many failed logins: the next attempt is allowed in `retryAfterSeconds`.
  * `lockedBy` `account`: the account-wide counter, which anybody can fill; this
@@ -68,8 +78,8 @@ export interface LoginGuard {
 }
 
 /**
- * Logs in; throws {@link LoginThrottled} (before the password is checked) or
- * {@link InvalidCredentials}.
+ * Logs in; throws {@link LoginThrottled} (before the password is checked),
+ * {@link InvalidCredentials} or {@link AccountDisabled}.
  */
 export async function logIn(db: DB, clock: Clock, guard: LoginGuard, input: LoginInput): Promise<LoginResult> {
   const { deviceKey, attempts } = guard;
@@ -82,7 +92,12 @@ export async function logIn(db: DB, clock: Clock, guard: LoginGuard, input: Logi
   const valid = found ? await verifyPassword(found.password_hash, input.password) : await verifyAgainstDummy(input.password);
   // A failure stays counted: its reservation is the record.
   if (!found || !valid) throw new InvalidCredentials();
-  const { password_hash: _hash, ...user } = found;
+  const { password_hash: _hash, disabled_at: disabledAt, ...user } = found;
+  // Said only to whoever knows the password: it tells a guesser nothing. The attempt stays counted.
+  if (disabledAt !== null) {
+    if (input.log) logSecurityEvent(input.log, { event: 'account.login.disabled', userId: user.id, ip: input.ip });
+    throw new AccountDisabled();
+  }
   await recordSuccess(attempts, counters);
   // The browser's earlier session is renewed (same member) or replaced, not logged out: the apps keep their tokens.
   const session = await createSession(db, clock, user.id, input.rememberMe, input.previousSessionId, sessionDevice(input.userAgent, input.ip));

@@ -11,11 +11,11 @@ export function resetLink(publicUrl: string, token: string): string {
   return `${publicUrl}/password/reset/${token}`;
 }
 
-/** Sends nothing for an address without an account: the request that queued it was answered the same either way. */
+/** Sends nothing for an address without an account, or a disabled one: the request that queued it was answered the same either way. */
 export function resetMailComposer(publicUrl: string): MailComposer {
   return async (db, mail, now) => {
     const user = await findUserCredentialsByEmail(db, mail.recipient);
-    if (!user) return undefined;
+    if (!user || user.disabled_at !== null) return undefined;
     const token = randomToken();
     await storeResetToken(db, { token, userId: user.id, passwordHash: user.password_hash, returnTo: mail.params.returnTo ?? '/' }, now);
     return { to: user.email, content: resetMailContent(mail.locale, resetLink(publicUrl, token)) };

@@ -90,7 +90,7 @@ export async function peekResetToken(db: Executor, token: string, now: Date): Pr
   if (!TOKEN_SHAPE.test(token)) return undefined;
   const row = await db.selectFrom('password_reset_tokens as t').innerJoin('users as u', 'u.id', 't.user_id')
     .select(['t.user_id', 'u.email', 't.return_to'])
-    .where('t.digest', '=', sha256(token)).where('t.expires_at', '>', now)
+    .where('t.digest', '=', sha256(token)).where('t.expires_at', '>', now).where('u.disabled_at', 'is', null)
     .where(sql<boolean>`sha256(convert_to(u.password_hash, 'UTF8')) = t.password_hash_digest`)
     .executeTakeFirst();
   return row && { userId: row.user_id, email: row.email, returnTo: row.return_to };
@@ -101,7 +101,7 @@ export async function redeemResetToken(db: Executor, token: string, now: Date): 
   if (!TOKEN_SHAPE.test(token)) return undefined;
   const row = await db.deleteFrom('password_reset_tokens as t').using('users as u')
     .whereRef('u.id', '=', 't.user_id')
-    .where('t.digest', '=', sha256(token)).where('t.expires_at', '>', now)
+    .where('t.digest', '=', sha256(token)).where('t.expires_at', '>', now).where('u.disabled_at', 'is', null)
     .where(sql<boolean>`sha256(convert_to(u.password_hash, 'UTF8')) = t.password_hash_digest`)
     .returning(['t.user_id', 'u.email', 't.return_to'])
     .executeTakeFirst();

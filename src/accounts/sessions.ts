@@ -85,7 +85,7 @@ const liveSession = statement<SessionRow>('find_session', `
   select u.id, u.email, u.first_name, u.last_name, u.photo, u.role, u.verified, u.sleeping, u.home_region_id,
     s.sid, s.csrf_token, s.auth_time, s.amr, s.expires_at, s.remember, s.last_seen_at
   from sessions s join users u on u.id = s.user_id
-  where s.id_digest = $1 and s.expires_at > $2`);
+  where s.id_digest = $1 and s.expires_at > $2 and u.disabled_at is null`);
 
 /** A session's "last used" is written at most this often: not a write per request. */
 export const LAST_SEEN_RESOLUTION_SECONDS = 5 * 60;

@@ -20,7 +20,7 @@ export function findUserById(db: Executor, id: number): Promise<UserRow | undefi
 
 export function findUserCredentialsByEmail(db: Executor, email: string) {
   return db.selectFrom('users')
-    .select([...USER_COLUMNS, 'password_hash'])
+    .select([...USER_COLUMNS, 'password_hash', 'disabled_at'])
     .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
     .executeTakeFirst();
 }

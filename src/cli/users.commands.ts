@@ -1,8 +1,14 @@
-/** `user list | show | add | set-password` (SPEC §3). Passwords come from standard input or a prompt. */
+/**
+ * `user list | show | add | set-password | disable | enable | delete` (SPEC §3).
+ * Passwords come from standard input or a prompt.
+ */
 import { createUser, setUserPassword } from '../accounts/accounts.service.ts';
+import { deleteMember } from '../accounts/member-deletion.ts';
+import { disableMember, enableMember } from '../accounts/member-status.ts';
 import { ROLE_NAMES, roleName, type RoleName } from '../accounts/roles.ts';
 import { findRegionIdsOfUser, findUserById, findUserCredentialsByEmail, listUsers, type UserRow } from '../accounts/users.repository.ts';
 import type { DB } from '../db/database.ts';
+import { logSecurityEvent } from '../ops/security-events.ts';
 import { oneOf, optionalInteger, optionalString, positiveIntegers, RefusedInput, UsageError, type CliCommand, type OptionSpecs, type OptionValues } from './command.ts';
 
 const PASSWORD_NOTE = 'The password is read from standard input (its first line), or asked for without echo on a terminal.';
@@ -101,6 +107,70 @@ export const userSetPasswordCommand: CliCommand = {
     return {
       json: { id: user.id, email: user.email, passwordChanged: true, ...ended },
       text: [`Password of ${user.email} (user ${user.id}) changed; ${ended.sessionsEnded} session(s) ended, ${ended.grantsRevoked} app grant(s) revoked.`],
+    };
+  },
+};
+
+const STATUS_DETAILS = 'Signs the user out everywhere as `sessions revoke` does (their apps get back-channel logout notices) and refuses their logins until `user enable`; no unlock or password-reset mail is sent to them meanwhile.';
+
+export const userDisableCommand: CliCommand = {
+  words: ['user', 'disable'],
+  summary: 'stop a user from signing in and sign them out everywhere',
+  details: [STATUS_DETAILS],
+  options: WHICH_USER,
+  async run(context, values) {
+    const db = await context.database();
+    const user = await findUser(db, values);
+    const result = await disableMember(db, user.id, new Date());
+    if (!result) throw new RefusedInput(`there is no user with id ${user.id}`);
+    if (!result.changed) throw new RefusedInput(`${user.email} (user ${user.id}) is already disabled`);
+    const { sessionsEnded, grantsRevoked } = result;
+    logSecurityEvent(context.events, { event: 'account.member.disabled', userId: user.id, actorId: null, sessionsEnded, grantsRevoked });
+    return {
+      json: { id: user.id, email: user.email, disabled: true, sessionsEnded, grantsRevoked },
+      text: [`${user.email} (user ${user.id}) disabled; ${sessionsEnded} session(s) ended, ${grantsRevoked} app grant(s) revoked.`],
+    };
+  },
+};
+
+export const userEnableCommand: CliCommand = {
+  words: ['user', 'enable'],
+  summary: 'let a disabled user sign in again',
+  details: ['What disabling revoked (sessions, app grants) stays revoked.'],
+  options: WHICH_USER,
+  async run(context, values) {
+    const db = await context.database();
+    const user = await findUser(db, values);
+    const result = await enableMember(db, user.id);
+    if (!result) throw new RefusedInput(`there is no user with id ${user.id}`);
+    if (!result.changed) throw new RefusedInput(`${user.email} (user ${user.id}) is not disabled`);
+    logSecurityEvent(context.events, { event: 'account.member.enabled', userId: user.id, actorId: null });
+    return { json: { id: user.id, email: user.email, disabled: false }, text: [`${user.email} (user ${user.id}) enabled.`] };
+  },
+};
+
+export const userDeleteCommand: CliCommand = {
+  words: ['user', 'delete'],
+  summary: 'delete a user: private data deleted, community content anonymised',
+  details: [
+    '--confirm-email must repeat the user\'s email address exactly; otherwise nothing is deleted.',
+    'What goes and what stays is described in docs/security.md, "Deleting a member".',
+  ],
+  options: {
+    ...WHICH_USER,
+    'confirm-email': { type: 'string', required: true, value: 'E', help: 'the user\'s email address again, exactly: the confirmation' },
+  },
+  async run(context, values) {
+    const db = await context.database();
+    const user = await findUser(db, values);
+    if (values['confirm-email'] !== user.email) throw new RefusedInput(`--confirm-email does not match the email of user ${user.id}; nothing was deleted`);
+    const deleted = await deleteMember(db, user.id, new Date());
+    if (!deleted) throw new RefusedInput(`user ${user.id} was deleted before`);
+    const { sessionsEnded, grantsRevoked } = deleted;
+    logSecurityEvent(context.events, { event: 'account.member.deleted', userId: user.id, actorId: null, sessionsEnded, grantsRevoked });
+    return {
+      json: { id: user.id, email: user.email, deleted: true, sessionsEnded, grantsRevoked },
+      text: [`${user.email} (user ${user.id}) deleted; ${sessionsEnded} session(s) ended, ${grantsRevoked} app grant(s) revoked.`],
     };
   },
 };

@@ -63,7 +63,21 @@ export type SecurityEvent =
   /** A new password was set through a reset link; every session of the member ended, every grant revoked. */
   | { event: 'account.password_reset.completed'; userId: number; sessionsEnded: number; grantsRevoked: number; ip: string }
   /** A reset link that is unknown, used, expired, replaced or older than the password was used. */
-  | { event: 'account.password_reset.invalid'; ip: string };
+  | { event: 'account.password_reset.invalid'; ip: string }
+  /** The right password of a disabled member: the login was refused. */
+  | { event: 'account.login.disabled'; userId: number; ip: string }
+  /**
+   * An organisation member (`actorId`, on the admin screen) or an operator
+   * (`actorId` null, the CLI) ended every session of the member `userId` and
+   * revoked their grants.
+   */
+  | { event: 'account.member.sessions_ended'; userId: number; actorId: number | null; sessionsEnded: number; grantsRevoked: number }
+  /** The member was disabled (no sign-in) and signed out everywhere; `actorId` as above. */
+  | { event: 'account.member.disabled'; userId: number; actorId: number | null; sessionsEnded: number; grantsRevoked: number }
+  /** The member may sign in again; `actorId` as above. */
+  | { event: 'account.member.enabled'; userId: number; actorId: number | null }
+  /** The member's account was deleted: private data gone, the row anonymised; `actorId` as above. */
+  | { event: 'account.member.deleted'; userId: number; actorId: number | null; sessionsEnded: number; grantsRevoked: number };
 
 export type SecurityEventName = SecurityEvent['event'];
 
@@ -97,6 +111,11 @@ const DESCRIPTIONS: Record<SecurityEventName, ['warn' | 'info', string]> = {
   'account.password_reset.limited': ['warn', 'password reset link refused: too many asked for this address or from this client'],
   'account.password_reset.completed': ['info', 'password reset through a link sent by email'],
   'account.password_reset.invalid': ['warn', 'password reset link unknown, used, expired or replaced'],
+  'account.login.disabled': ['warn', 'login refused: the account is disabled'],
+  'account.member.sessions_ended': ['info', 'sessions of a member ended by the organisation or an operator'],
+  'account.member.disabled': ['info', 'member disabled'],
+  'account.member.enabled': ['info', 'member enabled'],
+  'account.member.deleted': ['info', 'member deleted'],
 };
 
 /** Every event's name, in the order above (the audit page's filter lists them). */

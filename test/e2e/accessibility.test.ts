@@ -144,6 +144,21 @@ const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolea
   // After the secret above: the audit log lists at least that change.
   { name: 'admin: audit log', as: 'orga@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/audit`); } },
   { name: 'admin: audit log, bad filters', as: 'orga@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/audit?member=nobody&from=yesterday`); } },
+  { name: 'admin: members', as: 'orga@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/users?q=example`); } },
+  { name: 'admin: members, none found', as: 'orga@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/users?q=nobody-at-all`); } },
+  // The foodsaver logged in above: the page lists a live session.
+  { name: 'admin: a member', as: 'orga@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/users/${app.user('foodsaver@example.org').id}?done=sessions&sessions=0&grants=0`); } },
+  { name: 'admin: oneself as a member', as: 'orga@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/users/${app.user('orga@example.org').id}`); } },
+  {
+    name: 'admin: deleting a member, a wrong email',
+    as: 'orga@example.org',
+    open: async (page) => {
+      await page.goto(`${app.baseUrl}/admin/users/${app.user('koeln@example.org').id}/delete`);
+      await page.locator('#delete-email').fill('someone-else@example.org');
+      await afterNavigation(page, () => page.locator('form button[type=submit]').click());
+      await page.locator('#delete-error').waitFor();
+    },
+  },
 ];
 
 /** One browser context per user: logged in once, then every page of that user in turn. */
@@ -176,7 +191,7 @@ describe('accessibility (axe-core, WCAG 2.1 AA)', () => {
         const { found, overflowing } = await checkPages(locale, viewport, language === 'en');
         expect(found).toEqual({});
         expect(overflowing).toEqual({});
-      });
+      }, PAGES.length * 6_000);
     }
   }
 });

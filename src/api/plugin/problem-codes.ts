@@ -16,6 +16,7 @@ export type ProblemCode =
   | 'auth.csrf-invalid'
   | 'auth.invalid-credentials'
   | 'auth.too-many-attempts'
+  | 'auth.account-disabled'
   | 'server.error'
   | 'store.not-found'
   | 'store.forbidden'

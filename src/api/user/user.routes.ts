@@ -6,7 +6,7 @@ import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
 import { CurrentUserSchema, describeCurrentUser } from '../../accounts/current-user.ts';
 import { DEVICE_COOKIE, setDeviceCookie } from '../../accounts/login-device-cookie.ts';
-import { InvalidCredentials, logIn, LoginThrottled, logOut, type LoginGuard } from '../../accounts/login.service.ts';
+import { AccountDisabled, InvalidCredentials, logIn, LoginThrottled, logOut, type LoginGuard } from '../../accounts/login.service.ts';
 import { clearSessionCookies, SESSION_COOKIE, setSessionCookies } from '../../accounts/session-http.ts';
 import { requireSession } from '../actor.ts';
 import { ApiProblem } from '../plugin/problem.ts';
@@ -41,7 +41,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (a
       tags: ['user'],
       summary: 'Log in with email and password; sets the session and CSRF_TOKEN cookies',
       body: LoginBody,
-      response: { 200: CurrentUserSchema, 400: ProblemSchema, 401: ProblemSchema, 429: ThrottledProblemSchema },
+      response: { 200: CurrentUserSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 429: ThrottledProblemSchema },
     },
   }, async (request, reply) => {
     const { email, password, rememberMe = false } = request.body;
@@ -82,6 +82,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (a
 
 function loginProblem(error: unknown, config: Config): unknown {
   if (error instanceof InvalidCredentials) return new ApiProblem(401, 'auth.invalid-credentials', error.message);
+  if (error instanceof AccountDisabled) return new ApiProblem(403, 'auth.account-disabled', error.message);
   if (error instanceof LoginThrottled) {
     // The account-wide limit, which anybody can fill: a browser can be unlocked by email (web/login/unlock.page.ts).
     const unlock = error.lockedBy === 'account' && config.mail.mode !== 'off' ? { unlock: `${config.publicUrl}/login/unlock` } : undefined;

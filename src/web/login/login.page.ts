@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
 import { DEVICE_COOKIE, setDeviceCookie } from '../../accounts/login-device-cookie.ts';
-import { InvalidCredentials, logIn, LoginThrottled, minutesToWait, type LoginGuard } from '../../accounts/login.service.ts';
+import { AccountDisabled, InvalidCredentials, logIn, LoginThrottled, minutesToWait, type LoginGuard } from '../../accounts/login.service.ts';
 import { safeReturnTo } from '../../accounts/return-to.ts';
 import { SESSION_COOKIE, setSessionCookies } from '../../accounts/session-http.ts';
 import type { Clock } from '../../clock.ts';
@@ -95,6 +95,7 @@ export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app
         return again(429, t(minutes === 1 ? 'login.throttled.one' : 'login.throttled', { minutes }), unlockOffer);
       }
       if (error instanceof InvalidCredentials) return again(401, t('login.failed'));
+      if (error instanceof AccountDisabled) return again(403, t('login.disabled'));
       throw error;
     }
   });

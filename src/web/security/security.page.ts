@@ -81,7 +81,7 @@ export const securityPage: FastifyPluginAsyncTypebox<SecurityPageOptions> = asyn
 };
 
 /** "Firefox 133 on Windows 10 (Computer)", or the kind of device alone. */
-function deviceLabel(session: ActiveSession, t: Translate): string {
+export function deviceLabel(session: ActiveSession, t: Translate): string {
   const { browser, system, kind } = describeDevice(session.userAgent);
   const what = browser === undefined ? t('security.unknownBrowser') : system === undefined ? browser : t('security.on', { browser, system });
   return `${what} (${t(`security.kind.${kind}`)})`;
