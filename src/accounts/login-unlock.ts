@@ -9,20 +9,15 @@
  * browser that follows it. It unlocks, it does not log in: the password is
  * still needed, now counted on the device's own counter.
  *
- * Asking is answered the same way whether the address has an account or not:
- * the request only queues a row; the mail's composer (login-unlock.mail.ts)
- * finds the account when the mail is sent, and sends nothing when there is
- * none. At most {@link UNLOCK_MAILS_PER_HOUR} mails per address per hour, on
- * the shared failed-login counters.
+ * Asking is answered the same way whether the address has an account or not
+ * (mailed-link.ts); the mail's composer (login-unlock.mail.ts) sends nothing
+ * when there is none. At most {@link UNLOCK_MAILS_PER_HOUR} mails per address
+ * per hour.
  */
-import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { Executor } from '../db/executor.ts';
-import { enqueueMail } from '../mail/mail-outbox.repository.ts';
-import type { MailLocale } from '../mail/mail.tables.ts';
-import { logSecurityEvent, type EventLog } from '../ops/security-events.ts';
 import type { AttemptCounters, DelayPolicy } from './login-attempt-counters.ts';
-import { accountOf } from './login-throttle.ts';
+import { digestLinkToken, isLinkToken, queueLinkMail, type LinkMailKind, type LinkMailRequest } from './mailed-link.ts';
 
 export const UNLOCK_MAIL_KIND = 'login-unlock';
 export const UNLOCK_MAILS_PER_HOUR = 3;
@@ -30,33 +25,16 @@ export const UNLOCK_MAILS_PER_HOUR = 3;
 export const UNLOCK_MAIL_POLICY: DelayPolicy = { free: UNLOCK_MAILS_PER_HOUR, baseSeconds: 3600, maxSeconds: 3600 };
 /** How long a link works (OWASP Forgot Password Cheat Sheet: short-lived, single use). */
 export const UNLOCK_LINK_MINUTES = 30;
-const MAX_EMAIL_LENGTH = 254;
 
-export interface UnlockMailRequest {
-  readonly email: string;
-  readonly locale: MailLocale;
-  /** The page the login is for (a pending authorization request, say), already checked by safeReturnTo. */
-  readonly returnTo: string;
-  readonly ip: string;
-  readonly log: EventLog;
-}
+const UNLOCK_MAIL: LinkMailKind = {
+  kind: UNLOCK_MAIL_KIND,
+  limits: (account) => [{ key: `unlock-mail:${account}`, policy: UNLOCK_MAIL_POLICY }],
+  limitedEvent: 'account.login.unlock_limited',
+};
 
 /** Queues an unlock mail for this address unless it asked too often. Tells the caller nothing either way. */
-export async function requestUnlockMail(db: Executor, clock: Clock, attempts: AttemptCounters, request: UnlockMailRequest): Promise<void> {
-  const account = accountOf(request.email);
-  if (account === '' || account.length > MAX_EMAIL_LENGTH || !account.includes('@')) return;
-  const now = clock();
-  const wait = await attempts.reserve(`unlock-mail:${account}`, UNLOCK_MAIL_POLICY, now);
-  if (wait > 0) {
-    logSecurityEvent(request.log, { event: 'account.login.unlock_limited', retryAfterSeconds: wait, ip: request.ip });
-    return;
-  }
-  const mailId = await enqueueMail(db, { kind: UNLOCK_MAIL_KIND, recipient: account, locale: request.locale, params: { returnTo: request.returnTo } }, now);
-  logSecurityEvent(request.log, { event: 'mail.queued', mailId, kind: UNLOCK_MAIL_KIND, ip: request.ip });
-}
-
-export function digestUnlockToken(token: string): Buffer {
-  return createHash('sha256').update(token).digest();
+export function requestUnlockMail(db: Executor, clock: Clock, attempts: AttemptCounters, request: LinkMailRequest): Promise<void> {
+  return queueLinkMail(db, clock, attempts, UNLOCK_MAIL, request);
 }
 
 export interface NewUnlockToken {
@@ -68,7 +46,7 @@ export interface NewUnlockToken {
 
 export async function storeUnlockToken(db: Executor, token: NewUnlockToken, now: Date): Promise<void> {
   await db.insertInto('login_unlock_tokens').values({
-    digest: digestUnlockToken(token.token), account: token.account, user_id: token.userId, return_to: token.returnTo,
+    digest: digestLinkToken(token.token), account: token.account, user_id: token.userId, return_to: token.returnTo,
     expires_at: new Date(now.getTime() + UNLOCK_LINK_MINUTES * 60 * 1000),
   }).execute();
 }
@@ -81,9 +59,9 @@ export interface RedeemedUnlock {
 
 /** Consumes a live token in one statement: a second use, or one after expiry, finds nothing. */
 export async function redeemUnlockToken(db: Executor, token: string, now: Date): Promise<RedeemedUnlock | undefined> {
-  if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return undefined;
+  if (!isLinkToken(token)) return undefined;
   const row = await db.deleteFrom('login_unlock_tokens')
-    .where('digest', '=', digestUnlockToken(token)).where('expires_at', '>', now)
+    .where('digest', '=', digestLinkToken(token)).where('expires_at', '>', now)
     .returning(['account', 'user_id', 'return_to'])
     .executeTakeFirst();
   return row && { account: row.account, userId: row.user_id, returnTo: row.return_to };

@@ -2,13 +2,12 @@
  * Resetting a forgotten password by email (docs/security.md, "Resetting a
  * forgotten password"; OWASP Forgot Password Cheat Sheet; NIST SP 800-63B
  * §6.1.2.3). Asking is answered the same way whether the address has an
- * account or not: the request only queues a row, and the mail's composer
+ * account or not (mailed-link.ts); the mail's composer
  * (password-reset.mail.ts) finds the account when the mail is sent. At most
  * {@link RESET_MAILS_PER_HOUR} mails per address and {@link RESET_REQUESTS_PER_IP_PER_HOUR}
- * requests per client address an hour, on the shared failed-login counters.
+ * requests per client address an hour.
  *
- * A link is a 256-bit random token, stored as its SHA-256 digest, good for
- * {@link RESET_LINK_MINUTES} minutes and once; a newer link for the member
+ * A link is good for {@link RESET_LINK_MINUTES} minutes and once; a newer link for the member
  * replaces it, and any change of the password ends it (the row keeps a
  * digest of the password hash it was issued under).
  */
@@ -16,11 +15,9 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { Executor } from '../db/executor.ts';
-import { enqueueMail } from '../mail/mail-outbox.repository.ts';
-import type { MailLocale } from '../mail/mail.tables.ts';
-import { logSecurityEvent, type EventLog } from '../ops/security-events.ts';
+import { logSecurityEvent } from '../ops/security-events.ts';
 import type { AttemptCounters, DelayPolicy } from './login-attempt-counters.ts';
-import { accountOf } from './login-throttle.ts';
+import { digestLinkToken, isLinkToken, queueLinkMail, type LinkMailKind, type LinkMailRequest } from './mailed-link.ts';
 
 export const RESET_MAIL_KIND = 'password-reset';
 export const RESET_MAILS_PER_HOUR = 3;
@@ -30,36 +27,23 @@ export const RESET_MAIL_POLICY: DelayPolicy = { free: RESET_MAILS_PER_HOUR, base
 export const RESET_IP_POLICY: DelayPolicy = { free: RESET_REQUESTS_PER_IP_PER_HOUR, baseSeconds: 3600, maxSeconds: 3600 };
 /** How long a link works (OWASP Forgot Password Cheat Sheet: short-lived, single use). */
 export const RESET_LINK_MINUTES = 30;
-const MAX_EMAIL_LENGTH = 254;
-const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
-export interface ResetMailRequest {
-  readonly email: string;
-  readonly locale: MailLocale;
-  /** The page the login is for (a pending authorization request, say), already checked by safeReturnTo. */
-  readonly returnTo: string;
-  readonly ip: string;
-  readonly log: EventLog;
-}
+/** The client's limit first: a flood from one address does not use up the members' own. */
+const RESET_MAIL: LinkMailKind = {
+  kind: RESET_MAIL_KIND,
+  limits: (account, ip) => [{ key: `reset-ip:${ip}`, policy: RESET_IP_POLICY }, { key: `reset-mail:${account}`, policy: RESET_MAIL_POLICY }],
+  limitedEvent: 'account.password_reset.limited',
+};
 
 /** Queues a reset mail for this address unless it or the client asked too often. Tells the caller nothing either way. */
-export async function requestResetMail(db: Executor, clock: Clock, attempts: AttemptCounters, request: ResetMailRequest): Promise<void> {
+export async function requestResetMail(db: Executor, clock: Clock, attempts: AttemptCounters, request: LinkMailRequest): Promise<void> {
   logSecurityEvent(request.log, { event: 'account.password_reset.requested', ip: request.ip });
-  const account = accountOf(request.email);
-  if (account === '' || account.length > MAX_EMAIL_LENGTH || !account.includes('@')) return;
-  const now = clock();
-  const wait = await attempts.reserve(`reset-ip:${request.ip}`, RESET_IP_POLICY, now)
-    || await attempts.reserve(`reset-mail:${account}`, RESET_MAIL_POLICY, now);
-  if (wait > 0) {
-    logSecurityEvent(request.log, { event: 'account.password_reset.limited', retryAfterSeconds: wait, ip: request.ip });
-    return;
-  }
-  const mailId = await enqueueMail(db, { kind: RESET_MAIL_KIND, recipient: account, locale: request.locale, params: { returnTo: request.returnTo } }, now);
-  logSecurityEvent(request.log, { event: 'mail.queued', mailId, kind: RESET_MAIL_KIND, ip: request.ip });
+  await queueLinkMail(db, clock, attempts, RESET_MAIL, request);
 }
 
-function sha256(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
+/** The password hash a link was issued under, as the row keeps it: SHA-256, as the queries below compute it in SQL. */
+function digestPasswordHash(passwordHash: string): Buffer {
+  return createHash('sha256').update(passwordHash).digest();
 }
 
 export interface NewResetToken {
@@ -73,8 +57,8 @@ export interface NewResetToken {
 export async function storeResetToken(db: Executor, token: NewResetToken, now: Date): Promise<void> {
   await db.deleteFrom('password_reset_tokens').where('user_id', '=', token.userId).execute();
   await db.insertInto('password_reset_tokens').values({
-    digest: sha256(token.token), user_id: token.userId, return_to: token.returnTo,
-    password_hash_digest: sha256(token.passwordHash),
+    digest: digestLinkToken(token.token), user_id: token.userId, return_to: token.returnTo,
+    password_hash_digest: digestPasswordHash(token.passwordHash),
     expires_at: new Date(now.getTime() + RESET_LINK_MINUTES * 60 * 1000),
   }).execute();
 }
@@ -87,10 +71,10 @@ export interface LiveResetToken {
 
 /** The live link's member, without using it up (the form's GET, and the password check before the redemption). */
 export async function peekResetToken(db: Executor, token: string, now: Date): Promise<LiveResetToken | undefined> {
-  if (!TOKEN_SHAPE.test(token)) return undefined;
+  if (!isLinkToken(token)) return undefined;
   const row = await db.selectFrom('password_reset_tokens as t').innerJoin('users as u', 'u.id', 't.user_id')
     .select(['t.user_id', 'u.email', 't.return_to'])
-    .where('t.digest', '=', sha256(token)).where('t.expires_at', '>', now).where('u.disabled_at', 'is', null)
+    .where('t.digest', '=', digestLinkToken(token)).where('t.expires_at', '>', now).where('u.disabled_at', 'is', null)
     .where(sql<boolean>`sha256(convert_to(u.password_hash, 'UTF8')) = t.password_hash_digest`)
     .executeTakeFirst();
   return row && { userId: row.user_id, email: row.email, returnTo: row.return_to };
@@ -98,10 +82,10 @@ export async function peekResetToken(db: Executor, token: string, now: Date): Pr
 
 /** Consumes a live link in one statement: a second use, one after expiry or after a password change finds nothing. */
 export async function redeemResetToken(db: Executor, token: string, now: Date): Promise<LiveResetToken | undefined> {
-  if (!TOKEN_SHAPE.test(token)) return undefined;
+  if (!isLinkToken(token)) return undefined;
   const row = await db.deleteFrom('password_reset_tokens as t').using('users as u')
     .whereRef('u.id', '=', 't.user_id')
-    .where('t.digest', '=', sha256(token)).where('t.expires_at', '>', now).where('u.disabled_at', 'is', null)
+    .where('t.digest', '=', digestLinkToken(token)).where('t.expires_at', '>', now).where('u.disabled_at', 'is', null)
     .where(sql<boolean>`sha256(convert_to(u.password_hash, 'UTF8')) = t.password_hash_digest`)
     .returning(['t.user_id', 'u.email', 't.return_to'])
     .executeTakeFirst();

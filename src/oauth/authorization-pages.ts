@@ -4,6 +4,7 @@
  * handed in by app.ts, so the protocol never depends on the screens.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AuthorizationPageError } from './authorization-request.ts';
 import type { Scope } from './scopes.ts';
 
 export interface ConsentView {
@@ -17,9 +18,9 @@ export interface ConsentView {
 
 export interface AuthorizationPages {
   /** RFC 6749 §4.1.2.1: no trusted redirect URI to send the error to, so it is told to the user. */
-  invalidRequest(request: FastifyRequest, reply: FastifyReply, error: { message: string; status: number }): Promise<FastifyReply>;
+  invalidRequest(request: FastifyRequest, reply: FastifyReply, error: Pick<AuthorizationPageError, 'reason' | 'status'>): Promise<FastifyReply>;
   /** The user is in none of the client's required regions; `back` returns `access_denied` to the client. */
-  notInRequiredRegions(request: FastifyRequest, reply: FastifyReply, view: { message: string; clientName: string; back: string }): Promise<FastifyReply>;
+  notInRequiredRegions(request: FastifyRequest, reply: FastifyReply, view: { clientName: string; back: string }): Promise<FastifyReply>;
   /** The consent form's CSRF token did not match. */
   consentExpired(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>;
   /** OpenID Connect Core §3.1.2.4: the user is asked. */

@@ -59,9 +59,12 @@ export interface AuthorizationRequest {
   pushed: boolean;
 }
 
-/** Steps 1–2 failed: show a page, never redirect. */
+/** Why steps 1–2 failed: the page says it in the member's language (web/consent/consent.messages.ts). */
+export type AuthorizationPageReason = 'invalid_client_id' | 'invalid_redirect_uri' | 'invalid_request_uri' | 'pushed_request_required';
+
+/** Steps 1–2 failed: show a page, never redirect. `message` is the English text, for JSON answers and logs. */
 export class AuthorizationPageError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(readonly status: number, readonly reason: AuthorizationPageReason, message: string) {
     super(message);
   }
 }
@@ -90,11 +93,11 @@ export async function parseAuthorizationRequest(db: Executor, raw: RawParameters
   if (raw.request_uri !== undefined) {
     const pushed = await source.takePushed(client, raw.request_uri);
     // RFC 9126 §4: the redirect URI of an unknown request is not known, so a page, not a redirect.
-    if (!pushed) throw new AuthorizationPageError(400, 'Invalid or expired request_uri');
+    if (!pushed) throw new AuthorizationPageError(400, 'invalid_request_uri', 'Invalid or expired request_uri');
     return { ...checkAuthorizationRequest(client, { ...pushed, client_id: client.client_id }), pushed: true };
   }
   // RFC 9126 §5, §6: a request that should have been pushed could have been tampered with: not trusted to redirect.
-  if (source.requirePushed || client.require_pushed_authorization_requests) throw new AuthorizationPageError(400, PUSHED_REQUEST_REQUIRED);
+  if (source.requirePushed || client.require_pushed_authorization_requests) throw new AuthorizationPageError(400, 'pushed_request_required', PUSHED_REQUEST_REQUIRED);
   return checkAuthorizationRequest(client, raw);
 }
 
@@ -106,7 +109,7 @@ export const PUSHED_REQUEST_REQUIRED = 'Pushed authorization request required';
  */
 export function checkAuthorizationRequest(client: ClientRow, raw: RawParameters): AuthorizationRequest {
   const redirectUri = raw.redirect_uri;
-  if (!isRegisteredRedirectUri(client.redirect_uris, redirectUri)) throw new AuthorizationPageError(400, 'Invalid redirect_uri');
+  if (!isRegisteredRedirectUri(client.redirect_uris, redirectUri)) throw new AuthorizationPageError(400, 'invalid_redirect_uri', 'Invalid redirect_uri');
 
   // Step 3: the checks in this order; the first refusal goes back to the client.
   const state = typeof raw.state === 'string' && raw.state !== '' ? raw.state : undefined;
@@ -130,7 +133,7 @@ export function checkAuthorizationRequest(client: ClientRow, raw: RawParameters)
 async function findRequestingClient(db: Executor, clientId: unknown): Promise<ClientRow> {
   // Only ids that could be registered reach the database (a NUL byte would make PostgreSQL fail).
   const client = typeof clientId === 'string' && CLIENT_ID_PATTERN.test(clientId) ? await findClientRow(db, clientId) : undefined;
-  if (!client) throw new AuthorizationPageError(400, 'Invalid client_id');
+  if (!client) throw new AuthorizationPageError(400, 'invalid_client_id', 'Invalid client_id');
   return client;
 }
 

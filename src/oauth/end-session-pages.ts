@@ -4,6 +4,7 @@
  * (web/end-session/end-session.page.ts), handed in by app.ts.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { EndSessionPageError } from './end-session-request.ts';
 
 export interface EndSessionView {
   /** The client asking, when the request named one. */
@@ -16,7 +17,7 @@ export interface EndSessionView {
 
 export interface EndSessionPages {
   /** The request cannot be trusted (§3: no redirect): told to the member. */
-  invalidRequest(request: FastifyRequest, reply: FastifyReply, error: { message: string; status: number }): Promise<FastifyReply>;
+  invalidRequest(request: FastifyRequest, reply: FastifyReply, error: Pick<EndSessionPageError, 'reason' | 'status'>): Promise<FastifyReply>;
   /** §2: the member is asked whether to log out; `expired` when the form's CSRF token did not match. */
   confirm(request: FastifyRequest, reply: FastifyReply, view: EndSessionView, expired: boolean): Promise<FastifyReply>;
   /** Logged out, and no post-logout redirect URI to go to. */

@@ -33,9 +33,12 @@ export interface EndSessionRequest {
   parameters: Record<string, string>;
 }
 
-/** The request cannot be trusted: show a page, never redirect. */
+/** Why the request cannot be trusted: the page says it in the member's language (web/end-session/end-session.messages.ts). */
+export type EndSessionPageReason = 'invalid_parameter' | 'client_id_mismatch' | 'invalid_id_token_hint' | 'invalid_client_id';
+
+/** The request cannot be trusted: show a page, never redirect. `message` is the English text, for logs. */
 export class EndSessionPageError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(readonly status: number, readonly reason: EndSessionPageReason, message: string) {
     super(message);
   }
 }
@@ -49,15 +52,15 @@ export interface EndSessionChecks {
 /** Parses and checks a logout request; throws {@link EndSessionPageError}. */
 export async function parseEndSessionRequest(ctx: EndSessionChecks, raw: Record<string, unknown>): Promise<EndSessionRequest> {
   const checked = checkParameters(raw, END_SESSION_PARAMETERS);
-  if (!checked.ok) throw new EndSessionPageError(400, checked.error.description);
+  if (!checked.ok) throw new EndSessionPageError(400, 'invalid_parameter', checked.error.description);
   const parameters = checked.value;
   const hint = await checkHint(ctx, parameters.id_token_hint);
   // §2: with both, the client id must be the one the ID token was issued to.
   if (hint && parameters.client_id !== undefined && parameters.client_id !== hint.clientId) {
-    throw new EndSessionPageError(400, 'client_id does not match the id_token_hint');
+    throw new EndSessionPageError(400, 'client_id_mismatch', 'client_id does not match the id_token_hint');
   }
   const client = await findNamedClient(ctx.db, hint?.clientId ?? parameters.client_id);
-  if (hint && !client) throw new EndSessionPageError(400, 'Invalid id_token_hint');
+  if (hint && !client) throw new EndSessionPageError(400, 'invalid_id_token_hint', 'Invalid id_token_hint');
   const uri = parameters.post_logout_redirect_uri;
   // §3.1: exact match with a URI registered for that client; no client named, no redirect.
   if (uri !== undefined && !(client && isRegisteredRedirectUri(client.post_logout_redirect_uris, uri))) {
@@ -71,7 +74,7 @@ export async function parseEndSessionRequest(ctx: EndSessionChecks, raw: Record<
 async function checkHint(ctx: EndSessionChecks, token: string | undefined): Promise<IdTokenHint | undefined> {
   if (token === undefined) return undefined;
   const hint = await verifyIdTokenHint(ctx.keys, ctx.issuer, token);
-  if (!hint) throw new EndSessionPageError(400, 'Invalid id_token_hint');
+  if (!hint) throw new EndSessionPageError(400, 'invalid_id_token_hint', 'Invalid id_token_hint');
   return hint;
 }
 
@@ -79,6 +82,6 @@ async function checkHint(ctx: EndSessionChecks, token: string | undefined): Prom
 async function findNamedClient(db: Executor, clientId: string | undefined): Promise<ClientRow | undefined> {
   if (clientId === undefined) return undefined;
   const client = CLIENT_ID_PATTERN.test(clientId) ? await findClientRow(db, clientId) : undefined;
-  if (!client) throw new EndSessionPageError(400, 'Invalid client_id');
+  if (!client) throw new EndSessionPageError(400, 'invalid_client_id', 'Invalid client_id');
   return client;
 }

@@ -100,8 +100,11 @@ describe('asking for a link', () => {
     const asked = await t.app.inject({ method: 'POST', url: '/password/forgot', payload: new URLSearchParams({ email: user.email, csrf_token: csrf }).toString(),
       headers: { ...FORM, 'accept-language': 'de', cookie }, remoteAddress: nextIp() });
     expect(asked.body).toContain('Wenn es ein Konto mit dieser E-Mail-Adresse gibt, haben wir ihm einen Link geschickt.');
-    await linkSentTo(user.email);
+    const link = await linkSentTo(user.email);
     expect(smtp.received[smtp.envelopes.map((to) => to.includes(user.email)).lastIndexOf(true)]!.subject).toBe('Passwort zurücksetzen');
+    const form = await t.app.inject({ url: link, headers: { 'accept-language': 'de' } });
+    expect(form.body).toContain('<p id="password-intro">Mindestens 8 Zeichen; ein Satz aus mehreren Wörtern ist leicht zu merken und schwer zu erraten. Mit dem neuen Passwort werden alle deine Anmeldungen beendet, auf jedem Gerät, und Apps mit Zugriff auf dein Konto müssen dich neu anmelden.</p>');
+    expect(form.body).not.toContain('alle anderen Anmeldungen');
   });
 
   it(`sends at most ${RESET_MAILS_PER_HOUR} mails per address and hour`, async () => {
@@ -151,6 +154,9 @@ describe('following the link', () => {
     expect(form.headers['referrer-policy']).toBe('no-referrer');
     expect(form.body).toContain(`<input type="text" name="username" value="${user.email}" autocomplete="username" hidden>`);
     expect(form.body).toContain('autocomplete="new-password"');
+    // A reset ends every session, this browser's included: not the password change's "every other session".
+    expect(form.body).toContain('<p id="password-intro">At least 8 characters; a sentence of several words is easy to remember and hard to guess. Saving the new password ends all your sessions, on every device, and apps with access to your account must sign you in again.</p>');
+    expect(form.body).not.toContain('every other session');
     const done = await setPassword(link, NEW_PASSWORD);
     expect(done.statusCode).toBe(303);
     expect(done.headers.location).toBe(`/login?return_to=${encodeURIComponent(returnTo)}&reset=1`);

@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { storeUnlockToken } from '../../src/accounts/login-unlock.ts';
 import { storeResetToken } from '../../src/accounts/password-reset.ts';
 import { randomToken } from '../../src/accounts/sessions.ts';
 import { useDemoAppAndBrowser } from './helpers/fixture.ts';
@@ -50,6 +51,14 @@ async function resetLink(): Promise<string> {
   return `${app.baseUrl}/password/reset/${token}`;
 }
 
+/** A live unlock link for the demo foodsaver, made as the mail's composer makes it. */
+async function unlockLink(): Promise<string> {
+  const token = randomToken();
+  const user = await app.t.db.selectFrom('users').select(['id', 'email']).where('email', '=', 'foodsaver@example.org').executeTakeFirstOrThrow();
+  await storeUnlockToken(app.t.db, { token, account: user.email, userId: user.id, returnTo: '/' }, app.t.clock.now());
+  return `${app.baseUrl}/login/unlock/${token}`;
+}
+
 /** Each page: how to reach it in a fresh browser context, as which user. */
 const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolean): Promise<void> }> = [
   { name: 'login', open: async (page) => { await page.goto(`${app.baseUrl}/login`); } },
@@ -58,6 +67,38 @@ const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolea
     open: async (page, english) => {
       await page.goto(`${app.baseUrl}/login`);
       await fillLoginForm(page, { email: 'nobody@example.org', password: 'wrong password' }, { english });
+    },
+  },
+  { name: 'unlock', open: async (page) => { await page.goto(`${app.baseUrl}/login/unlock`); } },
+  {
+    name: 'unlock with an error',
+    open: async (page) => {
+      await page.goto(`${app.baseUrl}/login/unlock`);
+      await afterNavigation(page, () => page.locator('form button[type=submit]').click());
+      await page.locator('#unlock-error').waitFor();
+    },
+  },
+  {
+    name: 'unlock: sent',
+    open: async (page) => {
+      await page.goto(`${app.baseUrl}/login/unlock`);
+      await page.locator('#email').fill('nobody@example.org');
+      await afterNavigation(page, () => page.locator('form button[type=submit]').click());
+    },
+  },
+  { name: 'unlock: confirmation', open: async (page) => { await page.goto(await unlockLink()); } },
+  {
+    name: 'unlock: invalid link',
+    open: async (page) => {
+      await page.goto(`${app.baseUrl}/login/unlock/${'x'.repeat(43)}`);
+      await afterNavigation(page, () => page.locator('form button[type=submit]').click());
+    },
+  },
+  {
+    name: 'unlock: done, back on the login',
+    open: async (page) => {
+      await page.goto(await unlockLink());
+      await afterNavigation(page, () => page.locator('form button[type=submit]').click());
     },
   },
   { name: 'forgot password', open: async (page) => { await page.goto(`${app.baseUrl}/password/forgot`); } },
@@ -184,6 +225,9 @@ async function checkPages(locale: string, viewport: { width: number; height: num
   return { found, overflowing };
 }
 
+/** One run opens every page above: a few seconds a page on a busy machine, so more than the file's default minute. */
+const ALL_PAGES_MS = 300_000;
+
 describe('accessibility (axe-core, WCAG 2.1 AA)', () => {
   for (const [language, locale] of Object.entries(LOCALES)) {
     for (const [width, viewport] of Object.entries(VIEWPORTS)) {
@@ -191,7 +235,7 @@ describe('accessibility (axe-core, WCAG 2.1 AA)', () => {
         const { found, overflowing } = await checkPages(locale, viewport, language === 'en');
         expect(found).toEqual({});
         expect(overflowing).toEqual({});
-      }, PAGES.length * 6_000);
+      }, ALL_PAGES_MS);
     }
   }
 });

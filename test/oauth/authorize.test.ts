@@ -35,10 +35,11 @@ function params(overrides: Record<string, string | undefined> = {}): Record<stri
 async function authorize(p: Record<string, string>, method: 'GET' | 'POST' = 'GET', cookie: string | null = session.cookie, raw?: string) {
   const query = raw ?? new URLSearchParams(p).toString();
   return t.app.inject(method === 'GET'
-    ? { method, url: `/oauth/authorize?${query}`, headers: cookie ? { cookie } : {} }
-    : { method, url: '/oauth/authorize', payload: query, headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}) } });
+    ? { method, url: `/oauth/authorize?${query}`, headers: { 'accept-language': 'en', ...(cookie ? { cookie } : {}) } }
+    : { method, url: '/oauth/authorize', payload: query, headers: { 'accept-language': 'en', 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}) } });
 }
 
+/** The binding English messages ("Invalid redirect_uri") are asserted here; test/web/german-error-pages.test.ts has the German ones. */
 /**
  * Without a session, a POSTed request is answered with the same request as a GET (a client's
  * cross-site POST does not carry the SameSite=Lax session cookie; the GET navigation does).

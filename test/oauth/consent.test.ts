@@ -53,7 +53,7 @@ describe('region restriction', () => {
     const [a, b, other] = [await makeRegion(t.db), await makeRegion(t.db), await makeRegion(t.db)];
     const restricted = (await makeClient(t, { requiredRegions: [a, b] })).clientId;
     const outsider = await freshSession({ regionIds: [other] });
-    const response = await get(`/oauth/authorize?${query({ client_id: restricted })}`, outsider);
+    const response = await get(`/oauth/authorize?${query({ client_id: restricted })}`, outsider, 'en');
     expect(response.statusCode).toBe(403);
     expect(response.body).toContain('User not in required regions');
     const href = unescapeHtml(/id="oauth-error-back" href="([^"]+)"/.exec(response.body)![1]!);

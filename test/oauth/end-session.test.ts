@@ -131,15 +131,15 @@ describe('the negative cases of the RP-initiated logout test plan: an error page
       .sign(generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey);
     const unsigned = `${Buffer.from(JSON.stringify({ alg: 'none', typ: 'JWT' })).toString('base64url')}.${idToken.split('.')[1]}.`;
     for (const hint of [foreign, unsigned]) {
-      await expectRefused(browser, client.buildEndSessionUrl(config, { id_token_hint: hint, post_logout_redirect_uri: BYE, state: 's' }).href, sid, 'Invalid id_token_hint');
+      await expectRefused(browser, client.buildEndSessionUrl(config, { id_token_hint: hint, post_logout_redirect_uri: BYE, state: 's' }).href, sid, 'Der id_token_hint ist ungültig.');
     }
   });
 
   test('an unknown client_id, or one that is not the hint\'s audience', async () => {
     const { browser, idToken, sid } = await signIn();
-    await expectRefused(browser, `/oauth/logout?client_id=nobody&post_logout_redirect_uri=${encodeURIComponent(BYE)}`, sid, 'Invalid client_id');
+    await expectRefused(browser, `/oauth/logout?client_id=nobody&post_logout_redirect_uri=${encodeURIComponent(BYE)}`, sid, 'Diese App ist hier nicht registriert (ungültige client_id).');
     const another = await makeClient(t, { postLogoutRedirectUris: [BYE] });
-    await expectRefused(browser, `/oauth/logout?client_id=${another.clientId}&id_token_hint=${idToken}`, sid, 'client_id does not match the id_token_hint');
+    await expectRefused(browser, `/oauth/logout?client_id=${another.clientId}&id_token_hint=${idToken}`, sid, 'Die client_id passt nicht zum id_token_hint.');
   });
 
   test('a hint for another member: nothing ends without the member\'s confirmation', async () => {

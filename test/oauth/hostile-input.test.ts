@@ -30,8 +30,8 @@ describe('NUL bytes', () => {
     for (const method of ['GET', 'POST'] as const) {
       const query = `client_id=${encodeURIComponent(`${client.clientId}\u0000`)}&redirect_uri=${encodeURIComponent(CALLBACK)}`;
       const response = await t.app.inject(method === 'GET'
-        ? { method, url: `/oauth/authorize?${query}` }
-        : { method, url: '/oauth/authorize', payload: query, headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+        ? { method, url: `/oauth/authorize?${query}`, headers: { 'accept-language': 'en' } }
+        : { method, url: '/oauth/authorize', payload: query, headers: { 'accept-language': 'en', 'content-type': 'application/x-www-form-urlencoded' } });
       expect(response.statusCode).toBe(400);
       expect(response.headers.location).toBeUndefined();
       expect(response.body).toContain('Invalid client_id');

@@ -50,7 +50,7 @@ describe('loopback redirect URIs of a native app', () => {
   test('another path, a query, https, or localhost on another port: "Invalid redirect_uri", no redirect', async () => {
     for (const uri of ['http://127.0.0.1:54321/callback/', 'http://127.0.0.1:54321/callback?x=1', 'https://127.0.0.1:54321/callback', 'http://localhost:3001/callback', 'http://localhost/callback', 'http://127.0.0.1:99999/callback']) {
       const query = new URLSearchParams({ response_type: 'code', client_id: nativeApp, redirect_uri: uri, scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' });
-      const response = await t.app.inject({ url: `/oauth/authorize?${query}`, headers: { cookie: session.cookie } });
+      const response = await t.app.inject({ url: `/oauth/authorize?${query}`, headers: { cookie: session.cookie, 'accept-language': 'en' } });
       expect(response.statusCode, uri).toBe(400);
       expect(response.headers.location).toBeUndefined();
       expect(response.body).toContain('Invalid redirect_uri');

@@ -21,7 +21,7 @@ describe('REQUIRE_PUSHED_AUTHORIZATION_REQUESTS=true', () => {
     const parameters = {
       response_type: 'code', redirect_uri: CALLBACK, scope: 'openid', state: 's', code_challenge: CHALLENGE, code_challenge_method: 'S256',
     };
-    const browser = new Browser(t.baseUrl);
+    const browser = new Browser(t.baseUrl, 'en');
     const direct = await browser.request(`/oauth/authorize?${new URLSearchParams({ client_id: registered.clientId, ...parameters })}`);
     expect(direct.status).toBe(400);
     expect(direct.headers.get('location')).toBeNull();

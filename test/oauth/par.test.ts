@@ -153,7 +153,7 @@ describe('the front channel carries references only', () => {
 });
 
 describe('refusals at /oauth/authorize: an error page, never a redirect', () => {
-  async function expectPage(url: string, message: string, browser = new Browser(t.baseUrl)) {
+  async function expectPage(url: string, message: string, browser = new Browser(t.baseUrl, 'en')) {
     const response = await browser.request(url);
     expect(response.status).toBe(400);
     expect(response.headers.get('location')).toBeNull();

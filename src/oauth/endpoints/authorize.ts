@@ -53,7 +53,7 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
   const regionsPage = (request: FastifyRequest, reply: FastifyReply, req: AuthorizationRequest) => {
     if (req.prompt.has('none')) return redirectWithError(reply, req, new AccessDenied(REGIONS_MESSAGE));
     const back = responseUrl(req.redirectUri, { error: 'access_denied', error_description: REGIONS_MESSAGE, state: req.state, iss: ctx.issuer });
-    return pages.notInRequiredRegions(request, reply, { message: REGIONS_MESSAGE, clientName: req.client.name, back });
+    return pages.notInRequiredRegions(request, reply, { clientName: req.client.name, back });
   };
 
   /** Step 7: a code bound to client, user, redirect URI, scopes, PKCE challenge, nonce and auth_time. */

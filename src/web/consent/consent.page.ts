@@ -11,13 +11,13 @@ export function consentPages(config: Config): AuthorizationPages {
   return {
     invalidRequest(_request, reply, error) {
       const t = reply.translator();
-      return reply.render('oauth-error', { heading: t('oauth.error.title'), message: error.message, hint: t('oauth.error.hint') }, error.status);
+      return reply.render('oauth-error', { heading: t('oauth.error.title'), message: t(`oauth.error.${error.reason}`), hint: t('oauth.error.hint') }, error.status);
     },
 
-    notInRequiredRegions(_request, reply, { message, clientName, back }) {
+    notInRequiredRegions(_request, reply, { clientName, back }) {
       const t = reply.translator();
       return reply.render('oauth-error', {
-        heading: t('oauth.regions.title'), message, hint: t('oauth.regions.hint'),
+        heading: t('oauth.regions.title'), message: t('oauth.regions.message'), hint: t('oauth.regions.hint'),
         link: { href: back, text: t('oauth.backToClient', { name: clientName }) },
       }, 403);
     },

@@ -14,6 +14,10 @@ export const endSessionMessages: Messages = {
     'endSession.doneTitle': 'Abgemeldet',
     'endSession.done': 'Du bist jetzt abgemeldet.',
     'endSession.errorTitle': 'Abmelden über eine App nicht möglich',
+    'endSession.error.invalid_parameter': 'Ein Parameter der Anfrage ist doppelt, zu lang oder enthält ein unzulässiges Zeichen.',
+    'endSession.error.client_id_mismatch': 'Die client_id passt nicht zum id_token_hint.',
+    'endSession.error.invalid_id_token_hint': 'Der id_token_hint ist ungültig.',
+    'endSession.error.invalid_client_id': 'Diese App ist hier nicht registriert (ungültige client_id).',
     'endSession.errorHint': 'Die App hat eine ungültige Abmeldeanfrage geschickt; es wurde nichts geändert. Bitte wende dich an ihre Betreiber.',
   },
   en: {
@@ -28,6 +32,10 @@ export const endSessionMessages: Messages = {
     'endSession.doneTitle': 'Logged out',
     'endSession.done': 'You are now logged out.',
     'endSession.errorTitle': 'Cannot log out through this app',
+    'endSession.error.invalid_parameter': 'A parameter of the request is repeated, too long or holds a forbidden character.',
+    'endSession.error.client_id_mismatch': 'client_id does not match the id_token_hint',
+    'endSession.error.invalid_id_token_hint': 'Invalid id_token_hint',
+    'endSession.error.invalid_client_id': 'Invalid client_id',
     'endSession.errorHint': 'The app sent an invalid logout request; nothing was changed. Please contact its operators.',
   },
 };

@@ -11,7 +11,7 @@ export function endSessionPages(config: Config): EndSessionPages {
   return {
     invalidRequest(_request, reply, error) {
       const t = reply.translator();
-      return reply.render('oauth-error', { heading: t('endSession.errorTitle'), message: error.message, hint: t('endSession.errorHint') }, error.status);
+      return reply.render('oauth-error', { heading: t('endSession.errorTitle'), message: t(`endSession.error.${error.reason}`), hint: t('endSession.errorHint') }, error.status);
     },
 
     async confirm(request, reply, view, expired) {

@@ -2,9 +2,9 @@
  * Resetting a forgotten password (accounts/password-reset.ts; docs/security.md,
  * "Resetting a forgotten password"). Not registered with `MAIL=off`.
  *
- * - `GET|POST /password/forgot`: ask for a link for an address. The answer is
- *   the same, status and page, whether the address has an account and
- *   whether it asked too often.
+ * - `GET|POST /password/forgot`: ask for a link for an address
+ *   (login/link-request.page.ts). The answer is the same, status and page,
+ *   whether the address has an account and whether it asked too often.
  * - `GET /password/reset/<token>`: the link in the mail. It shows the form and
  *   uses nothing up: mail scanners fetch links.
  * - `POST /password/reset/<token>`: sets the new password (the rules broken
@@ -28,6 +28,7 @@ import { toLocation } from '../../http/location.ts';
 import { InvalidInput } from '../../invalid-input.ts';
 import { logSecurityEvent } from '../../ops/security-events.ts';
 import { localeOf } from '../language/locale.ts';
+import { linkRequestPages, loginHref } from '../login/link-request.page.ts';
 
 export interface PasswordResetPageOptions {
   config: Config;
@@ -36,45 +37,16 @@ export interface PasswordResetPageOptions {
   loginGuard: LoginGuard;
 }
 
-const ForgotForm = Type.Object({
-  email: Type.Optional(Type.String({ maxLength: 1000 })),
-  csrf_token: Type.Optional(Type.String({ maxLength: 200 })),
-  return_to: Type.Optional(Type.String({ maxLength: 8192 })),
-});
 const TokenParams = Type.Object({ token: Type.String({ maxLength: 100 }) });
 const ResetForm = Type.Object({
   new_password: Type.Optional(Type.String({ maxLength: 4096 })),
   csrf_token: Type.Optional(Type.String({ maxLength: 200 })),
 });
 
-/** The login page for this `return_to`, as these pages link back to it. */
-export function loginHref(returnTo: string, reset = false): string {
-  const query = new URLSearchParams(returnTo === '/' ? {} : { return_to: returnTo });
-  if (reset) query.set('reset', '1');
-  const search = query.toString();
-  return search === '' ? '/login' : `/login?${search}`;
-}
-
 export const passwordResetPages: FastifyPluginAsyncTypebox<PasswordResetPageOptions> = async (app, { config, db, clock, loginGuard }) => {
-  app.get('/password/forgot', {
-    schema: { querystring: Type.Object({ return_to: Type.Optional(Type.String({ maxLength: 8192 })) }) },
-  }, async (request, reply) => {
-    const returnTo = safeReturnTo(request.query.return_to, config.publicUrl) ?? '/';
-    return reply.render('password-forgot', { csrfToken: await formToken(request, reply, config), returnTo, loginHref: loginHref(returnTo) });
-  });
-
-  app.post('/password/forgot', { schema: { body: ForgotForm } }, async (request, reply) => {
-    const form = request.body;
-    const returnTo = safeReturnTo(form.return_to, config.publicUrl) ?? '/';
-    const email = form.email?.trim() ?? '';
-    const t = reply.translator();
-    const again = async (status: number, error: string) => reply.render('password-forgot', {
-      csrfToken: await formToken(request, reply, config), returnTo, email, error, loginHref: loginHref(returnTo),
-    }, status);
-    if (!(await isValidFormToken(request, form.csrf_token))) return again(403, t('login.csrf'));
-    if (email === '') return again(400, t('login.missing'));
-    await requestResetMail(db, clock, loginGuard.attempts, { email, locale: localeOf(request), returnTo, ip: request.ip, log: request.events });
-    return reply.render('password-forgot-sent', { minutes: RESET_LINK_MINUTES, loginHref: loginHref(returnTo) });
+  await app.register(linkRequestPages, {
+    config, path: '/password/forgot', views: { form: 'password-forgot', sent: 'password-forgot-sent' }, minutes: RESET_LINK_MINUTES,
+    send: (request) => requestResetMail(db, clock, loginGuard.attempts, request),
   });
 
   app.get('/password/reset/:token', { schema: { params: TokenParams } }, async (request, reply) => {
@@ -105,7 +77,7 @@ export const passwordResetPages: FastifyPluginAsyncTypebox<PasswordResetPageOpti
       });
       if (!done) return await reply.render('password-reset', { invalid: true }, 410);
       const returnTo = safeReturnTo(done.returnTo, config.publicUrl) ?? '/';
-      return await reply.redirect(toLocation(loginHref(returnTo, true)), 303);
+      return await reply.redirect(toLocation(loginHref(returnTo, 'reset')), 303);
     } catch (error) {
       if (!(error instanceof InvalidInput)) throw error;
       return again(400, { passwordError: t(`security.password.${error.errors[0]!.message}`) });

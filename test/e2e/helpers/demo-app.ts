@@ -15,8 +15,9 @@ export interface DemoApp {
   close(): Promise<void>;
 }
 
-export async function startDemoApp(): Promise<DemoApp> {
-  const t = await buildListeningApp({ env: { LOG_LEVEL: 'warn' } });
+/** `env` adds to the test configuration (SMTP_URL for a test's own mail server, say). */
+export async function startDemoApp(options: { env?: Record<string, string> } = {}): Promise<DemoApp> {
+  const t = await buildListeningApp({ env: { LOG_LEVEL: 'warn', ...options.env } });
   const demo = await loadDemoData(t.db, t.keys);
   return {
     t,
