@@ -73,12 +73,12 @@ beforeAll(async () => {
 });
 
 /** Each page: how to reach it, its status and the German sentence it must say. */
-const PAGES: Array<{ name: string; status: number; says: string; open(): Promise<{ statusCode: number; body: string }> }> = [
-  { name: 'authorization: unknown client', status: 400, says: 'Diese App ist hier nicht registriert (ungültige client_id).', open: () => german('/oauth/authorize?client_id=unknown-client') },
-  { name: 'authorization: redirect URI not registered', status: 400, says: 'Die Rücksprungadresse der App ist für sie nicht registriert (ungültige redirect_uri).', open: () => german(`/oauth/authorize?${authorizeQuery({ redirect_uri: 'https://evil.example/cb' })}`) },
-  { name: 'authorization: unknown request_uri', status: 400, says: 'Die Anfrage der App ist unbekannt oder abgelaufen (ungültige request_uri).', open: () => german(`/oauth/authorize?client_id=${clientId}&request_uri=urn%3Aietf%3Aparams%3Aoauth%3Arequest_uri%3Ax`) },
-  { name: 'authorization: not pushed', status: 400, says: 'Diese App muss ihre Anfrage zuerst direkt an den Server schicken (Pushed Authorization Request).', open: () => german(`/oauth/authorize?${authorizeQuery({ client_id: pushOnly })}`) },
-  { name: 'authorization: not in the required regions', status: 403, says: 'Du gehörst keinem der Bezirke oder Arbeitsgruppen an, für die diese App freigegeben ist.', open: () => german(`/oauth/authorize?${authorizeQuery({ client_id: restricted })}`, outsider) },
+const PAGES: Array<{ name: string; status: number; says: string; reference?: string; open(): Promise<{ statusCode: number; body: string }> }> = [
+  { name: 'authorization: unknown client', status: 400, says: 'Diese App ist hier nicht registriert (ungültige client_id).', reference: 'Invalid client_id', open: () => german('/oauth/authorize?client_id=unknown-client') },
+  { name: 'authorization: redirect URI not registered', status: 400, says: 'Die Rücksprungadresse der App ist für sie nicht registriert (ungültige redirect_uri).', reference: 'Invalid redirect_uri', open: () => german(`/oauth/authorize?${authorizeQuery({ redirect_uri: 'https://evil.example/cb' })}`) },
+  { name: 'authorization: unknown request_uri', status: 400, says: 'Die Anfrage der App ist unbekannt oder abgelaufen (ungültige request_uri).', reference: 'Invalid or expired request_uri', open: () => german(`/oauth/authorize?client_id=${clientId}&request_uri=urn%3Aietf%3Aparams%3Aoauth%3Arequest_uri%3Ax`) },
+  { name: 'authorization: not pushed', status: 400, says: 'Diese App muss ihre Anfrage zuerst direkt an den Server schicken (Pushed Authorization Request).', reference: 'Pushed authorization request required', open: () => german(`/oauth/authorize?${authorizeQuery({ client_id: pushOnly })}`) },
+  { name: 'authorization: not in the required regions', status: 403, says: 'Du gehörst keinem der Bezirke oder Arbeitsgruppen an, für die diese App freigegeben ist.', reference: 'User not in required regions', open: () => german(`/oauth/authorize?${authorizeQuery({ client_id: restricted })}`, outsider) },
   {
     name: 'authorization: consent form expired',
     status: 403,
@@ -109,8 +109,19 @@ describe('German error pages', () => {
     const response = await spec.open();
     expect(response.statusCode).toBe(spec.status);
     expect(response.body).toContain('<html lang="de"');
-    const text = visibleText(response.body);
+    // The specification's English message stays on the page for the app's developers, marked as English.
+    const reference = /<code lang="en" id="oauth-error-reference">([^<]*)<\/code>/.exec(response.body)?.[1];
+    if (spec.reference !== undefined) expect(reference).toBe(spec.reference);
+    else expect(reference).toBeUndefined();
+    const text = visibleText(response.body.replace(/<code lang="en"[^>]*>[^<]*<\/code>/g, ' '));
     expect(text).toContain(spec.says);
     expect(english.filter((sentence) => text.includes(sentence))).toEqual([]);
+  });
+
+  test('in English the page states the specification\'s message once, without a reference line', async () => {
+    const response = await t.app.inject({ url: `/oauth/authorize?${authorizeQuery({ redirect_uri: 'https://evil.example/cb' })}`, headers: { 'accept-language': 'en' } });
+    expect(response.statusCode).toBe(400);
+    expect(response.body).toContain('<p class="error" role="alert" id="oauth-error-message">Invalid redirect_uri</p>');
+    expect(response.body).not.toContain('oauth-error-reference');
   });
 });

@@ -4,6 +4,7 @@ import type { Messages } from '../i18n.ts';
 export const consentMessages: Messages = {
   de: {
     'oauth.error.title': 'Anmeldung bei einer App nicht möglich',
+    'oauth.error.reference': 'Meldung für die Entwickler der App:',
     'oauth.error.hint': 'Die App hat eine ungültige Anfrage geschickt. Bitte wende dich an ihre Betreiber.',
     'oauth.error.invalid_client_id': 'Diese App ist hier nicht registriert (ungültige client_id).',
     'oauth.error.invalid_redirect_uri': 'Die Rücksprungadresse der App ist für sie nicht registriert (ungültige redirect_uri).',
@@ -28,6 +29,7 @@ export const consentMessages: Messages = {
   },
   en: {
     'oauth.error.title': 'Cannot sign in to this app',
+    'oauth.error.reference': 'Message for the app\'s developers:',
     'oauth.error.hint': 'The app sent an invalid request. Please contact its operators.',
     'oauth.error.invalid_client_id': 'Invalid client_id',
     'oauth.error.invalid_redirect_uri': 'Invalid redirect_uri',
