@@ -63,7 +63,13 @@ export type SecurityEvent =
   /** A new password was set through a reset link; every session of the member ended, every grant revoked. */
   | { event: 'account.password_reset.completed'; userId: number; sessionsEnded: number; grantsRevoked: number; ip: string }
   /** A reset link that is unknown, used, expired, replaced or older than the password was used. */
-  | { event: 'account.password_reset.invalid'; ip: string };
+  | { event: 'account.password_reset.invalid'; ip: string }
+  /** A user code typed at /device matched no live, unconfirmed device authorization (RFC 8628 §5.1: counted against guessing). */
+  | { event: 'oauth.device.user_code_refused'; ip: string }
+  /** User codes were refused unchecked: too many wrong ones from this client address (`source`) or from everywhere (`all`). */
+  | { event: 'oauth.device.user_code_limited'; limitedBy: 'source' | 'all'; retryAfterSeconds: number; ip: string }
+  /** The member approved (`approved`) or denied a device's request at /device after confirming its user code. */
+  | { event: 'oauth.device.decided'; userId: number; clientId: string; scopes: readonly string[]; approved: boolean };
 
 export type SecurityEventName = SecurityEvent['event'];
 
@@ -97,6 +103,9 @@ const DESCRIPTIONS: Record<SecurityEventName, ['warn' | 'info', string]> = {
   'account.password_reset.limited': ['warn', 'password reset link refused: too many asked for this address or from this client'],
   'account.password_reset.completed': ['info', 'password reset through a link sent by email'],
   'account.password_reset.invalid': ['warn', 'password reset link unknown, used, expired or replaced'],
+  'oauth.device.user_code_refused': ['warn', 'device user code unknown, used or expired'],
+  'oauth.device.user_code_limited': ['warn', 'device user code refused unchecked: too many wrong codes'],
+  'oauth.device.decided': ['info', 'device authorization answered by the member'],
 };
 
 /** Every event's name, in the order above (the audit page's filter lists them). */
