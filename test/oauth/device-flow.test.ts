@@ -7,7 +7,7 @@
 import { decodeJwt } from 'jose';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { USER_CODE_GLOBAL_POLICY, USER_CODE_SOURCE_POLICY } from '../../src/oauth/device-authorization/device-verification.ts';
-import { makeUser, type TestUser } from '../helpers/factories.ts';
+import { makeRegion, makeUser, type TestUser } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/fixture.ts';
 import { formFields, makeClient, tokenRequest } from '../helpers/oauth.ts';
 import { logInAs, type TestSession } from '../helpers/session.ts';
@@ -242,6 +242,17 @@ describe('the device is refused', () => {
     expect(response.statusCode).toBe(400);
     expect(response.json()).toEqual({ error: 'access_denied', error_description: 'The user denied the request.' });
     expect(await deviceRow(started.device_code)).toMatchObject({ status: 'denied', grant_id: null, user_id: user.id });
+  });
+
+  test('a member in none of the client\'s required regions: 403 page, and the device is told access_denied', async () => {
+    const region = await makeRegion(t.db);
+    const client = await deviceClient({ requiredRegions: [region] });
+    const started = await startDevice(client.clientId);
+    const confirmed = await submit(started.user_code, 'confirm');
+    const page = await t.app.inject({ url: confirmed.headers.location as string, headers: { cookie: member.cookie } });
+    expect(page.statusCode).toBe(403);
+    expect(page.body).toContain('User not in required regions');
+    expect((await poll(client.clientId, started.device_code)).json()).toEqual({ error: 'access_denied', error_description: 'The user denied the request.' });
   });
 
   test('polling faster than the interval: slow_down, and the interval grows by 5 seconds', async () => {

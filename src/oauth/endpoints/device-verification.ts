@@ -88,7 +88,9 @@ export function deviceVerificationEndpoint(
     const { session, device, client } = found;
     const memberOf = await findMemberRegionIds(ctx.db, session.user.id, client.required_regions);
     if (!isInRequiredRegions(client.required_regions, memberOf)) {
-      await decide(deps, { continuation, approved: false, session: sessionOf(session) });
+      if (await decide(deps, { continuation, approved: false, session: sessionOf(session) })) {
+        logSecurityEvent(request.events, { event: 'oauth.device.decided', userId: session.user.id, clientId: client.client_id, scopes: device.scopes, approved: false });
+      }
       return pages.notInRequiredRegions(request, reply, { message: REGIONS_MESSAGE, clientName: client.name });
     }
     return authorizationPages.consent(request, reply, {
