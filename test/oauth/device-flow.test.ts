@@ -12,7 +12,10 @@ import { useTestApp } from '../helpers/fixture.ts';
 import { formFields, makeClient, tokenRequest } from '../helpers/oauth.ts';
 import { logInAs, type TestSession } from '../helpers/session.ts';
 
-const t = useTestApp();
+const lines: string[] = [];
+/** Every device code, user code and continuation handed out: none may reach the log. */
+const secrets: string[] = [];
+const t = useTestApp({ env: { LOG_LEVEL: 'info' }, logStream: { write: (line) => { lines.push(line); } } });
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const FORM = 'application/x-www-form-urlencoded';
 let user: TestUser;
@@ -33,6 +36,7 @@ async function startDevice(clientId: string, scope = 'openid profile') {
     payload: new URLSearchParams({ client_id: clientId, scope }).toString(),
   });
   expect(response.statusCode).toBe(200);
+  secrets.push(response.json().device_code, response.json().user_code, response.json().user_code.replace('-', ''));
   return response.json() as { device_code: string; user_code: string; verification_uri: string; verification_uri_complete: string; expires_in: number; interval: number };
 }
 
@@ -60,6 +64,7 @@ async function answer(userCode: string, decision: 'allow' | 'deny') {
   const confirmed = await submit(userCode, 'confirm');
   expect(confirmed.statusCode).toBe(303);
   const approveUrl = confirmed.headers.location as string;
+  secrets.push(new URL(approveUrl, 'http://x').searchParams.get('continuation')!);
   const consent = await t.app.inject({ url: approveUrl, headers: { cookie: member.cookie } });
   expect(consent.statusCode).toBe(200);
   const fields = formFields(consent.body);
@@ -379,5 +384,13 @@ describe('user codes at /device', () => {
     t.clock.advance(1);
     expect((await submit(started.user_code, 'confirm', { remoteAddress: '10.4.0.1' })).statusCode).toBe(303);
     await t.db.deleteFrom('login_throttle').execute();
+  });
+});
+
+describe('the log', () => {
+  test('holds no device code, user code or continuation, not even in request URLs', () => {
+    expect(lines.length).toBeGreaterThan(100);
+    expect(lines.join('\n')).toContain('/device?user_code=[redacted]');
+    for (const secret of secrets) expect(lines.filter((line) => line.includes(secret))).toEqual([]);
   });
 });
