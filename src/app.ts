@@ -51,6 +51,8 @@ import { membersMessages } from './web/members/members.messages.ts';
 import { membersPage } from './web/members/members.page.ts';
 import { consentMessages } from './web/consent/consent.messages.ts';
 import { consentPages } from './web/consent/consent.page.ts';
+import { deviceMessages } from './web/device/device.messages.ts';
+import { devicePages } from './web/device/device.page.ts';
 import { endSessionMessages } from './web/end-session/end-session.messages.ts';
 import { endSessionPages } from './web/end-session/end-session.page.ts';
 import { errorMessages } from './web/errors/errors.messages.ts';
@@ -144,7 +146,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   installSessions(app, db, clock);
   installPages(app, combineMessages([
-    layoutMessages, homeMessages, errorMessages, loginMessages, passwordMessages, logoutMessages, consentMessages, endSessionMessages, myAppsMessages, securityMessages, adminMessages, auditMessages, membersMessages,
+    layoutMessages, homeMessages, errorMessages, loginMessages, passwordMessages, logoutMessages, consentMessages, deviceMessages, endSessionMessages, myAppsMessages, securityMessages, adminMessages, auditMessages, membersMessages,
   ]));
   installPageErrors(app);
 
@@ -184,7 +186,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(membersPage, { config, db, clock });
   await app.register(myAppsPage, { config, db, clock });
   await app.register(securityPage, { config, db, clock, loginGuard: login.guard });
-  await app.register(oauthRoutes, { config, db, clock, keys: deps.keys, keyStore, pages: consentPages(config), endSessionPages: endSessionPages(config) });
+  await app.register(oauthRoutes, {
+    config, db, clock, keys: deps.keys, keyStore, pages: consentPages(config), endSessionPages: endSessionPages(config),
+    devicePages: devicePages(config), attempts: login.guard.attempts,
+  });
 
   await app.register(apiRoutes, { prefix: '/api', config, db, clock, keys: deps.keys, loginGuard: login.guard, imageWork: deps.imageWork });
 

@@ -14,6 +14,10 @@ export interface ConsentView {
   parameters: Readonly<Record<string, string>>;
   /** Where the user goes next, if the redirect URI is a web address. */
   origin: string | undefined;
+  /** Where the form posts the answer: the authorization endpoint unless given (the device flow's `/device/approve`). */
+  action?: string;
+  /** Whether "remember this choice" is offered (absent: offered). */
+  offerRemember?: boolean;
 }
 
 export interface AuthorizationPages {

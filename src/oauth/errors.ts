@@ -18,6 +18,8 @@ export abstract class OAuthError extends Error {
   detail: string | undefined;
   /** The security event this refusal is, logged once by the endpoint that answers it. */
   securityEvent: SecurityEvent | undefined;
+  /** Whether the failure limiter counts it: not the device flow's "not yet" answers, which a device gets every few seconds. */
+  readonly countsAsFailure: boolean = true;
 
   constructor(readonly description: string) {
     super(description);
@@ -53,6 +55,21 @@ export class LoginRequired extends OAuthError { readonly error = 'login_required
 export class ConsentRequired extends OAuthError { readonly error = 'consent_required'; }
 export class RequestNotSupported extends OAuthError { readonly error = 'request_not_supported'; }
 export class RequestUriNotSupported extends OAuthError { readonly error = 'request_uri_not_supported'; }
+
+/** RFC 8628 §3.5: the member has not decided yet; the device polls again after its interval. */
+export class AuthorizationPending extends OAuthError {
+  readonly error = 'authorization_pending';
+  override readonly countsAsFailure = false;
+}
+
+/** RFC 8628 §3.5: polling faster than the interval; the interval grows by 5 seconds. */
+export class SlowDown extends OAuthError {
+  readonly error = 'slow_down';
+  override readonly countsAsFailure = false;
+}
+
+/** RFC 8628 §3.5: the device code expired before it was redeemed; the device starts again. */
+export class ExpiredToken extends OAuthError { readonly error = 'expired_token'; }
 
 /** RFC 6749 §5.2: 401, with `WWW-Authenticate` when the client used HTTP Basic. */
 export class InvalidClient extends OAuthError {

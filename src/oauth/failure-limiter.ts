@@ -79,9 +79,9 @@ export class LimitedAttempt {
     if (wait > 0) throw new TooManyRequests(wait);
   }
 
-  /** The error to answer a failed request with; counts it unless it is the limiter's own 429 or our fault (5xx). */
+  /** The error to answer a failed request with; counts it unless it is the limiter's own 429, our fault (5xx) or no failure (a pending device code). */
   failed(error: unknown): unknown {
-    if (error instanceof TooManyRequests || !(error instanceof OAuthError) || error.status >= 500) return error;
+    if (error instanceof TooManyRequests || !(error instanceof OAuthError) || error.status >= 500 || !error.countsAsFailure) return error;
     if (!this.isAuthenticated) {
       const wait = this.limiter.secondsBlocked(this.key);
       if (wait > 0) return new TooManyRequests(wait);

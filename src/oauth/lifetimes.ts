@@ -13,3 +13,8 @@ export const PUSHED_REQUEST_SECONDS = 60;
  * to log in, as long as a login marker counts (authorize.ts).
  */
 export const PUSHED_CONTINUATION_SECONDS = 3600;
+/** RFC 8628 §3.2: how long a device code and its user code live (`expires_in`). */
+export const DEVICE_CODE_SECONDS = 600;
+/** RFC 8628 §3.2: the polling interval handed out; §3.5: each `slow_down` adds 5 seconds. */
+export const DEVICE_POLL_INTERVAL_SECONDS = 5;
+export const DEVICE_SLOW_DOWN_SECONDS = 5;

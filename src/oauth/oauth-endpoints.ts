@@ -1,6 +1,6 @@
 /**
  * The OAuth JSON endpoints in their own Fastify context: token, pushed
- * authorization requests (RFC 9126), userinfo,
+ * authorization requests (RFC 9126), device authorization (RFC 8628), userinfo,
  * revocation, introspection, discovery and JWKS, with RFC 6749 §5.2 / RFC 6750 §3.1 error
  * bodies (never problem+json, never an HTML page) and CORS.
  */
@@ -8,6 +8,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { classifyFailure, logFailure } from '../http/failures.ts';
 import { markJsonRoutes } from '../http/security-headers.ts';
 import { installOAuthCors } from './cors.ts';
+import { DEVICE_AUTHORIZATION_PATH, deviceAuthorizationEndpoint } from './endpoints/device-authorization.ts';
 import { discoveryEndpoints } from './endpoints/discovery.ts';
 import { introspectionEndpoint } from './endpoints/introspect.ts';
 import { PAR_PATH, pushedAuthorizationRequestEndpoint } from './endpoints/par.ts';
@@ -38,11 +39,12 @@ export async function oauthEndpoints(app: FastifyInstance, options: { ctx: OAuth
       .header('cache-control', 'no-store').send(oauthError.toJSON());
   });
 
-  for (const url of ['/oauth/token', '/oauth/revoke', '/oauth/introspect', PAR_PATH]) {
+  for (const url of ['/oauth/token', '/oauth/revoke', '/oauth/introspect', PAR_PATH, DEVICE_AUTHORIZATION_PATH]) {
     app.get(url, async () => { throw new MethodNotAllowed(); });
   }
   tokenEndpoint(app, ctx, limiter);
   pushedAuthorizationRequestEndpoint(app, ctx, limiter);
+  deviceAuthorizationEndpoint(app, ctx, limiter);
   userinfoEndpoint(app, ctx);
   revokeEndpoint(app, ctx, limiter);
   introspectionEndpoint(app, ctx, limiter);

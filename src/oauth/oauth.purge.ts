@@ -1,11 +1,12 @@
 /**
  * Purge of expired OAuth rows (SPEC §8): codes, grants with their refresh tokens, retired signing keys,
  * logout notices sent or abandoned a week ago,
- * pushed authorization requests and their continuations, used client assertions.
+ * pushed authorization requests and their continuations, used client assertions, device authorizations.
  */
 import type { Clock } from '../clock.ts';
 import type { DB } from '../db/database.ts';
 import { purgeExpiredAssertions } from './clients/client-assertions.repository.ts';
+import { purgeExpiredDeviceCodes } from './device-authorization/device-codes.repository.ts';
 import { purgeFinishedNotices } from './backchannel/logout-notices.repository.ts';
 import { purgeExpiredCodes } from './grants/codes.repository.ts';
 import { purgeExpiredGrants } from './grants/grants.repository.ts';
@@ -15,7 +16,7 @@ import { purgeExpiredPushedRequests } from './pushed-authorization/pushed-reques
 export async function purgeExpiredOAuthRows(db: DB, clock: Clock): Promise<number> {
   const now = clock();
   // Codes first: they reference grants.
-  const codes = await purgeExpiredCodes(db, now);
+  const codes = await purgeExpiredCodes(db, now) + await purgeExpiredDeviceCodes(db, now);
   const grants = await purgeExpiredGrants(db, now);
   const keys = await purgeRetiredSigningKeys(db, now);
   const notices = await purgeFinishedNotices(db, now);

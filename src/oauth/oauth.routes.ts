@@ -12,7 +12,10 @@ import type { DB } from '../db/database.ts';
 import type { AuthorizationPages } from './authorization-pages.ts';
 import { ClientCache } from './clients/client-cache.ts';
 import type { EndSessionPages } from './end-session-pages.ts';
+import type { AttemptCounters } from '../accounts/login-attempt-counters.ts';
+import type { DevicePages } from './device-pages.ts';
 import { authorizeEndpoint } from './endpoints/authorize.ts';
+import { deviceVerificationEndpoint } from './endpoints/device-verification.ts';
 import { endSessionEndpoint } from './endpoints/end-session.ts';
 import type { KeyMaterial } from './keys/key-material.ts';
 import type { KeyStore } from './keys/key-store.ts';
@@ -32,9 +35,14 @@ export interface OAuthRoutesOptions {
   pages: AuthorizationPages;
   /** The logout endpoint's pages, rendered by web/. */
   endSessionPages: EndSessionPages;
+  /** The device verification pages (/device), rendered by web/. */
+  devicePages: DevicePages;
+  /** The failed-login counters, which also count wrong user codes at /device. */
+  attempts: AttemptCounters;
 }
 
-export async function oauthRoutes(app: FastifyInstance, { config, db, clock, keys, keyStore, pages, endSessionPages }: OAuthRoutesOptions): Promise<void> {
+export async function oauthRoutes(app: FastifyInstance, options: OAuthRoutesOptions): Promise<void> {
+  const { config, db, clock, keys, keyStore, pages, endSessionPages } = options;
   const ctx: OAuthContext = {
     db, clock, issuer: config.publicUrl, material: keys, keys: keyStore, clients: new ClientCache(db),
     clientJwks: new ClientJwks(noticeTargetPolicy(config.isProduction)), refreshGraceSeconds: config.refreshGraceSeconds,
@@ -42,5 +50,6 @@ export async function oauthRoutes(app: FastifyInstance, { config, db, clock, key
   };
   authorizeEndpoint(app, ctx, pages);
   endSessionEndpoint(app, ctx, endSessionPages, config);
+  deviceVerificationEndpoint(app, ctx, options.devicePages, pages, options.attempts);
   await app.register(oauthEndpoints, { ctx });
 }

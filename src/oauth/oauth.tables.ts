@@ -123,6 +123,28 @@ export interface OAuthSigningKeysTable {
   not_after: Date | null;
 }
 
+/** RFC 8628 device authorizations (migration 062); digests only. */
+export interface OAuthDeviceCodesTable {
+  device_code_digest: Buffer;
+  user_code_digest: Buffer;
+  continuation_digest: Buffer | null;
+  client_id: number;
+  scopes: string[];
+  status: ColumnType<DeviceCodeStatus, DeviceCodeStatus | undefined, DeviceCodeStatus>;
+  created_at: CreatedAt;
+  expires_at: Date;
+  confirmed_at: Date | null;
+  decided_at: Date | null;
+  user_id: number | null;
+  auth_time: Date | null;
+  /** How the approving member signed in (RFC 8176), carried to the grant. */
+  amr: Generated<string[]>;
+  sid: string | null;
+  grant_id: number | null;
+}
+
+export type DeviceCodeStatus = 'pending' | 'approved' | 'denied' | 'used';
+
 export interface OAuthTables {
   oauth_clients: OAuthClientsTable;
   oauth_client_regions: OAuthClientRegionsTable;
@@ -134,4 +156,5 @@ export interface OAuthTables {
   oauth_session_clients: OAuthSessionClientsTable;
   oauth_pushed_requests: OAuthPushedRequestsTable;
   oauth_client_assertions: OAuthClientAssertionsTable;
+  oauth_device_codes: OAuthDeviceCodesTable;
 }

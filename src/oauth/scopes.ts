@@ -2,7 +2,8 @@
 export const SCOPES = ['openid', 'profile', 'email', 'regions'] as const;
 export type Scope = (typeof SCOPES)[number];
 
-export const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
+/** RFC 8628 §3.4's grant type is a URN; CLI `--grant urn:ietf:params:oauth:grant-type:device_code`. */
+export const GRANT_TYPES = ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'] as const;
 export type GrantType = (typeof GRANT_TYPES)[number];
 
 export function isScope(value: string): value is Scope {

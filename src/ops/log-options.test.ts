@@ -1,15 +1,16 @@
-import { describe, expect, it } from 'vitest';
-import { isPrettyLog } from './log-options.ts';
+import { describe, expect, test } from 'vitest';
+import { redactRequestUrl } from './log-options.ts';
 
-describe('isPrettyLog', () => {
-  it('is pretty on a terminal outside production when left to auto', () => {
-    expect(isPrettyLog({ logFormat: 'auto', isProduction: false }, true)).toBe(true);
-    expect(isPrettyLog({ logFormat: 'auto', isProduction: false }, false)).toBe(false);
-    expect(isPrettyLog({ logFormat: 'auto', isProduction: true }, true)).toBe(false);
-  });
-
-  it('follows an explicit choice', () => {
-    expect(isPrettyLog({ logFormat: 'json', isProduction: false }, true)).toBe(false);
-    expect(isPrettyLog({ logFormat: 'pretty', isProduction: true }, false)).toBe(true);
+describe('request URLs in the log', () => {
+  test.each([
+    ['/password/reset/abc?x=1', '/password/reset/[redacted]?x=1'],
+    ['/login/unlock/abc', '/login/unlock/[redacted]'],
+    ['/device?user_code=WDJB-MJHT', '/device?user_code=[redacted]'],
+    ['/device?lang=de&user_code=WDJB-MJHT&x=1', '/device?lang=de&user_code=[redacted]&x=1'],
+    ['/device/approve?continuation=Jm0cXYZ', '/device/approve?continuation=[redacted]'],
+    ['/login?return_to=%2Fdevice%2Fapprove%3Fcontinuation%3DJm0cXYZ', '/login?return_to=%2Fdevice%2Fapprove%3Fcontinuation%3D[redacted]'],
+    ['/oauth/authorize?client_id=a&scope=openid', '/oauth/authorize?client_id=a&scope=openid'],
+  ])('%s is logged as %s', (url, logged) => {
+    expect(redactRequestUrl(url)).toBe(logged);
   });
 });

@@ -16,8 +16,14 @@ const REDACT = {
 /** Paths that carry a one-time secret (the unlock and reset links): the log keeps the path, not the secret. */
 const SECRET_IN_PATH = /^(\/login\/unlock\/|\/password\/reset\/)[^/?#]+/;
 
+/**
+ * Query parameters that carry one: a device's user code and the device flow's
+ * continuation (RFC 8628, /device), also inside a login's encoded `return_to`.
+ */
+const SECRET_IN_QUERY = /([?&]|%3F|%26)(user_code|continuation)(=|%3D)[^&#]*/gi;
+
 export function redactRequestUrl(url: string): string {
-  return url.replace(SECRET_IN_PATH, '$1[redacted]');
+  return url.replace(SECRET_IN_PATH, '$1[redacted]').replace(SECRET_IN_QUERY, '$1$2$3[redacted]');
 }
 
 /** Fastify's request serializer, with the URL's one-time secrets left out. */

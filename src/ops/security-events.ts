@@ -77,7 +77,13 @@ export type SecurityEvent =
   /** The member may sign in again; `actorId` as above. */
   | { event: 'account.member.enabled'; userId: number; actorId: number | null }
   /** The member's account was deleted: private data gone, the row anonymised; `actorId` as above. */
-  | { event: 'account.member.deleted'; userId: number; actorId: number | null; sessionsEnded: number; grantsRevoked: number };
+  | { event: 'account.member.deleted'; userId: number; actorId: number | null; sessionsEnded: number; grantsRevoked: number }
+  /** A user code typed at /device matched no live, unconfirmed device authorization (RFC 8628 §5.1: counted against guessing). */
+  | { event: 'oauth.device.user_code_refused'; ip: string }
+  /** User codes were refused unchecked: too many wrong ones from this client address (`source`) or from everywhere (`all`). */
+  | { event: 'oauth.device.user_code_limited'; limitedBy: 'source' | 'all'; retryAfterSeconds: number; ip: string }
+  /** The member approved (`approved`) or denied a device's request at /device after confirming its user code. */
+  | { event: 'oauth.device.decided'; userId: number; clientId: string; scopes: readonly string[]; approved: boolean };
 
 export type SecurityEventName = SecurityEvent['event'];
 
@@ -116,6 +122,9 @@ const DESCRIPTIONS: Record<SecurityEventName, ['warn' | 'info', string]> = {
   'account.member.disabled': ['info', 'member disabled'],
   'account.member.enabled': ['info', 'member enabled'],
   'account.member.deleted': ['info', 'member deleted'],
+  'oauth.device.user_code_refused': ['warn', 'device user code unknown, used or expired'],
+  'oauth.device.user_code_limited': ['warn', 'device user code refused unchecked: too many wrong codes'],
+  'oauth.device.decided': ['info', 'device authorization answered by the member'],
 };
 
 /** Every event's name, in the order above (the audit page's filter lists them). */

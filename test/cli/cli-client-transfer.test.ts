@@ -29,12 +29,13 @@ describe('client export', () => {
     expect((await add('--client-id', 'wiki', '--name', 'Wiki', '--redirect-uri', 'https://wiki.example/cb', '--grant', 'refresh_token',
       '--backchannel-logout-uri', 'https://wiki.example/bc', '--post-logout-redirect-uri', 'https://wiki.example/bye',
       '--require-pushed-authorization-requests', '--id-token-signed-response-alg', 'ES256')).code).toBe(0);
-    expect((await add('--client-id', 'spa', '--name', 'SPA', '--redirect-uri', 'http://127.0.0.1:5173/cb', '--public', '--scope', 'email')).code).toBe(0);
+    expect((await add('--client-id', 'spa', '--name', 'SPA', '--redirect-uri', 'http://127.0.0.1:5173/cb', '--public', '--scope', 'email',
+      '--grant', 'urn:ietf:params:oauth:grant-type:device_code')).code).toBe(0);
     const run = await runBin(source.dataDir, ['client', 'export']);
     expect(run.code, run.err).toBe(0);
     expect(JSON.parse(run.out)).toEqual([
       { clientId: 'spa', name: 'SPA', confidential: false, redirectUris: ['http://127.0.0.1:5173/cb'], scopes: ['openid', 'email'],
-        grantTypes: ['authorization_code'], requiredRegions: [], postLogoutRedirectUris: [], backchannelLogoutUri: null, backchannelLogoutSessionRequired: false,
+        grantTypes: ['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code'], requiredRegions: [], postLogoutRedirectUris: [], backchannelLogoutUri: null, backchannelLogoutSessionRequired: false,
         requirePushedAuthorizationRequests: false, idTokenSignedResponseAlg: 'RS256', tokenEndpointAuthMethod: 'none', jwks: null, jwksUri: null },
       { clientId: 'wiki', name: 'Wiki', confidential: true, redirectUris: ['https://wiki.example/cb'], scopes: ['openid'],
         grantTypes: ['authorization_code', 'refresh_token'], requiredRegions: [], postLogoutRedirectUris: ['https://wiki.example/bye'],

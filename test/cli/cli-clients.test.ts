@@ -47,6 +47,17 @@ describe('client add', () => {
     expect(JSON.parse(pub.out)).toEqual({ clientId: 'app', confidential: false, secret: null });
   });
 
+  test('a public client for devices without a browser: --grant with the device code grant\'s URN', async () => {
+    const added = await cli('client', 'add', '--client-id', 'fridge', '--name', 'Fairteiler-Anzeige', '--redirect-uri', 'https://fridge.example/cb', '--public',
+      '--grant', 'urn:ietf:params:oauth:grant-type:device_code');
+    expect(added.code, added.err).toBe(0);
+    const row = (await withDatabase(dataDir, (db) => clientRow(db, 'fridge')))!;
+    expect(row.grant_types).toEqual(['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code']);
+    const shown = await cli('client', 'show', '--client-id', 'fridge');
+    expect(shown.out).toContain('  grant types:      authorization_code, urn:ietf:params:oauth:grant-type:device_code\n');
+    expect((await cli('client', 'delete', '--client-id', 'fridge')).code).toBe(0);
+  });
+
   test('refused fields are named by the options that exist; missing options are usage errors', async () => {
     const bad = await cli('client', 'add', '--client-id', 'bad id', '--name', 'X', '--redirect-uri', 'http://example.com/cb', '--scope', 'admin',
       '--grant', 'password', '--required-region', '4242');

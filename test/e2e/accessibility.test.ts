@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { storeUnlockToken } from '../../src/accounts/login-unlock.ts';
 import { storeResetToken } from '../../src/accounts/password-reset.ts';
 import { randomToken } from '../../src/accounts/sessions.ts';
+import { createClient, findClient } from '../../src/oauth/clients/clients.service.ts';
 import { useDemoAppAndBrowser } from './helpers/fixture.ts';
 import { fillLoginForm } from './helpers/login.ts';
 import { afterNavigation } from './helpers/navigation.ts';
@@ -57,6 +58,28 @@ async function unlockLink(): Promise<string> {
   const user = await app.t.db.selectFrom('users').select(['id', 'email']).where('email', '=', 'foodsaver@example.org').executeTakeFirstOrThrow();
   await storeUnlockToken(app.t.db, { token, account: user.email, userId: user.id, returnTo: '/' }, app.t.clock.now());
   return `${app.baseUrl}/login/unlock/${token}`;
+}
+
+/** A live user code of a device asking (RFC 8628), from a client that holds the device grant. */
+async function deviceUserCode(): Promise<string> {
+  const clientId = 'a11y-device';
+  if (!(await findClient(app.t.db, clientId))) {
+    await createClient(app.t.db, app.t.keys, {
+      clientId, name: 'Fairteiler-Anzeige', confidential: false, redirectUris: ['http://127.0.0.1/unused'],
+      scopes: ['profile'], grantTypes: ['urn:ietf:params:oauth:grant-type:device_code'], requiredRegions: [],
+    });
+  }
+  const response = await fetch(`${app.baseUrl}/oauth/device_authorization`, {
+    method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: clientId, scope: 'openid profile' }),
+  });
+  return ((await response.json()) as { user_code: string }).user_code;
+}
+
+/** The device flow from its verification URI to the page after the confirmation. */
+async function confirmDeviceCode(page: Page): Promise<void> {
+  await page.goto(`${app.baseUrl}/device?user_code=${await deviceUserCode()}`);
+  await afterNavigation(page, () => page.locator('form button[type=submit]').click());
+  await afterNavigation(page, () => page.locator('form button[type=submit]').click());
 }
 
 /** Each page: how to reach it in a fresh browser context, as which user. */
@@ -145,6 +168,34 @@ const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolea
   },
   { name: 'logout through a client: logged out', open: async (page) => { await page.goto(`${app.baseUrl}/oauth/logout`); } },
   { name: 'logout through a client: error', open: async (page) => { await page.goto(`${app.baseUrl}/oauth/logout?post_logout_redirect_uri=https%3A%2F%2Fevil.example%2F`); } },
+  { name: 'device: code entry', open: async (page) => { await page.goto(`${app.baseUrl}/device`); } },
+  {
+    name: 'device: wrong code',
+    open: async (page) => {
+      await page.goto(`${app.baseUrl}/device?user_code=BBBB-BBBB`);
+      await afterNavigation(page, () => page.locator('form button[type=submit]').click());
+      await page.locator('#device-error').waitFor();
+    },
+  },
+  {
+    name: 'device: confirmation',
+    open: async (page) => {
+      await page.goto(`${app.baseUrl}/device?user_code=${await deviceUserCode()}`);
+      await afterNavigation(page, () => page.locator('form button[type=submit]').click());
+      await page.locator('#device-user-code').waitFor();
+    },
+  },
+  { name: 'device: consent', as: 'foodsaver@example.org', open: confirmDeviceCode },
+  {
+    name: 'device: done',
+    as: 'foodsaver@example.org',
+    open: async (page) => {
+      await confirmDeviceCode(page);
+      await afterNavigation(page, () => page.locator('button[value=allow]').click());
+      await page.locator('#device-done').waitFor();
+    },
+  },
+  { name: 'device: expired', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/device/approve?continuation=${'x'.repeat(43)}`); } },
   { name: 'not found', open: async (page) => { await page.goto(`${app.baseUrl}/no-such-page`); } },
   { name: 'my apps', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/settings/apps`); } },
   { name: 'security: sessions', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/settings/security?ended=1`); } },

@@ -1,6 +1,7 @@
 /**
  * Generated hostile input (fast-check) against the OAuth endpoints —
- * authorize (GET and the consent POST), token, userinfo, revoke, introspect — and the
+ * authorize (GET and the consent POST), token, userinfo, revoke, introspect,
+ * device authorization and its /device pages — and the
  * login page and JSON login: every parameter valid, wrong, missing or junk,
  * client authentication right, wrong or malformed, as anonymous, as the member
  * with a remembered consent and as another member. Valid codes and refresh
@@ -14,6 +15,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD, loadDemoData } from '../../src/demo/demo-data.ts';
 import { DEMO_CLIENT_SECRET } from '../../src/demo/demo-oauth.ts';
+import { createClient } from '../../src/oauth/clients/clients.service.ts';
 import { useTestApp } from '../helpers/fixture.ts';
 import { encode, headerValue, junkString, queryString } from '../helpers/hostile-arbitraries.ts';
 import { HostileProbe } from '../helpers/hostile-probe.ts';
@@ -33,7 +35,9 @@ let probe: HostileProbe;
 const sessions: Record<string, TestSession> = {};
 let accessToken = '';
 /** Each used at most once: codes for the token endpoint, refresh tokens for it and for revocation. */
-const fresh = { codes: [] as string[], refreshTokens: [] as string[], revocable: [] as string[] };
+const fresh = { codes: [] as string[], refreshTokens: [] as string[], revocable: [] as string[], deviceCodes: [] as string[], userCodes: [] as string[] };
+const DEVICE_CLIENT = 'hostile-device';
+const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
 async function mintRefreshToken(): Promise<{ refresh: string; access: string }> {
   const code = await obtainCode(t, { clientId: 'demo-app', cookie: sessions.foodsaver!.cookie });
@@ -56,6 +60,14 @@ beforeAll(async () => {
     fresh.revocable.push(i % 2 === 0 ? revocable.refresh : revocable.access);
   }
   accessToken = (await mintRefreshToken()).access;
+  await createClient(t.db, t.keys, {
+    clientId: DEVICE_CLIENT, name: 'Device', confidential: false, redirectUris: [CALLBACK], scopes: ['profile'], grantTypes: [DEVICE_GRANT], requiredRegions: [],
+  });
+  for (let i = 0; i < RUNS; i++) {
+    const started = await t.app.inject({ method: 'POST', url: '/oauth/device_authorization', headers: { 'content-type': FORM }, payload: `client_id=${DEVICE_CLIENT}&scope=openid` });
+    fresh.deviceCodes.push(started.json().device_code);
+    fresh.userCodes.push(started.json().user_code);
+  }
   probe = await HostileProbe.start(t);
 }, TIMEOUT_MS);
 afterAll(async () => {
@@ -145,6 +157,37 @@ describe('generated hostile input against the OAuth endpoints and the logins', (
       if (r.introspect && r.jwt) headers.accept = 'application/token-introspection+jwt';
       await check('POST', r.introspect ? '/oauth/introspect' : '/oauth/revoke', { ...headers, 'content-type': r.type }, fields(form, r.extra), `(${r.auth})`);
     }), { seed: SEED + 2, numRuns: 3 * RUNS });
+  }, TIMEOUT_MS);
+
+  it('device authorization endpoint, device_code grant and the /device pages', async () => {
+    const devicePage = await t.app.inject({ url: '/device' });
+    const anonymousCsrf = { cookie: devicePage.cookies.map((c) => `${c.name}=${c.value}`).join('; '), token: formFields(devicePage.body).csrf_token! };
+    await fc.assert(fc.asyncProperty(fc.record({
+      target: fc.constantFrom('device_authorization', 'token', 'device', 'approve'), actor: fc.constantFrom('anonymous', 'foodsaver'), post: fc.boolean(),
+      client_id: maybe(oneOf(DEVICE_CLIENT, 'demo-app', 'demo-spa')), scope: maybe(oneOf('openid', 'openid profile', 'profile', 'openid admin')),
+      device_code: maybe(oneOf('fresh', 'x'.repeat(43))), user_code: maybe(oneOf('fresh', 'BBBB-BBBB', 'bbbbbbbb', 'ABC')),
+      step: maybe(oneOf('check', 'confirm')), continuation: maybe(oneOf('x'.repeat(43))), decision: maybe(oneOf('allow', 'deny')),
+      csrf: fc.constantFrom('right', 'wrong', 'none'), extra: extraPair, type: bodyType,
+    }), async (r) => {
+      const session = sessions[r.actor];
+      const headers: Record<string, string> = session ? { cookie: session.cookie } : { cookie: anonymousCsrf.cookie };
+      const csrf = r.csrf === 'right' ? session?.csrfToken ?? anonymousCsrf.token : r.csrf === 'wrong' ? 'wrong' : undefined;
+      if (r.target === 'device_authorization') {
+        return check('POST', '/oauth/device_authorization', { 'content-type': r.type }, fields({ client_id: r.client_id, scope: r.scope }, r.extra), '');
+      }
+      if (r.target === 'token') {
+        const device_code = r.device_code === 'fresh' ? fresh.deviceCodes.shift() ?? 'used-up' : r.device_code;
+        return check('POST', '/oauth/token', { 'content-type': r.type }, fields({ grant_type: DEVICE_GRANT, device_code, client_id: r.client_id }, r.extra), '');
+      }
+      if (r.target === 'device') {
+        const user_code = r.user_code === 'fresh' ? fresh.userCodes.shift() ?? 'used-up' : r.user_code;
+        if (!r.post) return check('GET', `/device?${fields({ user_code }, r.extra)}`, headers, undefined, `as ${r.actor}`);
+        return check('POST', '/device', { ...headers, 'content-type': r.type }, fields({ user_code, step: r.step, csrf_token: csrf }, r.extra), `as ${r.actor}`);
+      }
+      const params = { continuation: r.continuation, decision: r.decision, csrf_token: csrf };
+      if (!r.post) return check('GET', `/device/approve?${fields(params, r.extra)}`, headers, undefined, `as ${r.actor}`);
+      return check('POST', '/device/approve', { ...headers, 'content-type': r.type }, fields(params, r.extra), `as ${r.actor}`);
+    }), { seed: SEED + 4, numRuns: 2 * RUNS });
   }, TIMEOUT_MS);
 
   it('login page and JSON login', async () => {

@@ -106,6 +106,18 @@ describe('create', () => {
     expect(list.body).toContain('Deutschland › Berlin, Deutschland › Köln');
   });
 
+  it('offers the device authorization grant as a checkbox, and stores it when ticked', async () => {
+    const page = await get('/admin/oauthclients/new', orga);
+    expect(page.body).toContain('<input type="checkbox" id="grant-urn:ietf:params:oauth:grant-type:device_code" name="grant_types" value="urn:ietf:params:oauth:grant-type:device_code"');
+    expect(page.body).toContain('device_code (Geräte ohne Browser, RFC 8628)');
+    const form: Form = [['csrf_token', orga.csrfToken], ['client_id', 'fridge-display'], ['name', 'Fairteiler-Anzeige'], ['redirect_uris', 'https://fridge.example/cb'],
+      ['grant_types', 'urn:ietf:params:oauth:grant-type:device_code']];
+    expect((await post('/admin/oauthclients', orga, form)).statusCode).toBe(303);
+    expect(await findClient(t.db, 'fridge-display')).toMatchObject({ grantTypes: ['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code'] });
+    const edit = await get('/admin/oauthclients/fridge-display/edit', orga);
+    expect(edit.body).toMatch(/value="urn:ietf:params:oauth:grant-type:device_code" checked/);
+  });
+
   it('creates a public client without a secret and redirects to the list', async () => {
     const form: Form = [['csrf_token', orga.csrfToken], ['client_id', 'spa.web'], ['name', 'Single Page'], ['redirect_uris', 'https://spa.example/cb']];
     const response = await post('/admin/oauthclients', orga, form);

@@ -7,7 +7,8 @@
  *   raises it, the statement then changes nothing and reports the client
  *   stale ({@link StaleClient});
  * - every refusal reached with a cached client (wrong secret, unknown
- *   redirect URI, …) and every stale report is decided again on a fresh read.
+ *   redirect URI, …) and every stale report is decided again on a fresh read
+ *   (not a device's "not yet", which refuses nothing).
  * So instances never act on an outdated client, and never refuse on one.
  */
 import type { Executor } from '../../db/executor.ts';
@@ -62,11 +63,20 @@ export class ClientCache {
     try {
       return await use(find);
     } catch (error) {
-      if (served.length === 0 || !(error instanceof OAuthError || error instanceof StaleClient)) return rethrowStale(error);
+      if (served.length === 0 || !(isRefusal(error) || error instanceof StaleClient)) return rethrowStale(error);
       for (const clientId of served) this.rows.delete(clientId);
       return use(this.load).catch(rethrowStale);
     }
   }
+}
+
+/**
+ * A "not yet" of the device flow (authorization_pending, slow_down) is no
+ * refusal: it is not decided again, which would count the poll twice. It
+ * grants nothing either, and the redemption that follows checks the version.
+ */
+function isRefusal(error: unknown): boolean {
+  return error instanceof OAuthError && error.countsAsFailure;
 }
 
 /** A client changed between a fresh read and the statement: rare, and worth a retry by the client. */

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { SIGNING_ALGS } from '../jose/algorithms.ts';
 import { JWKS_CACHE_SECONDS } from '../keys/key-store.ts';
 import type { OAuthContext } from '../oauth-context.ts';
+import { DEVICE_AUTHORIZATION_PATH } from './device-authorization.ts';
 import { END_SESSION_PATH } from './end-session.ts';
 import { PAR_PATH } from './par.ts';
 import { GRANT_TYPES, SCOPES } from '../scopes.ts';
@@ -33,6 +34,8 @@ export function discoveryDocument(issuer: string, requirePushed = false): Record
     // RFC 9126 §5: where to push requests, and whether every request must be pushed (server-wide).
     pushed_authorization_request_endpoint: `${issuer}${PAR_PATH}`,
     require_pushed_authorization_requests: requirePushed,
+    // RFC 8628 §4: where devices start; the member enters the user code at <issuer>/device.
+    device_authorization_endpoint: `${issuer}${DEVICE_AUTHORIZATION_PATH}`,
     scopes_supported: [...SCOPES],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],

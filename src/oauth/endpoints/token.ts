@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { authenticateClient } from '../clients/client-auth.ts';
 import { UnsupportedGrantType, InvalidRequest } from '../errors.ts';
 import type { FailureLimiter } from '../failure-limiter.ts';
+import { deviceCodeStore } from '../device-authorization/device-code-store.ts';
 import { authorizationCodeStore } from '../grants/codes.repository.ts';
 import { refreshTokenStore } from '../grants/grants.repository.ts';
 import { GRANT_PARAMETERS, GRANTS, type GrantContext } from '../grants/index.ts';
@@ -27,6 +28,7 @@ export function tokenEndpoint(app: FastifyInstance, ctx: OAuthContext, limiter: 
     refreshGraceSeconds: ctx.refreshGraceSeconds,
     codes: authorizationCodeStore(ctx.db),
     refreshTokens: refreshTokenStore(ctx.db),
+    deviceCodes: deviceCodeStore(ctx.db, ctx.clock),
     issue: (input) => issueTokens(ctx, input),
   };
   app.post('/oauth/token', async (request, reply) => {

@@ -15,6 +15,8 @@ export interface DerivedKeys {
   readonly clientSecret: Uint8Array;
   /** HMAC-SHA256 key of login device cookies (accounts/login-device-cookie.ts). */
   readonly loginDevice: Uint8Array;
+  /** HMAC-SHA256 key of device-flow user-code digests (oauth/device-authorization/user-code.ts). */
+  readonly userCode: Uint8Array;
 }
 
 const cache = new WeakMap<KeyMaterial, DerivedKeys>();
@@ -32,6 +34,7 @@ export function derivedKeys(keys: KeyMaterial): DerivedKeys {
       signingKeyWrap: derive(keys.encryptionKey, 'signing-key-wrap'),
       clientSecret: derive(keys.encryptionKey, 'client-secret'),
       loginDevice: derive(keys.encryptionKey, 'login-device'),
+      userCode: derive(keys.encryptionKey, 'device-user-code'),
     });
     cache.set(keys, derived);
   }

@@ -1,0 +1,178 @@
+/**
+ * SQL of device authorizations (RFC 8628; migration 062). Every change of a
+ * row's state is one conditional statement, so that of two concurrent uses
+ * exactly one succeeds: the confirmation spends the user code, the decision
+ * answers a pending row once, the redemption turns an approved row into a
+ * grant once.
+ */
+import type { Executor } from '../../db/executor.ts';
+import { statement } from '../../db/statement.ts';
+import type { DeviceCodeStatus } from '../oauth.tables.ts';
+
+export interface NewDeviceCode {
+  deviceCodeDigest: Buffer;
+  userCodeDigest: Buffer;
+  clientRowId: number;
+  scopes: readonly string[];
+  expiresAt: Date;
+}
+
+/** False when a code's digest is taken already (a user code drawn twice): nothing stored, the caller draws again. */
+export async function insertDeviceCode(db: Executor, code: NewDeviceCode): Promise<boolean> {
+  const result = await db.insertInto('oauth_device_codes').values({
+    device_code_digest: code.deviceCodeDigest, user_code_digest: code.userCodeDigest, client_id: code.clientRowId,
+    scopes: [...code.scopes], expires_at: code.expiresAt,
+  }).onConflict((oc) => oc.doNothing()).executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+}
+
+/** Who asks, as the confirmation page names it. */
+export interface PendingDevice {
+  /** The client's `client_id`. */
+  clientId: string;
+  clientName: string;
+}
+
+/** The client behind a live user code not yet confirmed; nothing is changed. */
+export async function findPendingUserCode(db: Executor, userCodeDigest: Buffer, now: Date): Promise<PendingDevice | undefined> {
+  return db.selectFrom('oauth_device_codes as d').innerJoin('oauth_clients as c', 'c.id', 'd.client_id')
+    .select(['c.client_id as clientId', 'c.name as clientName'])
+    .where('d.user_code_digest', '=', userCodeDigest).where('d.status', '=', 'pending')
+    .where('d.confirmed_at', 'is', null).where('d.expires_at', '>', now)
+    .executeTakeFirst();
+}
+
+/** Spends a live user code (single use) and binds the continuation to its row; undefined when none matched. */
+export async function confirmUserCode(db: Executor, userCodeDigest: Buffer, continuationDigest: Buffer, now: Date): Promise<PendingDevice | undefined> {
+  const row = await db.updateTable('oauth_device_codes as d').from('oauth_clients as c')
+    .set({ confirmed_at: now, continuation_digest: continuationDigest })
+    .whereRef('c.id', '=', 'd.client_id')
+    .where('d.user_code_digest', '=', userCodeDigest).where('d.status', '=', 'pending')
+    .where('d.confirmed_at', 'is', null).where('d.expires_at', '>', now)
+    .returning(['c.client_id as clientId', 'c.name as clientName'])
+    .executeTakeFirst();
+  return row;
+}
+
+export interface ConfirmedDevice {
+  /** The client's `client_id`. */
+  clientId: string;
+  scopes: string[];
+}
+
+/** The confirmed, still undecided and live row a continuation names. */
+export async function findConfirmedDevice(db: Executor, continuationDigest: Buffer, now: Date): Promise<ConfirmedDevice | undefined> {
+  return db.selectFrom('oauth_device_codes as d').innerJoin('oauth_clients as c', 'c.id', 'd.client_id')
+    .select(['c.client_id as clientId', 'd.scopes'])
+    .where('d.continuation_digest', '=', continuationDigest).where('d.status', '=', 'pending').where('d.expires_at', '>', now)
+    .executeTakeFirst();
+}
+
+export interface DeviceDecision {
+  continuationDigest: Buffer;
+  approved: boolean;
+  userId: number;
+  authTime: Date;
+  amr: readonly string[];
+  sid: string;
+  now: Date;
+}
+
+/** The member's answer, once: true when the row was pending (and live) and is now approved or denied. */
+export async function decideDevice(db: Executor, decision: DeviceDecision): Promise<boolean> {
+  const result = await db.updateTable('oauth_device_codes').set({
+    status: decision.approved ? 'approved' : 'denied', decided_at: decision.now,
+    user_id: decision.userId, auth_time: decision.authTime, amr: [...decision.amr], sid: decision.sid,
+  }).where('continuation_digest', '=', decision.continuationDigest).where('status', '=', 'pending')
+    .where('expires_at', '>', decision.now).executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
+
+export interface PolledDeviceCode {
+  status: DeviceCodeStatus;
+  expires_at: Date;
+}
+
+const findPolledStatement = statement<PolledDeviceCode>('find_device_code', `
+  select status, expires_at from oauth_device_codes where device_code_digest = $1 and client_id = $2`);
+
+/** A poll's one read: the state of this client's device code (never written by a poll that is refused). */
+export async function findPolledDeviceCode(db: Executor, digest: Buffer, clientRowId: number): Promise<PolledDeviceCode | undefined> {
+  return (await findPolledStatement.rows(db, [digest, clientRowId]))[0];
+}
+
+export interface DeviceRedemption {
+  digest: Buffer;
+  clientRowId: number;
+  /** The version of the client as read (client-cache.ts): redeem nothing if it has changed since. */
+  clientVersion: number;
+  now: Date;
+  grantExpiresAt: Date;
+  /** Set when the client holds the refresh_token grant. */
+  refreshExpiresAt: Date | null;
+}
+
+export interface RedeemedDeviceCode {
+  grant_id: number;
+  user_id: number;
+  scopes: string[];
+  auth_time: Date;
+  amr: string[];
+  sid: string | null;
+  refresh_id: number | null;
+}
+
+/**
+ * As an authorization code's redemption (codes.repository.ts `redeemCode`):
+ * the approving session's row is locked before the device code is marked used,
+ * so a logout ending that session either waits and then revokes the new grant,
+ * or came first and nothing is redeemed. The session is recorded as signed
+ * into the client (whom Back-Channel Logout tells when it ends).
+ */
+const redeemStatement = statement<RedeemedDeviceCode & { client_current: boolean }>('redeem_device_code', `
+  with cv as (select coalesce((select version from oauth_clients where id = $2), 0) = $6 as current),
+  gid as (select nextval(pg_get_serial_sequence('oauth_grants', 'id'))::integer as id),
+  live as (
+    select s.sid from sessions s
+    where s.sid = (select d.sid from oauth_device_codes d where d.device_code_digest = $1) and s.expires_at > $3
+    for key share
+  ),
+  used as (
+    update oauth_device_codes set status = 'used', grant_id = (select id from gid)
+    where device_code_digest = $1 and client_id = $2 and status = 'approved' and expires_at > $3
+      and (select current from cv)
+      and sid = (select sid from live)
+    returning user_id, scopes, auth_time, amr, sid, client_id
+  ),
+  g as (
+    insert into oauth_grants (id, client_id, user_id, scopes, auth_time, expires_at, sid, amr)
+    select (select id from gid), client_id, user_id, scopes, auth_time, $4, sid, amr from used
+    returning id, scopes
+  ),
+  rt as (
+    insert into oauth_refresh_tokens (grant_id, scopes, expires_at)
+    select id, scopes, $5::timestamptz from g where $5::timestamptz is not null
+    returning id
+  ),
+  session_client as (
+    insert into oauth_session_clients (sid, client_id, user_id)
+    select sid, client_id, user_id from used
+    on conflict (sid, client_id) do nothing
+  )
+  select cv.current as client_current, g.id as grant_id, used.user_id, used.scopes, used.auth_time, used.amr, used.sid,
+    (select id from rt) as refresh_id
+  from cv left join g on true left join used on true`);
+
+/** `code` undefined when no approved, live row of this client with a live approving session matched. */
+export async function redeemDeviceCode(db: Executor, r: DeviceRedemption): Promise<{ clientCurrent: boolean; code: RedeemedDeviceCode | undefined }> {
+  const [row] = await redeemStatement.rows(db, [r.digest, r.clientRowId, r.now, r.grantExpiresAt, r.refreshExpiresAt, r.clientVersion]);
+  const { client_current, ...code } = row!;
+  return { clientCurrent: client_current, code: code.grant_id === null ? undefined : code };
+}
+
+/** Rows are kept a day past expiry, like codes: a late poll is told `expired_token`, not "unknown". */
+export async function purgeExpiredDeviceCodes(db: Executor, now: Date): Promise<number> {
+  const result = await db.deleteFrom('oauth_device_codes')
+    .where('expires_at', '<=', new Date(now.getTime() - 24 * 3600 * 1000)).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,396 @@
+/**
+ * The device authorization grant (RFC 8628) through inject on a real
+ * database: the device authorization endpoint, the member's steps at /device
+ * (entry, confirmation, login, consent) and the device's polls at the token
+ * endpoint — success once, then every refusal, with what was (not) written.
+ */
+import { decodeJwt } from 'jose';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { USER_CODE_GLOBAL_POLICY, USER_CODE_SOURCE_POLICY } from '../../src/oauth/device-authorization/device-verification.ts';
+import { makeRegion, makeUser, type TestUser } from '../helpers/factories.ts';
+import { useTestApp } from '../helpers/fixture.ts';
+import { formFields, makeClient, tokenRequest } from '../helpers/oauth.ts';
+import { logInAs, type TestSession } from '../helpers/session.ts';
+
+const lines: string[] = [];
+/** Every device code, user code and continuation handed out: none may reach the log. */
+const secrets: string[] = [];
+const t = useTestApp({ env: { LOG_LEVEL: 'info' }, logStream: { write: (line) => { lines.push(line); } } });
+const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+const FORM = 'application/x-www-form-urlencoded';
+let user: TestUser;
+let member: TestSession;
+
+beforeAll(async () => {
+  user = await makeUser(t.db, { firstName: 'Dana' });
+  member = await logInAs(t.app, user);
+});
+
+function deviceClient(overrides: Parameters<typeof makeClient>[1] = {}) {
+  return makeClient(t, { confidential: false, grantTypes: ['authorization_code', 'refresh_token', DEVICE_GRANT], ...overrides });
+}
+
+async function startDevice(clientId: string, scope = 'openid profile') {
+  const response = await t.app.inject({
+    method: 'POST', url: '/oauth/device_authorization', headers: { 'content-type': FORM },
+    payload: new URLSearchParams({ client_id: clientId, scope }).toString(),
+  });
+  expect(response.statusCode).toBe(200);
+  secrets.push(response.json().device_code, response.json().user_code, response.json().user_code.replace('-', ''));
+  return response.json() as { device_code: string; user_code: string; verification_uri: string; verification_uri_complete: string; expires_in: number; interval: number };
+}
+
+function poll(clientId: string, deviceCode: string) {
+  return tokenRequest(t, { grant_type: DEVICE_GRANT, device_code: deviceCode, client_id: clientId });
+}
+
+/** A browser of the member at /device: its cookie and the page's CSRF token. */
+async function entryForm(cookie = member.cookie, remoteAddress = '127.0.0.1') {
+  const page = await t.app.inject({ url: '/device', headers: { cookie }, remoteAddress });
+  const pageCookies = page.cookies.map((c) => `${c.name}=${c.value}`).join('; ');
+  return { cookie: [cookie, pageCookies].filter((c) => c !== '').join('; '), csrf: formFields(page.body).csrf_token! };
+}
+
+async function submit(userCode: string, step: 'check' | 'confirm', options: { cookie?: string; remoteAddress?: string } = {}) {
+  const form = await entryForm(options.cookie ?? member.cookie, options.remoteAddress);
+  return t.app.inject({
+    method: 'POST', url: '/device', remoteAddress: options.remoteAddress ?? '127.0.0.1', headers: { cookie: form.cookie, 'content-type': FORM },
+    payload: new URLSearchParams({ user_code: userCode, step, csrf_token: form.csrf }).toString(),
+  });
+}
+
+/** Confirms the code, opens the consent page and answers it as the logged-in member. */
+async function answer(userCode: string, decision: 'allow' | 'deny') {
+  const confirmed = await submit(userCode, 'confirm');
+  expect(confirmed.statusCode).toBe(303);
+  const approveUrl = confirmed.headers.location as string;
+  secrets.push(new URL(approveUrl, 'http://x').searchParams.get('continuation')!);
+  const consent = await t.app.inject({ url: approveUrl, headers: { cookie: member.cookie } });
+  expect(consent.statusCode).toBe(200);
+  const fields = formFields(consent.body);
+  const done = await t.app.inject({
+    method: 'POST', url: '/device/approve', headers: { cookie: member.cookie, 'content-type': FORM },
+    payload: new URLSearchParams({ ...fields, decision }).toString(),
+  });
+  return { approveUrl, fields, done };
+}
+
+async function deviceRow(deviceCode: string) {
+  const { createHash } = await import('node:crypto');
+  return t.db.selectFrom('oauth_device_codes').selectAll().where('device_code_digest', '=', createHash('sha256').update(deviceCode).digest()).executeTakeFirst();
+}
+
+describe('device authorization endpoint', () => {
+  test('answers the codes, the verification URIs, 600 s and 5 s; stores digests only', async () => {
+    const client = await deviceClient();
+    const started = await startDevice(client.clientId);
+    expect(started.device_code).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(started.user_code).toMatch(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
+    expect(started.verification_uri).toBe(`${t.config.publicUrl}/device`);
+    expect(started.verification_uri_complete).toBe(`${t.config.publicUrl}/device?user_code=${started.user_code}`);
+    expect(started.expires_in).toBe(600);
+    expect(started.interval).toBe(5);
+    const row = await deviceRow(started.device_code);
+    expect(row).toMatchObject({ status: 'pending', scopes: ['openid', 'profile'], user_id: null, confirmed_at: null });
+    expect(row!.user_code_digest.includes(Buffer.from(started.user_code.replace('-', '')))).toBe(false);
+  });
+
+  test('a client without the grant is unauthorized_client, nothing stored', async () => {
+    const client = await makeClient(t, { confidential: false });
+    const before = await t.db.selectFrom('oauth_device_codes').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const response = await t.app.inject({
+      method: 'POST', url: '/oauth/device_authorization', headers: { 'content-type': FORM },
+      payload: new URLSearchParams({ client_id: client.clientId, scope: 'openid' }).toString(),
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({ error: 'unauthorized_client', error_description: 'The client is not allowed to use the device authorization grant.' });
+    const after = await t.db.selectFrom('oauth_device_codes').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    expect(Number(after.n)).toBe(Number(before.n));
+  });
+
+  test('the token endpoint also refuses the grant to a client without it', async () => {
+    const client = await makeClient(t, { confidential: false });
+    const response = await poll(client.clientId, 'a'.repeat(43));
+    expect(response.statusCode).toBe(400);
+    expect(response.json().error).toBe('unauthorized_client');
+  });
+
+  test('scopes are checked as at the authorization endpoint; a confidential client authenticates', async () => {
+    const client = await deviceClient({ confidential: true, scopes: ['openid', 'email'] });
+    const send = (form: Record<string, string>, authorization?: string) => t.app.inject({
+      method: 'POST', url: '/oauth/device_authorization', headers: { 'content-type': FORM, ...(authorization ? { authorization } : {}) },
+      payload: new URLSearchParams(form).toString(),
+    });
+    const basic = `Basic ${Buffer.from(`${client.clientId}:${client.secret}`).toString('base64')}`;
+    expect((await send({ scope: 'email' }, basic)).json()).toEqual({ error: 'invalid_scope', error_description: 'The scope must include openid.' });
+    expect((await send({ scope: 'openid profile' }, basic)).json()).toEqual({ error: 'invalid_scope', error_description: 'Scope not allowed for this client: profile' });
+    const wrong = await send({ client_id: client.clientId, scope: 'openid' });
+    expect(wrong.statusCode).toBe(401);
+    expect(wrong.json().error).toBe('invalid_client');
+    expect((await send({ scope: 'openid email' }, basic)).statusCode).toBe(200);
+  });
+
+  test('GET is 405', async () => {
+    const response = await t.app.inject({ url: '/oauth/device_authorization' });
+    expect(response.statusCode).toBe(405);
+  });
+});
+
+describe('the member approves; the device gets tokens once', () => {
+  test('pending, approved, tokens like the code grant (auth_time, sid, refresh token), then invalid_grant', async () => {
+    const client = await deviceClient();
+    const started = await startDevice(client.clientId, 'openid profile');
+    const pending = await poll(client.clientId, started.device_code);
+    expect(pending.statusCode).toBe(400);
+    expect(pending.json()).toEqual({ error: 'authorization_pending', error_description: 'The user has not answered yet.' });
+
+    // Typed in lower case with a space: the confirmation page names the client and shows the code.
+    const typed = started.user_code.toLowerCase().replace('-', ' ');
+    const check = await submit(typed, 'check');
+    expect(check.statusCode).toBe(200);
+    expect(check.body).toContain(started.user_code);
+    expect(check.body).toContain('Test App');
+    // Looking the code up spends nothing.
+    expect((await deviceRow(started.device_code))!.confirmed_at).toBeNull();
+
+    const { done } = await answer(typed, 'allow');
+    expect(done.statusCode).toBe(200);
+    expect(done.body).toContain('Du kannst zu deinem Gerät zurückkehren.');
+
+    t.clock.advance(5);
+    const success = await poll(client.clientId, started.device_code);
+    expect(success.statusCode).toBe(200);
+    const body = success.json();
+    expect(body).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: 'openid profile' });
+    expect(body.refresh_token).toBeTruthy();
+    const claims = decodeJwt(body.id_token);
+    const session = await t.db.selectFrom('sessions').select(['sid', 'auth_time']).where('user_id', '=', user.id).executeTakeFirstOrThrow();
+    expect(claims).toMatchObject({ sub: String(user.id), aud: client.clientId, sid: session.sid, auth_time: Math.floor(session.auth_time.getTime() / 1000) });
+    expect(claims.nonce).toBeUndefined();
+    const row = await deviceRow(started.device_code);
+    expect(row).toMatchObject({ status: 'used', user_id: user.id, sid: session.sid });
+    const grant = await t.db.selectFrom('oauth_grants').selectAll().where('id', '=', row!.grant_id!).executeTakeFirstOrThrow();
+    expect(grant).toMatchObject({ user_id: user.id, scopes: ['openid', 'profile'], revoked_at: null, sid: session.sid });
+
+    t.clock.advance(5);
+    const again = await poll(client.clientId, started.device_code);
+    expect(again.statusCode).toBe(400);
+    expect(again.json()).toEqual({ error: 'invalid_grant', error_description: 'Invalid or expired device code' });
+    // The refresh token works like one from the code grant.
+    const refreshed = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: body.refresh_token, client_id: client.clientId });
+    expect(refreshed.statusCode).toBe(200);
+  });
+
+  test('a client without refresh_token gets no refresh token', async () => {
+    const client = await deviceClient({ grantTypes: ['authorization_code', DEVICE_GRANT] });
+    const started = await startDevice(client.clientId, 'openid');
+    await answer(started.user_code, 'allow');
+    const success = await poll(client.clientId, started.device_code);
+    expect(success.statusCode).toBe(200);
+    expect(success.json().refresh_token).toBeUndefined();
+  });
+
+  test('the user code is single use: a second confirmation or lookup finds nothing', async () => {
+    const client = await deviceClient();
+    const started = await startDevice(client.clientId);
+    const first = await submit(started.user_code, 'confirm');
+    expect(first.statusCode).toBe(303);
+    for (const step of ['check', 'confirm'] as const) {
+      const again = await submit(started.user_code, step);
+      expect(again.statusCode).toBe(400);
+      expect(again.body).toContain('Diesen Code kennen wir nicht, oder er ist abgelaufen oder wurde schon verwendet.');
+    }
+  });
+
+  test('the consent is answered once; the continuation then shows the expired page', async () => {
+    const client = await deviceClient();
+    const started = await startDevice(client.clientId);
+    const { approveUrl, fields } = await answer(started.user_code, 'allow');
+    for (const request of [
+      { method: 'GET' as const, url: approveUrl },
+      { method: 'POST' as const, url: '/device/approve', payload: new URLSearchParams({ ...fields, decision: 'deny' }).toString() },
+    ]) {
+      const response = await t.app.inject({ ...request, headers: { cookie: member.cookie, 'content-type': FORM } });
+      expect(response.statusCode).toBe(400);
+      expect(response.body).toContain('Diese Anfrage ist abgelaufen oder wurde schon beantwortet.');
+    }
+    expect((await deviceRow(started.device_code))!.status).toBe('approved');
+  });
+
+  test('not logged in: the confirmation leads through /login and back to the consent page', async () => {
+    const client = await deviceClient();
+    const started = await startDevice(client.clientId);
+    const confirmed = await submit(started.user_code, 'confirm', { cookie: '' });
+    expect(confirmed.statusCode).toBe(303);
+    const approveUrl = confirmed.headers.location as string;
+    expect(approveUrl).toMatch(/^\/device\/approve\?continuation=[A-Za-z0-9_-]{43}$/);
+    const login = await t.app.inject({ url: approveUrl });
+    expect(login.statusCode).toBe(303);
+    expect(login.headers.location).toBe(`/login?return_to=${encodeURIComponent(approveUrl)}`);
+    expect(login.headers['referrer-policy']).toBe('no-referrer');
+    // Back from the login, the consent page offers no "remember" and posts to /device/approve.
+    const consent = await t.app.inject({ url: approveUrl, headers: { cookie: member.cookie } });
+    expect(consent.statusCode).toBe(200);
+    expect(consent.body).toContain('action="/device/approve"');
+    expect(consent.body).not.toContain('name="remember"');
+  });
+});
+
+describe('the device is refused', () => {
+  test('denial: access_denied, and no grant', async () => {
+    const client = await deviceClient();
+    const started = await startDevice(client.clientId);
+    const { done } = await answer(started.user_code, 'deny');
+    expect(done.statusCode).toBe(200);
+    expect(done.body).toContain('hat keinen Zugriff erhalten');
+    const response = await poll(client.clientId, started.device_code);
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({ error: 'access_denied', error_description: 'The user denied the request.' });
+    expect(await deviceRow(started.device_code)).toMatchObject({ status: 'denied', grant_id: null, user_id: user.id });
+  });
+
+  test('a member in none of the client\'s required regions: 403 page, and the device is told access_denied', async () => {
+    const region = await makeRegion(t.db);
+    const client = await deviceClient({ requiredRegions: [region] });
+    const started = await startDevice(client.clientId);
+    const confirmed = await submit(started.user_code, 'confirm');
+    const page = await t.app.inject({ url: confirmed.headers.location as string, headers: { cookie: member.cookie } });
+    expect(page.statusCode).toBe(403);
+    expect(page.body).toContain('User not in required regions');
+    expect((await poll(client.clientId, started.device_code)).json()).toEqual({ error: 'access_denied', error_description: 'The user denied the request.' });
+  });
+
+  test('polling faster than the interval: slow_down, and the interval grows by 5 seconds', async () => {
+    const client = await deviceClient();
+    const started = await startDevice(client.clientId);
+    expect((await poll(client.clientId, started.device_code)).json().error).toBe('authorization_pending');
+    t.clock.advance(4);
+    const fast = await poll(client.clientId, started.device_code);
+    expect(fast.statusCode).toBe(400);
+    expect(fast.json()).toEqual({ error: 'slow_down', error_description: 'Polling too often: wait 5 seconds longer between requests.' });
+    // Now 10 seconds: 9 is still too soon, 10 is not.
+    t.clock.advance(9);
+    expect((await poll(client.clientId, started.device_code)).json().error).toBe('slow_down');
+    t.clock.advance(15);
+    expect((await poll(client.clientId, started.device_code)).json().error).toBe('authorization_pending');
+    // A pending poll writes nothing.
+    expect((await deviceRow(started.device_code))!.status).toBe('pending');
+  });
+
+  test('pending polls never fill the failure limiter', async () => {
+    const client = await deviceClient();
+    const started = await startDevice(client.clientId);
+    for (let i = 0; i < 40; i++) {
+      t.clock.advance(5);
+      expect((await poll(client.clientId, started.device_code)).json().error).toBe('authorization_pending');
+    }
+  });
+
+  test('expired device code: expired_token, also once approved', async () => {
+    const client = await deviceClient();
+    const waiting = await startDevice(client.clientId);
+    const approved = await startDevice(client.clientId);
+    await answer(approved.user_code, 'allow');
+    t.clock.advance(601);
+    for (const started of [waiting, approved]) {
+      const response = await poll(client.clientId, started.device_code);
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toEqual({ error: 'expired_token', error_description: 'The device code has expired. Start again.' });
+    }
+    // Its user code is no longer accepted either.
+    const late = await submit(waiting.user_code, 'check');
+    expect(late.statusCode).toBe(400);
+    expect(late.body).toContain('Diesen Code kennen wir nicht');
+  });
+
+  test('unknown, malformed or another client\'s device code: invalid_grant', async () => {
+    const client = await deviceClient();
+    const other = await deviceClient();
+    const started = await startDevice(other.clientId);
+    for (const code of ['x'.repeat(43), 'short', started.device_code]) {
+      const response = await poll(client.clientId, code);
+      expect(response.statusCode).toBe(400);
+      expect(response.json()).toEqual({ error: 'invalid_grant', error_description: 'Invalid or expired device code' });
+    }
+    expect((await poll(client.clientId, '')).json()).toEqual({ error: 'invalid_request', error_description: 'device_code is required.' });
+  });
+
+  test('the member\'s session ended between approval and poll: invalid_grant, no grant', async () => {
+    const client = await deviceClient();
+    const other = await makeUser(t.db);
+    const session = await logInAs(t.app, other);
+    const started = await startDevice(client.clientId);
+    const confirmed = await submit(started.user_code, 'confirm', { cookie: session.cookie });
+    const consent = await t.app.inject({ url: confirmed.headers.location as string, headers: { cookie: session.cookie } });
+    await t.app.inject({
+      method: 'POST', url: '/device/approve', headers: { cookie: session.cookie, 'content-type': FORM },
+      payload: new URLSearchParams({ ...formFields(consent.body), decision: 'allow' }).toString(),
+    });
+    await t.app.inject({ method: 'POST', url: '/api/user/logout', headers: session.headers });
+    const response = await poll(client.clientId, started.device_code);
+    expect(response.json()).toEqual({ error: 'invalid_grant', error_description: 'Invalid or expired device code' });
+    expect((await deviceRow(started.device_code))!.grant_id).toBeNull();
+  });
+});
+
+describe('user codes at /device', () => {
+  test('prefilled from verification_uri_complete, not looked up until the member submits', async () => {
+    const page = await t.app.inject({ url: '/device?user_code=WDJB-MJHT' });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('value="WDJB-MJHT"');
+    expect(page.body).toContain('name="step" value="check"');
+  });
+
+  test('unknown and malformed codes get a clear message', async () => {
+    const unknown = await submit('BBBB-BBBB', 'check', { remoteAddress: '10.1.0.1' });
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.body).toContain('Diesen Code kennen wir nicht, oder er ist abgelaufen oder wurde schon verwendet.');
+    const malformed = await submit('ABC', 'check', { remoteAddress: '10.1.0.1' });
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.body).toContain('Das ist kein gültiger Code.');
+    const forged = await t.app.inject({
+      method: 'POST', url: '/device', headers: { 'content-type': FORM }, payload: 'user_code=BBBBBBBB&step=check&csrf_token=x',
+    });
+    expect(forged.statusCode).toBe(403);
+  });
+
+  test(`guessing limit per client address: ${USER_CODE_SOURCE_POLICY.free} wrong codes, then 429 even for the right one`, async () => {
+    const client = await deviceClient();
+    const started = await startDevice(client.clientId);
+    const ip = '10.2.0.1';
+    for (let i = 0; i < USER_CODE_SOURCE_POLICY.free; i++) expect((await submit('BBBB-BBBB', 'check', { remoteAddress: ip })).statusCode).toBe(400);
+    const limited = await submit(started.user_code, 'check', { remoteAddress: ip });
+    expect(limited.statusCode).toBe(429);
+    expect(limited.headers['retry-after']).toBe('60');
+    expect(limited.body).toContain('Zu viele falsche Codes. Bitte warte 60 Sekunden');
+    // Another address is not refused; a right code counts as no guess.
+    expect((await submit(started.user_code, 'check', { remoteAddress: '10.2.0.2' })).statusCode).toBe(200);
+    const events = await t.db.selectFrom('security_events').select('event').where('event', 'like', 'oauth.device.%').execute();
+    expect(events.map((e) => e.event)).toContain('oauth.device.user_code_limited');
+  });
+
+  test(`guessing limit for all addresses together: ${USER_CODE_GLOBAL_POLICY.free} wrong codes, then one a second`, async () => {
+    await t.db.deleteFrom('login_throttle').execute();
+    const client = await deviceClient();
+    const started = await startDevice(client.clientId);
+    for (let i = 0; i < USER_CODE_GLOBAL_POLICY.free; i++) {
+      const ip = `10.3.${Math.floor(i / 5)}.${i % 5}`;
+      expect((await submit('BBBB-BBBB', 'check', { remoteAddress: ip })).statusCode).toBe(400);
+    }
+    const limited = await submit(started.user_code, 'confirm', { remoteAddress: '10.4.0.1' });
+    expect(limited.statusCode).toBe(429);
+    expect(limited.headers['retry-after']).toBe('1');
+    expect((await deviceRow(started.device_code))!.confirmed_at).toBeNull();
+    t.clock.advance(1);
+    expect((await submit(started.user_code, 'confirm', { remoteAddress: '10.4.0.1' })).statusCode).toBe(303);
+    await t.db.deleteFrom('login_throttle').execute();
+  });
+});
+
+describe('the log', () => {
+  test('holds no device code, user code or continuation, not even in request URLs', () => {
+    expect(lines.length).toBeGreaterThan(100);
+    expect(lines.join('\n')).toContain('/device?user_code=[redacted]');
+    for (const secret of secrets) expect(lines.filter((line) => line.includes(secret))).toEqual([]);
+  });
+});
