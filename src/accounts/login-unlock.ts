@@ -15,6 +15,7 @@
  * none. At most {@link UNLOCK_MAILS_PER_HOUR} mails per address per hour, on
  * the shared failed-login counters.
  */
+import { sql } from 'kysely';
 import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { Executor } from '../db/executor.ts';
@@ -23,6 +24,7 @@ import type { MailLocale } from '../mail/mail.tables.ts';
 import { logSecurityEvent, type EventLog } from '../ops/security-events.ts';
 import type { AttemptCounters, DelayPolicy } from './login-attempt-counters.ts';
 import { accountOf } from './login-throttle.ts';
+import { deleteInBatches } from '../ops/maintenance.ts';
 
 export const UNLOCK_MAIL_KIND = 'login-unlock';
 export const UNLOCK_MAILS_PER_HOUR = 3;
@@ -90,5 +92,5 @@ export async function redeemUnlockToken(db: Executor, token: string, now: Date):
 }
 
 export async function purgeExpiredUnlockTokens(db: Executor, clock: Clock): Promise<void> {
-  await db.deleteFrom('login_unlock_tokens').where('expires_at', '<=', clock()).execute();
+  await deleteInBatches(db, 'login_unlock_tokens', sql<boolean>`expires_at <= ${clock()}`);
 }

@@ -21,6 +21,7 @@ import type { MailLocale } from '../mail/mail.tables.ts';
 import { logSecurityEvent, type EventLog } from '../ops/security-events.ts';
 import type { AttemptCounters, DelayPolicy } from './login-attempt-counters.ts';
 import { accountOf } from './login-throttle.ts';
+import { deleteInBatches } from '../ops/maintenance.ts';
 
 export const RESET_MAIL_KIND = 'password-reset';
 export const RESET_MAILS_PER_HOUR = 3;
@@ -109,5 +110,5 @@ export async function redeemResetToken(db: Executor, token: string, now: Date): 
 }
 
 export async function purgeExpiredResetTokens(db: Executor, clock: Clock): Promise<void> {
-  await db.deleteFrom('password_reset_tokens').where('expires_at', '<=', clock()).execute();
+  await deleteInBatches(db, 'password_reset_tokens', sql<boolean>`expires_at <= ${clock()}`);
 }
