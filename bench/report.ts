@@ -187,13 +187,20 @@ export function evaluateTargets(rows: readonly Row[], bigRows: readonly Row[], s
     });
   }
   if (bigRows.length > 0) {
+    // Slower by at most 15 % (a faster run on the big database is no failure).
     const worst = Math.min(...bigRows.map((r) => r.vsSmall ?? Infinity));
     out.push({
-      target: '--big: every figure within 15 % of the small database',
-      measured: Number.isFinite(worst) ? `worst ${((worst - 1) * 100).toFixed(0)} %` : '–', met: Number.isFinite(worst) ? worst >= 0.85 : undefined,
+      target: '--big: no figure more than 15 % below the small database\'s',
+      measured: Number.isFinite(worst) ? `least ${growth(worst)}` : '–', met: Number.isFinite(worst) ? worst >= 0.85 : undefined,
     });
   }
   return out;
+}
+
+/** A ratio big ÷ small as a signed percentage. */
+function growth(ratio: number): string {
+  const pct = (ratio - 1) * 100;
+  return `${pct >= 0 ? '+' : '−'}${Math.abs(pct).toFixed(0)} %`;
 }
 
 /** The `--big` rerun beside the small-database figures. */
@@ -203,7 +210,7 @@ export function bigTable(bigRows: readonly Row[], rows: readonly Row[]): string 
     const small = rows.find((r) => r.group === 'ours' && r.key === b.key);
     return [
       b.name, small ? fmt.rate(small.rate) : '–', fmt.rate(b.rate), b.unit,
-      b.vsSmall === undefined ? '–' : `${((b.vsSmall - 1) * 100).toFixed(0)} %`,
+      b.vsSmall === undefined ? '–' : growth(b.vsSmall),
       small ? fmt.ms(small.p99) : '–', fmt.ms(b.p99),
       small ? fmt.num(cpuMsPer(small.helperCpuCores, small.rate), 3) : '–', fmt.num(cpuMsPer(b.helperCpuCores, b.rate), 3),
     ];
