@@ -1,6 +1,6 @@
 /** Command-line flags of `npm run bench`. */
 
-export const SCENARIO_KEYS = ['exchange', 'refresh', 'userinfo', 'authorize', 'discovery', 'jwks', 'rest-read', 'rest-write'] as const;
+export const SCENARIO_KEYS = ['exchange', 'refresh', 'exchange-es256', 'userinfo', 'authorize', 'discovery', 'jwks', 'rest-read', 'rest-write', 'start'] as const;
 export type ScenarioKey = typeof SCENARIO_KEYS[number];
 
 export interface Options {
@@ -11,6 +11,11 @@ export interface Options {
   peer: boolean;
   ceilings: boolean;
   big: boolean;
+  /** Refresh tokens, grants and sessions --big seeds (a tenth as many members). */
+  bigRows: number;
+  /** Starts of the `start` scenario per database. */
+  starts: number;
+  redisUrl: string;
   pglite: boolean;
   json: string | undefined;
 }
@@ -20,10 +25,16 @@ export const USAGE = `usage: npm run bench -- [options]
   --runs N           runs per scenario; the table shows medians (default 2)
   --connections N    concurrent connections of the load generator (default 32)
   --only a,b         scenarios: ${SCENARIO_KEYS.join(',')}
-  --no-peer          skip oidc-provider
+  --no-peer          skip oidc-provider (in memory, and as deployed on Redis)
+  --redis-url URL    Redis of the peer as deployed (default REDIS_URL, else
+                     redis://127.0.0.1:6379); keys under a prefix of the run,
+                     deleted after; not answering: that peer is skipped
   --no-ceilings      skip the HTTP, database and crypto ceilings
-  --big              afterwards seed 100,000 users, 1,000,000 refresh tokens and
-                     1,000,000 expired codes, rerun, and compare (PostgreSQL only)
+  --starts N         starts of the compiled server per database (default 5)
+  --big              afterwards seed 1,000,000 refresh tokens, grants and
+                     sessions and 100,000 members, rerun exchange, refresh,
+                     userinfo and REST read, and compare (PostgreSQL only)
+  --big-rows N       rows --big seeds per table (default 1000000; members: N/10)
   --pglite           use the embedded PGlite even when PostgreSQL answers
   --json FILE        also write the results as JSON`;
 
@@ -62,7 +73,8 @@ export function* flags(argv: readonly string[]): Generator<Flag> {
 export function parseArgs(argv: readonly string[]): Options | 'help' {
   const options: Options = {
     duration: 10, runs: 2, connections: 32, only: new Set(SCENARIO_KEYS),
-    peer: true, ceilings: true, big: false, pglite: false, json: undefined,
+    peer: true, ceilings: true, big: false, bigRows: 1_000_000, starts: 5,
+    redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', pglite: false, json: undefined,
   };
   for (const { arg, name, value, positive } of flags(argv)) {
     switch (name) {
@@ -80,6 +92,9 @@ export function parseArgs(argv: readonly string[]): Options | 'help' {
       case '--no-peer': options.peer = false; break;
       case '--no-ceilings': options.ceilings = false; break;
       case '--big': options.big = true; break;
+      case '--big-rows': options.bigRows = Math.round(positive(10)); break;
+      case '--starts': options.starts = Math.round(positive(1)); break;
+      case '--redis-url': options.redisUrl = value(); break;
       case '--pglite': options.pglite = true; break;
       case '--json': options.json = value(); break;
       default: throw new UsageError(`unknown option ${arg}`);

@@ -20,6 +20,10 @@ export interface Issuer {
   accessTokenIsJwt: boolean;
   /** Whether the ID token from the token endpoint must carry at_hash. */
   requireAtHash: boolean;
+  /** The access token's `aud` when it is not the client (the peer's resource server). */
+  accessTokenAudience?: string;
+  /** The signing algorithm of the client's tokens (RS256 unless said). */
+  alg?: 'RS256' | 'ES256';
 }
 
 const jwksCache = new Map<string, ReturnType<typeof createRemoteJWKSet>>();
@@ -42,10 +46,10 @@ function atHash(accessToken: string): string {
   return createHash('sha256').update(accessToken, 'ascii').digest().subarray(0, 16).toString('base64url');
 }
 
-async function verify(issuer: Issuer, token: string, what: string, typ?: string): Promise<JWTPayload> {
+async function verify(issuer: Issuer, token: string, what: string, typ?: string, audience = issuer.clientId): Promise<JWTPayload> {
   try {
     const { payload } = await jwtVerify(token, jwks(issuer.jwksUri), {
-      issuer: issuer.issuer, audience: issuer.clientId, algorithms: ['RS256'], ...(typ ? { typ } : {}),
+      issuer: issuer.issuer, audience, algorithms: [issuer.alg ?? 'RS256'], ...(typ ? { typ } : {}),
     });
     return payload;
   } catch (error) {
@@ -66,7 +70,7 @@ export async function checkTokenResponse(
   check(tokens.expires_in > 3000 && tokens.expires_in <= 3600, `expires_in is ${tokens.expires_in}, not 3600`);
   check(typeof tokens.id_token === 'string', 'no id_token in the token response');
   if (issuer.accessTokenIsJwt) {
-    const at = await verify(issuer, tokens.access_token, 'the access token', 'at+jwt');
+    const at = await verify(issuer, tokens.access_token, 'the access token', 'at+jwt', issuer.accessTokenAudience);
     check(typeof at.sub === 'string' && typeof at.jti === 'string' && at.client_id === issuer.clientId, 'the access token lacks sub, jti or client_id');
   }
   const idClaims = await verify(issuer, tokens.id_token, 'the ID token');

@@ -64,6 +64,8 @@ export interface StartOptions {
   /** Open an IPC channel (for the peer's code minting). */
   ipc?: boolean;
   timeoutMs?: number;
+  /** How often the readiness URL is polled (100 ms unless said). */
+  pollMs?: number;
 }
 
 export async function startChild(options: StartOptions): Promise<Child> {
@@ -118,6 +120,6 @@ export async function startChild(options: StartOptions): Promise<Child> {
       await child.stop();
       throw new Error(`${options.name} was not ready after ${(options.timeoutMs ?? 120_000) / 1000} s:\n${child.tail()}`);
     }
-    await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, options.pollMs ?? 100));
   }
 }

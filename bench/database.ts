@@ -105,22 +105,45 @@ async function serverVersion(url: string): Promise<string> {
   }
 }
 
+/** Pids of the PostgreSQL backends serving the bench database, when it runs on this machine (their CPU is read from /proc). */
+export function backendPids(url: string): (() => Promise<number[]>) & { close(): Promise<void> } {
+  let client: pg.Client | undefined;
+  const list = async () => {
+    if (!client) {
+      client = new pg.Client({ connectionString: url });
+      client.on('error', () => {});
+      await client.connect();
+    }
+    const { rows } = await client.query<{ pid: number }>(
+      'select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+    return rows.map((r) => r.pid);
+  };
+  return Object.assign(list, { close: async () => { await client?.end().catch(() => {}); client = undefined; } });
+}
+
+/** Whether the database's server runs on this machine (its processes' /proc is ours to read). */
+export function isLocal(url: string): boolean {
+  return ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(url).hostname);
+}
+
 /**
- * `--big`: 100,000 users, 500,000 grants of demo-app with two refresh-token
- * rows each (one rotated, one live: 1,000,000 rows) and 1,000,000 expired,
- * unused codes — a few big INSERT … SELECT statements, then ANALYZE.
+ * `--big`: `rows` (1,000,000 by default) grants of demo-app with one live
+ * refresh-token row each, `rows` sessions, and `rows / 10` users, each a
+ * member of the region the REST read reads — INSERT … SELECT over
+ * generate_series, a statement per table, then ANALYZE.
  */
-export async function seedBig(url: string, log: (line: string) => void): Promise<void> {
+export async function seedBig(url: string, log: (line: string) => void, rows: number, regionId: number): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
+  const users = Math.max(1, Math.floor(rows / 10));
   try {
     const step = async (label: string, text: string) => {
       const started = performance.now();
       const result = await client.query(text);
-      log(`  ${label}: ${result.rowCount ?? 0} rows in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      log(`  ${label}: ${(result.rowCount ?? 0).toLocaleString('en-US')} rows in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     };
-    const { rows } = await client.query<{ id: number }>(`select id from oauth_clients where client_id = 'demo-app'`);
-    const clientId = rows[0]?.id;
+    const { rows: found } = await client.query<{ id: number }>(`select id from oauth_clients where client_id = 'demo-app'`);
+    const clientId = found[0]?.id;
     if (clientId === undefined) throw new Error('--big: the demo client demo-app is missing');
     const { rows: before } = await client.query<{ users: number; grants: number }>(
       'select coalesce(max(id), 0)::int as users, (select coalesce(max(id), 0)::int from oauth_grants) as grants from users');
@@ -128,23 +151,21 @@ export async function seedBig(url: string, log: (line: string) => void): Promise
     const firstGrant = before[0]!.grants + 1;
     await step('users', `insert into users (id, email, password_hash, first_name, last_name, role, verified)
       select ${firstUser} + g, 'bench-user-' || g || '@example.org', 'x', 'Bench', 'User ' || g, 1, true
-      from generate_series(0, 99999) g`);
+      from generate_series(0, ${users - 1}) g`);
     await client.query(`select setval(pg_get_serial_sequence('users', 'id'), (select max(id) from users))`);
+    await step('members', `insert into region_memberships (user_id, region_id)
+      select ${firstUser} + g, ${regionId} from generate_series(0, ${users - 1}) g`);
     await step('grants', `insert into oauth_grants (id, client_id, user_id, scopes, auth_time, created_at, expires_at)
-      select ${firstGrant} + g, ${clientId}, ${firstUser} + (g % 100000), '{openid,profile,email}', now() - interval '1 day',
+      select ${firstGrant} + g, ${clientId}, ${firstUser} + (g % ${users}), '{openid,profile,email}', now() - interval '1 day',
         now() - interval '1 day', now() + interval '29 days'
-      from generate_series(0, 499999) g`);
+      from generate_series(0, ${rows - 1}) g`);
     await client.query(`select setval(pg_get_serial_sequence('oauth_grants', 'id'), (select max(id) from oauth_grants))`);
-    await step('refresh tokens', `insert into oauth_refresh_tokens (grant_id, scopes, created_at, expires_at, rotated_at)
-      select ${firstGrant} + g, '{openid,profile,email}', now() - interval '1 day', now() + interval '29 days',
-        case when k = 0 then now() - interval '1 hour' end
-      from generate_series(0, 499999) g cross join generate_series(0, 1) k`);
-    await step('expired codes', `insert into oauth_codes (code_digest, client_id, user_id, redirect_uri, scopes, code_challenge,
-        auth_time, created_at, expires_at)
-      select sha256(('bench-expired-code-' || g)::bytea), ${clientId}, ${firstUser} + (g % 100000), 'http://127.0.0.1:3000/callback',
-        '{openid,profile,email}', 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', now() - interval '2 hours', now() - interval '2 hours',
-        now() - interval '1 hour'
-      from generate_series(0, 999999) g`);
+    await step('refresh tokens', `insert into oauth_refresh_tokens (grant_id, scopes, created_at, expires_at)
+      select ${firstGrant} + g, '{openid,profile,email}', now() - interval '1 day', now() + interval '29 days'
+      from generate_series(0, ${rows - 1}) g`);
+    await step('sessions', `insert into sessions (id_digest, user_id, csrf_token, remember, auth_time, expires_at)
+      select sha256(('bench-session-' || g)::bytea), ${firstUser} + (g % ${users}), 'x', false, now(), now() + interval '1 day'
+      from generate_series(0, ${rows - 1}) g`);
     await step('analyze', 'analyze');
   } finally {
     await client.end().catch(() => {});

@@ -3,7 +3,17 @@
  * over loopback, while the child's CPU and RSS are metered from /proc.
  */
 import autocannon from 'autocannon';
-import { meterProcess } from './proc-stats.ts';
+import { meterHelpers, meterProcess } from './proc-stats.ts';
+
+/**
+ * The processes that work for a server under test (its database's backends,
+ * redis-server), by the server's pid: their CPU is metered beside it.
+ */
+const helpers = new Map<number, () => Promise<number[]>>();
+
+export function registerHelpers(serverPid: number, list: () => Promise<number[]>): void {
+  helpers.set(serverPid, list);
+}
 
 export interface LoadSpec {
   url: string;
@@ -36,6 +46,8 @@ export interface RunResult {
   p50: number;
   p99: number;
   cpuCores: number | null;
+  /** CPU of the server's helpers (database backends or redis-server) in cores, when registered and readable. */
+  helperCpuCores: number | null;
   peakRssMb: number | null;
   seconds: number;
   /** The run ended before its duration (amount exhausted). */
@@ -56,6 +68,8 @@ export async function runLoad(pid: number, spec: LoadSpec): Promise<RunResult> {
     ...(spec.onResponse ? { onResponse: wrapOnResponse(spec.onResponse) } : {}),
   };
   const meter = meterProcess(pid);
+  const helperList = helpers.get(pid);
+  const helperMeter = helperList ? meterHelpers(helperList) : undefined;
   const started = performance.now();
   let finish: (error: unknown, result?: autocannon.Result) => void = () => {};
   const finished = new Promise<autocannon.Result>((resolve, reject) => {
@@ -80,13 +94,14 @@ export async function runLoad(pid: number, spec: LoadSpec): Promise<RunResult> {
   const elapsed = (performance.now() - started) / 1000;
   if (timer) clearTimeout(timer);
   const { cpuCores, peakRssMb } = meter.stop();
+  const helperCpuCores = helperMeter ? await helperMeter.stop() : null;
   const endedEarly = spec.duration !== undefined && elapsed < spec.duration * 0.98;
   if (result.errors > 0) statuses.errors = result.errors;
   if (result.timeouts > 0) statuses.timeouts = result.timeouts;
   return {
     rps: good / elapsed, good, bad: bad + result.errors, statuses,
     p50: result.latency.p50, p99: result.latency.p99,
-    cpuCores, peakRssMb, seconds: elapsed, endedEarly,
+    cpuCores, helperCpuCores, peakRssMb, seconds: elapsed, endedEarly,
   };
 }
 

@@ -30,6 +30,39 @@ export function rssMb(pid: number): number | null {
   }
 }
 
+/**
+ * CPU of helper processes (the database's backends, redis-server) over a run:
+ * the pids are listed at the start and at the end (the list is asynchronous:
+ * pg_stat_activity), their CPU read then and every 100 ms between, so that a
+ * backend ending mid-run still counts up to its last reading; one first seen
+ * at the end counts from its start.
+ */
+export function meterHelpers(list: () => Promise<number[]>): { stop(): Promise<number | null> } {
+  const startedAt = performance.now();
+  const first = new Map<number, number>();
+  const last = new Map<number, number>();
+  const read = (pid: number, into: Map<number, number>) => {
+    const cpu = cpuSeconds(pid);
+    if (cpu !== null) into.set(pid, cpu);
+  };
+  const listed = list().then((pids) => { for (const pid of pids) { read(pid, first); read(pid, last); } }, () => {});
+  const timer = setInterval(() => { for (const pid of first.keys()) read(pid, last); }, 100);
+  return {
+    async stop() {
+      clearInterval(timer);
+      await listed;
+      const seconds = (performance.now() - startedAt) / 1000;
+      let pids: number[];
+      try { pids = await list(); } catch { return null; }
+      for (const pid of [...first.keys(), ...pids]) read(pid, last);
+      if (last.size === 0) return null;
+      let total = 0;
+      for (const [pid, cpu] of last) total += cpu - (first.get(pid) ?? 0);
+      return total / seconds;
+    },
+  };
+}
+
 export interface ProcessMeter {
   /** Stops sampling: CPU in cores over the wall time since start, and the peak RSS in MB. */
   stop(): { cpuCores: number | null; peakRssMb: number | null; seconds: number };

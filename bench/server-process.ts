@@ -34,6 +34,10 @@ export interface ServerSetup {
   port?: number;
   /** More environment for the server. */
   env?: Record<string, string>;
+  /** How often /ready is polled while it starts (ms). */
+  pollMs?: number;
+  /** How long it may take to be ready (ms; 120 s unless said). */
+  timeoutMs?: number;
 }
 
 /** Environment of a child: the parent's minus anything that would change the server's behaviour. */
@@ -57,6 +61,8 @@ export async function startServer(setup: ServerSetup): Promise<Child & { startup
     cwd,
     port,
     readyPath: '/ready',
+    ...(setup.pollMs !== undefined ? { pollMs: setup.pollMs } : {}),
+    ...(setup.timeoutMs !== undefined ? { timeoutMs: setup.timeoutMs } : {}),
     env: childEnv({
       PORT: String(port), HOST: '127.0.0.1', PUBLIC_URL: `http://127.0.0.1:${port}`,
       DATABASE_URL: setup.databaseUrl, DATA_DIR: setup.dataDir, LOG_LEVEL: 'warn',

@@ -8,11 +8,6 @@
  * under way (the demo dataset's transaction, say) finish, then stops.
  */
 import type { FastifyInstance } from 'fastify';
-import { purgeExpiredThrottles } from './accounts/login-throttle.ts';
-import { purgeExpiredUnlockTokens } from './accounts/login-unlock.ts';
-import { purgeExpiredResetTokens } from './accounts/password-reset.ts';
-import { purgeExpiredSessions } from './accounts/sessions.ts';
-import { purgeFinishedMails } from './mail/mail-outbox.repository.ts';
 import { MAIL_POLL_MS } from './mail/mail-setup.ts';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, readProcessEnvironment, type Config } from './config.ts';
@@ -22,19 +17,13 @@ import { openConfiguredDatabase } from './db/target.ts';
 import { describeDemoLogins } from './demo/demo-data.ts';
 import { checkEncryptionKey } from './oauth/keys/key-check.ts';
 import { loadKeyMaterial, type KeyMaterial } from './oauth/keys/key-material.ts';
-import { purgeExpiredOAuthRows } from './oauth/oauth.purge.ts';
 import { isPrettyLog } from './ops/log-options.ts';
-import { auditPurgeTask } from './ops/audit/audit-purge.ts';
-import { startMaintenance, type PurgeTask } from './ops/maintenance.ts';
+import { startMaintenance } from './ops/maintenance.ts';
+import { purgeTasks } from './purge-tasks.ts';
 import { checkDemoCredentials, ignoredVariableNotices, keyOriginNotice, loadDemoOnFirstStart, type Notice } from './startup.ts';
 import { systemClock } from './clock.ts';
 
 const SHUTDOWN_TIMEOUT_MS = 15_000;
-
-/** Each area's purge of expired rows (ops/maintenance.ts runs them). */
-const PURGE_TASKS: readonly PurgeTask[] = [
-  purgeExpiredSessions, purgeExpiredThrottles, purgeExpiredUnlockTokens, purgeExpiredResetTokens, (db, clock) => purgeFinishedMails(db, clock()), purgeExpiredOAuthRows,
-];
 
 interface Running {
   database?: DatabaseHandle;
@@ -86,7 +75,7 @@ async function start(config: Config, keys: KeyMaterial, running: Running, envFil
   const demo = await loadDemoOnFirstStart(config, database.db, keys);
   if (running.stopping) return;
 
-  running.maintenance = startMaintenance(database.db, systemClock, app.log, [...PURGE_TASKS, auditPurgeTask(config.auditRetentionDays)]);
+  running.maintenance = startMaintenance(database.db, systemClock, app.log, purgeTasks(config));
   app.logoutNotices.start(config.backchannelLogoutPollSeconds * 1000); // closing the app stops it
   app.mailSender?.start(MAIL_POLL_MS); // and this one
   await app.listen({ port: config.port, host: config.host });

@@ -3,7 +3,8 @@
  * is meant to use — node:crypto's callback form of `sign`/`verify` (it runs
  * on libuv's threadpool) with a 2048-bit RSA KeyObject — with enough
  * operations in flight to keep both cores busy, each for DURATION seconds.
- * Prints one JSON line: { sign: Phase, verify: Phase }.
+ * Then ES256 (P-256) signing the same way.
+ * Prints one JSON line: { sign: Phase, verify: Phase, signEs256: Phase }.
  * Env: DURATION (seconds), IN_FLIGHT (default 64).
  */
 import { generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';
@@ -13,6 +14,7 @@ interface Phase { ops: number; seconds: number; opsPerSecond: number; cpuCores: 
 const duration = Number(process.env.DURATION ?? 10) * 1000;
 const inFlight = Number(process.env.IN_FLIGHT ?? 64);
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const { privateKey: ecKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 // A typical JWT signing input: header.payload of an access token.
 const data = Buffer.from(`${Buffer.from(JSON.stringify({ alg: 'RS256', typ: 'at+jwt', kid: 'k1' })).toString('base64url')}.${
   Buffer.from(JSON.stringify({ iss: 'http://127.0.0.1:8080', sub: '2', aud: 'demo-app', client_id: 'demo-app', scope: 'openid profile email',
@@ -61,4 +63,5 @@ if (!valid) {
 }
 const signPhase = await phase((done) => sign('sha256', data, privateKey, (error) => done(error)));
 const verifyPhase = await phase((done) => verify('sha256', data, publicKey, signature, (error, ok) => done(error ?? (ok ? null : new Error('verify returned false')))));
-process.stdout.write(`${JSON.stringify({ sign: signPhase, verify: verifyPhase })}\n`);
+const signEs256Phase = await phase((done) => sign('sha256', data, { key: ecKey, dsaEncoding: 'ieee-p1363' }, (error) => done(error)));
+process.stdout.write(`${JSON.stringify({ sign: signPhase, verify: verifyPhase, signEs256: signEs256Phase })}\n`);

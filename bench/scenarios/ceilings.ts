@@ -55,8 +55,8 @@ export async function startDatabaseCeiling(o: LoadOptions, databaseUrl: string |
 
 interface CryptoPhase { ops: number; seconds: number; opsPerSecond: number; cpuCores: number; peakRssMb: number }
 
-/** One run of the crypto ceiling: sign for `duration`, then verify for `duration`. */
-export function runCryptoCeiling(duration: number): Promise<{ sign: RunResult; verify: RunResult }> {
+/** One run of the crypto ceiling: RS256 sign, RS256 verify, ES256 sign, each for `duration`. */
+export function runCryptoCeiling(duration: number): Promise<{ sign: RunResult; verify: RunResult; signEs256: RunResult }> {
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, ['--import', 'tsx', path.join(DIR, 'crypto.ts')], {
       env: childEnv({ DURATION: String(duration) }), stdio: ['ignore', 'pipe', 'pipe'],
@@ -69,12 +69,12 @@ export function runCryptoCeiling(duration: number): Promise<{ sign: RunResult; v
     proc.once('exit', (code) => {
       if (code !== 0) return reject(new CheckFailed(`crypto ceiling exited with ${code}: ${err.trim()}`));
       try {
-        const r = JSON.parse(out.trim().split('\n').pop()!) as { sign: CryptoPhase; verify: CryptoPhase };
+        const r = JSON.parse(out.trim().split('\n').pop()!) as { sign: CryptoPhase; verify: CryptoPhase; signEs256: CryptoPhase };
         const toRun = (p: CryptoPhase): RunResult => ({
           rps: p.opsPerSecond, good: p.ops, bad: 0, statuses: {}, p50: NaN, p99: NaN,
-          cpuCores: p.cpuCores, peakRssMb: p.peakRssMb, seconds: p.seconds, endedEarly: false,
+          cpuCores: p.cpuCores, helperCpuCores: null, peakRssMb: p.peakRssMb, seconds: p.seconds, endedEarly: false,
         });
-        resolve({ sign: toRun(r.sign), verify: toRun(r.verify) });
+        resolve({ sign: toRun(r.sign), verify: toRun(r.verify), signEs256: toRun(r.signEs256) });
       } catch (error) {
         reject(new CheckFailed(`crypto ceiling printed no result: ${String(error)} ${out} ${err}`));
       }

@@ -85,7 +85,8 @@ export function exchangeScenario(t: OAuthTarget, o: LoadOptions): Scenario {
     });
   };
   return {
-    key: 'exchange', name: `${t.prefix}code exchange`, unit: 'req/s', pid: t.child.pid, notes,
+    key: t.issuer.alg === 'ES256' ? 'exchange-es256' : 'exchange',
+    name: `${t.prefix}code exchange${t.issuer.alg === 'ES256' ? ', ES256 client' : ''}`, unit: 'req/s', pid: t.child.pid, notes,
     async check() {
       const [code] = await t.mintCodes(1);
       await exchange(t, code!);

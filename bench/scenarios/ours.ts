@@ -57,12 +57,24 @@ function codeFrom(location: string | null | undefined, issuer: string): string {
   return code;
 }
 
-/** Logs in, gives the remembered consent through the consent form, and returns the target. */
+/** A client of ours the bench uses: the demo app, or the ES256 client `bench run` registers through the CLI. */
+export interface OurClient { clientId: string; clientSecret: string; alg: 'RS256' | 'ES256' }
+
+export const DEMO_CLIENT: OurClient = { clientId: DEMO.clientId, clientSecret: DEMO.clientSecret, alg: 'RS256' };
+
+/** Logs in, gives the remembered consent to the demo app through the consent form, and returns the target. */
 export async function ourTarget(server: Child, o: LoadOptions): Promise<{ target: OAuthTarget; session: OurSession }> {
-  const endpoints = await discover(server.url);
   const user = await logIn(server);
+  return clientTarget(server, user, DEMO_CLIENT, o);
+}
+
+/** The remembered consent of the logged-in demo user for `client`, and the client as a target. */
+export async function clientTarget(
+  server: Child, user: Omit<OurSession, 'authorizePath'>, client: OurClient, o: LoadOptions,
+): Promise<{ target: OAuthTarget; session: OurSession }> {
+  const endpoints = await discover(server.url);
   const authorizePath = `${endpoints.authorizePath}?${new URLSearchParams({
-    response_type: 'code', client_id: DEMO.clientId, redirect_uri: DEMO.redirectUri, scope: DEMO.scope,
+    response_type: 'code', client_id: client.clientId, redirect_uri: DEMO.redirectUri, scope: DEMO.scope,
     state: STATE, nonce: NONCE, code_challenge: CODE_CHALLENGE, code_challenge_method: 'S256',
   }).toString()}`;
   const page = await send(server.url + authorizePath, { headers: { cookie: user.cookie } });
@@ -83,8 +95,8 @@ export async function ourTarget(server: Child, o: LoadOptions): Promise<{ target
   const session: OurSession = { ...user, authorizePath };
   const target: OAuthTarget = {
     prefix: '', child: server,
-    issuer: { issuer: endpoints.issuer, jwksUri: endpoints.jwksUri, clientId: DEMO.clientId, accessTokenIsJwt: true, requireAtHash: true },
-    clientSecret: DEMO.clientSecret, redirectUri: DEMO.redirectUri,
+    issuer: { issuer: endpoints.issuer, jwksUri: endpoints.jwksUri, clientId: client.clientId, accessTokenIsJwt: true, requireAtHash: true, alg: client.alg },
+    clientSecret: client.clientSecret, redirectUri: DEMO.redirectUri,
     tokenPath: endpoints.tokenPath, userinfoPath: endpoints.userinfoPath,
     discoveryPath: '/.well-known/openid-configuration', jwksPath: new URL(endpoints.jwksUri).pathname,
     email: DEMO.email,

@@ -11,6 +11,7 @@
  */
 import { sql } from 'kysely';
 import type { Executor } from '../db/executor.ts';
+import { deleteInBatches } from '../ops/maintenance.ts';
 
 /**
  * Where the counters live: PostgreSQL ({@link databaseAttemptCounters}), or
@@ -98,5 +99,5 @@ async function clearCounter(db: Executor, key: string): Promise<void> {
 }
 
 export async function purgeForgottenCounters(db: Executor, now: Date): Promise<void> {
-  await db.deleteFrom('login_throttle').where('window_ends_at', '<=', now).execute();
+  await deleteInBatches(db, 'login_throttle', sql<boolean>`window_ends_at <= ${now}`);
 }

@@ -14,10 +14,12 @@
  * when there is none. At most {@link UNLOCK_MAILS_PER_HOUR} mails per address
  * per hour.
  */
+import { sql } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { Executor } from '../db/executor.ts';
 import type { AttemptCounters, DelayPolicy } from './login-attempt-counters.ts';
 import { digestLinkToken, isLinkToken, queueLinkMail, type LinkMailKind, type LinkMailRequest } from './mailed-link.ts';
+import { deleteInBatches } from '../ops/maintenance.ts';
 
 export const UNLOCK_MAIL_KIND = 'login-unlock';
 export const UNLOCK_MAILS_PER_HOUR = 3;
@@ -68,5 +70,5 @@ export async function redeemUnlockToken(db: Executor, token: string, now: Date):
 }
 
 export async function purgeExpiredUnlockTokens(db: Executor, clock: Clock): Promise<void> {
-  await db.deleteFrom('login_unlock_tokens').where('expires_at', '<=', clock()).execute();
+  await deleteInBatches(db, 'login_unlock_tokens', sql<boolean>`expires_at <= ${clock()}`);
 }

@@ -18,6 +18,7 @@ import type { Executor } from '../db/executor.ts';
 import { logSecurityEvent } from '../ops/security-events.ts';
 import type { AttemptCounters, DelayPolicy } from './login-attempt-counters.ts';
 import { digestLinkToken, isLinkToken, queueLinkMail, type LinkMailKind, type LinkMailRequest } from './mailed-link.ts';
+import { deleteInBatches } from '../ops/maintenance.ts';
 
 export const RESET_MAIL_KIND = 'password-reset';
 export const RESET_MAILS_PER_HOUR = 3;
@@ -93,5 +94,5 @@ export async function redeemResetToken(db: Executor, token: string, now: Date): 
 }
 
 export async function purgeExpiredResetTokens(db: Executor, clock: Clock): Promise<void> {
-  await db.deleteFrom('password_reset_tokens').where('expires_at', '<=', clock()).execute();
+  await deleteInBatches(db, 'password_reset_tokens', sql<boolean>`expires_at <= ${clock()}`);
 }

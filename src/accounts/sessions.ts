@@ -2,6 +2,7 @@
  * Login sessions (SPEC §4): a random 256-bit id lives only in the browser's
  * cookie; the database keeps its SHA-256 digest, the CSRF token and the expiry.
  */
+import { sql } from 'kysely';
 import { createHash, randomBytes } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { Executor } from '../db/executor.ts';
@@ -10,6 +11,7 @@ import { inTransaction } from '../db/transaction.ts';
 import { PASSWORD_ONLY, type AuthenticationMethod } from './authentication-methods.ts';
 import type { SessionDevice } from './session-device.ts';
 import type { UserRow } from './users.repository.ts';
+import { deleteInBatches } from '../ops/maintenance.ts';
 
 /** Without "stay logged in". */
 export const SHORT_SESSION_SECONDS = 8 * 3600;
@@ -182,6 +184,5 @@ async function revokeSessionGrants(trx: Executor, sids: readonly string[], now: 
 }
 
 export async function purgeExpiredSessions(db: Executor, clock: Clock): Promise<number> {
-  const result = await db.deleteFrom('sessions').where('expires_at', '<=', clock()).executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return deleteInBatches(db, 'sessions', sql<boolean>`expires_at <= ${clock()}`);
 }

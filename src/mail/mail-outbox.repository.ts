@@ -9,6 +9,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/executor.ts';
 import type { MailLocale } from './mail.tables.ts';
+import { deleteInBatches } from '../ops/maintenance.ts';
 
 export interface NewMail {
   readonly kind: string;
@@ -70,6 +71,5 @@ export const FINISHED_MAIL_DAYS = 7;
 
 export async function purgeFinishedMails(db: Executor, now: Date): Promise<number> {
   const before = new Date(now.getTime() - FINISHED_MAIL_DAYS * 24 * 3600 * 1000);
-  const result = await db.deleteFrom('mail_outbox').where('state', '<>', 'pending').where('finished_at', '<', before).executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return deleteInBatches(db, 'mail_outbox', sql<boolean>`state <> 'pending' and finished_at < ${before}`);
 }

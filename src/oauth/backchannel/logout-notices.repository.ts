@@ -9,6 +9,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
 import { DEFAULT_SIGNING_ALG, isSigningAlg, type SigningAlg } from '../jose/algorithms.ts';
+import { deleteInBatches } from '../../ops/maintenance.ts';
 
 export interface LogoutNotice {
   readonly id: number;
@@ -108,7 +109,5 @@ export const FINISHED_NOTICE_DAYS = 7;
 
 export async function purgeFinishedNotices(db: Executor, now: Date): Promise<number> {
   const before = new Date(now.getTime() - FINISHED_NOTICE_DAYS * 24 * 3600 * 1000);
-  const result = await db.deleteFrom('oauth_logout_notices')
-    .where('state', '<>', 'pending').where('finished_at', '<', before).executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return deleteInBatches(db, 'oauth_logout_notices', sql<boolean>`state <> 'pending' and finished_at < ${before}`);
 }

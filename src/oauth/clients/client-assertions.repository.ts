@@ -1,5 +1,7 @@
 /** SQL of used client assertions (migration 054): the digest of each jti until the assertion expires. */
+import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
+import { deleteInBatches } from '../../ops/maintenance.ts';
 
 /** Whether this jti was new (and is now recorded): of two concurrent uses exactly one gets true (RFC 7523 §3 item 7). */
 export async function recordAssertionJti(db: Executor, digest: Buffer, expiresAt: Date): Promise<boolean> {
@@ -9,6 +11,5 @@ export async function recordAssertionJti(db: Executor, digest: Buffer, expiresAt
 }
 
 export async function purgeExpiredAssertions(db: Executor, now: Date): Promise<number> {
-  const result = await db.deleteFrom('oauth_client_assertions').where('expires_at', '<=', now).executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return deleteInBatches(db, 'oauth_client_assertions', sql<boolean>`expires_at <= ${now}`);
 }

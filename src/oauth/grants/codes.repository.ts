@@ -6,10 +6,12 @@
  * token row — only while the login session the code was issued under is live
  * (docs/security.md, "A code in flight dies with its session").
  */
+import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
 import { statement } from '../../db/statement.ts';
 import type { AuthorizationCodeStore, RedeemedCode, Redemption } from './authorization-code.ts';
 import { revokeGrant } from './grants.repository.ts';
+import { deleteInBatches } from '../../ops/maintenance.ts';
 
 export interface NewCode {
   digest: Buffer;
@@ -165,7 +167,5 @@ export function authorizationCodeStore(db: Executor): AuthorizationCodeStore {
 
 /** Codes are kept a day past expiry so that a late reuse still revokes what the code issued. */
 export async function purgeExpiredCodes(db: Executor, now: Date): Promise<number> {
-  const result = await db.deleteFrom('oauth_codes')
-    .where('expires_at', '<=', new Date(now.getTime() - 24 * 3600 * 1000)).executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return deleteInBatches(db, 'oauth_codes', sql<boolean>`expires_at <= ${new Date(now.getTime() - 24 * 3600 * 1000)}`);
 }

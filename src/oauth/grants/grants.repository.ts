@@ -2,9 +2,11 @@
  * SQL of grants (one per code exchange: the "family" of its refresh tokens
  * and the thing an access token's `jti` names) and their refresh-token rows.
  */
+import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
 import { statement } from '../../db/statement.ts';
 import type { RefreshTokenRow, RefreshTokenStore, RefreshTokenUse, RefreshTokenUseInput } from './refresh-token.ts';
+import { deleteInBatches } from '../../ops/maintenance.ts';
 
 /** Whether the grant was live (not revoked before). */
 export async function revokeGrant(db: Executor, grantId: number, now: Date): Promise<boolean> {
@@ -34,8 +36,7 @@ export async function revokeGrantsOfUserAndClient(db: Executor, userId: number, 
 
 /** Removes grants whose last token has expired; their refresh-token rows go with them. */
 export async function purgeExpiredGrants(db: Executor, now: Date): Promise<number> {
-  const result = await db.deleteFrom('oauth_grants').where('expires_at', '<=', now).executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return deleteInBatches(db, 'oauth_grants', sql<boolean>`expires_at <= ${now}`);
 }
 
 const findRefreshTokenStatement = statement<RefreshTokenRow>('find_refresh_token', `

@@ -2,8 +2,10 @@
  * SQL of pushed authorization requests and their continuations (migration
  * 051): stored by the digest of their reference, taken in one statement.
  */
+import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
 import { statement } from '../../db/statement.ts';
+import { deleteInBatches } from '../../ops/maintenance.ts';
 
 export interface NewPushedRequest {
   digest: Buffer;
@@ -35,6 +37,5 @@ export async function takePushedRequest(db: Executor, digest: Buffer, clientRowI
 }
 
 export async function purgeExpiredPushedRequests(db: Executor, now: Date): Promise<number> {
-  const result = await db.deleteFrom('oauth_pushed_requests').where('expires_at', '<=', now).executeTakeFirst();
-  return Number(result.numDeletedRows);
+  return deleteInBatches(db, 'oauth_pushed_requests', sql<boolean>`expires_at <= ${now}`);
 }
