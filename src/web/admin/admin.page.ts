@@ -13,7 +13,7 @@ import { ClientIdParams } from '../../oauth/clients/client-id.ts';
 import { createClient, findClient, listClients, updateClient } from '../../oauth/clients/clients.service.ts';
 import { pageSession } from '../page-access.ts';
 import { adminActionRoutes } from './admin-actions.ts';
-import { checkClientForm, ClientForm, describeServiceErrors, EMPTY_FORM, formValuesOf, readClientForm, toClientInput, type ClientFormValues } from './admin-form.ts';
+import { checkClientForm, ClientForm, describeServiceErrors, EMPTY_FORM, formValuesOf, readClientForm, toClientInput, type ClientFormValues, type FieldMessages } from './admin-form.ts';
 import { ADMIN_BASE, regionChoices, renderClientForm, renderNotFound, renderSecret, type AdminPageOptions } from './admin-view.ts';
 
 const NOTICES = ['created', 'updated', 'deleted'] as const;
@@ -46,7 +46,7 @@ export const adminPage: FastifyPluginAsyncTypebox<AdminPageOptions> = async (app
     if (!(await pageSession(request, reply, access))) return reply;
     const t = reply.translator();
     const values = readClientForm(request.body);
-    const again = (status: number, page: { errors?: Record<string, string>; formError?: string }) =>
+    const again = (status: number, page: { errors?: FieldMessages; formError?: string }) =>
       renderClientForm(request, reply, deps, { mode: 'create', values, ...page }, status);
     if (!(await isValidFormToken(request, request.body.csrf_token))) return again(403, { formError: t('admin.csrf') });
     const errors = checkClientForm(values, t, { checkClientId: true });
@@ -75,7 +75,7 @@ export const adminPage: FastifyPluginAsyncTypebox<AdminPageOptions> = async (app
     const client = await findClient(db, request.params.clientId);
     if (!client) return renderNotFound(reply);
     const values: ClientFormValues = { ...readClientForm(request.body), clientId: client.clientId };
-    const again = (status: number, page: { errors?: Record<string, string>; formError?: string }) =>
+    const again = (status: number, page: { errors?: FieldMessages; formError?: string }) =>
       renderClientForm(request, reply, deps, { mode: 'edit', values, storedName: client.name, storedConfidential: client.confidential, ...page }, status);
     if (!(await isValidFormToken(request, request.body.csrf_token))) return again(403, { formError: t('admin.csrf') });
     const errors = checkClientForm(values, t, { checkClientId: false });
