@@ -8,9 +8,10 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { storeResetToken } from '../../src/accounts/password-reset.ts';
 import { randomToken } from '../../src/accounts/sessions.ts';
+import { createClient } from '../../src/oauth/clients/clients.service.ts';
 import { useDemoAppAndBrowser } from './helpers/fixture.ts';
 import { fillLoginForm } from './helpers/login.ts';
 import { afterNavigation } from './helpers/navigation.ts';
@@ -21,6 +22,16 @@ const VIEWPORTS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, 
 const LOCALES = { en: 'en-US', de: 'de-DE' } as const;
 
 const { app, browser } = useDemoAppAndBrowser();
+
+// Enough clients for the admin list to have pages.
+beforeAll(async () => {
+  for (let i = 1; i <= 30; i += 1) {
+    await createClient(app.t.db, app.t.keys, {
+      clientId: `pickup-${String(i).padStart(2, '0')}`, name: `Abholung ${i}`, confidential: false,
+      redirectUris: ['https://pickup.example/cb'], scopes: [], grantTypes: [], requiredRegions: [],
+    });
+  }
+});
 
 interface Violation { id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }
 
@@ -80,7 +91,9 @@ const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolea
       await page.locator('#new_password-error').waitFor();
     },
   },
-  { name: 'home', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/`); } },
+  { name: 'home', open: async (page) => { await page.goto(`${app.baseUrl}/`); } },
+  { name: 'home: member', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/`); } },
+  { name: 'home: organisation member', as: 'orga@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/`); } },
   { name: 'logout confirmation', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/logout`); } },
   {
     name: 'consent',
@@ -120,6 +133,8 @@ const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolea
   },
   { name: 'admin: forbidden', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/oauthclients`); } },
   { name: 'admin: client list', as: 'orga@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/oauthclients`); } },
+  { name: 'admin: client list, searched, page 2', as: 'orga@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/oauthclients?q=pickup&page=2`); } },
+  { name: 'admin: client list, no match', as: 'orga@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/oauthclients?q=nothing`); } },
   { name: 'admin: new client form', as: 'orga@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/oauthclients/new`); } },
   {
     name: 'admin: form with errors',
@@ -139,6 +154,18 @@ const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolea
       await page.goto(`${app.baseUrl}/admin/oauthclients/demo-app/secret`);
       await afterNavigation(page, () => page.locator('form button[type=submit]').first().click());
       await page.locator('.secret, input[readonly]').first().waitFor();
+    },
+  },
+  {
+    name: 'admin: the secret, after the copy button',
+    as: 'orga@example.org',
+    open: async (page, english) => {
+      // Granted, so that no permission prompt waits for an answer.
+      await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.baseUrl });
+      await page.goto(`${app.baseUrl}/admin/oauthclients/demo-app/secret`);
+      await afterNavigation(page, () => page.locator('form button[type=submit]').first().click());
+      await page.getByRole('button', { name: english ? 'Copy secret' : 'Secret kopieren' }).click();
+      await page.waitForFunction(() => document.getElementById('copy-status')?.textContent !== '');
     },
   },
   // After the secret above: the audit log lists at least that change.
@@ -172,7 +199,8 @@ async function checkPages(locale: string, viewport: { width: number; height: num
 describe('accessibility (axe-core, WCAG 2.1 AA)', () => {
   for (const [language, locale] of Object.entries(LOCALES)) {
     for (const [width, viewport] of Object.entries(VIEWPORTS)) {
-      it(`every page in ${language} at ${width} width`, async () => {
+      // Some forty pages, each loaded and checked: minutes on a busy machine.
+      it(`every page in ${language} at ${width} width`, { timeout: 300_000 }, async () => {
         const { found, overflowing } = await checkPages(locale, viewport, language === 'en');
         expect(found).toEqual({});
         expect(overflowing).toEqual({});
@@ -195,13 +223,16 @@ describe('after a failed form, focus is on the error summary', () => {
     await context.close();
   });
 
-  it('on the client form', async () => {
+  it('on the client form: the summary, with a link to each wrong field', async () => {
     const { context, page } = await browser.newPage();
     await page.goto(`${app.baseUrl}/login`);
     await Promise.all([page.waitForURL((url) => url.pathname !== '/login'), fillLoginForm(page, app.user('orga@example.org'))]);
     await page.goto(`${app.baseUrl}/admin/oauthclients/new`);
     await afterNavigation(page, () => page.locator('form button[type=submit]').last().click());
-    expect(await focusedText(page)).toBe('Please correct the marked fields.');
+    expect(await focusedText(page)).toBe(await page.getByRole('alert').textContent());
+    await expect(page.getByRole('alert').getByRole('heading').textContent()).resolves.toBe('Please correct the marked fields.');
+    await expect(page.getByRole('alert').getByRole('link').evaluateAll((links) => links.map((a) => a.getAttribute('href'))))
+      .resolves.toEqual(['#clientId', '#name', '#redirectUris']);
     await context.close();
   });
 });
