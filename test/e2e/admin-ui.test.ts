@@ -132,13 +132,12 @@ describe('copying the secret', () => {
     await page.getByLabel('E-Mail-Adresse').fill('orga@example.org');
     await page.getByLabel('Passwort', { exact: true }).fill(app.user('orga@example.org').password);
     await Promise.all([page.waitForURL(`${app.baseUrl}/`), page.getByLabel('Passwort', { exact: true }).press('Enter')]);
-    // The browser's own refusal, as a member who denied the permission meets it.
-    const { targetInfo } = await (await context.newCDPSession(page)).send('Target.getTargetInfo');
-    const cdp = await browser.browser.newBrowserCDPSession();
-    await cdp.send('Browser.setPermission', {
-      permission: { name: 'clipboard-write' }, setting: 'denied', origin: app.baseUrl, browserContextId: targetInfo.browserContextId,
+    // What a browser answers when the member (or a policy) refused the permission: a rejected
+    // promise with a NotAllowedError. (Headless Chromium's permission overrides do not reliably
+    // reach writeText, so the refusal is given here, where the page meets it.)
+    await page.addInitScript(() => {
+      Clipboard.prototype.writeText = () => Promise.reject(new DOMException('Write permission denied.', 'NotAllowedError'));
     });
-    await cdp.detach();
     await page.goto(`${app.baseUrl}/admin/oauthclients/demo-app/secret`);
     await afterNavigation(page, () => page.getByRole('button', { name: 'Ja, neues Secret erzeugen' }).click());
     const secret = await page.getByLabel('Client-Secret').inputValue();
@@ -148,6 +147,10 @@ describe('copying the secret', () => {
       .toBe('Der Browser erlaubt das Kopieren nicht. Das Secret ist markiert: drücke Strg+C (auf dem Mac ⌘C), um es zu kopieren.');
     await expect(focusedId(page)).resolves.toBe('client-secret');
     await expect(selectedInSecretField(page)).resolves.toBe(secret);
+    // Ctrl+C then copies the selection (read back with the permission to read).
+    await context.grantPermissions(['clipboard-read'], { origin: app.baseUrl });
+    await page.keyboard.press('Control+C');
+    await expect(page.evaluate(() => navigator.clipboard.readText())).resolves.toBe(secret);
     await context.close();
   });
 
