@@ -11,10 +11,10 @@ import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { storeResetToken } from '../../src/accounts/password-reset.ts';
 import { randomToken } from '../../src/accounts/sessions.ts';
-import { createClient } from '../../src/oauth/clients/clients.service.ts';
 import { useDemoAppAndBrowser } from './helpers/fixture.ts';
 import { fillLoginForm } from './helpers/login.ts';
 import { afterNavigation } from './helpers/navigation.ts';
+import { addNumberedClients } from './helpers/numbered-clients.ts';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const WCAG_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
@@ -24,14 +24,7 @@ const LOCALES = { en: 'en-US', de: 'de-DE' } as const;
 const { app, browser } = useDemoAppAndBrowser();
 
 // Enough clients for the admin list to have pages.
-beforeAll(async () => {
-  for (let i = 1; i <= 30; i += 1) {
-    await createClient(app.t.db, app.t.keys, {
-      clientId: `pickup-${String(i).padStart(2, '0')}`, name: `Abholung ${i}`, confidential: false,
-      redirectUris: ['https://pickup.example/cb'], scopes: [], grantTypes: [], requiredRegions: [],
-    });
-  }
-});
+beforeAll(() => addNumberedClients(app, 30));
 
 interface Violation { id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }
 

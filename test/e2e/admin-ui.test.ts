@@ -6,21 +6,14 @@
  */
 import type { BrowserContext, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createClient } from '../../src/oauth/clients/clients.service.ts';
 import { useDemoAppAndBrowser } from './helpers/fixture.ts';
-import { logInInBrowser } from './helpers/login.ts';
+import { fillLoginForm, logInInBrowser } from './helpers/login.ts';
 import { afterNavigation } from './helpers/navigation.ts';
+import { addNumberedClients } from './helpers/numbered-clients.ts';
 
 const { app, browser } = useDemoAppAndBrowser();
 
-beforeAll(async () => {
-  for (let i = 1; i <= 30; i += 1) {
-    await createClient(app.t.db, app.t.keys, {
-      clientId: `pickup-${String(i).padStart(2, '0')}`, name: `Abholung ${i}`, confidential: false,
-      redirectUris: ['https://pickup.example/cb'], scopes: [], grantTypes: [], requiredRegions: [],
-    });
-  }
-});
+beforeAll(() => addNumberedClients(app, 30));
 
 async function asOrga(): Promise<{ context: BrowserContext; page: Page }> {
   const opened = await browser.newPage();
@@ -105,11 +98,16 @@ async function secretPage(page: Page): Promise<string> {
   return page.getByLabel('Client secret').inputValue();
 }
 
-function selectedInSecretField(page: Page): Promise<string> {
-  return page.evaluate(() => {
+/** After the copy button without a clipboard: the hint said, the secret selected in its focused field. */
+async function expectSelectedForKeyboard(page: Page, button: string, secret: string, hint: string): Promise<void> {
+  await page.getByRole('button', { name: button }).click();
+  await page.waitForFunction(() => document.getElementById('copy-status')?.textContent !== '');
+  await expect(page.locator('#copy-status').textContent()).resolves.toBe(hint);
+  await expect(focusedId(page)).resolves.toBe('client-secret');
+  await expect(page.evaluate(() => {
     const field = document.getElementById('client-secret') as HTMLInputElement;
     return field.value.slice(field.selectionStart ?? 0, field.selectionEnd ?? 0);
-  });
+  })).resolves.toBe(secret);
 }
 
 describe('copying the secret', () => {
@@ -129,9 +127,7 @@ describe('copying the secret', () => {
   it('where the clipboard is refused, selects the secret and tells to press Ctrl+C (German)', async () => {
     const { context, page } = await browser.newPage({ locale: 'de-DE' });
     await page.goto(`${app.baseUrl}/login`);
-    await page.getByLabel('E-Mail-Adresse').fill('orga@example.org');
-    await page.getByLabel('Passwort', { exact: true }).fill(app.user('orga@example.org').password);
-    await Promise.all([page.waitForURL(`${app.baseUrl}/`), page.getByLabel('Passwort', { exact: true }).press('Enter')]);
+    await Promise.all([page.waitForURL(`${app.baseUrl}/`), fillLoginForm(page, app.user('orga@example.org'), { english: false })]);
     // What a browser answers when the member (or a policy) refused the permission: a rejected
     // promise with a NotAllowedError. (Headless Chromium's permission overrides do not reliably
     // reach writeText, so the refusal is given here, where the page meets it.)
@@ -141,12 +137,8 @@ describe('copying the secret', () => {
     await page.goto(`${app.baseUrl}/admin/oauthclients/demo-app/secret`);
     await afterNavigation(page, () => page.getByRole('button', { name: 'Ja, neues Secret erzeugen' }).click());
     const secret = await page.getByLabel('Client-Secret').inputValue();
-    await page.getByRole('button', { name: 'Secret kopieren' }).click();
-    await page.waitForFunction(() => document.getElementById('copy-status')?.textContent !== '');
-    await expect(page.locator('#copy-status').textContent()).resolves
-      .toBe('Der Browser erlaubt das Kopieren nicht. Das Secret ist markiert: drücke Strg+C (auf dem Mac ⌘C), um es zu kopieren.');
-    await expect(focusedId(page)).resolves.toBe('client-secret');
-    await expect(selectedInSecretField(page)).resolves.toBe(secret);
+    await expectSelectedForKeyboard(page, 'Secret kopieren', secret,
+      'Der Browser erlaubt das Kopieren nicht. Das Secret ist markiert: drücke Strg+C (auf dem Mac ⌘C), um es zu kopieren.');
     // Ctrl+C then copies the selection (read back with the permission to read).
     await context.grantPermissions(['clipboard-read'], { origin: app.baseUrl });
     await page.keyboard.press('Control+C');
@@ -158,12 +150,7 @@ describe('copying the secret', () => {
     const { context, page } = await asOrga();
     await page.addInitScript(() => { delete (Navigator.prototype as { clipboard?: unknown }).clipboard; });
     const secret = await secretPage(page);
-    await page.getByRole('button', { name: 'Copy secret' }).click();
-    await page.waitForFunction(() => document.getElementById('copy-status')?.textContent !== '');
-    await expect(page.locator('#copy-status').textContent()).resolves
-      .toBe('The browser does not allow copying. The secret is selected: press Ctrl+C (⌘C on a Mac) to copy it.');
-    await expect(focusedId(page)).resolves.toBe('client-secret');
-    await expect(selectedInSecretField(page)).resolves.toBe(secret);
+    await expectSelectedForKeyboard(page, 'Copy secret', secret, 'The browser does not allow copying. The secret is selected: press Ctrl+C (⌘C on a Mac) to copy it.');
     await context.close();
   });
 
