@@ -3,6 +3,7 @@
  * `q`), 25 clients a page in client id order, a pager whose current page is
  * marked, "no clients match", and refused page numbers.
  */
+import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/oauth/clients/clients.service.ts';
 import type { TestSession } from '../helpers/session.ts';
@@ -109,5 +110,21 @@ describe('the client list', () => {
     expect(past.statusCode).toBe(404);
     expect(past.body).toContain('<a href="/admin/oauthclients?q=karte">Zur Übersicht</a>');
     expect((await get(`/admin/oauthclients?q=${'x'.repeat(201)}`, orga)).statusCode).toBe(400);
+  });
+
+  it('answers any search text, raw bytes included, with the list page, never an error', async () => {
+    const percentEncoded = (bytes: Uint8Array) => [...bytes].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
+    const texts = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 60 }).map((text) => percentEncoded(Buffer.from(text, 'utf8'))),
+      fc.uint8Array({ maxLength: 60 }).map(percentEncoded),
+    );
+    await fc.assert(fc.asyncProperty(texts, async (q) => {
+      const response = await get(`/admin/oauthclients?q=${q}`, orga);
+      expect(response.statusCode).toBe(200);
+      expect(response.body).toContain('<p id="client-count">');
+    }), { numRuns: 60 });
+    for (const q of ['%ff%fe', '%ed%a0%80', '%e2%80%ae', "'%20or%201=1--", '%5C%25%5F']) {
+      expect((await get(`/admin/oauthclients?q=${q}`, orga)).statusCode, q).toBe(200);
+    }
   });
 });
