@@ -6,6 +6,10 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findClient } from '../../src/oauth/clients/clients.service.ts';
+import { describeServiceErrors } from '../../src/web/admin/admin-form.ts';
+import { adminMessages } from '../../src/web/admin/admin.messages.ts';
+import { FieldMarks, labelsFrom } from '../../src/web/form-marks.ts';
+import { translator } from '../../src/web/i18n.ts';
 import type { TestSession } from '../helpers/session.ts';
 import { useAdminScreen, type Form } from './admin-screen.ts';
 
@@ -124,6 +128,20 @@ describe('the client form, refused', () => {
     const page = await get('/admin/oauthclients/new', orga);
     expect(page.body).not.toContain('error-summary');
     expectMarked(page.body, []);
+  });
+});
+
+describe('a field the form has no wording for', () => {
+  it('is marked as itself when the service names it, labelled where the page has a label', () => {
+    const de = translator(adminMessages, 'de');
+    const messages = describeServiceErrors([{ field: 'jwksUri', message: 'must be https' }, { field: 'name', message: 'missing' }], de);
+    expect(messages).toEqual({ jwksUri: 'Dieser Wert ist ungültig.', name: 'Bitte gib einen Namen an.' });
+    const marks = new FieldMarks(messages, labelsFrom(de, 'admin.'));
+    expect(marks.attributes('jwksUri', { help: true })).toBe(' aria-describedby="jwksUri-help jwksUri-error" aria-invalid="true"');
+    expect(marks.problems).toEqual([
+      { id: 'jwksUri', label: undefined, message: 'Dieser Wert ist ungültig.' },
+      { id: 'name', label: 'Name', message: 'Bitte gib einen Namen an.' },
+    ]);
   });
 });
 
