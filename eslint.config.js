@@ -79,6 +79,11 @@ export default tseslint.config(
     },
   },
   {
+    // The pages' scripts run in the browser (served from src/web/static/).
+    files: ['src/web/static/**/*.js'],
+    languageOptions: { sourceType: 'script', globals: { document: 'readonly', navigator: 'readonly', setTimeout: 'readonly', HTMLInputElement: 'readonly' } },
+  },
+  {
     // Import direction (docs/architecture.md): down the layers, and no circle.
     files: ['src/**/*.ts'],
     plugins: { 'import-x': importX },

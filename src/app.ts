@@ -175,7 +175,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(healthRoutes, {
     checks: [{ name: 'database', ping: () => deps.database.ping() }, ...(redisPing ? [{ name: 'redis' as const, ping: redisPing }] : [])],
   });
-  await app.register(homePage);
+  await app.register(homePage, { db, clock });
   await app.register(languagePage, { config });
   await app.register(loginPage, { config, db, clock, loginGuard: login.guard });
   if (config.mail.mode !== 'off') await app.register(unlockPages, { config, db, clock, loginGuard: login.guard });

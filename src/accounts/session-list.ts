@@ -22,3 +22,11 @@ export async function listSessionsOfUser(db: Executor, userId: number, now: Date
     sid: r.sid, createdAt: r.created_at, lastSeenAt: r.last_seen_at, expiresAt: r.expires_at, userAgent: r.user_agent, network: r.network,
   }));
 }
+
+/** How many sessions of the user have not expired at `now`. */
+export async function countSessionsOfUser(db: Executor, userId: number, now: Date): Promise<number> {
+  const row = await db.selectFrom('sessions').select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('user_id', '=', userId).where('expires_at', '>', now)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}

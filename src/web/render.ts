@@ -12,7 +12,9 @@ import { translator, type Messages, type Translate } from './i18n.ts';
 import { localeOf } from './language/locale.ts';
 
 const VIEWS_DIR = fileURLToPath(new URL('./views/', import.meta.url));
-const STYLESHEET = readFileSync(new URL('./static/style.css', import.meta.url), 'utf8');
+/** The static assets, read once: the stylesheet and the scripts (files, since the pages' CSP refuses inline ones). */
+const STATIC_ASSETS = Object.entries({ 'style.css': 'text/css', 'copy-secret.js': 'text/javascript' })
+  .map(([name, type]) => ({ name, type: `${type}; charset=utf-8`, body: readFileSync(new URL(`./static/${name}`, import.meta.url), 'utf8') }));
 
 declare module 'fastify' {
   interface FastifyReply {
@@ -49,8 +51,10 @@ export function installPages(app: FastifyInstance, messages: Messages): void {
       .send(html);
   });
 
-  app.get('/static/style.css', (_request, reply) => reply
-    .header('content-type', 'text/css; charset=utf-8')
-    .header('cache-control', 'public, max-age=3600')
-    .send(STYLESHEET));
+  for (const asset of STATIC_ASSETS) {
+    app.get(`/static/${asset.name}`, (_request, reply) => reply
+      .header('content-type', asset.type)
+      .header('cache-control', 'public, max-age=3600')
+      .send(asset.body));
+  }
 }

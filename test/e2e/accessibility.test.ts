@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { storeUnlockToken } from '../../src/accounts/login-unlock.ts';
 import { storeResetToken } from '../../src/accounts/password-reset.ts';
 import { randomToken } from '../../src/accounts/sessions.ts';
@@ -16,6 +16,7 @@ import { createClient, findClient } from '../../src/oauth/clients/clients.servic
 import { useDemoAppAndBrowser } from './helpers/fixture.ts';
 import { fillLoginForm } from './helpers/login.ts';
 import { afterNavigation } from './helpers/navigation.ts';
+import { addNumberedClients } from './helpers/numbered-clients.ts';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const WCAG_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
@@ -23,6 +24,9 @@ const VIEWPORTS = { desktop: { width: 1280, height: 900 }, phone: { width: 390, 
 const LOCALES = { en: 'en-US', de: 'de-DE' } as const;
 
 const { app, browser } = useDemoAppAndBrowser();
+
+// Enough clients for the admin list to have pages.
+beforeAll(() => addNumberedClients(app, 30));
 
 interface Violation { id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }
 
@@ -144,7 +148,9 @@ const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolea
       await page.locator('#new_password-error').waitFor();
     },
   },
-  { name: 'home', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/`); } },
+  { name: 'home', open: async (page) => { await page.goto(`${app.baseUrl}/`); } },
+  { name: 'home: member', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/`); } },
+  { name: 'home: organisation member', as: 'orga@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/`); } },
   { name: 'logout confirmation', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/logout`); } },
   {
     name: 'consent',
@@ -212,6 +218,8 @@ const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolea
   },
   { name: 'admin: forbidden', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/oauthclients`); } },
   { name: 'admin: client list', as: 'orga@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/oauthclients`); } },
+  { name: 'admin: client list, searched, page 2', as: 'orga@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/oauthclients?q=pickup&page=2`); } },
+  { name: 'admin: client list, no match', as: 'orga@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/oauthclients?q=nothing`); } },
   { name: 'admin: new client form', as: 'orga@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/oauthclients/new`); } },
   {
     name: 'admin: form with errors',
@@ -231,6 +239,18 @@ const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolea
       await page.goto(`${app.baseUrl}/admin/oauthclients/demo-app/secret`);
       await afterNavigation(page, () => page.locator('form button[type=submit]').first().click());
       await page.locator('.secret, input[readonly]').first().waitFor();
+    },
+  },
+  {
+    name: 'admin: the secret, after the copy button',
+    as: 'orga@example.org',
+    open: async (page, english) => {
+      // Granted, so that no permission prompt waits for an answer.
+      await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.baseUrl });
+      await page.goto(`${app.baseUrl}/admin/oauthclients/demo-app/secret`);
+      await afterNavigation(page, () => page.locator('form button[type=submit]').first().click());
+      await page.getByRole('button', { name: english ? 'Copy secret' : 'Secret kopieren' }).click();
+      await page.waitForFunction(() => document.getElementById('copy-status')?.textContent !== '');
     },
   },
   // After the secret above: the audit log lists at least that change.
@@ -282,11 +302,11 @@ const ALL_PAGES_MS = 300_000;
 describe('accessibility (axe-core, WCAG 2.1 AA)', () => {
   for (const [language, locale] of Object.entries(LOCALES)) {
     for (const [width, viewport] of Object.entries(VIEWPORTS)) {
-      it(`every page in ${language} at ${width} width`, async () => {
+      it(`every page in ${language} at ${width} width`, { timeout: ALL_PAGES_MS }, async () => {
         const { found, overflowing } = await checkPages(locale, viewport, language === 'en');
         expect(found).toEqual({});
         expect(overflowing).toEqual({});
-      }, ALL_PAGES_MS);
+      });
     }
   }
 });
@@ -305,13 +325,16 @@ describe('after a failed form, focus is on the error summary', () => {
     await context.close();
   });
 
-  it('on the client form', async () => {
+  it('on the client form: the summary, with a link to each wrong field', async () => {
     const { context, page } = await browser.newPage();
     await page.goto(`${app.baseUrl}/login`);
     await Promise.all([page.waitForURL((url) => url.pathname !== '/login'), fillLoginForm(page, app.user('orga@example.org'))]);
     await page.goto(`${app.baseUrl}/admin/oauthclients/new`);
     await afterNavigation(page, () => page.locator('form button[type=submit]').last().click());
-    expect(await focusedText(page)).toBe('Please correct the marked fields.');
+    expect(await focusedText(page)).toBe(await page.getByRole('alert').textContent());
+    await expect(page.getByRole('alert').getByRole('heading').textContent()).resolves.toBe('Please correct the marked fields.');
+    await expect(page.getByRole('alert').getByRole('link').evaluateAll((links) => links.map((a) => a.getAttribute('href'))))
+      .resolves.toEqual(['#clientId', '#name', '#redirectUris']);
     await context.close();
   });
 });

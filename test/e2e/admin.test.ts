@@ -37,7 +37,7 @@ describe('admin screen in the browser', () => {
   it('creates, edits, regenerates and deletes a client, showing each secret once', async () => {
     const { context, page } = await browser.newPage();
     await logInInBrowser(page, app.baseUrl, app.user('orga@example.org'));
-    await page.getByRole('link', { name: 'OAuth clients' }).click();
+    await page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'OAuth clients' }).click();
     await page.waitForURL(`${app.baseUrl}/admin/oauthclients`);
     await page.getByRole('link', { name: '+ Create new client' }).click();
     await page.waitForURL(`${app.baseUrl}/admin/oauthclients/new`);
@@ -60,7 +60,7 @@ describe('admin screen in the browser', () => {
     await page.getByLabel('Redirect URIs', { exact: true }).fill('http://app.example/callback');
     await page.getByLabel('Client ID').focus();
     await submitWithEnter(page, 'Client ID');
-    await expect(page.getByRole('alert').textContent()).resolves.toBe('Please correct the marked fields.');
+    await expect(page.getByRole('alert').getByRole('heading').textContent()).resolves.toBe('Please correct the marked fields.');
     const uris = page.getByLabel('Redirect URIs', { exact: true });
     await expect(uris.getAttribute('aria-invalid')).resolves.toBe('true');
     await expect(page.locator('#redirectUris-error').textContent()).resolves.toContain('Invalid: “http://app.example/callback”');

@@ -161,7 +161,7 @@ describe('create', () => {
     expect(forged.statusCode).toBe(400);
     expect(forged.body).toContain('<p class="field-error" id="scopes-error">Bitte wähle nur angebotene Scopes.</p>');
     expect(forged.body).toContain('<p class="field-error" id="grantTypes-error">Bitte wähle nur angebotene Grant-Types.</p>');
-    expect(forged.body).toContain('<fieldset id="scopes" aria-describedby="scopes-error">');
+    expect(forged.body).toContain('<fieldset id="scopes" aria-describedby="scopes-error" aria-invalid="true" tabindex="-1">');
 
     const region = await post('/admin/oauthclients', orga, [['csrf_token', orga.csrfToken], ['client_id', 'forged'], ['name', 'Forged'], ['redirect_uris', 'https://x.example/cb'],
       ['required_regions', '999999'], ['required_regions', 'abc']]);

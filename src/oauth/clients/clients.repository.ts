@@ -127,3 +127,23 @@ export async function isRegisteredOrigin(db: Executor, origin: string): Promise<
     .where('origins', '@>', sql<string[]>`array[${origin}]::text[]`).limit(1).executeTakeFirst();
   return row !== undefined;
 }
+
+/** `text` as a LIKE pattern that matches it anywhere, its wildcards taken literally. */
+function containing(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * One page of the clients whose name or client id contains `text` (any case),
+ * by client id (unique, so each client is on exactly one page), and how many
+ * match in all.
+ */
+export async function searchClientRows(db: Executor, text: string, limit: number, offset: number): Promise<{ rows: ClientRow[]; total: number }> {
+  const pattern = containing(text);
+  const where = text === ''
+    ? sql<boolean>`true`
+    : sql<boolean>`(oauth_clients.name ilike ${pattern} or oauth_clients.client_id ilike ${pattern})`;
+  const rows = await selectClients(db).where(where).orderBy('client_id').limit(limit).offset(offset).execute();
+  const count = await db.selectFrom('oauth_clients').select((eb) => eb.fn.countAll<string>().as('total')).where(where).executeTakeFirstOrThrow();
+  return { rows, total: Number(count.total) };
+}

@@ -14,11 +14,12 @@ import { GRANT_TYPES, sortScopes, type GrantType, type Scope } from '../scopes.t
 import { revokeGrantsOfClient } from '../grants/grants.repository.ts';
 import { isSecretMethod, type TokenEndpointAuthMethod } from './auth-methods.ts';
 import { ClientNotFound, InvalidClientInput } from './client-errors.ts';
+import { hasRefusedNameCharacters } from '../../text/control-characters.ts';
 import { CLIENT_ID_PATTERN } from './client-id.ts';
 import { validateSettings, type ClientSettings } from './client-settings.ts';
 import { digestClientSecret, generateClientSecret } from './client-secret.ts';
 import {
-  deleteClientRow, findClientRow, insertClient, listClientRows, replaceRequiredRegions, setSecretDigest, updateClientRow,
+  deleteClientRow, findClientRow, insertClient, listClientRows, replaceRequiredRegions, searchClientRows, setSecretDigest, updateClientRow,
   type ClientRow,
 } from './clients.repository.ts';
 
@@ -141,6 +142,18 @@ export async function regenerateClientSecret(db: DB, keys: KeyMaterial, clientId
 
 export async function listClients(db: DB): Promise<Client[]> {
   return (await listClientRows(db)).map(toClient);
+}
+
+/**
+ * The admin screen's list: one page of the clients whose name or client id
+ * contains `search` (any case; empty: every client), by client id, and how
+ * many match in all. Text no name or client id can hold (control
+ * characters, such as NUL, which PostgreSQL refuses) matches none.
+ */
+export async function searchClients(db: DB, search: string, limit: number, offset: number): Promise<{ clients: Client[]; total: number }> {
+  if (hasRefusedNameCharacters(search)) return { clients: [], total: 0 };
+  const { rows, total } = await searchClientRows(db, search, limit, offset);
+  return { clients: rows.map(toClient), total };
 }
 
 export async function findClient(db: DB, clientId: string): Promise<Client | undefined> {

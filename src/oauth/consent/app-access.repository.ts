@@ -47,6 +47,14 @@ export async function listAppsWithAccess(db: Executor, userId: number, now: Date
   return rows.map((r) => ({ clientId: r.client_id, name: r.name, scopes: sortScopes(r.scopes), grantedAt: new Date(r.granted_at), remembered: r.remembered }));
 }
 
+/** How many apps hold a live grant of the member at `now` (a refresh or access token that can still be used). */
+export async function countAppsWithLiveGrants(db: Executor, userId: number, now: Date): Promise<number> {
+  const row = await db.selectFrom('oauth_grants').select(sql<string>`count(distinct client_id)`.as('count'))
+    .where('user_id', '=', userId).where('revoked_at', 'is', null).where('expires_at', '>', now)
+    .executeTakeFirstOrThrow();
+  return Number(row.count);
+}
+
 /**
  * Takes an app's access away: forgets the consent, deletes the codes not yet
  * exchanged, revokes every grant of this member for this client (refresh and

@@ -51,8 +51,8 @@ export interface ClientFormValues {
   idTokenSignedResponseAlg: string;
 }
 
-/** Field name → message, shown next to the field. */
-export type FieldMessages = Partial<Record<keyof ClientFormValues, string>>;
+/** Field id (a key of {@link ClientFormValues}, or a field the service names) → message, shown next to the field. */
+export type FieldMessages = Partial<Record<keyof ClientFormValues | (string & {}), string>>;
 
 function many(value: string | string[] | undefined): string[] {
   if (value === undefined) return [];
@@ -156,7 +156,7 @@ function redirectUrisMessage(uris: string[], t: Translate): string | undefined {
   return undefined;
 }
 
-const SERVICE_FIELD_MESSAGES: Record<string, [keyof ClientFormValues, string]> = {
+const SERVICE_FIELD_MESSAGES: Record<string, [string, string]> = {
   clientId: ['clientId', 'admin.error.clientIdTaken'],
   name: ['name', 'admin.error.nameMissing'],
   confidential: ['confidential', 'admin.error.invalid'],
@@ -177,7 +177,8 @@ const SERVICE_FIELD_MESSAGES: Record<string, [keyof ClientFormValues, string]> =
 export function describeServiceErrors(errors: readonly FieldError[], t: Translate): FieldMessages {
   const messages: FieldMessages = {};
   for (const error of errors) {
-    const [field, key] = SERVICE_FIELD_MESSAGES[error.field] ?? ['name', 'admin.error.invalid'];
+    // A field without its own wording is still marked, as itself.
+    const [field, key] = SERVICE_FIELD_MESSAGES[error.field] ?? [error.field, 'admin.error.invalid'];
     messages[field] ??= t(key);
   }
   return messages;

@@ -8,6 +8,7 @@ import type { DB } from '../../db/database.ts';
 import { SIGNING_ALGS } from '../../oauth/jose/algorithms.ts';
 import type { KeyMaterial } from '../../oauth/keys/key-material.ts';
 import { GRANT_TYPES, SCOPES } from '../../oauth/scopes.ts';
+import { FieldMarks, labelsFrom } from '../form-marks.ts';
 import type { ClientFormValues, FieldMessages } from './admin-form.ts';
 
 export const ADMIN_BASE = '/admin/oauthclients';
@@ -35,6 +36,12 @@ export async function regionChoices(db: DB): Promise<{ id: number; label: string
   return regions.map((r) => ({ id: r.id, label: label(r.id) })).sort((a, b) => a.label.localeCompare(b.label, 'de'));
 }
 
+/** The client form's fields in reading order: the error summary lists them so; any other field follows. */
+const CLIENT_FORM_FIELDS: readonly string[] = [
+  'clientId', 'name', 'confidential', 'redirectUris', 'postLogoutRedirectUris', 'backchannelLogoutUri', 'backchannelLogoutSessionRequired',
+  'requirePushedAuthorizationRequests', 'scopes', 'grantTypes', 'requiredRegions', 'idTokenSignedResponseAlg',
+];
+
 export interface FormPage {
   mode: 'create' | 'edit';
   /** The name as stored, for the heading while an edit is being corrected. */
@@ -51,6 +58,7 @@ export async function renderClientForm(request: FastifyRequest, reply: FastifyRe
   const edit = page.mode === 'edit';
   return reply.render('admin-client-form', {
     ...page,
+    marks: new FieldMarks(page.errors, labelsFrom(t, 'admin.'), CLIENT_FORM_FIELDS),
     heading: edit ? t('admin.editTitle', { name: page.storedName ?? page.values.name }) : t('admin.newTitle'),
     action: edit ? `${ADMIN_BASE}/${encodeURIComponent(page.values.clientId)}` : ADMIN_BASE,
     csrfToken: await formToken(request, reply, deps.config),

@@ -1,41 +1,25 @@
 /**
  * The OAuth client admin screen `/admin/oauthclients` (SPEC §5.7), orga only:
- * list, create (secret shown once), edit; delete and regenerate-secret are in
- * admin-actions.ts. Every form carries a CSRF token and is answered with a
+ * create (secret shown once), edit; the list is in admin-list.ts, delete and
+ * regenerate-secret are in admin-actions.ts. Every form carries a CSRF token and is answered with a
  * message per field; successful changes redirect (POST-redirect-GET), except
  * where a secret must be shown once: that page is the POST's own response.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from '@sinclair/typebox';
 import { isValidFormToken } from '../../accounts/csrf.ts';
 import { ClientNotFound, InvalidClientInput } from '../../oauth/clients/client-errors.ts';
 import { ClientIdParams } from '../../oauth/clients/client-id.ts';
-import { createClient, findClient, listClients, updateClient } from '../../oauth/clients/clients.service.ts';
+import { createClient, findClient, updateClient } from '../../oauth/clients/clients.service.ts';
 import { pageSession } from '../page-access.ts';
 import { adminActionRoutes } from './admin-actions.ts';
-import { checkClientForm, ClientForm, describeServiceErrors, EMPTY_FORM, formValuesOf, readClientForm, toClientInput, type ClientFormValues } from './admin-form.ts';
-import { ADMIN_BASE, regionChoices, renderClientForm, renderNotFound, renderSecret, type AdminPageOptions } from './admin-view.ts';
-
-const NOTICES = ['created', 'updated', 'deleted'] as const;
-const ListQuery = Type.Object(Object.fromEntries(NOTICES.map((n) => [n, Type.Optional(Type.String({ maxLength: 100 }))])));
+import { adminListRoute } from './admin-list.ts';
+import { checkClientForm, ClientForm, describeServiceErrors, EMPTY_FORM, formValuesOf, readClientForm, toClientInput, type ClientFormValues, type FieldMessages } from './admin-form.ts';
+import { ADMIN_BASE, renderClientForm, renderNotFound, renderSecret, type AdminPageOptions } from './admin-view.ts';
 
 export const adminPage: FastifyPluginAsyncTypebox<AdminPageOptions> = async (app, options) => {
   const { config, db, clock, keys } = options;
   const deps = { db, config };
   const access = { orgaOnly: true, returnTo: ADMIN_BASE };
-
-  app.get(ADMIN_BASE, { schema: { querystring: ListQuery } }, async (request, reply) => {
-    if (!(await pageSession(request, reply, access))) return reply;
-    const t = reply.translator();
-    const query = request.query as Record<string, string | undefined>;
-    const done = NOTICES.find((n) => query[n] !== undefined);
-    const regionNames = new Map((await regionChoices(db)).map((r) => [r.id, r.label]));
-    return reply.render('admin-clients', {
-      clients: await listClients(db),
-      regionNames,
-      notice: done && t(`admin.${done}`, { name: query[done] ?? '' }),
-    });
-  });
 
   app.get(`${ADMIN_BASE}/new`, async (request, reply) => {
     if (!(await pageSession(request, reply, access))) return reply;
@@ -46,7 +30,7 @@ export const adminPage: FastifyPluginAsyncTypebox<AdminPageOptions> = async (app
     if (!(await pageSession(request, reply, access))) return reply;
     const t = reply.translator();
     const values = readClientForm(request.body);
-    const again = (status: number, page: { errors?: Record<string, string>; formError?: string }) =>
+    const again = (status: number, page: { errors?: FieldMessages; formError?: string }) =>
       renderClientForm(request, reply, deps, { mode: 'create', values, ...page }, status);
     if (!(await isValidFormToken(request, request.body.csrf_token))) return again(403, { formError: t('admin.csrf') });
     const errors = checkClientForm(values, t, { checkClientId: true });
@@ -75,7 +59,7 @@ export const adminPage: FastifyPluginAsyncTypebox<AdminPageOptions> = async (app
     const client = await findClient(db, request.params.clientId);
     if (!client) return renderNotFound(reply);
     const values: ClientFormValues = { ...readClientForm(request.body), clientId: client.clientId };
-    const again = (status: number, page: { errors?: Record<string, string>; formError?: string }) =>
+    const again = (status: number, page: { errors?: FieldMessages; formError?: string }) =>
       renderClientForm(request, reply, deps, { mode: 'edit', values, storedName: client.name, storedConfidential: client.confidential, ...page }, status);
     if (!(await isValidFormToken(request, request.body.csrf_token))) return again(403, { formError: t('admin.csrf') });
     const errors = checkClientForm(values, t, { checkClientId: false });
@@ -93,5 +77,6 @@ export const adminPage: FastifyPluginAsyncTypebox<AdminPageOptions> = async (app
     }
   });
 
+  await app.register(adminListRoute, options);
   await app.register(adminActionRoutes, options);
 };
