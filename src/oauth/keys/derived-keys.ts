@@ -15,6 +15,8 @@ export interface DerivedKeys {
   readonly clientSecret: Uint8Array;
   /** HMAC-SHA256 key of login device cookies (accounts/login-device-cookie.ts). */
   readonly loginDevice: Uint8Array;
+  /** HMAC-SHA256 key of DPoP nonces (dpop/dpop-nonce.ts): every instance issues and accepts the same ones. */
+  readonly dpopNonce: Uint8Array;
 }
 
 const cache = new WeakMap<KeyMaterial, DerivedKeys>();
@@ -32,6 +34,7 @@ export function derivedKeys(keys: KeyMaterial): DerivedKeys {
       signingKeyWrap: derive(keys.encryptionKey, 'signing-key-wrap'),
       clientSecret: derive(keys.encryptionKey, 'client-secret'),
       loginDevice: derive(keys.encryptionKey, 'login-device'),
+      dpopNonce: derive(keys.encryptionKey, 'dpop-nonce'),
     });
     cache.set(keys, derived);
   }
