@@ -68,7 +68,7 @@ describe('discovery', () => {
 
 describe('oauth4webapi with DPoP, no server nonce', () => {
   test('a public client: bound access token (token_type DPoP, cnf.jkt), userinfo, refresh with the same key', async () => {
-    const dpop = oauth.DPoP({ client_id: spa.clientId }, key);
+    const dpop = oauth.DPoP({}, key);
     const tokens = await exchange(spa.clientId, dpop);
     expect(tokens.token_type).toBe('dpop');
     expect(decodeJwt(tokens.access_token).cnf).toEqual({ jkt: await thumbprint(key) });
@@ -83,7 +83,7 @@ describe('oauth4webapi with DPoP, no server nonce', () => {
 
   test('an Ed25519 key signs its proofs with alg Ed25519 (RFC 9864), accepted', async () => {
     const ed = await generateKeyPair('Ed25519', { extractable: true });
-    const dpop = oauth.DPoP({ client_id: spa.clientId }, ed);
+    const dpop = oauth.DPoP({}, ed);
     const tokens = await exchange(spa.clientId, dpop);
     expect(decodeJwt(tokens.access_token).cnf).toEqual({ jkt: await thumbprint(ed) });
   });
@@ -95,7 +95,7 @@ describe('oauth4webapi with DPoP, no server nonce', () => {
   });
 
   test('a public client\'s bound refresh token is refused with another key or without a proof, and still works with its own', async () => {
-    const tokens = await exchange(spa.clientId, oauth.DPoP({ client_id: spa.clientId }, key));
+    const tokens = await exchange(spa.clientId, oauth.DPoP({}, key));
     const other = await generateKeyPair('ES256', { extractable: true });
     const refused = { error: 'invalid_grant', error_description: 'Invalid or expired refresh token' };
     const withOther = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: spa.clientId },
@@ -111,7 +111,7 @@ describe('oauth4webapi with DPoP, no server nonce', () => {
   test('a confidential client\'s refresh token is not bound: a refresh without a proof gets a bearer token', async () => {
     const app = await makeClient(t);
     const auth = oauth.ClientSecretBasic(app.secret!);
-    const tokens = await exchange(app.clientId, oauth.DPoP({ client_id: app.clientId }, key), auth);
+    const tokens = await exchange(app.clientId, oauth.DPoP({}, key), auth);
     expect(tokens.token_type).toBe('dpop');
     const refreshed = await oauth.processRefreshTokenResponse(as, { client_id: app.clientId },
       await oauth.refreshTokenGrantRequest(as, { client_id: app.clientId }, auth, tokens.refresh_token!, insecure));
@@ -122,7 +122,7 @@ describe('oauth4webapi with DPoP, no server nonce', () => {
 describe('userinfo (RFC 9449 §7)', () => {
   let accessToken: string;
   beforeAll(async () => {
-    accessToken = (await exchange(spa.clientId, oauth.DPoP({ client_id: spa.clientId }, key))).access_token;
+    accessToken = (await exchange(spa.clientId, oauth.DPoP({}, key))).access_token;
   });
   const userinfoProof = (token: string, claims: Record<string, unknown> = {}, pair: KeyPair = key) =>
     proof({ htm: 'GET', htu: `${t.baseUrl}/oauth/userinfo`, ath: ath(token), ...claims }, {}, pair);
@@ -265,7 +265,7 @@ describe('dpop_jkt binds the code (RFC 9449 §10)', () => {
 
 describe('pushed authorization requests with DPoP (RFC 9449 §10.1)', () => {
   test('a proof at /oauth/par binds the code to its key', async () => {
-    const dpop = oauth.DPoP({ client_id: spa.clientId }, key);
+    const dpop = oauth.DPoP({}, key);
     const pushed = await oauth.processPushedAuthorizationResponse(as, { client_id: spa.clientId }, await oauth.pushedAuthorizationRequest(as, { client_id: spa.clientId }, oauth.None(), {
       redirect_uri: CALLBACK, response_type: 'code', scope: 'openid', code_challenge: createHash('sha256').update(TEST_VERIFIER).digest('base64url'), code_challenge_method: 'S256',
     }, { ...insecure, DPoP: dpop }));
@@ -316,7 +316,7 @@ describe('introspection (RFC 9449 §6.2)', () => {
   test('a bound access token answers cnf and token_type DPoP, in JSON and as a JWT', async () => {
     const resourceServer = await makeClient(t);
     const auth = oauth.ClientSecretBasic(resourceServer.secret!);
-    const tokens = await exchange(spa.clientId, oauth.DPoP({ client_id: spa.clientId }, key));
+    const tokens = await exchange(spa.clientId, oauth.DPoP({}, key));
     const jkt = await thumbprint(key);
     const answer = await oauth.processIntrospectionResponse(as, { client_id: resourceServer.clientId },
       await oauth.introspectionRequest(as, { client_id: resourceServer.clientId }, auth, tokens.access_token, insecure));
