@@ -50,7 +50,7 @@ describe('openid-client v6', () => {
     const { clientId } = await makeClient(t, { tokenEndpointAuthMethod: 'private_key_jwt', jwks: { keys: [jwk] } });
     let assertionAlg: string | undefined;
     const config = await client.discovery(new URL(t.baseUrl), clientId, undefined, client.PrivateKeyJwt({ key: privateKey, kid: 'ed1' }, {
-      [client.modifyAssertion]: (header) => { assertionAlg = header.alg; },
+      [client.modifyAssertion]: (header) => { assertionAlg = String(header.alg); },
     }), insecure);
     const tokens = await client.authorizationCodeGrant(config, await callbackUrl(clientId), { pkceCodeVerifier: TEST_VERIFIER, expectedState: 'st' });
     expect(assertionAlg).toBe('Ed25519');
