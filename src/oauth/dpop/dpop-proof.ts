@@ -35,6 +35,13 @@ export interface ProofExpectation {
   recordJti(digest: Buffer, expiresAt: Date): Promise<boolean>;
 }
 
+/** §11.1: the proof's jti was used before with its key. */
+export class ReplayedDpopProof extends InvalidDpopProof {
+  constructor(readonly jkt: string) {
+    super('The DPoP proof was used before (jti).');
+  }
+}
+
 export interface VerifiedProof {
   /** The SHA-256 JWK thumbprint of the proof's key (`cnf.jkt`, §6.1). */
   jkt: string;
@@ -60,7 +67,7 @@ export async function verifyDpopProof(proof: string, expect: ProofExpectation): 
   const jkt = await calculateJwkThumbprint(header.jwk as JWK, 'sha256');
   const digest = createHash('sha256').update(`${jkt}\0${payload.jti}`).digest();
   const expiresAt = new Date((payload.iat + PROOF_MAX_AGE_SECONDS + 1) * 1000);
-  if (!(await expect.recordJti(digest, expiresAt))) throw new InvalidDpopProof('The DPoP proof was used before (jti).');
+  if (!(await expect.recordJti(digest, expiresAt))) throw new ReplayedDpopProof(jkt);
   return { jkt, staleNonce };
 }
 

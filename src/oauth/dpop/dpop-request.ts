@@ -5,10 +5,11 @@
  * newer nonce, the reply carries it (`DPoP-Nonce`, §8.2).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { logSecurityEvent } from '../../ops/security-events.ts';
 import { InvalidDpopProof } from '../errors.ts';
 import type { OAuthContext } from '../oauth-context.ts';
 import { recordDpopJti } from './dpop-proofs.repository.ts';
-import { verifyDpopProof, type VerifiedProof } from './dpop-proof.ts';
+import { ReplayedDpopProof, verifyDpopProof, type VerifiedProof } from './dpop-proof.ts';
 
 /** The proof's key thumbprint, or undefined when the request carries no `DPoP` header. `accessToken`: at a protected resource. */
 export async function readDpopProof(
@@ -22,6 +23,9 @@ export async function readDpopProof(
   const proof = await verifyDpopProof(value.trim(), {
     method: request.method, uri: `${ctx.issuer}${path}`, accessToken, now, nonces: ctx.dpop.nonces, requireNonce: ctx.dpop.requireNonce,
     recordJti: (digest, expiresAt) => recordDpopJti(ctx.db, digest, expiresAt),
+  }).catch((error: unknown) => {
+    if (error instanceof ReplayedDpopProof) logSecurityEvent(request.events, { event: 'oauth.dpop.proof_replayed', endpoint: path, jkt: error.jkt, ip: request.ip });
+    throw error;
   });
   if (proof.staleNonce) void reply.header('dpop-nonce', ctx.dpop.nonces.current(now));
   return proof;
