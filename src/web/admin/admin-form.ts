@@ -55,8 +55,12 @@ export interface ClientFormValues {
   requirePushedAuthorizationRequests: boolean;
   /** RS256, ES256 or EdDSA; anything else is reported beside the select. */
   idTokenSignedResponseAlg: string;
-  /** RFC 7591 §2; '' (a form without the field) lets the service choose by `confidential`, as the CLI does without the option. */
-  tokenEndpointAuthMethod: string;
+  /**
+   * RFC 7591 §2; '' is "by type": a secret method for a confidential client,
+   * none for a public one. Undefined when the form did not carry the field:
+   * the service then keeps a private_key_jwt client's method and keys.
+   */
+  tokenEndpointAuthMethod: string | undefined;
   /** The JWK Set as typed (JSON); '' for none. */
   jwks: string;
   jwksUri: string;
@@ -94,7 +98,7 @@ export function readClientForm(body: ClientFormBody): ClientFormValues {
     backchannelLogoutSessionRequired: isChecked(body.backchannel_logout_session_required),
     requirePushedAuthorizationRequests: isChecked(body.require_pushed_authorization_requests),
     idTokenSignedResponseAlg: body.id_token_signed_response_alg ?? DEFAULT_SIGNING_ALG,
-    tokenEndpointAuthMethod: body.token_endpoint_auth_method ?? '',
+    tokenEndpointAuthMethod: body.token_endpoint_auth_method,
     jwks: (body.jwks ?? '').trim(),
     jwksUri: (body.jwks_uri ?? '').trim(),
     dpopBoundAccessTokens: isChecked(body.dpop_bound_access_tokens),
@@ -144,7 +148,7 @@ export function toClientInput(values: ClientFormValues): ClientInput {
     backchannelLogoutSessionRequired: values.backchannelLogoutSessionRequired,
     requirePushedAuthorizationRequests: values.requirePushedAuthorizationRequests,
     idTokenSignedResponseAlg: values.idTokenSignedResponseAlg,
-    tokenEndpointAuthMethod: values.tokenEndpointAuthMethod === '' ? undefined : values.tokenEndpointAuthMethod,
+    tokenEndpointAuthMethod: chosenMethod(values),
     // Checked by checkClientForm: '' is no key set, anything else parses.
     jwks: values.jwks === '' ? null : JSON.parse(values.jwks) as unknown,
     jwksUri: values.jwksUri === '' ? null : values.jwksUri,
@@ -184,8 +188,8 @@ export function checkClientForm(values: ClientFormValues, t: Translate, options:
  */
 function keySettingsMessages(values: ClientFormValues, t: Translate): FieldMessages {
   const messages: FieldMessages = {};
-  const method = values.tokenEndpointAuthMethod;
-  if (method !== '' && isTokenEndpointAuthMethod(method) && (method === 'none') === values.confidential) {
+  const method = chosenMethod(values);
+  if (values.tokenEndpointAuthMethod !== '' && isTokenEndpointAuthMethod(method) && (method === 'none') === values.confidential) {
     messages.tokenEndpointAuthMethod = t(values.confidential ? 'admin.error.authMethodNone' : 'admin.error.authMethodPublic');
   }
   let jwks: unknown = null;
@@ -197,12 +201,18 @@ function keySettingsMessages(values: ClientFormValues, t: Translate): FieldMessa
     }
   }
   const errors: FieldError[] = [];
-  validateKeySettings({ confidential: values.confidential, tokenEndpointAuthMethod: method === '' ? undefined : method, jwks, jwksUri: values.jwksUri }, errors);
+  validateKeySettings({ confidential: values.confidential, tokenEndpointAuthMethod: method, jwks, jwksUri: values.jwksUri }, errors);
   for (const error of errors) {
     const field = error.field === 'jwksUri' ? 'jwksUri' : error.field === 'jwks' ? 'jwks' : 'tokenEndpointAuthMethod';
     messages[field] ??= field === 'tokenEndpointAuthMethod' ? t('admin.error.authMethod') : t('admin.error.keys', { problem: error.message });
   }
   return messages;
+}
+
+/** The method to store: "by type" made explicit (so that it replaces private_key_jwt); undefined when the form had no such field. */
+function chosenMethod(values: ClientFormValues): string | undefined {
+  if (values.tokenEndpointAuthMethod !== '') return values.tokenEndpointAuthMethod;
+  return values.confidential ? 'client_secret_basic' : 'none';
 }
 
 /** Too many, or the ones that cannot be registered; undefined when all is well. */
