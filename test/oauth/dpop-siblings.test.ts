@@ -7,10 +7,10 @@
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
-import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
-import { testConfig, testKeys, type AppUnderTest } from '../helpers/app.ts';
+import type { DatabaseHandle } from '../../src/db/database.ts';
+import type { AppUnderTest } from '../helpers/app.ts';
 import { TestClock } from '../helpers/clock.ts';
-import { createTestDatabase, TEST_DATABASE_URL } from '../helpers/database.ts';
+import { siblingDatabases } from '../helpers/sibling-databases.ts';
 import { makeClient, tokenRequest } from '../helpers/oauth.ts';
 
 const clock = new TestClock();
@@ -21,20 +21,14 @@ afterEach(async () => {
 });
 
 async function twoInstances(): Promise<[AppUnderTest, AppUnderTest]> {
-  const { config, removeDataDir } = await testConfig();
-  const database = await createTestDatabase();
-  cleanup.push(removeDataDir, () => database.drop());
-  const second = TEST_DATABASE_URL === undefined ? database.handle
-    : await openDatabase({ kind: 'postgres', url: TEST_DATABASE_URL, schema: database.schema!, poolSize: 3 });
-  if (second !== database.handle) cleanup.push(() => second.close());
-  const keys = await testKeys();
+  const { config, keys, first, second } = await siblingDatabases(cleanup);
   const build = async (handle: DatabaseHandle): Promise<AppUnderTest> => {
     const app = await buildApp(config, { database: handle, keys, clock: clock.now });
     await app.ready();
     cleanup.push(() => app.close());
     return { app, db: handle.db, config, keys, clock, baseUrl: '', listen: () => Promise.reject(new Error('not listening')) };
   };
-  return [await build(database.handle), await build(second)];
+  return [await build(first), await build(second)];
 }
 
 describe('two instances', () => {
