@@ -49,6 +49,8 @@ export interface Config {
   readonly refreshGraceSeconds: number;
   /** RFC 9126 §5: every client must push its authorization requests (/oauth/par). */
   readonly requirePushedAuthorizationRequests: boolean;
+  /** RFC 9449 §8: every DPoP proof must carry a nonce of this server (`use_dpop_nonce` otherwise). */
+  readonly dpopNonceRequired: boolean;
   /** Seconds between two looks of an instance at the queue of back-channel logout notices. */
   readonly backchannelLogoutPollSeconds: number;
   /** Days a security event stays in the audit log (`security_events`) before the scheduled purge deletes it. */
@@ -82,7 +84,7 @@ export const CONFIG_VARIABLES = [
   'RSA_KEY_BITS', 'TRUST_PROXY', 'PETITION_SOURCE_URL', 'PETITION_ALLOW_PRIVATE', 'VAPID_PUBLIC_KEY', 'VAPID_PRIVATE_KEY',
   'MAX_UPLOAD_BYTES', 'REFRESH_TOKEN_GRACE_SECONDS', 'REQUEST_TIMEOUT_SECONDS', 'MAX_CONNECTIONS',
   'DATABASE_TIMEOUT_SECONDS', 'METRICS_TOKEN', 'REDIS_URL', 'BACKCHANNEL_LOGOUT_POLL_SECONDS', 'ALLOW_DEMO_IN_PRODUCTION',
-  'MAX_CONNECTIONS_PER_ADDRESS', 'REQUIRE_PUSHED_AUTHORIZATION_REQUESTS', 'AUDIT_RETENTION_DAYS',
+  'MAX_CONNECTIONS_PER_ADDRESS', 'REQUIRE_PUSHED_AUTHORIZATION_REQUESTS', 'DPOP_NONCE_REQUIRED', 'AUDIT_RETENTION_DAYS',
   'SMTP_URL', 'MAIL_FROM', 'MAIL',
 ] as const;
 
@@ -182,6 +184,7 @@ function readKeySettings(read: EnvReader) {
     backchannelLogoutPollSeconds: read.integer('BACKCHANNEL_LOGOUT_POLL_SECONDS', 1, 1, 300),
     auditRetentionDays: read.integer('AUDIT_RETENTION_DAYS', 90, 1, 3650),
     requirePushedAuthorizationRequests: read.oneOf('REQUIRE_PUSHED_AUTHORIZATION_REQUESTS', ['true', 'false'], 'false') === 'true',
+    dpopNonceRequired: read.oneOf('DPOP_NONCE_REQUIRED', ['true', 'false'], 'false') === 'true',
   };
 }
 

@@ -46,6 +46,8 @@ export const CLIENT_SETTING_OPTIONS: Readonly<Record<string, SettingOption>> = {
   'no-backchannel-logout-session-required': flag('backchannelLogoutSessionRequired', false, 'logout tokens need not carry the session id (the default)'),
   'require-pushed-authorization-requests': flag('requirePushedAuthorizationRequests', true, 'authorization requests only as pushed ones (RFC 9126, POST /oauth/par)'),
   'no-require-pushed-authorization-requests': flag('requirePushedAuthorizationRequests', false, 'authorization requests also through the browser alone (the default)'),
+  'dpop-bound-access-tokens': flag('dpopBoundAccessTokens', true, 'every token request must carry a DPoP proof (RFC 9449 §5.2); its tokens are bound to the proof\'s key'),
+  'no-dpop-bound-access-tokens': flag('dpopBoundAccessTokens', false, 'a DPoP proof is optional: tokens are bound when one is sent (the default)'),
 };
 
 export const EMPTY_SETTINGS: ClientSettings = {
@@ -53,11 +55,12 @@ export const EMPTY_SETTINGS: ClientSettings = {
   postLogoutRedirectUris: [], backchannelLogoutUri: null, backchannelLogoutSessionRequired: false,
   requirePushedAuthorizationRequests: false,
   idTokenSignedResponseAlg: DEFAULT_SIGNING_ALG,
+  dpopBoundAccessTokens: false,
 };
 
 /** The settings the options give, on top of `base` (an existing client, or {@link EMPTY_SETTINGS}). */
 export function readClientSettings(values: OptionValues, base: ClientSettings): ClientSettings {
-  for (const name of ['backchannel-logout-session-required', 'require-pushed-authorization-requests']) {
+  for (const name of ['backchannel-logout-session-required', 'require-pushed-authorization-requests', 'dpop-bound-access-tokens']) {
     if (values[name] && values[`no-${name}`]) throw new UsageError(`give either --${name} or --no-${name}, not both`);
   }
   const settings: Record<string, unknown> = { ...base };
@@ -96,6 +99,7 @@ export function describeClient(client: Client): string[] {
     `  back-channel logout: ${client.backchannelLogoutUri === null ? 'none'
       : `${client.backchannelLogoutUri}${client.backchannelLogoutSessionRequired ? ' (sid required)' : ''}`}`,
     `  pushed authorization requests: ${client.requirePushedAuthorizationRequests ? 'required' : 'optional'}`,
+    `  DPoP-bound access tokens: ${client.dpopBoundAccessTokens ? 'required (every token request carries a DPoP proof)' : 'optional (bound when a proof is sent)'}`,
     `  client authentication: ${client.tokenEndpointAuthMethod}${client.jwksUri !== null ? ` (keys from ${client.jwksUri})`
       : client.jwks !== null ? ` (${client.jwks.keys.length} registered key${client.jwks.keys.length === 1 ? '' : 's'})` : ''}`,
     `  signing algorithm: ${client.idTokenSignedResponseAlg} (id_token_signed_response_alg: ID tokens, access tokens, logout tokens)`,

@@ -7,6 +7,7 @@
 import { toLocation } from '../http/location.ts';
 import type { Executor } from '../db/executor.ts';
 import type { Checked } from './checks/check.ts';
+import { checkDpopJkt } from './checks/dpop-jkt.ts';
 import { checkMaxAge } from './checks/max-age.ts';
 import { checkNonce } from './checks/nonce.ts';
 import { checkParameters } from './checks/parameters.ts';
@@ -31,7 +32,7 @@ export const LOGIN_AFTER_PARAMETER = 'login_after';
 /** The parameters an authorization request may carry; others are ignored (RFC 6749 §3.1). */
 export const AUTHORIZATION_PARAMETERS = [
   'response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method',
-  'nonce', 'prompt', 'max_age', 'response_mode', 'login_hint', 'ui_locales', 'request', 'request_uri',
+  'nonce', 'prompt', 'max_age', 'response_mode', 'login_hint', 'ui_locales', 'request', 'request_uri', 'dpop_jkt',
   LOGIN_AFTER_PARAMETER,
 ] as const;
 
@@ -49,6 +50,8 @@ export interface AuthorizationRequest {
   scopes: Scope[];
   codeChallenge: string | null;
   nonce: string | null;
+  /** RFC 9449 §10: the DPoP key the code is bound to, or null. */
+  dpopJkt: string | null;
   prompt: ReadonlySet<string>;
   maxAge: number | undefined;
   /** See {@link LOGIN_AFTER_PARAMETER}; undefined when absent or malformed. */
@@ -125,8 +128,9 @@ export function checkAuthorizationRequest(client: ClientRow, raw: RawParameters)
   const prompt = take(checkPrompt(parameters));
   const maxAge = take(checkMaxAge(parameters));
   const nonce = take(checkNonce(parameters));
+  const dpopJkt = take(checkDpopJkt(parameters));
   const loginAfter = /^\d{1,12}$/.test(parameters.login_after ?? '') ? Number(parameters.login_after) : undefined;
-  return { client, redirectUri, state, scopes, codeChallenge, nonce, prompt, maxAge, loginAfter, parameters, pushed: false };
+  return { client, redirectUri, state, scopes, codeChallenge, nonce, dpopJkt, prompt, maxAge, loginAfter, parameters, pushed: false };
 }
 
 /** Step 1: a registered client, or the error page. */

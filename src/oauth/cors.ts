@@ -27,7 +27,7 @@ function toArray<T>(value: T | T[] | undefined): T[] {
 function setCorsHeaders(reply: FastifyReply, origin: string): void {
   void reply.header('access-control-allow-origin', origin);
   if (origin !== '*') void reply.header('vary', 'Origin');
-  void reply.header('access-control-expose-headers', 'WWW-Authenticate, Retry-After');
+  void reply.header('access-control-expose-headers', 'WWW-Authenticate, Retry-After, DPoP-Nonce');
 }
 
 /**

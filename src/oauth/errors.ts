@@ -134,3 +134,30 @@ export class TemporarilyUnavailable extends OAuthError { readonly error = 'tempo
 
 /** The seed's message for every code failure at the token endpoint (SPEC §5.3). */
 export const INVALID_OR_EXPIRED_CODE = 'Invalid or expired code';
+
+/** RFC 9449 §5, §7.1: the DPoP proof is missing where required, malformed, or does not match the request. */
+export class InvalidDpopProof extends OAuthError { readonly error = 'invalid_dpop_proof'; }
+
+/** RFC 9449 §8, §9: the proof must carry the server's nonce, sent back in the `DPoP-Nonce` header. */
+export class UseDpopNonce extends OAuthError {
+  readonly error = 'use_dpop_nonce';
+  constructor(description: string, nonce: string) {
+    super(description);
+    this.headers['dpop-nonce'] = nonce;
+  }
+}
+
+/**
+ * RFC 9449 §7.1: a refusal at a protected resource of a DPoP request or a
+ * DPoP-bound token: 401 with the DPoP challenge (its `algs`), and the nonce to
+ * use when the refusal is `use_dpop_nonce` (§9).
+ */
+export class DpopChallenge extends OAuthError {
+  override readonly status: number;
+  /** `status`: 403 for insufficient_scope, else 401 (RFC 6750 §3.1). */
+  constructor(readonly error: string, description: string, algs: readonly string[], headers: Record<string, string> = {}, status = 401) {
+    super(description);
+    this.status = status;
+    this.headers = { ...headers, 'www-authenticate': `DPoP error="${error}", error_description="${description.replace(/["\\]/g, '')}", algs="${algs.join(' ')}"` };
+  }
+}

@@ -17,7 +17,7 @@
  * instances as a factor.
  */
 import type { Clock } from '../clock.ts';
-import { OAuthError, TooManyRequests } from './errors.ts';
+import { OAuthError, TooManyRequests, UseDpopNonce } from './errors.ts';
 
 export const TOKEN_FAILURES_PER_MINUTE = 30;
 const WINDOW_MS = 60_000;
@@ -81,7 +81,8 @@ export class LimitedAttempt {
 
   /** The error to answer a failed request with; counts it unless it is the limiter's own 429, our fault (5xx) or no failure (a pending device code). */
   failed(error: unknown): unknown {
-    if (error instanceof TooManyRequests || !(error instanceof OAuthError) || error.status >= 500 || !error.countsAsFailure) return error;
+    // RFC 9449 §8: being asked for a nonce is part of the protocol, not a failure of the client.
+    if (error instanceof TooManyRequests || error instanceof UseDpopNonce || !(error instanceof OAuthError) || error.status >= 500 || !error.countsAsFailure) return error;
     if (!this.isAuthenticated) {
       const wait = this.limiter.secondsBlocked(this.key);
       if (wait > 0) return new TooManyRequests(wait);

@@ -3,6 +3,7 @@ import type { Clock } from '../clock.ts';
 import type { DB } from '../db/database.ts';
 import type { ClientCache } from './clients/client-cache.ts';
 import type { ClientJwks } from './clients/client-jwks.ts';
+import type { DpopNonces } from './dpop/dpop-nonce.ts';
 import type { KeyMaterial } from './keys/key-material.ts';
 import type { KeyStore } from './keys/key-store.ts';
 
@@ -21,4 +22,6 @@ export interface OAuthContext {
   readonly refreshGraceSeconds: number;
   /** REQUIRE_PUSHED_AUTHORIZATION_REQUESTS (RFC 9126 §5): every authorization request must be pushed. */
   readonly requirePushedAuthorizationRequests: boolean;
+  /** RFC 9449: the server's nonces, and whether every proof must carry one (DPOP_NONCE_REQUIRED). */
+  readonly dpop: { readonly nonces: DpopNonces; readonly requireNonce: boolean };
 }

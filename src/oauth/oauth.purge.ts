@@ -1,13 +1,14 @@
 /**
  * Purge of expired OAuth rows (SPEC §8): codes, grants with their refresh tokens, retired signing keys,
  * logout notices sent or abandoned a week ago,
- * pushed authorization requests and their continuations, used client assertions, device authorizations.
+ * pushed authorization requests and their continuations, used client assertions and DPoP proofs, device authorizations.
  */
 import type { Clock } from '../clock.ts';
 import type { DB } from '../db/database.ts';
 import { purgeExpiredAssertions } from './clients/client-assertions.repository.ts';
 import { purgeExpiredDeviceCodes } from './device-authorization/device-codes.repository.ts';
 import { purgeFinishedNotices } from './backchannel/logout-notices.repository.ts';
+import { purgeExpiredDpopProofs } from './dpop/dpop-proofs.repository.ts';
 import { purgeExpiredCodes } from './grants/codes.repository.ts';
 import { purgeExpiredGrants } from './grants/grants.repository.ts';
 import { purgeRetiredSigningKeys } from './keys/signing-keys.ts';
@@ -22,5 +23,6 @@ export async function purgeExpiredOAuthRows(db: DB, clock: Clock): Promise<numbe
   const notices = await purgeFinishedNotices(db, now);
   const pushed = await purgeExpiredPushedRequests(db, now);
   const assertions = await purgeExpiredAssertions(db, now);
-  return codes + grants + keys + notices + pushed + assertions;
+  const proofs = await purgeExpiredDpopProofs(db, now);
+  return codes + grants + keys + notices + pushed + assertions + proofs;
 }

@@ -22,6 +22,8 @@ import type { KeyStore } from './keys/key-store.ts';
 import type { OAuthContext } from './oauth-context.ts';
 import { noticeTargetPolicy } from './backchannel/notice-target.ts';
 import { ClientJwks } from './clients/client-jwks.ts';
+import { DpopNonces } from './dpop/dpop-nonce.ts';
+import { derivedKeys } from './keys/derived-keys.ts';
 import { oauthEndpoints } from './oauth-endpoints.ts';
 
 export interface OAuthRoutesOptions {
@@ -47,6 +49,7 @@ export async function oauthRoutes(app: FastifyInstance, options: OAuthRoutesOpti
     db, clock, issuer: config.publicUrl, material: keys, keys: keyStore, clients: new ClientCache(db),
     clientJwks: new ClientJwks(noticeTargetPolicy(config.isProduction)), refreshGraceSeconds: config.refreshGraceSeconds,
     requirePushedAuthorizationRequests: config.requirePushedAuthorizationRequests,
+    dpop: { nonces: new DpopNonces(derivedKeys(keys).dpopNonce), requireNonce: config.dpopNonceRequired },
   };
   authorizeEndpoint(app, ctx, pages);
   endSessionEndpoint(app, ctx, endSessionPages, config);

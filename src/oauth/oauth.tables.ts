@@ -30,6 +30,8 @@ export interface OAuthClientsTable {
   token_endpoint_auth_method: Generated<string>;
   jwks: ColumnType<{ keys: Record<string, unknown>[] } | null, string | null, string | null>;
   jwks_uri: string | null;
+  /** Migration 061 (RFC 9449 §5.2): token requests must carry a DPoP proof. */
+  dpop_bound_access_tokens: Generated<boolean>;
 }
 
 /** Migration 054: digests of client assertions' jti, until the assertion expires (RFC 7523 §3). */
@@ -72,6 +74,8 @@ export interface OAuthGrantsTable {
   revoked_at: Date | null;
   /** The login session the grant came from (migration 043); null when unknown. */
   sid: string | null;
+  /** Migration 061 (RFC 9449 §5): the DPoP key a public client's refresh tokens are bound to. */
+  dpop_jkt: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface OAuthCodesTable {
@@ -91,6 +95,8 @@ export interface OAuthCodesTable {
   grant_id: number | null;
   /** The login session the code was issued under (migration 043). */
   sid: string | null;
+  /** Migration 061 (RFC 9449 §10): the DPoP key the code may only be redeemed with. */
+  dpop_jkt: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** The clients a login session signed into (migration 043): whom to tell when it ends. */
@@ -145,6 +151,12 @@ export interface OAuthDeviceCodesTable {
 
 export type DeviceCodeStatus = 'pending' | 'approved' | 'denied' | 'used';
 
+/** Used DPoP proofs (migration 061, RFC 9449 §11.1): the digest of each key's jti until the proof expires. */
+export interface OAuthDpopProofsTable {
+  jti_digest: Buffer;
+  expires_at: Date;
+}
+
 export interface OAuthTables {
   oauth_clients: OAuthClientsTable;
   oauth_client_regions: OAuthClientRegionsTable;
@@ -157,4 +169,5 @@ export interface OAuthTables {
   oauth_pushed_requests: OAuthPushedRequestsTable;
   oauth_client_assertions: OAuthClientAssertionsTable;
   oauth_device_codes: OAuthDeviceCodesTable;
+  oauth_dpop_proofs: OAuthDpopProofsTable;
 }

@@ -15,6 +15,8 @@ export interface EventLog {
 export type SecurityEvent =
   /** An authorization code was presented again; the grant it issued (if any) is revoked. */
   | { event: 'oauth.code.reused'; clientId: string; grantId: number | null }
+  /** A DPoP proof (RFC 9449) was presented a second time: captured and replayed, or a client sending one twice. */
+  | { event: 'oauth.dpop.proof_replayed'; endpoint: string; jkt: string; ip: string }
   /** A retired refresh token was used outside the grace period; its whole family (grant) is revoked. */
   | { event: 'oauth.refresh_token.family_revoked'; clientId: string; grantId: number; userId: number; tokenId: number }
   /** The token or revocation endpoint refused a client's credentials. */
@@ -90,6 +92,7 @@ export type SecurityEventName = SecurityEvent['event'];
 /** Level and message of each event: warn for what may be an attack, info for what an operator or member did. */
 const DESCRIPTIONS: Record<SecurityEventName, ['warn' | 'info', string]> = {
   'oauth.code.reused': ['warn', 'authorization code reused; the grant it issued is revoked'],
+  'oauth.dpop.proof_replayed': ['warn', 'DPoP proof replayed'],
   'oauth.refresh_token.family_revoked': ['warn', 'retired refresh token reused; its token family is revoked'],
   'oauth.client.authentication_failed': ['warn', 'client authentication failed'],
   'account.login.locked': ['warn', 'login refused: too many failed attempts'],

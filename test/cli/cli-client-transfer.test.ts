@@ -28,7 +28,7 @@ describe('client export', () => {
     const add = (...argv: string[]) => runInProcess(source.dataDir, ['client', 'add', ...argv]);
     expect((await add('--client-id', 'wiki', '--name', 'Wiki', '--redirect-uri', 'https://wiki.example/cb', '--grant', 'refresh_token',
       '--backchannel-logout-uri', 'https://wiki.example/bc', '--post-logout-redirect-uri', 'https://wiki.example/bye',
-      '--require-pushed-authorization-requests', '--id-token-signed-response-alg', 'ES256')).code).toBe(0);
+      '--require-pushed-authorization-requests', '--id-token-signed-response-alg', 'ES256', '--dpop-bound-access-tokens')).code).toBe(0);
     expect((await add('--client-id', 'spa', '--name', 'SPA', '--redirect-uri', 'http://127.0.0.1:5173/cb', '--public', '--scope', 'email',
       '--grant', 'urn:ietf:params:oauth:grant-type:device_code')).code).toBe(0);
     const run = await runBin(source.dataDir, ['client', 'export']);
@@ -36,11 +36,11 @@ describe('client export', () => {
     expect(JSON.parse(run.out)).toEqual([
       { clientId: 'spa', name: 'SPA', confidential: false, redirectUris: ['http://127.0.0.1:5173/cb'], scopes: ['openid', 'email'],
         grantTypes: ['authorization_code', 'urn:ietf:params:oauth:grant-type:device_code'], requiredRegions: [], postLogoutRedirectUris: [], backchannelLogoutUri: null, backchannelLogoutSessionRequired: false,
-        requirePushedAuthorizationRequests: false, idTokenSignedResponseAlg: 'RS256', tokenEndpointAuthMethod: 'none', jwks: null, jwksUri: null },
+        requirePushedAuthorizationRequests: false, idTokenSignedResponseAlg: 'RS256', tokenEndpointAuthMethod: 'none', jwks: null, jwksUri: null, dpopBoundAccessTokens: false },
       { clientId: 'wiki', name: 'Wiki', confidential: true, redirectUris: ['https://wiki.example/cb'], scopes: ['openid'],
         grantTypes: ['authorization_code', 'refresh_token'], requiredRegions: [], postLogoutRedirectUris: ['https://wiki.example/bye'],
         backchannelLogoutUri: 'https://wiki.example/bc', backchannelLogoutSessionRequired: false,
-        requirePushedAuthorizationRequests: true, idTokenSignedResponseAlg: 'ES256', tokenEndpointAuthMethod: 'client_secret_basic', jwks: null, jwksUri: null },
+        requirePushedAuthorizationRequests: true, idTokenSignedResponseAlg: 'ES256', tokenEndpointAuthMethod: 'client_secret_basic', jwks: null, jwksUri: null, dpopBoundAccessTokens: true },
     ]);
     // No secret or digest, only the method's name (`client_secret_basic`).
     expect(run.out).not.toMatch(/digest|"[a-z_]*secret[a-z_]*"\s*:/i);

@@ -103,7 +103,7 @@ describe('client list, show, update, rotate-secret, delete', () => {
       clientId: 'wiki', name: 'Wiki', confidential: true, redirectUris: ['https://wiki.example/cb', 'http://127.0.0.1:8000/cb'],
       scopes: ['openid', 'email'], grantTypes: ['authorization_code', 'refresh_token'], requiredRegions: [],
       postLogoutRedirectUris: [], backchannelLogoutUri: null, backchannelLogoutSessionRequired: false, requirePushedAuthorizationRequests: false, idTokenSignedResponseAlg: 'RS256',
-      tokenEndpointAuthMethod: 'client_secret_basic', jwks: null, jwksUri: null,
+      tokenEndpointAuthMethod: 'client_secret_basic', jwks: null, jwksUri: null, dpopBoundAccessTokens: false,
       createdAt: expect.any(String), updatedAt: expect.any(String),
     });
     expect(clients.find((c: { clientId: string }) => c.clientId === 'wiki')).toEqual(JSON.parse(show.out));

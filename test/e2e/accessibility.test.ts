@@ -229,6 +229,16 @@ const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolea
       await afterNavigation(page, () => page.locator('form button[type=submit]').last().click());
     },
   },
+  {
+    name: 'admin: form with a refused key set',
+    as: 'orga@example.org',
+    open: async (page) => {
+      await page.goto(`${app.baseUrl}/admin/oauthclients/new`);
+      await page.locator('#tokenEndpointAuthMethod').selectOption('private_key_jwt');
+      await page.locator('#jwks').fill('{"keys": [');
+      await afterNavigation(page, () => page.locator('form button[type=submit]').last().click());
+    },
+  },
   { name: 'admin: edit form', as: 'orga@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/oauthclients/demo-app/edit`); } },
   { name: 'admin: delete confirmation', as: 'orga@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/oauthclients/demo-spa/delete`); } },
   { name: 'admin: new secret confirmation', as: 'orga@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/oauthclients/demo-app/secret`); } },

@@ -132,6 +132,8 @@ export interface CodeRequest {
   verifier?: string | null;
   nonce?: string;
   redirectUri?: string;
+  /** Further authorization parameters (`dpop_jkt`, …). */
+  extra?: Record<string, string>;
 }
 
 export const TEST_VERIFIER = 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk';
@@ -145,6 +147,7 @@ export async function obtainCode(t: AppUnderTest, request: CodeRequest): Promise
     scope: request.scope ?? 'openid profile email regions', state: 'st',
     ...(verifier === null ? {} : { code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256' }),
     ...(request.nonce === undefined ? {} : { nonce: request.nonce }),
+    ...request.extra,
   });
   let response = await t.app.inject({ method: 'GET', url: `/oauth/authorize?${query}`, headers: { cookie: request.cookie } });
   if (response.statusCode === 200) {

@@ -58,6 +58,7 @@ describe('discovery', () => {
       id_token_signing_alg_values_supported: ['RS256', 'ES256', 'EdDSA'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'],
       code_challenge_methods_supported: ['S256'],
+      dpop_signing_alg_values_supported: ['ES256', 'PS256', 'RS256', 'EdDSA', 'Ed25519'],
       authorization_response_iss_parameter_supported: true,
     });
     expect(response.json().claims_supported).toEqual(expect.arrayContaining(['sub', 'preferred_username', 'email', 'region_ids', 'region_ambassador', 'auth_time', 'nonce']));

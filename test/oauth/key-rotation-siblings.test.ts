@@ -13,15 +13,16 @@ import { decodeProtectedHeader, generateKeyPair, SignJWT } from 'jose';
 import { sql, type KyselyPlugin } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
-import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
+import type { DatabaseHandle } from '../../src/db/database.ts';
 import { UNKNOWN_KID_RELOAD_SECONDS } from '../../src/oauth/keys/key-store.ts';
 import { rotateSigningKey } from '../../src/oauth/keys/signing-keys.ts';
-import { testConfig, testKeys, type AppUnderTest } from '../helpers/app.ts';
+import type { AppUnderTest } from '../helpers/app.ts';
 import { FrozenClock } from '../helpers/clock.ts';
-import { createTestDatabase, TEST_DATABASE_URL } from '../helpers/database.ts';
+import { TEST_DATABASE_URL } from '../helpers/database.ts';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
 import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
 import { logInAs } from '../helpers/session.ts';
+import { siblingDatabases } from '../helpers/sibling-databases.ts';
 
 const clock = new FrozenClock(new Date());
 
@@ -54,13 +55,7 @@ afterEach(async () => {
 
 /** Two instances on one database; `adapt` shapes each instance's handle (PostgreSQL: B has a pool of its own). */
 async function twoInstances(adapt: (handle: DatabaseHandle, name: 'a' | 'b') => DatabaseHandle): Promise<Pair> {
-  const { config, removeDataDir } = await testConfig();
-  const database = await createTestDatabase();
-  cleanup.push(removeDataDir, () => database.drop());
-  const second = TEST_DATABASE_URL === undefined ? database.handle
-    : await openDatabase({ kind: 'postgres', url: TEST_DATABASE_URL, schema: database.schema!, poolSize: 3 });
-  if (second !== database.handle) cleanup.push(() => second.close());
-  const keys = await testKeys();
+  const { config, keys, first, second } = await siblingDatabases(cleanup);
   const counted = countingKeyLoads(adapt(second, 'b'));
   const build = async (handle: DatabaseHandle): Promise<AppUnderTest> => {
     const app = await buildApp(config, { database: handle, keys, clock: clock.now });
@@ -68,7 +63,7 @@ async function twoInstances(adapt: (handle: DatabaseHandle, name: 'a' | 'b') => 
     cleanup.push(() => app.close());
     return { app, db: handle.db, config, keys, clock, baseUrl: '', listen: () => Promise.reject(new Error('not listening')) };
   };
-  return { a: await build(adapt(database.handle, 'a')), b: await build(counted.handle), bLoads: counted.loads };
+  return { a: await build(adapt(first, 'a')), b: await build(counted.handle), bLoads: counted.loads };
 }
 
 /** The RS256 keys of the JWKS (the default clients' algorithm; every algorithm rotates alike). */

@@ -144,6 +144,6 @@ test('discovery lists private_key_jwt and the assertion algorithms', async () =>
   expect(document.token_endpoint_auth_methods_supported).toEqual(['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none']);
   expect(document.introspection_endpoint_auth_methods_supported).toEqual(['client_secret_basic', 'client_secret_post', 'private_key_jwt']);
   for (const name of ['token', 'revocation', 'introspection']) {
-    expect(document[`${name}_endpoint_auth_signing_alg_values_supported`]).toEqual(['RS256', 'PS256', 'ES256', 'EdDSA']);
+    expect(document[`${name}_endpoint_auth_signing_alg_values_supported`]).toEqual(['RS256', 'PS256', 'ES256', 'EdDSA', 'Ed25519']);
   }
 });

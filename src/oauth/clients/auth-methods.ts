@@ -7,7 +7,11 @@
 export const TOKEN_ENDPOINT_AUTH_METHODS = ['client_secret_basic', 'client_secret_post', 'private_key_jwt', 'none'] as const;
 export type TokenEndpointAuthMethod = typeof TOKEN_ENDPOINT_AUTH_METHODS[number];
 
-export const ASSERTION_SIGNING_ALGS = ['RS256', 'PS256', 'ES256', 'EdDSA'] as const;
+/**
+ * `Ed25519` is the fully-specified name of EdDSA with an Ed25519 key (RFC 9864
+ * §2.2); libraries such as oauth4webapi sign with it. Both names are accepted.
+ */
+export const ASSERTION_SIGNING_ALGS = ['RS256', 'PS256', 'ES256', 'EdDSA', 'Ed25519'] as const;
 
 export function isTokenEndpointAuthMethod(value: unknown): value is TokenEndpointAuthMethod {
   return (TOKEN_ENDPOINT_AUTH_METHODS as readonly unknown[]).includes(value);

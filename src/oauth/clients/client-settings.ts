@@ -42,6 +42,8 @@ export interface ClientSettings {
   tokenEndpointAuthMethod?: string;
   jwks?: unknown;
   jwksUri?: string | null;
+  /** RFC 9449 §5.2 `dpop_bound_access_tokens`: token requests must carry a DPoP proof (absent = false: a proof is optional). */
+  dpopBoundAccessTokens?: boolean;
 }
 
 /** The settings as stored (but the secret); problems are added to `errors`. */
@@ -87,6 +89,7 @@ export async function validateSettings(db: Executor, input: ClientSettings, erro
     backchannelLogoutSessionRequired: backchannelLogoutUri !== null && input.backchannelLogoutSessionRequired === true,
     requirePushedAuthorizationRequests: input.requirePushedAuthorizationRequests === true,
     idTokenSignedResponseAlg: isSigningAlg(idTokenSignedResponseAlg) ? idTokenSignedResponseAlg : DEFAULT_SIGNING_ALG,
+    dpopBoundAccessTokens: input.dpopBoundAccessTokens === true,
   };
 }
 

@@ -33,6 +33,7 @@ export const ExportedClient = Type.Object({
   tokenEndpointAuthMethod: Type.Optional(Type.String({ maxLength: 40 })),
   jwks: Type.Optional(Type.Union([Type.Object({ keys: Type.Array(Type.Record(Type.String(), Type.Unknown()), { maxItems: 100 }) }), Type.Null()])),
   jwksUri: Type.Optional(Type.Union([Type.String({ maxLength: 2000 }), Type.Null()])),
+  dpopBoundAccessTokens: Type.Optional(Type.Boolean()),
 }, { additionalProperties: false });
 export type ExportedClient = Static<typeof ExportedClient>;
 

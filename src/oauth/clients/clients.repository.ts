@@ -30,6 +30,8 @@ export interface ClientRow {
   /** The client's public keys for private_key_jwt, inline or by URL (one of them). */
   jwks: { keys: Record<string, unknown>[] } | null;
   jwks_uri: string | null;
+  /** Migration 061 (RFC 9449 §5.2): every token request must carry a DPoP proof. */
+  dpop_bound_access_tokens: boolean;
 }
 
 export interface ClientValues {
@@ -48,6 +50,7 @@ export interface ClientValues {
   tokenEndpointAuthMethod: TokenEndpointAuthMethod;
   jwks: { keys: Record<string, unknown>[] } | null;
   jwksUri: string | null;
+  dpopBoundAccessTokens: boolean;
 }
 
 function selectClients(db: Executor) {
@@ -55,7 +58,7 @@ function selectClients(db: Executor) {
     'id', 'client_id', 'name', 'confidential', 'secret_digest', 'redirect_uris', 'scopes', 'grant_types', 'created_at', 'updated_at', 'version',
     'post_logout_redirect_uris', 'backchannel_logout_uri', 'backchannel_logout_session_required', 'require_pushed_authorization_requests',
     sql<SigningAlg>`id_token_signed_response_alg`.as('id_token_signed_response_alg'),
-    sql<TokenEndpointAuthMethod>`token_endpoint_auth_method`.as('token_endpoint_auth_method'), 'jwks', 'jwks_uri',
+    sql<TokenEndpointAuthMethod>`token_endpoint_auth_method`.as('token_endpoint_auth_method'), 'jwks', 'jwks_uri', 'dpop_bound_access_tokens',
     sql<number[]>`array(select r.region_id from oauth_client_regions r where r.client_id = oauth_clients.id order by r.region_id)`.as('required_regions'),
   ]);
 }
@@ -63,7 +66,7 @@ function selectClients(db: Executor) {
 const clientById = statement<ClientRow>('find_client', `
   select id, client_id, name, confidential, secret_digest, redirect_uris, scopes, grant_types, created_at, updated_at, version,
     post_logout_redirect_uris, backchannel_logout_uri, backchannel_logout_session_required, require_pushed_authorization_requests, id_token_signed_response_alg,
-    token_endpoint_auth_method, jwks, jwks_uri,
+    token_endpoint_auth_method, jwks, jwks_uri, dpop_bound_access_tokens,
     array(select r.region_id from oauth_client_regions r where r.client_id = oauth_clients.id order by r.region_id) as required_regions
   from oauth_clients where client_id = $1`);
 
@@ -102,6 +105,7 @@ function columnsOf(values: ClientValues) {
     token_endpoint_auth_method: values.tokenEndpointAuthMethod,
     jwks: values.jwks === null ? null : JSON.stringify(values.jwks),
     jwks_uri: values.jwksUri,
+    dpop_bound_access_tokens: values.dpopBoundAccessTokens,
   };
 }
 

@@ -47,6 +47,8 @@ export interface Client {
   tokenEndpointAuthMethod: TokenEndpointAuthMethod;
   jwks: { keys: Record<string, unknown>[] } | null;
   jwksUri: string | null;
+  /** RFC 9449 §5.2 (migration 061): token requests must carry a DPoP proof. */
+  dpopBoundAccessTokens: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -186,6 +188,7 @@ function toClient(row: ClientRow): Client {
     tokenEndpointAuthMethod: row.token_endpoint_auth_method,
     jwks: row.jwks,
     jwksUri: row.jwks_uri,
+    dpopBoundAccessTokens: row.dpop_bound_access_tokens,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -110,6 +110,8 @@ export interface DeviceRedemption {
   grantExpiresAt: Date;
   /** Set when the client holds the refresh_token grant. */
   refreshExpiresAt: Date | null;
+  /** The key a public client's refresh tokens are bound to (RFC 9449 §5), or null. */
+  refreshDpopJkt: string | null;
 }
 
 export interface RedeemedDeviceCode {
@@ -145,8 +147,8 @@ const redeemStatement = statement<RedeemedDeviceCode & { client_current: boolean
     returning user_id, scopes, auth_time, amr, sid, client_id
   ),
   g as (
-    insert into oauth_grants (id, client_id, user_id, scopes, auth_time, expires_at, sid, amr)
-    select (select id from gid), client_id, user_id, scopes, auth_time, $4, sid, amr from used
+    insert into oauth_grants (id, client_id, user_id, scopes, auth_time, expires_at, sid, amr, dpop_jkt)
+    select (select id from gid), client_id, user_id, scopes, auth_time, $4, sid, amr, $7::text from used
     returning id, scopes
   ),
   rt as (
@@ -165,7 +167,7 @@ const redeemStatement = statement<RedeemedDeviceCode & { client_current: boolean
 
 /** `code` undefined when no approved, live row of this client with a live approving session matched. */
 export async function redeemDeviceCode(db: Executor, r: DeviceRedemption): Promise<{ clientCurrent: boolean; code: RedeemedDeviceCode | undefined }> {
-  const [row] = await redeemStatement.rows(db, [r.digest, r.clientRowId, r.now, r.grantExpiresAt, r.refreshExpiresAt, r.clientVersion]);
+  const [row] = await redeemStatement.rows(db, [r.digest, r.clientRowId, r.now, r.grantExpiresAt, r.refreshExpiresAt, r.clientVersion, r.refreshDpopJkt]);
   const { client_current, ...code } = row!;
   return { clientCurrent: client_current, code: code.grant_id === null ? undefined : code };
 }

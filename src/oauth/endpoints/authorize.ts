@@ -56,7 +56,7 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
     return pages.notInRequiredRegions(request, reply, { clientName: req.client.name, back });
   };
 
-  /** Step 7: a code bound to client, user, redirect URI, scopes, PKCE challenge, nonce and auth_time. */
+  /** Step 7: a code bound to client, user, redirect URI, scopes, PKCE challenge, nonce, auth_time and DPoP key. */
   const approve: Respond = async (reply, req, session) => {
     const code = await issueAuthorizationCode(ctx, codeBinding(req, session));
     return reply.redirect(responseUrl(req.redirectUri, { code, state: req.state, iss: ctx.issuer }), 303);
@@ -121,7 +121,7 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
 function codeBinding(req: AuthorizationRequest, session: SessionContext): CodeBinding {
   return {
     clientRowId: req.client.id, userId: session.user.id, redirectUri: req.redirectUri, scopes: req.scopes,
-    codeChallenge: req.codeChallenge, nonce: req.nonce, authTime: session.authTime, amr: session.amr, sid: session.sid,
+    codeChallenge: req.codeChallenge, nonce: req.nonce, authTime: session.authTime, amr: session.amr, sid: session.sid, dpopJkt: req.dpopJkt,
   };
 }
 

@@ -5,6 +5,7 @@
  */
 import { ASSERTION_SIGNING_ALGS } from '../clients/auth-methods.ts';
 import type { FastifyInstance } from 'fastify';
+import { DPOP_SIGNING_ALGS } from '../dpop/dpop-proof.ts';
 import { SIGNING_ALGS } from '../jose/algorithms.ts';
 import { JWKS_CACHE_SECONDS } from '../keys/key-store.ts';
 import type { OAuthContext } from '../oauth-context.ts';
@@ -53,6 +54,8 @@ export function discoveryDocument(issuer: string, requirePushed = false): Record
     introspection_endpoint_auth_signing_alg_values_supported: assertionAlgs,
     // RFC 9701: signed introspection answers are RS256 for every client (endpoints/introspect.ts).
     introspection_signing_alg_values_supported: ['RS256'],
+    // RFC 9449 §5.1: the algorithms a DPoP proof may be signed with (asymmetric only).
+    dpop_signing_alg_values_supported: [...DPOP_SIGNING_ALGS],
     code_challenge_methods_supported: ['S256'],
     claims_supported: [...CLAIMS_SUPPORTED],
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],

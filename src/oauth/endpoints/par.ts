@@ -11,7 +11,8 @@ import {
 } from '../authorization-request.ts';
 import { authenticateClient } from '../clients/client-auth.ts';
 import { findClientRow, type ClientRow } from '../clients/clients.repository.ts';
-import { InvalidRequest } from '../errors.ts';
+import { readDpopProof } from '../dpop/dpop-request.ts';
+import { InvalidDpopProof, InvalidRequest } from '../errors.ts';
 import type { FailureLimiter } from '../failure-limiter.ts';
 import type { OAuthContext } from '../oauth-context.ts';
 import { pushRequest } from '../pushed-authorization/pushed-requests.ts';
@@ -33,12 +34,23 @@ export function pushedAuthorizationRequestEndpoint(app: FastifyInstance, ctx: OA
       const client = await authenticateClient((clientId) => findClientRow(ctx.db, clientId), ctx.material, request.headers.authorization, params, clientAssertionCheck(ctx, PAR_PATH));
       attempt.authenticated(client);
       const parameters = checkPushedRequest(client, request);
-      return reply.code(201).send(await pushRequest(ctx.db, client, parameters, ctx.clock()));
+      const proof = await readDpopProof(ctx, request, reply, PAR_PATH);
+      return reply.code(201).send(await pushRequest(ctx.db, client, bindToProof(parameters, proof?.jkt), ctx.clock()));
     } catch (error) {
       new Refusals().log(request, error);
       throw attempt.failed(error);
     }
   });
+}
+
+/**
+ * RFC 9449 §10.1: a proof sent with the push binds the code to its key, as
+ * `dpop_jkt` would; when both are sent they must name the same key.
+ */
+function bindToProof(parameters: Record<string, string>, jkt: string | undefined): Record<string, string> {
+  if (jkt === undefined) return parameters;
+  if (parameters.dpop_jkt !== undefined && parameters.dpop_jkt !== jkt) throw new InvalidDpopProof('The DPoP proof\'s key does not match dpop_jkt.');
+  return { ...parameters, dpop_jkt: jkt };
 }
 
 /** RFC 9126 §2.1: the authorization endpoint's checks, as JSON errors; the parameters to store. */

@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { authenticateClient } from '../clients/client-auth.ts';
+import { readDpopProof } from '../dpop/dpop-request.ts';
 import { UnsupportedGrantType, InvalidRequest } from '../errors.ts';
 import type { FailureLimiter } from '../failure-limiter.ts';
 import { deviceCodeStore } from '../device-authorization/device-code-store.ts';
@@ -42,10 +43,14 @@ export function tokenEndpoint(app: FastifyInstance, ctx: OAuthContext, limiter: 
       if (!grant) throw new UnsupportedGrantType(`Supported grant types: ${[...GRANTS.keys()].join(', ')}.`);
       const grantParams = Object.fromEntries(grant.parameters.map((name) => [name, params[name]]));
       const checkAssertion = clientAssertionCheck(ctx, '/oauth/token');
+      // RFC 9449 §5: checked (and its jti spent) once, before the client cache may run the rest twice.
+      const dpopJkt = (await readDpopProof(ctx, request, reply, '/oauth/token'))?.jkt;
       const body = await ctx.clients.run(async (find) => {
         const client = await authenticateClient(find, ctx.material, request.headers.authorization, params, checkAssertion);
         attempt.authenticated(client);
-        return grant.handle(grantContext, client, grantParams).catch(refusals.note);
+        // RFC 9449 §5.2: such a client's token requests must carry a proof.
+        if (client.dpop_bound_access_tokens && dpopJkt === undefined) throw new InvalidRequest('A DPoP proof is required for this client.');
+        return grant.handle(grantContext, client, grantParams, { dpopJkt }).catch(refusals.note);
       });
       return reply.send(body);
     } catch (error) {

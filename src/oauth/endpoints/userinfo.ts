@@ -1,18 +1,32 @@
 /**
  * `GET|POST /oauth/userinfo` (OpenID Connect Core §5.3, RFC 6750; SPEC §5.4):
- * one signature verification with a cached key and one indexed query.
+ * one signature verification with a cached key and one indexed query. A
+ * DPoP-bound access token (RFC 9449 §7) is accepted only as
+ * `Authorization: DPoP` with a proof of its key naming it (`ath`); as a bearer
+ * token it is refused with the DPoP challenge.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { InsufficientScope, InvalidBearerRequest, InvalidToken } from '../errors.ts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { readDpopProof } from '../dpop/dpop-request.ts';
+import { DPOP_SIGNING_ALGS } from '../dpop/dpop-proof.ts';
+import { DpopChallenge, InsufficientScope, InvalidBearerRequest, InvalidToken, OAuthError } from '../errors.ts';
 import type { OAuthContext } from '../oauth-context.ts';
-import { verifyAccessToken } from '../tokens/access-token.ts';
+import { verifyAccessToken, type VerifiedAccessToken } from '../tokens/access-token.ts';
 import { claimsFor, findUserOfLiveGrant } from '../userinfo-claims.ts';
 import { isFormRequest } from './form.ts';
 
-/** RFC 6750 §2.1 header, or §2.2 form body; never both. */
-function bearerToken(request: FastifyRequest): string {
+const USERINFO_PATH = '/oauth/userinfo';
+
+interface PresentedToken {
+  token: string;
+  /** RFC 9449 §7.1: `Authorization: DPoP`; otherwise a bearer token (RFC 6750 §2.1, §2.2). */
+  scheme: 'bearer' | 'dpop';
+}
+
+/** RFC 6750 §2.1 or RFC 9449 §7.1 header, or RFC 6750 §2.2 form body; never both. */
+function presentedToken(request: FastifyRequest): PresentedToken {
   const header = request.headers.authorization;
-  const fromHeader = header !== undefined && /^bearer /i.test(header) ? header.slice(7).trim() : undefined;
+  const scheme = header === undefined ? undefined : /^bearer /i.test(header) ? 'bearer' : /^dpop /i.test(header) ? 'dpop' : undefined;
+  const fromHeader = scheme === undefined ? undefined : header!.slice(scheme.length + 1).trim();
   let fromBody: string | undefined;
   if (request.method === 'POST' && isFormRequest(request)) {
     const value = (request.body as Record<string, unknown> | undefined)?.access_token;
@@ -22,25 +36,54 @@ function bearerToken(request: FastifyRequest): string {
   if (fromHeader !== undefined && fromBody !== undefined) throw new InvalidBearerRequest('Send the access token in one place only.');
   const token = fromHeader ?? fromBody;
   if (token === undefined || token === '') throw new InvalidToken('An access token is required.');
-  return token;
+  return { token, scheme: scheme === 'dpop' && fromHeader !== undefined ? 'dpop' : 'bearer' };
+}
+
+/** A refusal of a DPoP request or of a DPoP-bound token, as the DPoP challenge (RFC 9449 §7.1, §9). */
+function dpopChallenge(error: unknown): unknown {
+  if (!(error instanceof OAuthError) || error.status >= 500) return error;
+  const { 'www-authenticate': _bearer, ...headers } = error.headers;
+  return new DpopChallenge(error.error, error.description, DPOP_SIGNING_ALGS, headers, error.status === 403 ? 403 : 401);
 }
 
 export function userinfoEndpoint(app: FastifyInstance, ctx: OAuthContext): void {
-  const handler = async (request: FastifyRequest) => {
+  /** The verified token, its proof checked when it is bound or presented as DPoP. */
+  const verifiedToken = async (request: FastifyRequest, reply: FastifyReply, now: Date): Promise<VerifiedAccessToken> => {
+    const { token, scheme } = presentedToken(request);
+    if (scheme === 'bearer') {
+      const verified = await verifyAccessToken(ctx.keys, ctx.issuer, token, now);
+      // RFC 9449 §7.2: a bound token is no bearer token.
+      if (verified.jkt !== undefined) throw dpopChallenge(new InvalidToken('The access token is DPoP-bound: present it with Authorization: DPoP and a DPoP proof.'));
+      return verified;
+    }
+    try {
+      const proof = await readDpopProof(ctx, request, reply, USERINFO_PATH, token);
+      if (!proof) throw new InvalidToken('A DPoP proof is required with Authorization: DPoP.');
+      const verified = await verifyAccessToken(ctx.keys, ctx.issuer, token, now);
+      if (verified.jkt === undefined) throw new InvalidToken('The access token is not DPoP-bound: present it as a Bearer token.');
+      if (verified.jkt !== proof.jkt) throw new InvalidToken('The DPoP proof is signed by another key than the one the access token is bound to.');
+      return verified;
+    } catch (error) {
+      throw dpopChallenge(error);
+    }
+  };
+
+  const handler = async (request: FastifyRequest, reply: FastifyReply) => {
     const now = ctx.clock();
-    const token = await verifyAccessToken(ctx.keys, ctx.issuer, bearerToken(request), now);
+    const token = await verifiedToken(request, reply, now);
+    const refuse = (error: OAuthError) => (token.jkt === undefined ? error : dpopChallenge(error));
     const userId = Number(token.sub);
     const user = Number.isSafeInteger(userId) ? await findUserOfLiveGrant(ctx.db, token.grantId, userId, now) : undefined;
-    if (!user) throw new InvalidToken('The access token has been revoked.');
+    if (!user) throw refuse(new InvalidToken('The access token has been revoked.'));
     const scopes = token.scope.split(' ');
     // Defence in depth: a token signed by us still has to agree with the grant it names.
     if (user.grant_client_id !== token.clientId || !scopes.every((scope) => user.grant_scopes.includes(scope))) {
-      throw new InvalidToken('The access token does not match its grant.');
+      throw refuse(new InvalidToken('The access token does not match its grant.'));
     }
     // OpenID Connect Core §5.3: userinfo serves OpenID tokens only (a refresh may have narrowed `openid` away).
-    if (!scopes.includes('openid')) throw new InsufficientScope('The access token lacks the openid scope.', 'openid');
+    if (!scopes.includes('openid')) throw refuse(new InsufficientScope('The access token lacks the openid scope.', 'openid'));
     return claimsFor(user, scopes, ctx.issuer);
   };
-  app.get('/oauth/userinfo', async (request, reply) => reply.header('cache-control', 'no-store').send(await handler(request)));
-  app.post('/oauth/userinfo', async (request, reply) => reply.header('cache-control', 'no-store').send(await handler(request)));
+  app.get(USERINFO_PATH, async (request, reply) => reply.header('cache-control', 'no-store').send(await handler(request, reply)));
+  app.post(USERINFO_PATH, async (request, reply) => reply.header('cache-control', 'no-store').send(await handler(request, reply)));
 }

@@ -101,9 +101,9 @@ describe('authorization_code grant', () => {
   test.each([
     ['a malformed verifier', 'c1', { code_verifier: 'short' }, 'the code_verifier is malformed (RFC 7636 §4.1)'],
     ['an overlong code', 'c'.repeat(201), {}, 'the code is longer than any code this server issues'],
-    ['another redirect URI', 'c1', { redirect_uri: 'https://app.example/other' }, 'no live code matches: unknown, expired, issued under a session that has ended, or bound to another client, redirect URI or code challenge'],
-    ['another verifier', 'c1', { code_verifier: 'w'.repeat(43) }, 'no live code matches: unknown, expired, issued under a session that has ended, or bound to another client, redirect URI or code challenge'],
-    ['an unknown code', 'nope', {}, 'no live code matches: unknown, expired, issued under a session that has ended, or bound to another client, redirect URI or code challenge'],
+    ['another redirect URI', 'c1', { redirect_uri: 'https://app.example/other' }, 'no live code matches: unknown, expired, issued under a session that has ended, or bound to another client, redirect URI, code challenge or DPoP key'],
+    ['another verifier', 'c1', { code_verifier: 'w'.repeat(43) }, 'no live code matches: unknown, expired, issued under a session that has ended, or bound to another client, redirect URI, code challenge or DPoP key'],
+    ['an unknown code', 'nope', {}, 'no live code matches: unknown, expired, issued under a session that has ended, or bound to another client, redirect URI, code challenge or DPoP key'],
   ])('%s: the seed\'s one message, the cause in the detail, nothing revoked', async (_name, code, more, detail) => {
     const { codes, exchange } = setup();
     codes.add('c1');

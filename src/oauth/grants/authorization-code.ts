@@ -12,7 +12,7 @@ import type { ClientRow } from '../clients/clients.repository.ts';
 import { INVALID_OR_EXPIRED_CODE, InvalidGrant, InvalidRequest } from '../errors.ts';
 import { ACCESS_TOKEN_SECONDS, REFRESH_TOKEN_SECONDS } from '../lifetimes.ts';
 import type { TokenResponse } from '../tokens/token-response.ts';
-import type { GrantBase, GrantParameters } from './grant-type.ts';
+import type { GrantBase, GrantParameters, TokenRequestProof } from './grant-type.ts';
 
 export const grantType = 'authorization_code';
 export const parameters = ['code', 'redirect_uri', 'code_verifier'] as const;
@@ -34,6 +34,10 @@ export interface Redemption {
   grantExpiresAt: Date;
   /** Set when the client holds the refresh_token grant. */
   refreshExpiresAt: Date | null;
+  /** The request's DPoP key thumbprint: a code bound by `dpop_jkt` is redeemed only with it (RFC 9449 §10). */
+  dpopJkt: string | null;
+  /** The key the grant's refresh tokens are bound to: a public client's proof key (RFC 9449 §5), else null. */
+  refreshDpopJkt: string | null;
 }
 
 export interface RedeemedCode {
@@ -67,7 +71,9 @@ export interface CodeGrantContext extends GrantBase {
   readonly codes: AuthorizationCodeStore;
 }
 
-export async function handle(ctx: CodeGrantContext, client: ClientRow, params: GrantParameters<(typeof parameters)[number]>): Promise<TokenResponse> {
+export async function handle(
+  ctx: CodeGrantContext, client: ClientRow, params: GrantParameters<(typeof parameters)[number]>, proof: TokenRequestProof = { dpopJkt: undefined },
+): Promise<TokenResponse> {
   if (params.code === undefined || params.code === '') throw new InvalidRequest('code is required.');
   if (params.redirect_uri === undefined) throw new InvalidRequest('redirect_uri is required.');
   const verifier = params.code_verifier;
@@ -87,12 +93,14 @@ export async function handle(ctx: CodeGrantContext, client: ClientRow, params: G
     now,
     grantExpiresAt: refreshExpiresAt ?? new Date(now.getTime() + ACCESS_TOKEN_SECONDS * 1000),
     refreshExpiresAt,
+    dpopJkt: proof.dpopJkt ?? null,
+    refreshDpopJkt: client.confidential ? null : proof.dpopJkt ?? null,
   });
   if (!clientCurrent) throw new StaleClient();
   if (!redeemed) {
     const grantId = await ctx.codes.findGrantOfUsedCode(digest);
     if (grantId === undefined) {
-      throw invalidCode('no live code matches: unknown, expired, issued under a session that has ended, or bound to another client, redirect URI or code challenge');
+      throw invalidCode('no live code matches: unknown, expired, issued under a session that has ended, or bound to another client, redirect URI, code challenge or DPoP key');
     }
     if (grantId !== null) await ctx.codes.revokeGrant(grantId, now);
     const event: SecurityEvent = { event: 'oauth.code.reused', clientId: client.client_id, grantId };
@@ -110,6 +118,7 @@ export async function handle(ctx: CodeGrantContext, client: ClientRow, params: G
     sid: redeemed.sid,
     now,
     refresh: redeemed.refresh_id === null || refreshExpiresAt === null ? null : { rowId: redeemed.refresh_id, expiresAt: refreshExpiresAt },
+    dpopJkt: proof.dpopJkt,
   });
 }
 

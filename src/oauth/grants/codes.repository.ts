@@ -27,6 +27,8 @@ export interface NewCode {
   expiresAt: Date;
   /** The login session the code is issued under (its `sid`), or null. */
   sid: string | null;
+  /** RFC 9449 §10: the authorization request's `dpop_jkt`, or null. */
+  dpopJkt: string | null;
 }
 
 /**
@@ -50,8 +52,8 @@ const RECORD_SESSION_CLIENT = `live as (select s.sid from sessions s where s.sid
  */
 const insertCodeStatement = statement<{ stored: number }>('insert_code', `
   with code as (
-    insert into oauth_codes (code_digest, client_id, user_id, redirect_uri, scopes, code_challenge, nonce, auth_time, expires_at, sid, amr)
-    values ($1, $2, $3, $4, $5::text[], $6, $7, $8, $9, $10, $11::text[])
+    insert into oauth_codes (code_digest, client_id, user_id, redirect_uri, scopes, code_challenge, nonce, auth_time, expires_at, sid, dpop_jkt, amr)
+    values ($1, $2, $3, $4, $5::text[], $6, $7, $8, $9, $10, $11, $12::text[])
     returning sid, client_id, user_id
   ),
   ${RECORD_SESSION_CLIENT}
@@ -63,8 +65,8 @@ export async function insertCode(db: Executor, code: NewCode): Promise<void> {
 
 const insertConsentedCodeStatement = statement<{ stored: number }>('insert_consented_code', `
   with code as (
-    insert into oauth_codes (code_digest, client_id, user_id, redirect_uri, scopes, code_challenge, nonce, auth_time, expires_at, sid, amr)
-    select $1, $2, $3, $4, $5::text[], $6, $7, $8, $9, $10, $11::text[]
+    insert into oauth_codes (code_digest, client_id, user_id, redirect_uri, scopes, code_challenge, nonce, auth_time, expires_at, sid, dpop_jkt, amr)
+    select $1, $2, $3, $4, $5::text[], $6, $7, $8, $9, $10, $11, $12::text[]
     where exists (select 1 from oauth_consents c where c.user_id = $3 and c.client_id = $2 and c.scopes @> $5::text[])
     returning sid, client_id, user_id
   ),
@@ -78,7 +80,7 @@ export async function insertCodeIfConsented(db: Executor, code: NewCode): Promis
 }
 
 function codeValues(code: NewCode): unknown[] {
-  return [code.digest, code.clientRowId, code.userId, code.redirectUri, [...code.scopes], code.codeChallenge, code.nonce, code.authTime, code.expiresAt, code.sid, [...code.amr]];
+  return [code.digest, code.clientRowId, code.userId, code.redirectUri, [...code.scopes], code.codeChallenge, code.nonce, code.authTime, code.expiresAt, code.sid, code.dpopJkt, [...code.amr]];
 }
 
 const redeemCodeStatement = statement<RedeemedCode & { client_current: boolean }>('redeem_code', `
@@ -94,13 +96,14 @@ const redeemCodeStatement = statement<RedeemedCode & { client_current: boolean }
     where code_digest = $1 and used_at is null and expires_at > $2
       and client_id = $3 and redirect_uri = $4
       and code_challenge is not distinct from $5::text
+      and (dpop_jkt is null or dpop_jkt = $9::text)
       and (select current from cv)
       and sid = (select sid from live)
     returning user_id, scopes, nonce, auth_time, sid, amr
   ),
   g as (
-    insert into oauth_grants (id, client_id, user_id, scopes, auth_time, expires_at, sid, amr)
-    select (select id from gid), $3, user_id, scopes, auth_time, $6, sid, amr from used
+    insert into oauth_grants (id, client_id, user_id, scopes, auth_time, expires_at, sid, dpop_jkt, amr)
+    select (select id from gid), $3, user_id, scopes, auth_time, $6, sid, $10::text, amr from used
     returning id, scopes
   ),
   rt as (
@@ -129,7 +132,7 @@ const redeemCodeStatement = statement<RedeemedCode & { client_current: boolean }
  */
 export async function redeemCode(db: Executor, r: Redemption): Promise<{ clientCurrent: boolean; code: RedeemedCode | undefined }> {
   const [row] = await redeemCodeStatement.rows(db, [
-    r.digest, r.now, r.clientRowId, r.redirectUri, r.challenge, r.grantExpiresAt, r.refreshExpiresAt, r.clientVersion,
+    r.digest, r.now, r.clientRowId, r.redirectUri, r.challenge, r.grantExpiresAt, r.refreshExpiresAt, r.clientVersion, r.dpopJkt, r.refreshDpopJkt,
   ]);
   const { client_current, ...code } = row!;
   return { clientCurrent: client_current, code: code.grant_id === null ? undefined : code };

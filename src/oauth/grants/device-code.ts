@@ -14,7 +14,7 @@ import type { DeviceRedemption, PolledDeviceCode, RedeemedDeviceCode } from '../
 import { AccessDenied, AuthorizationPending, ExpiredToken, InvalidGrant, InvalidRequest, SlowDown, UnauthorizedClient } from '../errors.ts';
 import { ACCESS_TOKEN_SECONDS, REFRESH_TOKEN_SECONDS } from '../lifetimes.ts';
 import type { TokenResponse } from '../tokens/token-response.ts';
-import type { GrantBase, GrantParameters } from './grant-type.ts';
+import type { GrantBase, GrantParameters, TokenRequestProof } from './grant-type.ts';
 
 export const grantType = DEVICE_CODE_GRANT_TYPE;
 export const parameters = ['device_code'] as const;
@@ -34,7 +34,9 @@ export interface DeviceCodeGrantContext extends GrantBase {
 
 const INVALID_DEVICE_CODE = 'Invalid or expired device code';
 
-export async function handle(ctx: DeviceCodeGrantContext, client: ClientRow, params: GrantParameters<(typeof parameters)[number]>): Promise<TokenResponse> {
+export async function handle(
+  ctx: DeviceCodeGrantContext, client: ClientRow, params: GrantParameters<(typeof parameters)[number]>, proof: TokenRequestProof = { dpopJkt: undefined },
+): Promise<TokenResponse> {
   if (params.device_code === undefined || params.device_code === '') throw new InvalidRequest('device_code is required.');
   // RFC 8628 §3.4 with RFC 6749 §5.2: a client not registered for the grant.
   if (!client.grant_types.includes(grantType)) throw new UnauthorizedClient('The client is not allowed to use the device authorization grant.');
@@ -57,15 +59,17 @@ export async function handle(ctx: DeviceCodeGrantContext, client: ClientRow, par
     if (ctx.deviceCodes.isTooSoon(digest, polled.expires_at)) throw new SlowDown('Polling too often: wait 5 seconds longer between requests.');
     throw new AuthorizationPending('The user has not answered yet.');
   }
-  return redeem(ctx, client, digest, now);
+  return redeem(ctx, client, digest, now, proof.dpopJkt);
 }
 
-async function redeem(ctx: DeviceCodeGrantContext, client: ClientRow, digest: Buffer, now: Date): Promise<TokenResponse> {
+/** A DPoP proof binds the access token, and a public client's refresh tokens, to its key (RFC 9449 §5), as for a code. */
+async function redeem(ctx: DeviceCodeGrantContext, client: ClientRow, digest: Buffer, now: Date, dpopJkt: string | undefined): Promise<TokenResponse> {
   const withRefresh = client.grant_types.includes('refresh_token');
   const refreshExpiresAt = withRefresh ? new Date(now.getTime() + REFRESH_TOKEN_SECONDS * 1000) : null;
   const { clientCurrent, code } = await ctx.deviceCodes.redeem({
     digest, clientRowId: client.id, clientVersion: client.version, now,
     grantExpiresAt: refreshExpiresAt ?? new Date(now.getTime() + ACCESS_TOKEN_SECONDS * 1000), refreshExpiresAt,
+    refreshDpopJkt: client.confidential ? null : dpopJkt ?? null,
   });
   if (!clientCurrent) throw new StaleClient();
   ctx.deviceCodes.forget(digest);
@@ -85,5 +89,6 @@ async function redeem(ctx: DeviceCodeGrantContext, client: ClientRow, digest: Bu
     sid: code.sid,
     now,
     refresh: code.refresh_id === null || refreshExpiresAt === null ? null : { rowId: code.refresh_id, expiresAt: refreshExpiresAt },
+    dpopJkt,
   });
 }

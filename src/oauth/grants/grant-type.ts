@@ -16,9 +16,15 @@ export interface GrantBase {
 
 export type GrantParameters<P extends string> = Record<P, string | undefined>;
 
+/** What the token request carries besides its parameters. */
+export interface TokenRequestProof {
+  /** RFC 9449: the JWK thumbprint of the key of the request's valid DPoP proof; undefined without one. */
+  readonly dpopJkt: string | undefined;
+}
+
 export interface GrantModule<Context, P extends string = string> {
   readonly grantType: string;
   readonly parameters: readonly P[];
   /** Runs on an authenticated client; throws an {@link OAuthError} to refuse. */
-  handle(ctx: Context, client: ClientRow, params: GrantParameters<P>): Promise<TokenResponse>;
+  handle(ctx: Context, client: ClientRow, params: GrantParameters<P>, proof: TokenRequestProof): Promise<TokenResponse>;
 }

@@ -41,7 +41,7 @@ export async function purgeExpiredGrants(db: Executor, now: Date): Promise<numbe
 
 const findRefreshTokenStatement = statement<RefreshTokenRow>('find_refresh_token', `
   select rt.id, rt.grant_id, rt.scopes, rt.expires_at, rt.rotated_at, rt.successor_id, s.rotated_at as successor_rotated_at,
-    g.client_id, g.user_id, g.auth_time, g.amr, g.revoked_at, g.sid
+    g.client_id, g.user_id, g.auth_time, g.amr, g.revoked_at, g.sid, g.dpop_jkt
   from oauth_refresh_tokens rt
   join oauth_grants g on g.id = rt.grant_id
   left join oauth_refresh_tokens s on s.id = rt.successor_id
@@ -55,7 +55,7 @@ export async function findRefreshToken(db: Executor, rowId: number): Promise<Ref
 const useStatement = statement<RefreshTokenUse>('use_refresh_token', `
   with cur as (
     select rt.id, rt.grant_id, rt.scopes, rt.expires_at, rt.rotated_at, rt.successor_id, s.rotated_at as successor_rotated_at,
-      g.client_id, g.user_id, g.auth_time, g.amr, g.revoked_at, g.sid,
+      g.client_id, g.user_id, g.auth_time, g.amr, g.revoked_at, g.sid, g.dpop_jkt,
       (cardinality($5::integer[]) = 0 or exists (
         select 1 from region_memberships m where m.user_id = g.user_id and m.region_id = any($5::integer[]))) as in_regions,
       coalesce((select c.version from oauth_clients c where c.id = $3), 0) = $7 as client_current
@@ -71,6 +71,7 @@ const useStatement = statement<RefreshTokenUse>('use_refresh_token', `
     where r.id = cur.id and r.rotated_at is null
       and cur.client_id = $3 and cur.client_current and cur.revoked_at is null and cur.expires_at > $2 and cur.in_regions
       and ($6::text[] is null or cur.scopes @> $6::text[])
+      and (cur.dpop_jkt is null or cur.dpop_jkt = $8::text)
     returning r.grant_id, r.scopes
   ),
   ins as (
@@ -94,7 +95,7 @@ const useStatement = statement<RefreshTokenUse>('use_refresh_token', `
  */
 export async function useRefreshToken(db: Executor, u: RefreshTokenUseInput): Promise<RefreshTokenUse | undefined> {
   const rows = await useStatement.rows(db, [
-    u.rowId, u.now, u.clientRowId, u.expiresAt, [...u.requiredRegions], u.requestedScopes === null ? null : [...u.requestedScopes], u.clientVersion,
+    u.rowId, u.now, u.clientRowId, u.expiresAt, [...u.requiredRegions], u.requestedScopes === null ? null : [...u.requestedScopes], u.clientVersion, u.dpopJkt,
   ]);
   return rows[0];
 }

@@ -13,7 +13,7 @@ import { REFRESH_TOKEN_SECONDS } from '../lifetimes.ts';
 import { sortScopes } from '../scopes.ts';
 import { decryptRefreshToken } from '../tokens/refresh-token.ts';
 import type { TokenResponse } from '../tokens/token-response.ts';
-import type { GrantBase, GrantParameters } from './grant-type.ts';
+import type { GrantBase, GrantParameters, TokenRequestProof } from './grant-type.ts';
 
 export const grantType = 'refresh_token';
 export const parameters = ['refresh_token', 'scope'] as const;
@@ -36,6 +36,8 @@ export interface RefreshTokenRow {
   revoked_at: Date | null;
   /** The login session of the grant, kept in the ID tokens of every refresh. */
   sid: string | null;
+  /** RFC 9449 §5: the DPoP key the grant's refresh tokens are bound to (a public client's), or null. */
+  dpop_jkt: string | null;
 }
 
 export interface RefreshTokenUse extends RefreshTokenRow {
@@ -56,6 +58,8 @@ export interface RefreshTokenUseInput {
   requiredRegions: readonly number[];
   /** Scopes the request narrows to, or null for all the row's scopes. */
   requestedScopes: readonly string[] | null;
+  /** The request's DPoP key thumbprint: a bound token rotates only with its key. */
+  dpopJkt: string | null;
 }
 
 /** The storage this grant needs (implemented in grants.repository.ts). */
@@ -80,7 +84,9 @@ export interface RefreshGrantContext extends GrantBase {
   readonly refreshGraceSeconds: number;
 }
 
-export async function handle(ctx: RefreshGrantContext, client: ClientRow, params: GrantParameters<(typeof parameters)[number]>): Promise<TokenResponse> {
+export async function handle(
+  ctx: RefreshGrantContext, client: ClientRow, params: GrantParameters<(typeof parameters)[number]>, proof: TokenRequestProof = { dpopJkt: undefined },
+): Promise<TokenResponse> {
   if (!client.grant_types.includes('refresh_token')) throw new UnauthorizedClient('This client may not use the refresh_token grant.');
   if (params.refresh_token === undefined || params.refresh_token === '') throw new InvalidRequest('refresh_token is required.');
   const now = ctx.clock();
@@ -92,10 +98,11 @@ export async function handle(ctx: RefreshGrantContext, client: ClientRow, params
   for (let attempt = 0; attempt < 2; attempt += 1) {
     const use = await ctx.refreshTokens.use({
       rowId: payload.rowId, clientRowId: client.id, clientVersion: client.version, now, expiresAt, requiredRegions: client.required_regions, requestedScopes: requested,
+      dpopJkt: proof.dpopJkt ?? null,
     });
     if (use && !use.client_current) throw new StaleClient();
     if (!use) throw invalid('the token names no stored row (purged after expiry)');
-    const outcome = await decide(ctx, client, use, requested, now, expiresAt);
+    const outcome = await decide(ctx, client, use, requested, now, expiresAt, proof.dpopJkt);
     if (outcome !== LOST_RACE) return outcome;
   }
   throw invalid('the token was rotated concurrently twice; refused rather than tried again');
@@ -104,19 +111,22 @@ export async function handle(ctx: RefreshGrantContext, client: ClientRow, params
 const LOST_RACE = Symbol('lost race');
 
 /** The answer to one use of a stored token, or {@link LOST_RACE} when a concurrent use rotated it first. */
-async function decide(ctx: RefreshGrantContext, client: ClientRow, use: RefreshTokenUse, requested: string[] | null, now: Date, expiresAt: Date): Promise<TokenResponse | typeof LOST_RACE> {
-  const refusal = refusalOf(use, client, now);
+async function decide(
+  ctx: RefreshGrantContext, client: ClientRow, use: RefreshTokenUse, requested: string[] | null, now: Date, expiresAt: Date, dpopJkt: string | undefined,
+): Promise<TokenResponse | typeof LOST_RACE> {
+  const refusal = refusalOf(use, client, now, dpopJkt);
   if (refusal !== undefined) throw invalid(refusal);
   // The region restriction (SPEC §5.2 step 5) holds for the whole session, not only at sign-in:
   // a member who left every required region gets no new tokens.
   if (!use.in_regions) throw new InvalidGrant('User not in required regions');
   const scopes = narrowedScopes(use.scopes, requested);
-  if (use.rotated_to !== null) return respond(ctx, client, use, scopes, now, { rowId: use.rotated_to, expiresAt });
+  const issue = (refresh: { rowId: number; expiresAt: Date }) => respond(ctx, client, use, scopes, now, refresh, dpopJkt);
+  if (use.rotated_to !== null) return issue({ rowId: use.rotated_to, expiresAt });
   // Lost a race with a concurrent use of the same token: decide again, as a retry.
   if (use.rotated_at === null) return LOST_RACE;
   if (isRetryInGracePeriod(ctx, use, now)) {
     const successor = await ctx.refreshTokens.find(use.successor_id!);
-    if (successor && successor.revoked_at === null) return respond(ctx, client, use, scopes, now, { rowId: successor.id, expiresAt: successor.expires_at });
+    if (successor && successor.revoked_at === null) return issue({ rowId: successor.id, expiresAt: successor.expires_at });
   }
   await ctx.refreshTokens.revokeGrant(use.grant_id, now);
   throw invalid('a retired token was used again outside the grace period; its family is revoked').withEvent({
@@ -125,8 +135,10 @@ async function decide(ctx: RefreshGrantContext, client: ClientRow, use: RefreshT
 }
 
 /** Why the row cannot be used at all (the operator's detail), or undefined when it may. */
-function refusalOf(use: RefreshTokenUse, client: ClientRow, now: Date): string | undefined {
+function refusalOf(use: RefreshTokenUse, client: ClientRow, now: Date, dpopJkt: string | undefined): string | undefined {
   if (use.client_id !== client.id) return 'the token\'s grant belongs to another client';
+  // RFC 9449 §5: a public client's bound refresh token is used only with a proof of its key (nothing was rotated).
+  if (use.dpop_jkt !== null && use.dpop_jkt !== dpopJkt) return dpopJkt === undefined ? 'the token is DPoP-bound and no proof was sent' : 'the token is bound to another DPoP key';
   if (use.revoked_at !== null) return 'the token\'s grant is revoked (reuse, revocation, consent withdrawn, client tokens revoked)';
   if (use.expires_at <= now) return 'the token has expired';
   return undefined;
@@ -150,11 +162,13 @@ function narrowedScopes(granted: readonly string[], requested: readonly string[]
   return sortScopes(requested);
 }
 
-function respond(ctx: RefreshGrantContext, client: ClientRow, row: RefreshTokenRow, scopes: string[], now: Date, refresh: { rowId: number; expiresAt: Date }): Promise<TokenResponse> {
-  // A refresh keeps sub, auth_time, amr and sid (OpenID Connect Core §12.2); no nonce.
+function respond(
+  ctx: RefreshGrantContext, client: ClientRow, row: RefreshTokenRow, scopes: string[], now: Date, refresh: { rowId: number; expiresAt: Date }, dpopJkt: string | undefined,
+): Promise<TokenResponse> {
+  // A refresh keeps sub, auth_time, amr and sid (OpenID Connect Core §12.2); no nonce. A proof binds the new access token (RFC 9449 §5).
   return ctx.issue({
     clientId: client.client_id, signingAlg: client.id_token_signed_response_alg, userId: row.user_id, grantId: row.grant_id, scopes,
-    authTime: row.auth_time, amr: row.amr, nonce: null, sid: row.sid, now, refresh,
+    authTime: row.auth_time, amr: row.amr, nonce: null, sid: row.sid, now, refresh, dpopJkt,
   });
 }
 

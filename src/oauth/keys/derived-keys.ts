@@ -17,6 +17,8 @@ export interface DerivedKeys {
   readonly loginDevice: Uint8Array;
   /** HMAC-SHA256 key of device-flow user-code digests (oauth/device-authorization/user-code.ts). */
   readonly userCode: Uint8Array;
+  /** HMAC-SHA256 key of DPoP nonces (dpop/dpop-nonce.ts): every instance issues and accepts the same ones. */
+  readonly dpopNonce: Uint8Array;
 }
 
 const cache = new WeakMap<KeyMaterial, DerivedKeys>();
@@ -35,6 +37,7 @@ export function derivedKeys(keys: KeyMaterial): DerivedKeys {
       clientSecret: derive(keys.encryptionKey, 'client-secret'),
       loginDevice: derive(keys.encryptionKey, 'login-device'),
       userCode: derive(keys.encryptionKey, 'device-user-code'),
+      dpopNonce: derive(keys.encryptionKey, 'dpop-nonce'),
     });
     cache.set(keys, derived);
   }

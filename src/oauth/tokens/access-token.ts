@@ -17,6 +17,8 @@ export interface AccessTokenClaims {
   scope: string;
   authTime: number;
   grantId: number;
+  /** RFC 9449 §6.1: the thumbprint of the DPoP key the token is bound to (`cnf.jkt`); undefined for a bearer token. */
+  jkt?: string | undefined;
 }
 
 export interface VerifiedAccessToken extends AccessTokenClaims {
@@ -38,6 +40,7 @@ export function signAccessToken(signer: Signer, issuer: string, nowSeconds: numb
     iat: nowSeconds,
     exp: nowSeconds + ACCESS_TOKEN_SECONDS,
     jti: `${claims.grantId}.${randomBytes(12).toString('base64url')}`,
+    ...(claims.jkt === undefined ? {} : { cnf: { jkt: claims.jkt } }),
   });
 }
 
@@ -61,11 +64,14 @@ export async function verifyAccessToken(keys: Pick<KeyStore, 'verificationKey'>,
     throw new InvalidToken('The access token is invalid.');
   }
   if (payload.exp <= nowSeconds) throw new InvalidToken('The access token has expired.');
+  const cnf = payload.cnf as { jkt?: unknown } | undefined;
+  if (cnf !== undefined && (typeof cnf !== 'object' || cnf === null || typeof cnf.jkt !== 'string')) throw new InvalidToken('The access token is invalid.');
   const grantId = Number(payload.jti.split('.')[0]);
   if (!Number.isSafeInteger(grantId) || grantId <= 0) throw new InvalidToken('The access token is not one of this server.');
   return {
     sub: payload.sub, clientId: payload.client_id, scope: payload.scope, grantId,
     authTime: Number(payload.auth_time), exp: payload.exp, iat: typeof payload.iat === 'number' ? payload.iat : 0, jti: payload.jti,
+    jkt: cnf?.jkt as string | undefined,
   };
 }
 

@@ -31,9 +31,11 @@ export type Introspection =
     iat: number;
     iss: string;
     aud: string;
-    /** RFC 6749 §5.1's type: access tokens only (a refresh token has none, as in oidc-provider). */
-    token_type?: 'Bearer';
+    /** RFC 6749 §5.1's type: access tokens only (a refresh token has none, as in oidc-provider); `DPoP` when bound (RFC 9449 §6.2). */
+    token_type?: 'Bearer' | 'DPoP';
     jti: string;
+    /** RFC 9449 §6.2: the DPoP key a bound token is bound to. */
+    cnf?: { jkt: string };
   };
 
 export interface IntrospectionContext {
@@ -77,7 +79,8 @@ async function introspectAccessToken(ctx: IntrospectionContext, token: string, n
   }
   return {
     active: true, scope: claims.scope, client_id: claims.clientId, sub: claims.sub, exp: claims.exp, iat: claims.iat,
-    iss: ctx.issuer, aud: claims.clientId, token_type: 'Bearer', jti: claims.jti,
+    iss: ctx.issuer, aud: claims.clientId, token_type: claims.jkt === undefined ? 'Bearer' : 'DPoP', jti: claims.jti,
+    ...(claims.jkt === undefined ? {} : { cnf: { jkt: claims.jkt } }),
   };
 }
 
@@ -90,5 +93,6 @@ async function introspectRefreshToken(ctx: IntrospectionContext, caller: ClientR
   return {
     active: true, scope: row.scopes.join(' '), client_id: caller.client_id, sub: String(row.user_id), exp: payload.exp, iat: payload.iat,
     iss: ctx.issuer, aud: caller.client_id, jti: `rt.${row.id}`,
+    ...(row.dpop_jkt === null ? {} : { cnf: { jkt: row.dpop_jkt } }),
   };
 }

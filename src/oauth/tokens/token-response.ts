@@ -11,7 +11,8 @@ import { encryptRefreshToken } from './refresh-token.ts';
 
 export interface TokenResponse {
   access_token: string;
-  token_type: 'Bearer';
+  /** RFC 9449 §5: `DPoP` when the access token is bound to a key. */
+  token_type: 'Bearer' | 'DPoP';
   expires_in: number;
   scope: string;
   id_token?: string;
@@ -35,6 +36,8 @@ export interface IssueInput {
   now: Date;
   /** Row and expiry of the refresh token to hand out, if any. */
   refresh: { rowId: number; expiresAt: Date } | null;
+  /** RFC 9449 §6.1: the DPoP key thumbprint the access token is bound to (`cnf.jkt`); absent: a bearer token. */
+  dpopJkt?: string | undefined;
 }
 
 export async function issueTokens(ctx: OAuthContext, input: IssueInput): Promise<TokenResponse> {
@@ -45,7 +48,7 @@ export async function issueTokens(ctx: OAuthContext, input: IssueInput): Promise
   const authTime = Math.floor(input.authTime.getTime() / 1000);
   const refreshToken = input.refresh === null ? undefined
     : encryptRefreshToken(ctx.material, { rowId: input.refresh.rowId, clientId: input.clientId }, now, input.refresh.expiresAt);
-  const accessToken = await signAccessToken(signer, ctx.issuer, now, { sub, clientId: input.clientId, scope, authTime, grantId: input.grantId });
+  const accessToken = await signAccessToken(signer, ctx.issuer, now, { sub, clientId: input.clientId, scope, authTime, grantId: input.grantId, jkt: input.dpopJkt });
   // The ID token's at_hash covers the signed access token: the two signatures cannot run side by side.
   const id_token = input.scopes.includes('openid')
     ? await signIdToken(signer, ctx.issuer, now, {
@@ -54,7 +57,7 @@ export async function issueTokens(ctx: OAuthContext, input: IssueInput): Promise
     : undefined;
   return {
     access_token: accessToken,
-    token_type: 'Bearer',
+    token_type: input.dpopJkt === undefined ? 'Bearer' : 'DPoP',
     expires_in: ACCESS_TOKEN_SECONDS,
     scope,
     ...(id_token === undefined ? {} : { id_token }),

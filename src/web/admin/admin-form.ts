@@ -7,7 +7,9 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { FieldError } from '../../invalid-input.ts';
 import { backchannelLogoutUriProblem } from '../../oauth/checks/logout-uri.ts';
 import { redirectUriProblem } from '../../oauth/checks/redirect-uri.ts';
+import { isTokenEndpointAuthMethod } from '../../oauth/clients/auth-methods.ts';
 import { CLIENT_ID_PATTERN } from '../../oauth/clients/client-id.ts';
+import { validateKeySettings } from '../../oauth/clients/client-key-settings.ts';
 import { DEFAULT_SIGNING_ALG, isSigningAlg } from '../../oauth/jose/algorithms.ts';
 import { MAX_REDIRECT_URIS, type Client, type ClientInput } from '../../oauth/clients/clients.service.ts';
 import { isGrantType, isScope } from '../../oauth/scopes.ts';
@@ -30,6 +32,10 @@ export const ClientForm = Type.Object({
   backchannel_logout_session_required: Type.Optional(Type.String({ maxLength: 10 })),
   require_pushed_authorization_requests: Type.Optional(Type.String({ maxLength: 10 })),
   id_token_signed_response_alg: Type.Optional(Type.String({ maxLength: 20 })),
+  token_endpoint_auth_method: Type.Optional(Type.String({ maxLength: 40 })),
+  jwks: Type.Optional(Type.String({ maxLength: 100_000 })),
+  jwks_uri: Type.Optional(Type.String({ maxLength: 10_000 })),
+  dpop_bound_access_tokens: Type.Optional(Type.String({ maxLength: 10 })),
 });
 export type ClientFormBody = Static<typeof ClientForm>;
 
@@ -49,6 +55,16 @@ export interface ClientFormValues {
   requirePushedAuthorizationRequests: boolean;
   /** RS256, ES256 or EdDSA; anything else is reported beside the select. */
   idTokenSignedResponseAlg: string;
+  /**
+   * RFC 7591 §2; '' is "by type": a secret method for a confidential client,
+   * none for a public one. Undefined when the form did not carry the field:
+   * the service then keeps a private_key_jwt client's method and keys.
+   */
+  tokenEndpointAuthMethod: string | undefined;
+  /** The JWK Set as typed (JSON); '' for none. */
+  jwks: string;
+  jwksUri: string;
+  dpopBoundAccessTokens: boolean;
 }
 
 /** Field id (a key of {@link ClientFormValues}, or a field the service names) → message, shown next to the field. */
@@ -82,6 +98,10 @@ export function readClientForm(body: ClientFormBody): ClientFormValues {
     backchannelLogoutSessionRequired: isChecked(body.backchannel_logout_session_required),
     requirePushedAuthorizationRequests: isChecked(body.require_pushed_authorization_requests),
     idTokenSignedResponseAlg: body.id_token_signed_response_alg ?? DEFAULT_SIGNING_ALG,
+    tokenEndpointAuthMethod: body.token_endpoint_auth_method,
+    jwks: (body.jwks ?? '').trim(),
+    jwksUri: (body.jwks_uri ?? '').trim(),
+    dpopBoundAccessTokens: isChecked(body.dpop_bound_access_tokens),
   };
 }
 
@@ -99,6 +119,11 @@ export function formValuesOf(client: Client): ClientFormValues {
     backchannelLogoutSessionRequired: client.backchannelLogoutSessionRequired,
     requirePushedAuthorizationRequests: client.requirePushedAuthorizationRequests,
     idTokenSignedResponseAlg: client.idTokenSignedResponseAlg,
+    // The method the type implies shows as "by type", so that ticking or unticking the type alone still works.
+    tokenEndpointAuthMethod: client.tokenEndpointAuthMethod === (client.confidential ? 'client_secret_basic' : 'none') ? '' : client.tokenEndpointAuthMethod,
+    jwks: client.jwks === null ? '' : JSON.stringify(client.jwks, null, 2),
+    jwksUri: client.jwksUri ?? '',
+    dpopBoundAccessTokens: client.dpopBoundAccessTokens,
   };
 }
 
@@ -106,6 +131,7 @@ export const EMPTY_FORM: ClientFormValues = {
   clientId: '', name: '', confidential: true, redirectUris: '', scopes: ['openid'], grantTypes: ['authorization_code'], requiredRegions: [],
   postLogoutRedirectUris: '', backchannelLogoutUri: '', backchannelLogoutSessionRequired: false,
   requirePushedAuthorizationRequests: false, idTokenSignedResponseAlg: DEFAULT_SIGNING_ALG,
+  tokenEndpointAuthMethod: '', jwks: '', jwksUri: '', dpopBoundAccessTokens: false,
 };
 
 export function toClientInput(values: ClientFormValues): ClientInput {
@@ -122,6 +148,11 @@ export function toClientInput(values: ClientFormValues): ClientInput {
     backchannelLogoutSessionRequired: values.backchannelLogoutSessionRequired,
     requirePushedAuthorizationRequests: values.requirePushedAuthorizationRequests,
     idTokenSignedResponseAlg: values.idTokenSignedResponseAlg,
+    tokenEndpointAuthMethod: chosenMethod(values),
+    // Checked by checkClientForm: '' is no key set, anything else parses.
+    jwks: values.jwks === '' ? null : JSON.parse(values.jwks) as unknown,
+    jwksUri: values.jwksUri === '' ? null : values.jwksUri,
+    dpopBoundAccessTokens: values.dpopBoundAccessTokens,
   };
 }
 
@@ -145,7 +176,43 @@ export function checkClientForm(values: ClientFormValues, t: Translate, options:
   if (!values.scopes.every(isScope)) messages.scopes = t('admin.error.scopes');
   if (!values.grantTypes.every(isGrantType)) messages.grantTypes = t('admin.error.grantTypes');
   if (!isSigningAlg(values.idTokenSignedResponseAlg)) messages.idTokenSignedResponseAlg = t('admin.error.signingAlg');
+  Object.assign(messages, keySettingsMessages(values, t));
   return Object.fromEntries(Object.entries(messages).filter(([, message]) => message !== undefined));
+}
+
+/**
+ * The method and keys, judged by the rules the CLI and the import use
+ * (validateKeySettings), each verdict beside its field; the form adds only
+ * what the CLI cannot be asked: JSON that does not parse, and a method that
+ * contradicts the type checkbox.
+ */
+function keySettingsMessages(values: ClientFormValues, t: Translate): FieldMessages {
+  const messages: FieldMessages = {};
+  const method = chosenMethod(values);
+  if (values.tokenEndpointAuthMethod !== '' && isTokenEndpointAuthMethod(method) && (method === 'none') === values.confidential) {
+    messages.tokenEndpointAuthMethod = t(values.confidential ? 'admin.error.authMethodNone' : 'admin.error.authMethodPublic');
+  }
+  let jwks: unknown = null;
+  if (values.jwks !== '') {
+    try {
+      jwks = JSON.parse(values.jwks);
+    } catch (error) {
+      messages.jwks = t('admin.error.jwksJson', { problem: (error as Error).message });
+    }
+  }
+  const errors: FieldError[] = [];
+  validateKeySettings({ confidential: values.confidential, tokenEndpointAuthMethod: method, jwks, jwksUri: values.jwksUri }, errors);
+  for (const error of errors) {
+    const field = error.field === 'jwksUri' ? 'jwksUri' : error.field === 'jwks' ? 'jwks' : 'tokenEndpointAuthMethod';
+    messages[field] ??= field === 'tokenEndpointAuthMethod' ? t('admin.error.authMethod') : t('admin.error.keys', { problem: error.message });
+  }
+  return messages;
+}
+
+/** The method to store: "by type" made explicit (so that it replaces private_key_jwt); undefined when the form had no such field. */
+function chosenMethod(values: ClientFormValues): string | undefined {
+  if (values.tokenEndpointAuthMethod !== '') return values.tokenEndpointAuthMethod;
+  return values.confidential ? 'client_secret_basic' : 'none';
 }
 
 /** Too many, or the ones that cannot be registered; undefined when all is well. */
@@ -167,6 +234,9 @@ const SERVICE_FIELD_MESSAGES: Record<string, [string, string]> = {
   postLogoutRedirectUris: ['postLogoutRedirectUris', 'admin.error.invalid'],
   backchannelLogoutUri: ['backchannelLogoutUri', 'admin.error.backchannelInvalid'],
   idTokenSignedResponseAlg: ['idTokenSignedResponseAlg', 'admin.error.signingAlg'],
+  tokenEndpointAuthMethod: ['tokenEndpointAuthMethod', 'admin.error.authMethod'],
+  jwks: ['jwks', 'admin.error.invalid'],
+  jwksUri: ['jwksUri', 'admin.error.invalid'],
 };
 
 /**

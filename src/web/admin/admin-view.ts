@@ -1,4 +1,5 @@
 /** What the admin pages share: their options, the regions to choose from, the form page. */
+import { TOKEN_ENDPOINT_AUTH_METHODS } from '../../oauth/clients/auth-methods.ts';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { formToken } from '../../accounts/csrf.ts';
 import { listRegions } from '../../accounts/regions.repository.ts';
@@ -66,6 +67,7 @@ export async function renderClientForm(request: FastifyRequest, reply: FastifyRe
     scopes: SCOPES,
     grantTypes: GRANT_TYPES,
     signingAlgs: SIGNING_ALGS,
+    authMethods: TOKEN_ENDPOINT_AUTH_METHODS,
   }, status);
 }
 
