@@ -1,5 +1,6 @@
-/** `user list | show | add | set-password` (SPEC §3). Passwords come from standard input or a prompt. */
+/** `user list | show | add | set-password | reset-second-factor` (SPEC §3). Passwords come from standard input or a prompt. */
 import { createUser, setUserPassword } from '../accounts/accounts.service.ts';
+import { resetSecondFactor } from '../accounts/one-time-codes/one-time-codes.service.ts';
 import { ROLE_NAMES, roleName, type RoleName } from '../accounts/roles.ts';
 import { findRegionIdsOfUser, findUserById, findUserCredentialsByEmail, listUsers, type UserRow } from '../accounts/users.repository.ts';
 import type { DB } from '../db/database.ts';
@@ -101,6 +102,27 @@ export const userSetPasswordCommand: CliCommand = {
     return {
       json: { id: user.id, email: user.email, passwordChanged: true, ...ended },
       text: [`Password of ${user.email} (user ${user.id}) changed; ${ended.sessionsEnded} session(s) ended, ${ended.grantsRevoked} app grant(s) revoked.`],
+    };
+  },
+};
+
+export const userResetSecondFactorCommand: CliCommand = {
+  words: ['user', 'reset-second-factor'],
+  summary: 'delete a user\'s one-time codes, recovery codes and passkeys (they lost them)',
+  details: [
+    'For a member who lost their authenticator app, their recovery codes and their passkeys: their next login asks for the password only.',
+    'Check who is asking first: whoever can have this done can take over the account. The member is told by mail (unless MAIL=off). Sessions stay.',
+  ],
+  options: WHICH_USER,
+  async run(context, values) {
+    const db = await context.database();
+    const user = await findUser(db, values);
+    const reset = await resetSecondFactor(db, () => new Date(), {
+      userId: user.id, email: user.email, mailLocale: context.config.mail.mode === 'off' ? undefined : 'de',
+    }, context.events);
+    return {
+      json: { id: user.id, email: user.email, ...reset },
+      text: [`Second factor of ${user.email} (user ${user.id}) reset: one-time codes ${reset.oneTimeCodes ? 'deleted' : 'were not on'}, ${reset.passkeysDeleted} passkey(s) deleted.`],
     };
   },
 };

@@ -63,7 +63,21 @@ export type SecurityEvent =
   /** A new password was set through a reset link; every session of the member ended, every grant revoked. */
   | { event: 'account.password_reset.completed'; userId: number; sessionsEnded: number; grantsRevoked: number; ip: string }
   /** A reset link that is unknown, used, expired, replaced or older than the password was used. */
-  | { event: 'account.password_reset.invalid'; ip: string };
+  | { event: 'account.password_reset.invalid'; ip: string }
+  /** The member turned one-time codes on (the enrolment's first code was right); ten recovery codes were issued. */
+  | { event: 'account.second_factor.enrolled'; userId: number; method: 'otp' }
+  /** One-time codes were turned off: by the member (with a current code) or by an operator's reset (passkeys deleted too). */
+  | { event: 'account.second_factor.removed'; userId: number; by: 'member' | 'operator'; passkeysDeleted: number }
+  /** A second factor was accepted: at the second step of a login, or in a step-up for an app. */
+  | { event: 'account.second_factor.succeeded'; userId: number; method: 'otp' | 'recovery_code'; stepUp: boolean; ip: string }
+  /** A wrong one-time or recovery code (counted by the login throttle). */
+  | { event: 'account.second_factor.failed'; userId: number; stepUp: boolean; ip: string }
+  /** A recovery code was used (it is spent); `remaining` unused ones are left. */
+  | { event: 'account.recovery_code.used'; userId: number; remaining: number; ip: string }
+  /** The member replaced their recovery codes with ten new ones. */
+  | { event: 'account.recovery_codes.regenerated'; userId: number }
+  /** An app asked for a stronger sign-in than the session's (acr_values, claims): `outcome` what followed. */
+  | { event: 'oauth.step_up'; userId: number; clientId: string; requested: readonly string[]; outcome: 'asked' | 'unmet' | 'login_required' };
 
 export type SecurityEventName = SecurityEvent['event'];
 
@@ -97,6 +111,13 @@ const DESCRIPTIONS: Record<SecurityEventName, ['warn' | 'info', string]> = {
   'account.password_reset.limited': ['warn', 'password reset link refused: too many asked for this address or from this client'],
   'account.password_reset.completed': ['info', 'password reset through a link sent by email'],
   'account.password_reset.invalid': ['warn', 'password reset link unknown, used, expired or replaced'],
+  'account.second_factor.enrolled': ['info', 'one-time codes turned on'],
+  'account.second_factor.removed': ['info', 'second factor removed'],
+  'account.second_factor.succeeded': ['info', 'second factor accepted'],
+  'account.second_factor.failed': ['warn', 'wrong one-time or recovery code'],
+  'account.recovery_code.used': ['warn', 'recovery code used'],
+  'account.recovery_codes.regenerated': ['info', 'recovery codes regenerated'],
+  'oauth.step_up': ['info', 'stronger sign-in asked for by an app'],
 };
 
 /** Every event's name, in the order above (the audit page's filter lists them). */

@@ -16,6 +16,8 @@ export type ProblemCode =
   | 'auth.csrf-invalid'
   | 'auth.invalid-credentials'
   | 'auth.too-many-attempts'
+  | 'auth.second-factor-required'
+  | 'auth.second-factor-enrolment-required'
   | 'server.error'
   | 'store.not-found'
   | 'store.forbidden'

@@ -15,6 +15,10 @@ export interface DerivedKeys {
   readonly clientSecret: Uint8Array;
   /** HMAC-SHA256 key of login device cookies (accounts/login-device-cookie.ts). */
   readonly loginDevice: Uint8Array;
+  /** A256GCM key of the members' TOTP secrets (accounts/one-time-codes/secret-box.ts). */
+  readonly oneTimeCodeSecret: Uint8Array;
+  /** HMAC-SHA256 key of recovery-code digests (accounts/one-time-codes/recovery-codes.ts). */
+  readonly recoveryCode: Uint8Array;
 }
 
 const cache = new WeakMap<KeyMaterial, DerivedKeys>();
@@ -32,6 +36,8 @@ export function derivedKeys(keys: KeyMaterial): DerivedKeys {
       signingKeyWrap: derive(keys.encryptionKey, 'signing-key-wrap'),
       clientSecret: derive(keys.encryptionKey, 'client-secret'),
       loginDevice: derive(keys.encryptionKey, 'login-device'),
+      oneTimeCodeSecret: derive(keys.encryptionKey, 'one-time-code-secret'),
+      recoveryCode: derive(keys.encryptionKey, 'recovery-code'),
     });
     cache.set(keys, derived);
   }
