@@ -122,4 +122,21 @@ describe('step-up', () => {
     const tokens = await client.authorizationCodeGrant(config, new URL(done.location!), { pkceCodeVerifier: verifier, expectedState: state, idTokenExpected: true });
     expect(tokens.claims()).toMatchObject({ amr: ['pwd', 'otp', 'mfa'], acr: ACR_MULTI_FACTOR });
   });
+
+  test('phr for a member with codes and a passkey: the page offers the passkey only (a code cannot meet it)', async () => {
+    const member = await makeUser(t.db);
+    const { browser } = await signedInWithPassword(member);
+    await enrol(t.app, { cookie: browser.cookieHeader(), csrfToken: browser.cookies.get('CSRF_TOKEN')!, headers: {} }, clock.now());
+    await t.db.insertInto('passkeys').values({
+      user_id: member.id, credential_id: `cred-${member.id}`, public_key: Buffer.from([1]), device_type: 'singleDevice', backed_up: false, name: 'Key',
+    }).execute();
+    const stepUp = await request({ acr_values: 'phr' });
+    const page = await browser.follow(stepUp.url.href);
+    expect(page.url).toMatch(/\/login\/second-factor\?return_to=.*&passkey=only$/);
+    const html = await page.response.text();
+    expect(html).toContain('<button type="button" data-passkey-login>Passkey verwenden</button>');
+    expect(html).toContain('<script src="/static/passkey-login.js" defer></script>');
+    expect(html).not.toContain('id="code"');
+    expect(html).toContain('<input type="hidden" name="return_to" value="/oauth/authorize?');
+  });
 });

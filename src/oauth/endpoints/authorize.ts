@@ -18,6 +18,7 @@ import { webOrigin } from '../checks/redirect-uri.ts';
 import { rememberConsent } from '../consent/consents.repository.ts';
 import { AccessDenied, ConsentRequired, LoginRequired, UnmetAuthenticationRequirements, type OAuthError } from '../errors.ts';
 import { metAcr, unmetReason } from '../step-up.ts';
+import { meetsAcr } from '../../accounts/authentication-methods.ts';
 import { findSecondFactors } from '../../accounts/one-time-codes/one-time-codes.repository.ts';
 import { noteSecondFactor } from '../../ops/metrics.ts';
 import { issueAuthorizationCode, issueAuthorizationCodeIfConsented, type CodeBinding } from '../grants/code-issuance.ts';
@@ -28,6 +29,8 @@ import { logSecurityEvent } from '../../ops/security-events.ts';
 export const REGIONS_MESSAGE = 'User not in required regions';
 /** The page that asks for the second factor (web/login/second-factor.page.ts). */
 export const STEP_UP_PATH = '/login/second-factor';
+/** What a step-up with a one-time code signs in with (docs/oauth.md, "Authentication methods and levels"). */
+const CODE_SIGN_IN = ['pwd', 'otp', 'mfa'];
 
 type Respond = (reply: FastifyReply, req: AuthorizationRequest, session: SessionContext) => Promise<FastifyReply>;
 
@@ -75,7 +78,9 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
     }
     logSecurityEvent(request.events, { ...event, outcome: 'asked' });
     const returnTo = authorizeUrl(await frontChannel(req, req.parameters));
-    return reply.redirect(`${STEP_UP_PATH}?${new URLSearchParams({ return_to: returnTo }).toString()}`, 303);
+    // A one-time code cannot meet `phr`: then the page offers only the passkey.
+    const codeMeets = requested.some((acr) => meetsAcr(CODE_SIGN_IN, acr));
+    return reply.redirect(`${STEP_UP_PATH}?${new URLSearchParams({ return_to: returnTo, ...(codeMeets ? {} : { passkey: 'only' }) }).toString()}`, 303);
   };
 
   /** Step 5: the 403 page with a link back carrying access_denied. */

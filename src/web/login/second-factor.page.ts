@@ -63,13 +63,17 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
 
   const render = async (request: FastifyRequest, reply: FastifyReply, step: Step, view: { error?: string } = {}, status = 200) => {
     const factors = await findSecondFactors(db, step.userId);
+    // A step-up to `phr` (authorize.ts): a code would not meet it, only a passkey does.
+    const passkeyOnly = 'session' in step && (request.query as { passkey?: string } | undefined)?.passkey === 'only';
     return reply.render('second-factor', {
       ...view, csrfToken: await formToken(request, reply, config), returnTo: step.returnTo, stepUp: 'session' in step,
-      hasCodes: factors.totp, hasPasskeys: factors.passkeys > 0,
+      hasCodes: factors.totp && !passkeyOnly, hasPasskeys: factors.passkeys > 0,
     }, status);
   };
 
-  app.get(SECOND_FACTOR_PATH, { schema: { querystring: Type.Object({ return_to: Type.Optional(Type.String({ maxLength: 8192 })) }) } }, async (request, reply) => {
+  app.get(SECOND_FACTOR_PATH, { schema: { querystring: Type.Object({
+    return_to: Type.Optional(Type.String({ maxLength: 8192 })), passkey: Type.Optional(Type.Literal('only')),
+  }) } }, async (request, reply) => {
     const step = await stepOf(request, request.query.return_to);
     if (!step) return reply.redirect('/login', 303);
     return render(request, reply, step);
