@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
 import { FrozenClock } from '../helpers/clock.ts';
 import { useTestApp } from '../helpers/fixture.ts';
+import { HostileProbe } from '../helpers/hostile-probe.ts';
 import { codeAt, enrol, passwordStep, postForm, secondStep, sessionCookieOf, startEnrolment } from '../helpers/one-time-codes.ts';
 
 const clock = new FrozenClock(new Date('2026-03-02T09:00:10Z'));
@@ -172,5 +173,33 @@ describe('turning codes off and new recovery codes', () => {
     // The next login asks for the password only.
     const step = await passwordStep(t.app, member);
     expect(step.response.headers.location).toBe('/');
+  });
+});
+
+describe('refusals write nothing', () => {
+  it('wrong, junk and replayed codes, missing tokens and pending logins: 4xx, no table changed but the failed-login counters', async () => {
+    const member = await makeUser(t.db);
+    const session = await t.logIn(member);
+    const { secret } = await enrol(t.app, session, clock.now());
+    await t.db.deleteFrom('sessions').where('user_id', '=', member.id).execute();
+    const step = await passwordStep(t.app, member);
+    const holder = await t.logIn(await makeUser(t.db));
+    const probe = await HostileProbe.start(t);
+    const form = (url: string, cookie: string, fields: Record<string, string>) => ({
+      method: 'POST' as const, url, payload: new URLSearchParams(fields).toString(), headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    const junk = ['', '000000', codeAt(secret, clock.now()), 'x'.repeat(100), 'a\u0000b', 'zzzz-zzzz-zzzz', '١٢٣٤٥٦'];
+    for (const code of junk) {
+      const refused = await probe.send(form('/login/second-factor', step.cookie, { csrf_token: step.csrf, code }), `second step ${JSON.stringify(code)}`);
+      expect([400, 401, 429]).toContain(refused.statusCode);
+      for (const path of ['confirm', 'disable', 'recovery-codes']) {
+        const answer = await probe.send(form(`/settings/security/one-time-codes/${path}`, holder.cookie, { csrf_token: holder.csrfToken, code }), `${path} ${JSON.stringify(code)}`);
+        expect([400, 429]).toContain(answer.statusCode);
+      }
+    }
+    expect((await probe.send(form('/login/second-factor', step.cookie, { csrf_token: 'wrong', code: '123456' }), 'no token')).statusCode).toBe(403);
+    expect((await probe.send({ method: 'POST', url: '/login/second-factor', payload: { code: ['1', '2'] } }, 'json array')).statusCode).toBe(400);
+    expect((await probe.send({ url: '/settings/security?otp=on', headers: { cookie: holder.cookie } }, 'bad query')).statusCode).toBe(400);
+    expect(await probe.settled()).toBe(true);
   });
 });
