@@ -7,7 +7,7 @@ import { defineConfig } from 'vitest/config';
  * already in the PGlite run (`npm test`), and running them again proves nothing.
  */
 const ONLY_ON_EMBEDDED = process.env.TEST_DATABASE_URL
-  ? ['test/cli/cli-usage.test.ts', 'test/cli/cli-accounts.test.ts', 'test/cli/cli-clients.test.ts', 'test/cli/cli-client-logout.test.ts', 'test/cli/cli-demo-json.test.ts', 'test/cli/cli-demo-remove.test.ts', 'test/cli/cli-spoofed-names.test.ts', 'test/cli/cli-client-par.test.ts', 'test/cli/cli-client-dpop.test.ts', 'test/cli/cli-tokens.test.ts', 'test/cli/cli-client-transfer.test.ts', 'test/cli/cli-db-backup.test.ts', 'test/cli/cli-audit.test.ts', 'test/cli/cli-user-status.test.ts', 'src/**/*.test.ts']
+  ? ['test/cli/cli-usage.test.ts', 'test/cli/cli-accounts.test.ts', 'test/cli/cli-clients.test.ts', 'test/cli/cli-client-logout.test.ts', 'test/cli/cli-demo-json.test.ts', 'test/cli/cli-demo-remove.test.ts', 'test/cli/cli-spoofed-names.test.ts', 'test/cli/cli-client-par.test.ts', 'test/cli/cli-client-dpop.test.ts', 'test/cli/cli-tokens.test.ts', 'test/cli/cli-client-transfer.test.ts', 'test/cli/cli-db-backup.test.ts', 'test/cli/cli-audit.test.ts', 'test/cli/cli-user-status.test.ts', 'test/cli/cli-second-factor.test.ts', 'src/**/*.test.ts']
   : [];
 
 export default defineConfig({

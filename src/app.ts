@@ -65,6 +65,10 @@ import { loginMessages } from './web/login/login.messages.ts';
 import { passwordMessages } from './web/password/password.messages.ts';
 import { languagePage } from './web/language/language.page.ts';
 import { loginPage } from './web/login/login.page.ts';
+import { secondFactorMessages } from './web/login/second-factor.messages.ts';
+import { secondFactorPage } from './web/login/second-factor.page.ts';
+import { installSecondFactorGate } from './web/second-factor-gate.ts';
+import { oneTimeCodeMailComposers } from './accounts/one-time-codes/one-time-codes.mail.ts';
 import { unlockPages } from './web/login/unlock.page.ts';
 import { passwordResetPages } from './web/password/password-reset.page.ts';
 import { logoutMessages } from './web/logout/logout.messages.ts';
@@ -146,7 +150,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   installSessions(app, db, clock);
   installPages(app, combineMessages([
-    layoutMessages, homeMessages, errorMessages, loginMessages, passwordMessages, logoutMessages, consentMessages, deviceMessages, endSessionMessages, myAppsMessages, securityMessages, adminMessages, auditMessages, membersMessages,
+    layoutMessages, homeMessages, errorMessages, loginMessages, secondFactorMessages, passwordMessages, logoutMessages, consentMessages, deviceMessages, endSessionMessages, myAppsMessages, securityMessages, adminMessages, auditMessages, membersMessages,
   ]));
   installPageErrors(app);
 
@@ -160,7 +164,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.addHook('onClose', () => logoutNotices.stop());
   const mailSender = openMailSender(config.mail, config.publicUrl, db, clock, appEvents, {
     [UNLOCK_MAIL_KIND]: unlockMailComposer(config.publicUrl), [PASSWORD_CHANGED_MAIL_KIND]: passwordChangedMailComposer(config.publicUrl),
-    [RESET_MAIL_KIND]: resetMailComposer(config.publicUrl),
+    [RESET_MAIL_KIND]: resetMailComposer(config.publicUrl), ...oneTimeCodeMailComposers(config.publicUrl),
   });
   app.decorate('mailSender', mailSender);
   app.addHook('onClose', async () => mailSender?.stop());
@@ -175,9 +179,13 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(healthRoutes, {
     checks: [{ name: 'database', ping: () => deps.database.ping() }, ...(redisPing ? [{ name: 'redis' as const, ping: redisPing }] : [])],
   });
+  const derived = derivedKeys(deps.keys);
+  const oneTimeCodeKeys = { secret: derived.oneTimeCodeSecret, recoveryCode: derived.recoveryCode };
+  installSecondFactorGate(app, db, config.requireSecondFactor);
   await app.register(homePage, { db, clock });
   await app.register(languagePage, { config });
   await app.register(loginPage, { config, db, clock, loginGuard: login.guard });
+  await app.register(secondFactorPage, { config, db, clock, loginGuard: login.guard, keys: oneTimeCodeKeys });
   if (config.mail.mode !== 'off') await app.register(unlockPages, { config, db, clock, loginGuard: login.guard });
   if (config.mail.mode !== 'off') await app.register(passwordResetPages, { config, db, clock, loginGuard: login.guard });
   await app.register(logoutPage, { config, db, clock });
@@ -185,7 +193,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(auditPage, { config, db, clock });
   await app.register(membersPage, { config, db, clock });
   await app.register(myAppsPage, { config, db, clock });
-  await app.register(securityPage, { config, db, clock, loginGuard: login.guard });
+  await app.register(securityPage, { config, db, clock, loginGuard: login.guard, oneTimeCodeKeys });
   await app.register(oauthRoutes, {
     config, db, clock, keys: deps.keys, keyStore, pages: consentPages(config), endSessionPages: endSessionPages(config),
     devicePages: devicePages(config), attempts: login.guard.attempts,

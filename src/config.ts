@@ -6,6 +6,7 @@
  */
 import { isIP } from 'node:net';
 import path from 'node:path';
+import { ROLE_NAMES, ROLES, type RoleName } from './accounts/roles.ts';
 import { ConfigError, EnvReader, isBase64Key, isHostName, readMailSetting, readTrustProxy, type Env, type MailSetting } from './config-reader.ts';
 
 export interface Config {
@@ -61,6 +62,8 @@ export interface Config {
   readonly ignoredVariables: readonly IgnoredVariable[];
   /** How mail leaves: `smtp` (SMTP_URL), `outbox` (.eml files in DATA_DIR/outbox, outside production), or `off` (MAIL=off). */
   readonly mail: MailSetting;
+  /** REQUIRE_SECOND_FACTOR: the roles (numbers, accounts/roles.ts) whose members must have a passkey or one-time codes. */
+  readonly requireSecondFactor: readonly number[];
 }
 
 export type { MailSetting };
@@ -85,7 +88,7 @@ export const CONFIG_VARIABLES = [
   'MAX_UPLOAD_BYTES', 'REFRESH_TOKEN_GRACE_SECONDS', 'REQUEST_TIMEOUT_SECONDS', 'MAX_CONNECTIONS',
   'DATABASE_TIMEOUT_SECONDS', 'METRICS_TOKEN', 'REDIS_URL', 'BACKCHANNEL_LOGOUT_POLL_SECONDS', 'ALLOW_DEMO_IN_PRODUCTION',
   'MAX_CONNECTIONS_PER_ADDRESS', 'REQUIRE_PUSHED_AUTHORIZATION_REQUESTS', 'DPOP_NONCE_REQUIRED', 'AUDIT_RETENTION_DAYS',
-  'SMTP_URL', 'MAIL_FROM', 'MAIL',
+  'SMTP_URL', 'MAIL_FROM', 'MAIL', 'REQUIRE_SECOND_FACTOR',
 ] as const;
 
 /**
@@ -105,11 +108,12 @@ export function loadConfig(env: Env = process.env): Config {
   const keys = readKeySettings(read);
   const api = readApiSettings(read);
   const mail = readMailSetting(read, http.publicUrl, storage.dataDir);
+  const requireSecondFactor = readRequiredSecondFactor(read, runtime.isProduction);
   if (runtime.isProduction) checkProduction(read, storage.databaseUrl, http.publicUrl, mail);
   if (read.problems.length > 0) throw new ConfigError(read.problems);
   const ignoredVariables = Object.entries(RETIRED_VARIABLES)
     .filter(([name]) => read.text(name) !== undefined).map(([name, reason]) => ({ name, reason }));
-  return Object.freeze({ ...runtime, ...http, ...storage, ...keys, ...api, mail, ignoredVariables });
+  return Object.freeze({ ...runtime, ...http, ...storage, ...keys, ...api, mail, requireSecondFactor, ignoredVariables });
 }
 
 function readRuntime(read: EnvReader) {
@@ -201,6 +205,22 @@ function readApiSettings(read: EnvReader) {
     vapidPrivateKey,
     maxUploadBytes: read.integer('MAX_UPLOAD_BYTES', 1_572_864, 1, 100 * 1024 * 1024),
   };
+}
+
+/**
+ * REQUIRE_SECOND_FACTOR: `none`, or role names separated by commas
+ * (`orga`, `ambassador,orga`). Default: organisation members (`orga`, the
+ * highest role) in production, nobody elsewhere.
+ */
+function readRequiredSecondFactor(read: EnvReader, isProduction: boolean): readonly number[] {
+  const text = read.text('REQUIRE_SECOND_FACTOR')?.trim() ?? (isProduction ? 'orga' : 'none');
+  if (text === 'none') return Object.freeze([]);
+  const names = text.split(',').map((name) => name.trim());
+  const unknown = names.filter((name) => !Object.hasOwn(ROLES, name));
+  if (unknown.length > 0 || names.length === 0) {
+    return read.refuse(`REQUIRE_SECOND_FACTOR must be none or role names separated by commas (${ROLE_NAMES.join(', ')}); unknown: ${unknown.join(', ') || '(empty)'}`, Object.freeze([]));
+  }
+  return Object.freeze([...new Set(names.map((name) => ROLES[name as RoleName]))]);
 }
 
 export const PRODUCTION_MAIL_PROBLEM = 'NODE_ENV=production requires SMTP_URL (smtp://user:pass@host:port or smtps://…) to send mail, '

@@ -7,7 +7,9 @@
 import type { Clock } from '../clock.ts';
 import type { DB } from '../db/database.ts';
 import { logSecurityEvent, type EventLog } from '../ops/security-events.ts';
+import { PASSWORD_ONLY, type AuthenticationMethod } from './authentication-methods.ts';
 import type { AttemptCounters } from './login-attempt-counters.ts';
+import { findSecondFactors, hasSecondFactor, type SecondFactors } from './one-time-codes/one-time-codes.repository.ts';
 import { deviceCookieAfterLogin, deviceNonce } from './login-device-cookie.ts';
 import { accountOf, recordSuccess, reserveAttempt, throttleCounters, type ThrottleCounter } from './login-throttle.ts';
 import { verifyAgainstDummy, verifyPassword } from './passwords.ts';
@@ -35,6 +37,18 @@ export interface LoginResult {
   user: UserRow;
   /** The device cookie to set: it lets this browser past the account-wide limit next time. */
   deviceCookie: string;
+}
+
+/**
+ * The password was right and the member has a second factor: no session yet
+ * (web/login/second-factor.page.ts asks for it). The throttle's counters are
+ * not cleared: they are, once the second factor is right too.
+ */
+export interface SecondFactorNeeded {
+  secondFactor: SecondFactors;
+  user: UserRow;
+  /** The account as the throttle counts it. */
+  account: string;
 }
 
 export const INVALID_CREDENTIALS = 'Wrong email or password.';
@@ -79,9 +93,10 @@ export interface LoginGuard {
 
 /**
  * Logs in; throws {@link LoginThrottled} (before the password is checked),
- * {@link InvalidCredentials} or {@link AccountDisabled}.
+ * {@link InvalidCredentials} or {@link AccountDisabled}. A member with a
+ * second factor gets {@link SecondFactorNeeded} instead of a session.
  */
-export async function logIn(db: DB, clock: Clock, guard: LoginGuard, input: LoginInput): Promise<LoginResult> {
+export async function logIn(db: DB, clock: Clock, guard: LoginGuard, input: LoginInput): Promise<LoginResult | SecondFactorNeeded> {
   const { deviceKey, attempts } = guard;
   const email = input.email.trim();
   const account = accountOf(email);
@@ -98,10 +113,28 @@ export async function logIn(db: DB, clock: Clock, guard: LoginGuard, input: Logi
     if (input.log) logSecurityEvent(input.log, { event: 'account.login.disabled', userId: user.id, ip: input.ip });
     throw new AccountDisabled();
   }
+  const secondFactor = await findSecondFactors(db, user.id);
+  if (hasSecondFactor(secondFactor)) return { secondFactor, user, account };
   await recordSuccess(attempts, counters);
-  // The browser's earlier session is renewed (same member) or replaced, not logged out: the apps keep their tokens.
-  const session = await createSession(db, clock, user.id, input.rememberMe, input.previousSessionId, sessionDevice(input.userAgent, input.ip));
-  return { session, user, deviceCookie: deviceCookieAfterLogin(deviceKey, account, input.deviceCookie) };
+  return startSession(db, clock, deviceKey, { ...input, userId: user.id, account, amr: PASSWORD_ONLY }).then((started) => ({ ...started, user }));
+}
+
+/** What starts a session once every factor is right. */
+export interface SessionStart {
+  userId: number;
+  account: string;
+  rememberMe: boolean;
+  amr: readonly AuthenticationMethod[];
+  ip: string;
+  userAgent?: string | undefined;
+  previousSessionId?: string | undefined;
+  deviceCookie?: string | undefined;
+}
+
+/** The session (the browser's earlier one renewed or replaced: the apps keep their tokens) and the device cookie to set. */
+export async function startSession(db: DB, clock: Clock, deviceKey: Uint8Array, start: SessionStart): Promise<{ session: NewSession; deviceCookie: string }> {
+  const session = await createSession(db, clock, start.userId, start.rememberMe, start.previousSessionId, sessionDevice(start.userAgent, start.ip), start.amr);
+  return { session, deviceCookie: deviceCookieAfterLogin(deviceKey, start.account, start.deviceCookie) };
 }
 
 /** Whole minutes, rounded up, as the messages give the wait; the exact seconds in `Retry-After`. */

@@ -10,12 +10,12 @@ import { sessionsRevokeCommand } from './sessions.commands.ts';
 import { dbBackupCommand, dbRestoreCommand } from './db.commands.ts';
 import { demoCommand, demoRemoveCommand, migrateCommand } from './setup.commands.ts';
 import { tokenIntrospectCommand, tokenRevokeCommand } from './tokens.commands.ts';
-import { userAddCommand, userDeleteCommand, userDisableCommand, userEnableCommand, userListCommand, userSetPasswordCommand, userShowCommand } from './users.commands.ts';
+import { userAddCommand, userDeleteCommand, userDisableCommand, userEnableCommand, userListCommand, userResetSecondFactorCommand, userSetPasswordCommand, userShowCommand } from './users.commands.ts';
 
 export const COMMANDS: readonly CliCommand[] = [
   migrateCommand, dbBackupCommand, dbRestoreCommand,
   regionListCommand, regionAddCommand,
-  userListCommand, userShowCommand, userAddCommand, userSetPasswordCommand, userDisableCommand, userEnableCommand, userDeleteCommand,
+  userListCommand, userShowCommand, userAddCommand, userSetPasswordCommand, userDisableCommand, userEnableCommand, userDeleteCommand, userResetSecondFactorCommand,
   sessionsRevokeCommand,
   tokenIntrospectCommand, tokenRevokeCommand,
   clientListCommand, clientShowCommand, clientAddCommand, clientUpdateCommand, clientDeleteCommand, clientRotateSecretCommand,

@@ -1,10 +1,11 @@
 /**
- * `user list | show | add | set-password | disable | enable | delete` (SPEC §3).
+ * `user list | show | add | set-password | disable | enable | delete | reset-second-factor`.
  * Passwords come from standard input or a prompt.
  */
 import { createUser, setUserPassword } from '../accounts/accounts.service.ts';
 import { deleteMember } from '../accounts/member-deletion.ts';
 import { disableMember, enableMember } from '../accounts/member-status.ts';
+import { resetSecondFactor } from '../accounts/one-time-codes/one-time-codes.service.ts';
 import { ROLE_NAMES, roleName, type RoleName } from '../accounts/roles.ts';
 import { findRegionIdsOfUser, findUserById, findUserCredentialsByEmail, listUsers, type UserRow } from '../accounts/users.repository.ts';
 import type { DB } from '../db/database.ts';
@@ -171,6 +172,27 @@ export const userDeleteCommand: CliCommand = {
     return {
       json: { id: user.id, email: user.email, deleted: true, sessionsEnded, grantsRevoked },
       text: [`${user.email} (user ${user.id}) deleted; ${sessionsEnded} session(s) ended, ${grantsRevoked} app grant(s) revoked.`],
+    };
+  },
+};
+
+export const userResetSecondFactorCommand: CliCommand = {
+  words: ['user', 'reset-second-factor'],
+  summary: 'delete a user\'s one-time codes, recovery codes and passkeys (they lost them)',
+  details: [
+    'For a member who lost their authenticator app, their recovery codes and their passkeys: their next login asks for the password only.',
+    'Check who is asking first: whoever can have this done can take over the account. The member is told by mail (unless MAIL=off). Sessions stay.',
+  ],
+  options: WHICH_USER,
+  async run(context, values) {
+    const db = await context.database();
+    const user = await findUser(db, values);
+    const reset = await resetSecondFactor(db, () => new Date(), {
+      userId: user.id, email: user.email, mailLocale: context.config.mail.mode === 'off' ? undefined : 'de',
+    }, context.events);
+    return {
+      json: { id: user.id, email: user.email, ...reset },
+      text: [`Second factor of ${user.email} (user ${user.id}) reset: one-time codes ${reset.oneTimeCodes ? 'deleted' : 'were not on'}, ${reset.passkeysDeleted} passkey(s) deleted.`],
     };
   },
 };

@@ -8,6 +8,7 @@ import { toLocation } from '../http/location.ts';
 import type { Executor } from '../db/executor.ts';
 import type { Checked } from './checks/check.ts';
 import { checkDpopJkt } from './checks/dpop-jkt.ts';
+import { checkRequestedAcr } from './checks/acr.ts';
 import { checkMaxAge } from './checks/max-age.ts';
 import { checkNonce } from './checks/nonce.ts';
 import { checkParameters } from './checks/parameters.ts';
@@ -33,7 +34,7 @@ export const LOGIN_AFTER_PARAMETER = 'login_after';
 export const AUTHORIZATION_PARAMETERS = [
   'response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method',
   'nonce', 'prompt', 'max_age', 'response_mode', 'login_hint', 'ui_locales', 'request', 'request_uri', 'dpop_jkt',
-  LOGIN_AFTER_PARAMETER,
+  'acr_values', 'claims', LOGIN_AFTER_PARAMETER,
 ] as const;
 
 export type RawParameters = Record<string, unknown>;
@@ -54,6 +55,8 @@ export interface AuthorizationRequest {
   dpopJkt: string | null;
   prompt: ReadonlySet<string>;
   maxAge: number | undefined;
+  /** `acr_values` or an essential `acr` claim (checks/acr.ts): the levels asked for, in the client's order; undefined: none. */
+  acr: readonly string[] | undefined;
   /** See {@link LOGIN_AFTER_PARAMETER}; undefined when absent or malformed. */
   loginAfter: number | undefined;
   /** The request's own parameters, to re-send it after login or from the consent form. */
@@ -129,8 +132,9 @@ export function checkAuthorizationRequest(client: ClientRow, raw: RawParameters)
   const maxAge = take(checkMaxAge(parameters));
   const nonce = take(checkNonce(parameters));
   const dpopJkt = take(checkDpopJkt(parameters));
+  const acr = take(checkRequestedAcr(parameters));
   const loginAfter = /^\d{1,12}$/.test(parameters.login_after ?? '') ? Number(parameters.login_after) : undefined;
-  return { client, redirectUri, state, scopes, codeChallenge, nonce, dpopJkt, prompt, maxAge, loginAfter, parameters, pushed: false };
+  return { client, redirectUri, state, scopes, codeChallenge, nonce, dpopJkt, prompt, maxAge, acr, loginAfter, parameters, pushed: false };
 }
 
 /** Step 1: a registered client, or the error page. */

@@ -53,6 +53,8 @@ export class InvalidScope extends OAuthError { readonly error = 'invalid_scope';
 export class AccessDenied extends OAuthError { readonly error = 'access_denied'; }
 export class LoginRequired extends OAuthError { readonly error = 'login_required'; }
 export class ConsentRequired extends OAuthError { readonly error = 'consent_required'; }
+/** OpenID Connect Core 1.0 errata set 2, §3.1.2.6: the requested authentication context cannot be met. */
+export class UnmetAuthenticationRequirements extends OAuthError { readonly error = 'unmet_authentication_requirements'; }
 export class RequestNotSupported extends OAuthError { readonly error = 'request_not_supported'; }
 export class RequestUriNotSupported extends OAuthError { readonly error = 'request_uri_not_supported'; }
 

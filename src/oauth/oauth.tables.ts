@@ -69,6 +69,8 @@ export interface OAuthGrantsTable {
   auth_time: Date;
   /** Migration 057: how the member signed in, from the code's session (RFC 8176 values). */
   amr: Generated<string[]>;
+  /** Migration 065: the requested `acr` value met, or null. */
+  acr: string | null;
   created_at: CreatedAt;
   expires_at: Date;
   revoked_at: Date | null;
@@ -89,6 +91,8 @@ export interface OAuthCodesTable {
   auth_time: Date;
   /** Migration 057: how the member signed in, from the session (RFC 8176 values). */
   amr: Generated<string[]>;
+  /** Migration 065: the requested `acr` value met, or null. */
+  acr: string | null;
   created_at: CreatedAt;
   expires_at: Date;
   used_at: Date | null;

@@ -20,7 +20,19 @@ import { markJsonRoutes } from '../http/security-headers.ts';
 
 export const METRICS_PATH = '/metrics';
 
-const LOGIN_ROUTES = new Set(['POST /login', 'POST /api/user/login']);
+/** What a request did with a second factor, counted in `second_factor_total`. */
+export type SecondFactorOutcome = 'enrolled' | 'removed' | 'code' | 'recovery_code' | 'failure' | 'step_up' | 'step_up_unmet';
+
+const secondFactorOutcomes = new WeakMap<FastifyRequest, SecondFactorOutcome[]>();
+
+/** Notes an outcome of this request for the metrics (nothing happens without METRICS_TOKEN but a short-lived entry). */
+export function noteSecondFactor(request: FastifyRequest, outcome: SecondFactorOutcome): void {
+  const noted = secondFactorOutcomes.get(request);
+  if (noted) noted.push(outcome);
+  else secondFactorOutcomes.set(request, [outcome]);
+}
+
+const LOGIN_ROUTES = new Set(['POST /login', 'POST /api/user/login', 'POST /login/second-factor']);
 const TOKEN_ROUTE = 'POST /oauth/token';
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -62,6 +74,11 @@ function requestRecorder(registry: Registry) {
   const tokens = new Counter({ name: 'oauth_tokens_issued_total', help: 'Successful token responses, by grant type', labelNames: ['grant_type'], registers: [registry] });
   const loginFailures = new Counter({ name: 'login_failures_total', help: 'Logins refused for wrong credentials', labelNames: ['route'], registers: [registry] });
   const loginThrottled = new Counter({ name: 'login_throttled_total', help: 'Logins refused by the attempt limits (lockouts)', labelNames: ['route'], registers: [registry] });
+  const secondFactor = new Counter({
+    name: 'second_factor_total', help: 'Second factor: one-time codes turned on (enrolled) or off (removed), codes and recovery codes accepted, '
+      + 'wrong codes (failure), step-ups done (step_up) and step-ups an app asked for that could not be met (step_up_unmet)',
+    labelNames: ['outcome'], registers: [registry],
+  });
 
   return (request: FastifyRequest, reply: FastifyReply): void => {
     const route = request.routeOptions.url ?? 'unmatched';
@@ -73,6 +90,7 @@ function requestRecorder(registry: Registry) {
     if (key === TOKEN_ROUTE && status === 200) tokens.inc({ grant_type: grantTypeOf(request.body) });
     if (LOGIN_ROUTES.has(key) && status === 401) loginFailures.inc({ route });
     if (LOGIN_ROUTES.has(key) && status === 429) loginThrottled.inc({ route });
+    for (const outcome of secondFactorOutcomes.get(request) ?? []) secondFactor.inc({ outcome });
   };
 }
 

@@ -85,7 +85,21 @@ export type SecurityEvent =
   /** User codes were refused unchecked: too many wrong ones from this client address (`source`) or from everywhere (`all`). */
   | { event: 'oauth.device.user_code_limited'; limitedBy: 'source' | 'all'; retryAfterSeconds: number; ip: string }
   /** The member approved (`approved`) or denied a device's request at /device after confirming its user code. */
-  | { event: 'oauth.device.decided'; userId: number; clientId: string; scopes: readonly string[]; approved: boolean };
+  | { event: 'oauth.device.decided'; userId: number; clientId: string; scopes: readonly string[]; approved: boolean }
+  /** The member turned one-time codes on (the enrolment's first code was right); ten recovery codes were issued. */
+  | { event: 'account.second_factor.enrolled'; userId: number; method: 'otp' }
+  /** One-time codes were turned off: by the member (with a current code) or by an operator's reset (passkeys deleted too). */
+  | { event: 'account.second_factor.removed'; userId: number; by: 'member' | 'operator'; passkeysDeleted: number }
+  /** A second factor was accepted: at the second step of a login, or in a step-up for an app. */
+  | { event: 'account.second_factor.succeeded'; userId: number; method: 'otp' | 'recovery_code'; stepUp: boolean; ip: string }
+  /** A wrong one-time or recovery code (counted by the login throttle). */
+  | { event: 'account.second_factor.failed'; userId: number; stepUp: boolean; ip: string }
+  /** A recovery code was used (it is spent); `remaining` unused ones are left. */
+  | { event: 'account.recovery_code.used'; userId: number; remaining: number; ip: string }
+  /** The member replaced their recovery codes with ten new ones. */
+  | { event: 'account.recovery_codes.regenerated'; userId: number }
+  /** An app asked for a stronger sign-in than the session's (acr_values, claims): `outcome` what followed. */
+  | { event: 'oauth.step_up'; userId: number; clientId: string; requested: readonly string[]; outcome: 'asked' | 'unmet' | 'login_required' };
 
 export type SecurityEventName = SecurityEvent['event'];
 
@@ -128,6 +142,13 @@ const DESCRIPTIONS: Record<SecurityEventName, ['warn' | 'info', string]> = {
   'oauth.device.user_code_refused': ['warn', 'device user code unknown, used or expired'],
   'oauth.device.user_code_limited': ['warn', 'device user code refused unchecked: too many wrong codes'],
   'oauth.device.decided': ['info', 'device authorization answered by the member'],
+  'account.second_factor.enrolled': ['info', 'one-time codes turned on'],
+  'account.second_factor.removed': ['info', 'second factor removed'],
+  'account.second_factor.succeeded': ['info', 'second factor accepted'],
+  'account.second_factor.failed': ['warn', 'wrong one-time or recovery code'],
+  'account.recovery_code.used': ['warn', 'recovery code used'],
+  'account.recovery_codes.regenerated': ['info', 'recovery codes regenerated'],
+  'oauth.step_up': ['info', 'stronger sign-in asked for by an app'],
 };
 
 /** Every event's name, in the order above (the audit page's filter lists them). */

@@ -10,6 +10,11 @@ import { createRequire } from 'node:module';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { storeUnlockToken } from '../../src/accounts/login-unlock.ts';
+import { confirmEnrolment, pendingEnrolmentSecret, startEnrolment } from '../../src/accounts/one-time-codes/one-time-codes.service.ts';
+import { NO_EVENT_LOG } from '../../src/ops/security-events.ts';
+import { derivedKeys } from '../../src/oauth/keys/derived-keys.ts';
+import { makeUser, TEST_PASSWORD } from '../helpers/factories.ts';
+import { codeAt } from '../helpers/one-time-codes.ts';
 import { storeResetToken } from '../../src/accounts/password-reset.ts';
 import { randomToken } from '../../src/accounts/sessions.ts';
 import { createClient, findClient } from '../../src/oauth/clients/clients.service.ts';
@@ -27,6 +32,23 @@ const { app, browser } = useDemoAppAndBrowser();
 
 // Enough clients for the admin list to have pages.
 beforeAll(() => addNumberedClients(app, 30));
+/** A member with one-time codes turned on, for the second step, the step-up page and the recovery codes. */
+const CODES_USER = { email: 'codes@example.org', password: TEST_PASSWORD };
+let codesSecret = '';
+/** The next code of the member's app: the clock moves a step first, as a code is accepted once. */
+function nextCode(): string {
+  app.t.clock.advance(30);
+  return codeAt(codesSecret, app.t.clock.now());
+}
+
+beforeAll(async () => {
+  const user = await makeUser(app.t.db, { email: CODES_USER.email });
+  const derived = derivedKeys(app.t.keys);
+  const keys = { secret: derived.oneTimeCodeSecret, recoveryCode: derived.recoveryCode };
+  await startEnrolment(app.t.db, keys, app.t.clock.now, user.id);
+  codesSecret = (await pendingEnrolmentSecret(app.t.db, keys, user.id))!;
+  await confirmEnrolment(app.t.db, keys, app.t.clock.now, { userId: user.id, email: user.email }, nextCode(), NO_EVENT_LOG);
+});
 
 interface Violation { id: string; impact: string | null; help: string; nodes: Array<{ target: unknown[] }> }
 
@@ -206,6 +228,44 @@ const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolea
   { name: 'my apps', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/settings/apps`); } },
   { name: 'security: sessions', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/settings/security?ended=1`); } },
   {
+    name: 'security: setting up one-time codes (QR code, secret)',
+    as: 'foodsaver@example.org',
+    open: async (page, english) => {
+      // The setup an earlier language or width began starts afresh.
+      await app.t.db.deleteFrom('one_time_code_secrets').where('user_id', '=', app.user('foodsaver@example.org').id).execute();
+      await page.goto(`${app.baseUrl}/settings/security`);
+      await afterNavigation(page, () => page.getByRole('button', { name: english ? 'Set up one-time codes' : 'Einmalcodes einrichten' }).click());
+    },
+  },
+  {
+    name: 'security: a wrong first code',
+    as: 'foodsaver@example.org',
+    open: async (page, english) => {
+      await page.locator('#otp-confirm-code').fill('000000');
+      await afterNavigation(page, () => page.getByRole('button', { name: english ? 'Turn on one-time codes' : 'Einmalcodes einschalten' }).click());
+    },
+  },
+  {
+    name: 'second step of the login, a wrong code',
+    open: async (page, english) => {
+      await page.goto(`${app.baseUrl}/login`);
+      await fillLoginForm(page, CODES_USER, { english });
+      await page.locator('#code').fill('000000');
+      await afterNavigation(page, () => page.locator('#code').press('Enter'));
+    },
+  },
+  { name: 'security: one-time codes on', as: CODES_USER.email, open: async (page) => { await page.goto(`${app.baseUrl}/settings/security`); } },
+  {
+    name: 'security: new recovery codes, shown once',
+    as: CODES_USER.email,
+    open: async (page) => {
+      await page.locator('#otp-regenerate-code').fill(nextCode());
+      await afterNavigation(page, () => page.locator('#otp-regenerate-code').press('Enter'));
+      await page.locator('.recovery-codes').waitFor();
+    },
+  },
+  { name: 'step-up page', as: CODES_USER.email, open: async (page) => { await page.goto(`${app.baseUrl}/login/second-factor?return_to=%2Fsettings%2Fapps`); } },
+  {
     name: 'security: password form with errors',
     as: 'foodsaver@example.org',
     open: async (page, english) => {
@@ -287,12 +347,19 @@ const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolea
 async function checkPages(locale: string, viewport: { width: number; height: number }, english: boolean) {
   const found: Record<string, string[]> = {};
   const overflowing: Record<string, number> = {};
-  for (const user of [undefined, 'foodsaver@example.org', 'orga@example.org']) {
+  for (const user of [undefined, 'foodsaver@example.org', 'orga@example.org', CODES_USER.email]) {
     const { context, page } = await browser.newPage({ locale });
     await page.setViewportSize(viewport);
     if (user) {
       await page.goto(`${app.baseUrl}/login`);
-      await Promise.all([page.waitForURL((url) => url.pathname !== '/login'), fillLoginForm(page, app.user(user), { english })]);
+      await Promise.all([page.waitForURL((url) => url.pathname !== '/login'), fillLoginForm(page, user === CODES_USER.email ? CODES_USER : app.user(user), { english })]);
+    }
+    if (user === CODES_USER.email) {
+      // This member's login stops at the second step: checked, then passed with a code.
+      const violations = await violationsOf(page);
+      if (violations.length > 0) found['second step of the login'] = violations;
+      await page.locator('#code').fill(nextCode());
+      await afterNavigation(page, () => page.locator('#code').press('Enter'));
     }
     for (const spec of PAGES.filter((p) => p.as === user)) {
       await spec.open(page, english);

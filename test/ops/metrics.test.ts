@@ -9,6 +9,7 @@ import { makeUser, type TestUser } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/fixture.ts';
 import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
 import { logInAs } from '../helpers/session.ts';
+import { codeAt, enrol, passwordStep, postForm, secondStep } from '../helpers/one-time-codes.ts';
 import { TEST_DATABASE_URL } from '../helpers/database.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 
@@ -116,6 +117,26 @@ describe('/metrics', () => {
     const delta = (series: string) => sample(after, series) - sample(before, series);
     expect(delta('login_failures_total{route="/api/user/login"}')).toBe(statuses.filter((s) => s === 401).length);
     expect(delta('login_throttled_total{route="/api/user/login"}')).toBe(statuses.filter((s) => s === 429).length);
+  });
+
+  it('counts the second factor: codes turned on, accepted, wrong, and turned off', async () => {
+    const member = await makeUser(t.db);
+    const before = await scrape();
+    const session = await logInAs(t.app, member);
+    const { secret, recoveryCodes } = await enrol(t.app, session, new Date());
+    const step = await passwordStep(t.app, member);
+    expect((await secondStep(t.app, step, 'zzzz-zzzz-zzzz')).statusCode).toBe(401);
+    expect((await secondStep(t.app, step, recoveryCodes[0]!)).statusCode).toBe(303);
+    const off = await postForm(t.app, '/settings/security/one-time-codes/disable', session.cookie, { csrf_token: session.csrfToken, code: codeAt(secret, new Date(Date.now() + 30_000)) });
+    // The next step's code: the one of this step was used by the enrolment (accepted one step early, RFC 6238 §5.2).
+    expect(off.statusCode).toBe(303);
+    const after = await scrape();
+    const delta = (series: string) => sample(after, series) - sample(before, series);
+    expect(delta('second_factor_total{outcome="enrolled"}')).toBe(1);
+    expect(delta('second_factor_total{outcome="failure"}')).toBe(1);
+    expect(delta('second_factor_total{outcome="recovery_code"}')).toBe(1);
+    expect(delta('second_factor_total{outcome="removed"}')).toBe(1);
+    expect(delta('login_failures_total{route="/login/second-factor"}')).toBe(1);
   });
 
   it.runIf(TEST_DATABASE_URL)('reports the PostgreSQL pool', async () => {

@@ -4,5 +4,8 @@ import { ApiProblem } from './problem.ts';
 export const authProblems = {
   unauthenticated: () => new ApiProblem(401, 'auth.unauthenticated', 'You must be logged in.'),
   loggedOut: () => new ApiProblem(403, 'auth.forbidden', 'You must be logged in to do this.'),
+  /** REQUIRE_SECOND_FACTOR: the member's role needs a second factor, and they have none yet. */
+  enrolmentRequired: (settings: string) => new ApiProblem(403, 'auth.second-factor-enrolment-required',
+    `Your role requires a second factor (a passkey or one-time codes). Set one up at ${settings} first.`),
   csrfInvalid: () => new ApiProblem(403, 'auth.csrf-invalid', 'Missing or wrong X-CSRF-Token header.'),
 };

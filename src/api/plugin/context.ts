@@ -11,6 +11,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { tokensMatch } from '../../accounts/csrf.ts';
+import { SESSION_COOKIE } from '../../accounts/session-http.ts';
+import type { SessionContext } from '../../accounts/sessions.ts';
 import { markJsonRoutes } from '../../http/security-headers.ts';
 import { authProblems } from './auth.problems.ts';
 import { installApiBodyParsers } from './body.ts';
@@ -21,7 +23,16 @@ import { compileApiValidator } from './validation.ts';
 /** The query schema of an operation that declares no query parameters: none are allowed. */
 const NO_QUERY = { type: 'object', properties: {}, additionalProperties: false } as const;
 
-export function installApiContext(api: FastifyInstance): void {
+/** REQUIRE_SECOND_FACTOR: whether a session must set up a second factor first, and where. */
+export interface EnrolmentGate {
+  mustSetUp(session: SessionContext): Promise<boolean>;
+  readonly page: string;
+}
+
+/** What a member who must set up a second factor may still do under /api. */
+const REACHABLE_BEFORE_ENROLMENT = new Set(['/api/user/logout']);
+
+export function installApiContext(api: FastifyInstance, gate?: EnrolmentGate): void {
   // Swagger UI's pages under /api/doc keep the page headers (it sets its own CSP).
   markJsonRoutes(api, (url) => url.startsWith('/api/doc'));
   api.setValidatorCompiler(compileApiValidator);
@@ -31,6 +42,13 @@ export function installApiContext(api: FastifyInstance): void {
   api.addHook('onRoute', (route) => {
     if (route.schema?.querystring === undefined) route.schema = { ...route.schema, querystring: NO_QUERY };
   });
+  if (gate) {
+    api.addHook('onRequest', async (request) => {
+      if (request.cookies[SESSION_COOKIE] === undefined || REACHABLE_BEFORE_ENROLMENT.has(request.url.split('?')[0]!)) return;
+      const session = await request.getSession();
+      if (session && await gate.mustSetUp(session)) throw authProblems.enrolmentRequired(gate.page);
+    });
+  }
   api.addHook('onRequest', async (request) => {
     const config = request.routeOptions.config ?? {};
     const auth = config.auth ?? 'optional';

@@ -17,6 +17,8 @@ export type ProblemCode =
   | 'auth.invalid-credentials'
   | 'auth.too-many-attempts'
   | 'auth.account-disabled'
+  | 'auth.second-factor-required'
+  | 'auth.second-factor-enrolment-required'
   | 'server.error'
   | 'store.not-found'
   | 'store.forbidden'

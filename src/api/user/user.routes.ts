@@ -45,10 +45,15 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (a
     },
   }, async (request, reply) => {
     const { email, password, rememberMe = false } = request.body;
-    const { session, user, deviceCookie } = await logIn(db, clock, loginGuard, {
+    const result = await logIn(db, clock, loginGuard, {
       email, password, rememberMe, ip: request.ip, userAgent: request.headers['user-agent'],
       previousSessionId: request.cookies[SESSION_COOKIE], deviceCookie: request.cookies[DEVICE_COOKIE], log: request.events,
     }).catch((error: unknown) => { throw loginProblem(error, config); });
+    // The JSON login takes a password only: a member with a second factor signs in through the login page.
+    if ('secondFactor' in result) {
+      throw new ApiProblem(401, 'auth.second-factor-required', `This account has a second factor: log in at ${config.publicUrl}/login.`);
+    }
+    const { session, user, deviceCookie } = result;
     setSessionCookies(reply, config, clock, session);
     setDeviceCookie(reply, config, deviceCookie);
     return describeCurrentUser(db, user, session.csrfToken);

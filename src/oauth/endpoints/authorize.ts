@@ -16,13 +16,21 @@ import type { AuthorizationPages } from '../authorization-pages.ts';
 import { isInRequiredRegions } from '../checks/required-regions.ts';
 import { webOrigin } from '../checks/redirect-uri.ts';
 import { rememberConsent } from '../consent/consents.repository.ts';
-import { AccessDenied, ConsentRequired, LoginRequired, type OAuthError } from '../errors.ts';
+import { AccessDenied, ConsentRequired, LoginRequired, UnmetAuthenticationRequirements, type OAuthError } from '../errors.ts';
+import { metAcr, unmetReason } from '../step-up.ts';
+import { meetsAcr } from '../../accounts/authentication-methods.ts';
+import { findSecondFactors } from '../../accounts/one-time-codes/one-time-codes.repository.ts';
+import { noteSecondFactor } from '../../ops/metrics.ts';
 import { issueAuthorizationCode, issueAuthorizationCodeIfConsented, type CodeBinding } from '../grants/code-issuance.ts';
 import type { OAuthContext } from '../oauth-context.ts';
 import { continueRequest, takeRequest } from '../pushed-authorization/pushed-requests.ts';
 import { logSecurityEvent } from '../../ops/security-events.ts';
 
 export const REGIONS_MESSAGE = 'User not in required regions';
+/** The page that asks for the second factor (web/login/second-factor.page.ts). */
+export const STEP_UP_PATH = '/login/second-factor';
+/** What a step-up with a one-time code signs in with (docs/oauth.md, "Authentication methods and levels"). */
+const CODE_SIGN_IN = ['pwd', 'otp', 'mfa'];
 
 type Respond = (reply: FastifyReply, req: AuthorizationRequest, session: SessionContext) => Promise<FastifyReply>;
 
@@ -47,6 +55,32 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
       if (error instanceof AuthorizationRedirectError) return { sent: redirectWithError(reply, error, error.error) };
       throw error;
     }
+  };
+
+  /**
+   * Step-up: the second step page (web/login/second-factor.page.ts) renews the
+   * session with the stronger methods and comes back here. A member who has no
+   * factor that meets a requested level gets `unmet_authentication_requirements`;
+   * `prompt=none`, which forbids asking, `login_required` (OpenID Connect Core §3.1.2.6).
+   */
+  const stepUp = async (request: FastifyRequest, reply: FastifyReply, req: AuthorizationRequest, session: SessionContext) => {
+    const requested = req.acr ?? [];
+    const event = { event: 'oauth.step_up', userId: session.user.id, clientId: req.client.client_id, requested } as const;
+    const unmet = unmetReason(requested, await findSecondFactors(ctx.db, session.user.id));
+    if (unmet !== undefined) {
+      logSecurityEvent(request.events, { ...event, outcome: 'unmet' });
+      noteSecondFactor(request, 'step_up_unmet');
+      return redirectWithError(reply, req, new UnmetAuthenticationRequirements(unmet));
+    }
+    if (req.prompt.has('none')) {
+      logSecurityEvent(request.events, { ...event, outcome: 'login_required' });
+      return redirectWithError(reply, req, new LoginRequired('The requested acr values need a second factor, which prompt=none forbids asking for.'));
+    }
+    logSecurityEvent(request.events, { ...event, outcome: 'asked' });
+    const returnTo = authorizeUrl(await frontChannel(req, req.parameters));
+    // A one-time code cannot meet `phr`: then the page offers only the passkey.
+    const codeMeets = requested.some((acr) => meetsAcr(CODE_SIGN_IN, acr));
+    return reply.redirect(`${STEP_UP_PATH}?${new URLSearchParams({ return_to: returnTo, ...(codeMeets ? {} : { passkey: 'only' }) }).toString()}`, 303);
   };
 
   /** Step 5: the 403 page with a link back carrying access_denied. */
@@ -103,6 +137,8 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
       const returnTo = authorizeUrl(await frontChannel(req, parametersAfterLogin(req, ctx.clock())));
       return reply.redirect(`/login?return_to=${encodeURIComponent(returnTo)}`, 303);
     }
+    // OpenID Connect Core §3.1.2.1, §5.5.1.1: a stronger login than the session's was asked for.
+    if (req.acr !== undefined && metAcr(req.acr, session.amr) === undefined) return stepUp(request, reply, req, session);
     const memberOf = await findMemberRegionIds(ctx.db, session.user.id, req.client.required_regions);
     if (!isInRequiredRegions(req.client.required_regions, memberOf)) return regionsPage(request, reply, req);
     return isDecision ? decide(request, reply, req, session, raw) : consent(request, reply, req, session);
@@ -122,6 +158,7 @@ function codeBinding(req: AuthorizationRequest, session: SessionContext): CodeBi
   return {
     clientRowId: req.client.id, userId: session.user.id, redirectUri: req.redirectUri, scopes: req.scopes,
     codeChallenge: req.codeChallenge, nonce: req.nonce, authTime: session.authTime, amr: session.amr, sid: session.sid, dpopJkt: req.dpopJkt,
+    acr: metAcr(req.acr, session.amr) ?? null,
   };
 }
 

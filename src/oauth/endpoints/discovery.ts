@@ -6,6 +6,7 @@
 import { ASSERTION_SIGNING_ALGS } from '../clients/auth-methods.ts';
 import type { FastifyInstance } from 'fastify';
 import { DPOP_SIGNING_ALGS } from '../dpop/dpop-proof.ts';
+import { ACR_VALUES_SUPPORTED } from '../../accounts/authentication-methods.ts';
 import { SIGNING_ALGS } from '../jose/algorithms.ts';
 import { JWKS_CACHE_SECONDS } from '../keys/key-store.ts';
 import type { OAuthContext } from '../oauth-context.ts';
@@ -59,7 +60,10 @@ export function discoveryDocument(issuer: string, requirePushed = false): Record
     code_challenge_methods_supported: ['S256'],
     claims_supported: [...CLAIMS_SUPPORTED],
     prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
-    claims_parameter_supported: false,
+    // Only the ID token's `acr` member is read (checks/acr.ts); the others are ignored.
+    claims_parameter_supported: true,
+    // OpenID Connect Discovery 1.0 §3; what acr_values and an essential acr claim may ask for (docs/oauth.md, "Step-up").
+    acr_values_supported: [...ACR_VALUES_SUPPORTED],
     request_parameter_supported: false,
     // OpenID Connect request objects by reference; the request_uri of a pushed request (RFC 9126) is a different matter.
     request_uri_parameter_supported: false,

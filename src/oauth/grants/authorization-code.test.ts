@@ -39,7 +39,7 @@ class MemoryCodes implements AuthorizationCodeStore {
     code.usedAt = r.now;
     code.grantId = this.nextGrant++;
     const refresh_id = r.refreshExpiresAt === null ? null : 500;
-    return { clientCurrent: true, code: { grant_id: code.grantId, user_id: 7, scopes: ['openid'], auth_time: NOW, amr: ['pwd'], nonce: 'n', sid: 'session-1', refresh_id } };
+    return { clientCurrent: true, code: { grant_id: code.grantId, user_id: 7, scopes: ['openid'], auth_time: NOW, amr: ['pwd'], acr: null, nonce: 'n', sid: 'session-1', refresh_id } };
   }
 
   async findGrantOfUsedCode(digest: Buffer) {

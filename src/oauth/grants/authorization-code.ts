@@ -47,6 +47,8 @@ export interface RedeemedCode {
   auth_time: Date;
   /** How the member signed in (RFC 8176), from the code's session. */
   amr: string[];
+  /** The requested `acr` value met, or null. */
+  acr: string | null;
   nonce: string | null;
   /** The login session the code was issued under. */
   sid: string | null;
@@ -114,6 +116,7 @@ export async function handle(
     scopes: redeemed.scopes,
     authTime: redeemed.auth_time,
     amr: redeemed.amr,
+    acr: redeemed.acr,
     nonce: redeemed.nonce,
     sid: redeemed.sid,
     now,

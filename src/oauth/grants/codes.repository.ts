@@ -24,6 +24,8 @@ export interface NewCode {
   authTime: Date;
   /** How the member signed in (RFC 8176 `amr`), from the session. */
   amr: readonly string[];
+  /** The `acr` value the request asked for and the session met (OpenID Connect Core §3.1.2.1), or null. */
+  acr: string | null;
   expiresAt: Date;
   /** The login session the code is issued under (its `sid`), or null. */
   sid: string | null;
@@ -52,8 +54,8 @@ const RECORD_SESSION_CLIENT = `live as (select s.sid from sessions s where s.sid
  */
 const insertCodeStatement = statement<{ stored: number }>('insert_code', `
   with code as (
-    insert into oauth_codes (code_digest, client_id, user_id, redirect_uri, scopes, code_challenge, nonce, auth_time, expires_at, sid, dpop_jkt, amr)
-    values ($1, $2, $3, $4, $5::text[], $6, $7, $8, $9, $10, $11, $12::text[])
+    insert into oauth_codes (code_digest, client_id, user_id, redirect_uri, scopes, code_challenge, nonce, auth_time, expires_at, sid, dpop_jkt, amr, acr)
+    values ($1, $2, $3, $4, $5::text[], $6, $7, $8, $9, $10, $11, $12::text[], $13)
     returning sid, client_id, user_id
   ),
   ${RECORD_SESSION_CLIENT}
@@ -65,8 +67,8 @@ export async function insertCode(db: Executor, code: NewCode): Promise<void> {
 
 const insertConsentedCodeStatement = statement<{ stored: number }>('insert_consented_code', `
   with code as (
-    insert into oauth_codes (code_digest, client_id, user_id, redirect_uri, scopes, code_challenge, nonce, auth_time, expires_at, sid, dpop_jkt, amr)
-    select $1, $2, $3, $4, $5::text[], $6, $7, $8, $9, $10, $11, $12::text[]
+    insert into oauth_codes (code_digest, client_id, user_id, redirect_uri, scopes, code_challenge, nonce, auth_time, expires_at, sid, dpop_jkt, amr, acr)
+    select $1, $2, $3, $4, $5::text[], $6, $7, $8, $9, $10, $11, $12::text[], $13
     where exists (select 1 from oauth_consents c where c.user_id = $3 and c.client_id = $2 and c.scopes @> $5::text[])
     returning sid, client_id, user_id
   ),
@@ -80,7 +82,7 @@ export async function insertCodeIfConsented(db: Executor, code: NewCode): Promis
 }
 
 function codeValues(code: NewCode): unknown[] {
-  return [code.digest, code.clientRowId, code.userId, code.redirectUri, [...code.scopes], code.codeChallenge, code.nonce, code.authTime, code.expiresAt, code.sid, code.dpopJkt, [...code.amr]];
+  return [code.digest, code.clientRowId, code.userId, code.redirectUri, [...code.scopes], code.codeChallenge, code.nonce, code.authTime, code.expiresAt, code.sid, code.dpopJkt, [...code.amr], code.acr];
 }
 
 const redeemCodeStatement = statement<RedeemedCode & { client_current: boolean }>('redeem_code', `
@@ -99,11 +101,11 @@ const redeemCodeStatement = statement<RedeemedCode & { client_current: boolean }
       and (dpop_jkt is null or dpop_jkt = $9::text)
       and (select current from cv)
       and sid = (select sid from live)
-    returning user_id, scopes, nonce, auth_time, sid, amr
+    returning user_id, scopes, nonce, auth_time, sid, amr, acr
   ),
   g as (
-    insert into oauth_grants (id, client_id, user_id, scopes, auth_time, expires_at, sid, dpop_jkt, amr)
-    select (select id from gid), $3, user_id, scopes, auth_time, $6, sid, $10::text, amr from used
+    insert into oauth_grants (id, client_id, user_id, scopes, auth_time, expires_at, sid, dpop_jkt, amr, acr)
+    select (select id from gid), $3, user_id, scopes, auth_time, $6, sid, $10::text, amr, acr from used
     returning id, scopes
   ),
   rt as (
@@ -111,7 +113,7 @@ const redeemCodeStatement = statement<RedeemedCode & { client_current: boolean }
     select id, scopes, $7::timestamptz from g where $7::timestamptz is not null
     returning id
   )
-  select cv.current as client_current, g.id as grant_id, used.user_id, used.scopes, used.auth_time, used.amr, used.nonce, used.sid,
+  select cv.current as client_current, g.id as grant_id, used.user_id, used.scopes, used.auth_time, used.amr, used.acr, used.nonce, used.sid,
     (select id from rt) as refresh_id
   from cv left join g on true left join used on true`);
 

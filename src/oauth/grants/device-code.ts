@@ -85,6 +85,8 @@ async function redeem(ctx: DeviceCodeGrantContext, client: ClientRow, digest: Bu
     scopes: code.scopes,
     authTime: code.auth_time,
     amr: code.amr,
+    // No acr_values on a device authorization: the ID token states the level the methods reach.
+    acr: null,
     nonce: null,
     sid: code.sid,
     now,

@@ -53,7 +53,7 @@ class MemoryRefreshTokens implements RefreshTokenStore {
     return {
       id: row.id, grant_id: row.grantId, scopes: row.scopes, expires_at: row.expiresAt, rotated_at: row.rotatedAt, successor_id: row.successorId,
       successor_rotated_at: row.successorId === null ? null : this.rows.get(row.successorId)!.rotatedAt,
-      client_id: 1, user_id: 7, auth_time: START, amr: ['pwd'], revoked_at: this.revokedGrants.has(row.grantId) ? START : null, sid: 'session-1',
+      client_id: 1, user_id: 7, auth_time: START, amr: ['pwd'], acr: null, revoked_at: this.revokedGrants.has(row.grantId) ? START : null, sid: 'session-1',
       dpop_jkt: null,
     };
   }

@@ -33,6 +33,8 @@ export interface RefreshTokenRow {
   auth_time: Date;
   /** How the member signed in, kept from the grant's session. */
   amr: string[];
+  /** The requested `acr` value met when the grant began, or null. */
+  acr: string | null;
   revoked_at: Date | null;
   /** The login session of the grant, kept in the ID tokens of every refresh. */
   sid: string | null;
@@ -165,10 +167,10 @@ function narrowedScopes(granted: readonly string[], requested: readonly string[]
 function respond(
   ctx: RefreshGrantContext, client: ClientRow, row: RefreshTokenRow, scopes: string[], now: Date, refresh: { rowId: number; expiresAt: Date }, dpopJkt: string | undefined,
 ): Promise<TokenResponse> {
-  // A refresh keeps sub, auth_time, amr and sid (OpenID Connect Core §12.2); no nonce. A proof binds the new access token (RFC 9449 §5).
+  // A refresh keeps sub, auth_time, amr, acr and sid (OpenID Connect Core §12.2); no nonce. A proof binds the new access token (RFC 9449 §5).
   return ctx.issue({
     clientId: client.client_id, signingAlg: client.id_token_signed_response_alg, userId: row.user_id, grantId: row.grant_id, scopes,
-    authTime: row.auth_time, amr: row.amr, nonce: null, sid: row.sid, now, refresh, dpopJkt,
+    authTime: row.auth_time, amr: row.amr, acr: row.acr, nonce: null, sid: row.sid, now, refresh, dpopJkt,
   });
 }
 

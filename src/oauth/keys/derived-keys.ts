@@ -19,6 +19,10 @@ export interface DerivedKeys {
   readonly userCode: Uint8Array;
   /** HMAC-SHA256 key of DPoP nonces (dpop/dpop-nonce.ts): every instance issues and accepts the same ones. */
   readonly dpopNonce: Uint8Array;
+  /** A256GCM key of the members' TOTP secrets (accounts/one-time-codes/secret-box.ts). */
+  readonly oneTimeCodeSecret: Uint8Array;
+  /** HMAC-SHA256 key of recovery-code digests (accounts/one-time-codes/recovery-codes.ts). */
+  readonly recoveryCode: Uint8Array;
 }
 
 const cache = new WeakMap<KeyMaterial, DerivedKeys>();
@@ -38,6 +42,8 @@ export function derivedKeys(keys: KeyMaterial): DerivedKeys {
       loginDevice: derive(keys.encryptionKey, 'login-device'),
       userCode: derive(keys.encryptionKey, 'device-user-code'),
       dpopNonce: derive(keys.encryptionKey, 'dpop-nonce'),
+      oneTimeCodeSecret: derive(keys.encryptionKey, 'one-time-code-secret'),
+      recoveryCode: derive(keys.encryptionKey, 'recovery-code'),
     });
     cache.set(keys, derived);
   }

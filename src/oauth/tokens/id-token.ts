@@ -16,6 +16,8 @@ export interface IdTokenClaims {
   authTime: number;
   /** RFC 8176 authentication method references of the session. */
   amr: readonly string[];
+  /** OpenID Connect Core §2: the requested `acr` value met; undefined or null: the level `amr` reaches. */
+  acr?: string | null;
   nonce: string | null;
   /** The login session (Back-Channel Logout 1.0 §2.1, RP-Initiated Logout 1.0 §2), or null when unknown. */
   sid: string | null;
@@ -40,7 +42,7 @@ export function signIdToken(signer: Signer, issuer: string, nowSeconds: number, 
     exp: nowSeconds + ID_TOKEN_SECONDS,
     auth_time: claims.authTime,
     amr: [...claims.amr],
-    acr: acrOf(claims.amr),
+    acr: claims.acr ?? acrOf(claims.amr),
     ...(claims.nonce === null ? {} : { nonce: claims.nonce }),
     at_hash: atHash(claims.accessToken),
     ...(claims.sid === null ? {} : { sid: claims.sid }),

@@ -29,6 +29,8 @@ export interface IssueInput {
   authTime: Date;
   /** How the member signed in (RFC 8176 `amr`): the ID token's `amr` and `acr`. */
   amr: readonly string[];
+  /** The requested `acr` value the session met, or null: then the ID token's `acr` is the level `amr` reaches. */
+  acr: string | null;
   nonce: string | null;
   /** The login session the grant came from (OpenID Connect `sid`), or null. */
   sid: string | null;
@@ -52,7 +54,7 @@ export async function issueTokens(ctx: OAuthContext, input: IssueInput): Promise
   // The ID token's at_hash covers the signed access token: the two signatures cannot run side by side.
   const id_token = input.scopes.includes('openid')
     ? await signIdToken(signer, ctx.issuer, now, {
-      sub, clientId: input.clientId, authTime, amr: input.amr, nonce: input.nonce, sid: input.sid, accessToken,
+      sub, clientId: input.clientId, authTime, amr: input.amr, acr: input.acr, nonce: input.nonce, sid: input.sid, accessToken,
     })
     : undefined;
   return {

@@ -1,5 +1,6 @@
 /** The HTML login page (SPEC §4); the JSON login for apps is `/api/user/login`. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
 import { DEVICE_COOKIE, setDeviceCookie } from '../../accounts/login-device-cookie.ts';
@@ -11,6 +12,8 @@ import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
 import { toLocation } from '../../http/location.ts';
 import { innerQuery } from '../language/locale.ts';
+import { holdPendingLogin, PENDING_LOGIN_SECONDS, type PendingLogin } from '../../accounts/one-time-codes/pending-logins.ts';
+import { PENDING_LOGIN_COOKIE, SECOND_FACTOR_PATH } from './second-factor.page.ts';
 
 export interface LoginPageOptions {
   config: Config;
@@ -41,6 +44,14 @@ function forgotHref(config: Config, returnTo: string): string | undefined {
 }
 
 export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app, { config, db, clock, loginGuard }) => {
+  const askSecondFactor = async (reply: FastifyReply, login: PendingLogin) => {
+    const id = await holdPendingLogin(db, clock, login);
+    reply.setCookie(PENDING_LOGIN_COOKIE, id, {
+      path: SECOND_FACTOR_PATH, httpOnly: true, sameSite: 'lax', secure: config.isProduction, maxAge: PENDING_LOGIN_SECONDS,
+    });
+    return reply.redirect(SECOND_FACTOR_PATH, 303);
+  };
+
   // Sign-in in a popup (oidc-client-ts, MSAL) passes through the login page: a
   // same-origin opener policy here would cut the popup off from its opener.
   app.addHook('onRequest', async (request, reply) => {
@@ -79,10 +90,13 @@ export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app
     // Nothing to check: say what is missing rather than that a password is wrong.
     if (email === '' || (form.password ?? '') === '') return again(400, t('login.missing'));
     try {
-      const { session, deviceCookie } = await logIn(db, clock, loginGuard, {
+      const result = await logIn(db, clock, loginGuard, {
         email, password: form.password ?? '', rememberMe: remember, ip: request.ip, userAgent: request.headers['user-agent'],
         previousSessionId: request.cookies[SESSION_COOKIE], deviceCookie: request.cookies[DEVICE_COOKIE], log: request.events,
       });
+      // A second factor: no session yet, only the pending login the next step completes.
+      if ('secondFactor' in result) return await askSecondFactor(reply, { userId: result.user.id, account: result.account, remember, returnTo });
+      const { session, deviceCookie } = result;
       setSessionCookies(reply, config, clock, session);
       setDeviceCookie(reply, config, deviceCookie);
       return reply.redirect(toLocation(returnTo), 303);

@@ -22,12 +22,21 @@ import type { Translate } from '../i18n.ts';
 import { localeOf } from '../language/locale.ts';
 import { pageSession } from '../page-access.ts';
 import { passwordChangeRoute, type SecurityView } from './password-change.route.ts';
+import { oneTimeCodesSection, oneTimeCodesView, type OneTimeCodesView } from './one-time-codes.section.ts';
+import type { OneTimeCodeKeys } from '../../accounts/one-time-codes/one-time-codes.service.ts';
+import { safeReturnTo } from '../../accounts/return-to.ts';
+
+/** What the sections other than sessions and password leave to show. */
+interface SectionViews {
+  otp?: Partial<OneTimeCodesView>;
+}
 
 export interface SecurityPageOptions {
   config: Config;
   db: DB;
   clock: Clock;
   loginGuard: LoginGuard;
+  oneTimeCodeKeys: OneTimeCodeKeys;
 }
 
 const PAGE = '/settings/security';
@@ -38,13 +47,15 @@ const EndForm = Type.Object({
   csrf_token: Type.Optional(Type.String({ maxLength: 200 })),
 });
 
-export const securityPage: FastifyPluginAsyncTypebox<SecurityPageOptions> = async (app, { config, db, clock, loginGuard }) => {
-  /** The whole page, with what a form left to show (its errors, a notice). */
-  const render = async (request: FastifyRequest, reply: FastifyReply, session: SessionContext, view: SecurityView, status = 200) => {
+export const securityPage: FastifyPluginAsyncTypebox<SecurityPageOptions> = async (app, { config, db, clock, loginGuard, oneTimeCodeKeys }) => {
+  /** The whole page, with what a form left to show (its errors, a notice); each section adds its own state. */
+  const render = async (request: FastifyRequest, reply: FastifyReply, session: SessionContext, view: SecurityView & SectionViews, status = 200) => {
     const t = reply.translator();
     const sessions = await listSessionsOfUser(db, session.user.id, clock());
+    const { otp } = await oneTimeCodesView({ config, db, keys: oneTimeCodeKeys }, session);
     return reply.render('security', {
       ...view,
+      otp: { ...otp, ...view.otp },
       sessions: sessions.map((s) => ({ ...s, device: deviceLabel(s, t), isCurrent: s.sid === session.sid })),
       csrfToken: await formToken(request, reply, config),
       dateFormat: new Intl.DateTimeFormat(localeOf(request) === 'en' ? 'en-GB' : 'de-DE', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Europe/Berlin' }),
@@ -52,12 +63,20 @@ export const securityPage: FastifyPluginAsyncTypebox<SecurityPageOptions> = asyn
   };
 
   app.get(PAGE, {
-    schema: { querystring: Type.Object({ ended: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })), changed: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })) }) },
+    schema: { querystring: Type.Object({
+      ended: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })), changed: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
+      otp: Type.Optional(Type.Literal('off')), return_to: Type.Optional(Type.String({ maxLength: 8192 })),
+    }) },
   }, async (request, reply) => {
     const session = await pageSession(request, reply, { orgaOnly: false, returnTo: PAGE });
     if (!session) return reply;
-    return render(request, reply, session, { ended: request.query.ended, changed: request.query.changed });
+    const returnTo = safeReturnTo(request.query.return_to, config.publicUrl);
+    return render(request, reply, session, {
+      ended: request.query.ended, changed: request.query.changed, otp: { ...(returnTo ? { returnTo } : {}), ...(request.query.otp ? { turnedOff: true } : {}) },
+    });
   });
+
+  oneTimeCodesSection(app, { config, db, clock, loginGuard, keys: oneTimeCodeKeys, render });
 
   passwordChangeRoute(app, { db, mailEnabled: config.mail.mode !== 'off', clock, loginGuard, render });
 

@@ -1,0 +1,27 @@
+import { describe, expect, test } from 'vitest';
+import { renderMail } from '../../mail/mail-message.ts';
+import { ONE_TIME_CODE_MAIL_KINDS, oneTimeCodeMailContent } from './one-time-codes.mail.ts';
+
+describe('the second factor mails', () => {
+  const at = new Date('2026-11-25T09:30:00Z');
+  const settings = 'https://id.example.org/settings/security';
+
+  test('each kind in German and English: what happened, when (Berlin time), and the security settings', () => {
+    const subjects = Object.values(ONE_TIME_CODE_MAIL_KINDS).map((kind) => {
+      const de = renderMail('de', oneTimeCodeMailContent(kind, 'de', at, settings));
+      const en = renderMail('en', oneTimeCodeMailContent(kind, 'en', at, settings));
+      expect(de.text).toContain('Am 25. November 2026 um 10:30');
+      expect(en.text).toContain('On 25 November 2026 at 10:30');
+      expect(de.text).toContain(settings);
+      expect(en.text).toContain(settings);
+      return [de.subject, en.subject];
+    });
+    expect(subjects).toEqual([
+      ['Einmalcodes sind eingeschaltet', 'One-time codes are turned on'],
+      ['Einmalcodes sind ausgeschaltet', 'One-time codes are turned off'],
+      ['Ein Wiederherstellungscode wurde benutzt', 'A recovery code was used'],
+      ['Neue Wiederherstellungscodes', 'New recovery codes'],
+      ['Dein zweiter Faktor wurde zurückgesetzt', 'Your second factor was reset'],
+    ]);
+  });
+});

@@ -1,0 +1,182 @@
+/**
+ * One-time codes as a second factor (RFC 6238; NIST SP 800-63B §5.1.4.2,
+ * §5.1.2; OWASP Multifactor Authentication Cheat Sheet): enrolment confirmed
+ * by a first code, ten recovery codes shown once, codes checked under the
+ * login throttle of the account, a code never accepted twice, every change
+ * told to the member by mail.
+ */
+import type { Clock } from '../../clock.ts';
+import type { DB } from '../../db/database.ts';
+import type { Executor } from '../../db/executor.ts';
+import { inTransaction } from '../../db/transaction.ts';
+import { enqueueMail } from '../../mail/mail-outbox.repository.ts';
+import type { MailLocale } from '../../mail/mail.tables.ts';
+import { logSecurityEvent, type EventLog } from '../../ops/security-events.ts';
+import { deviceNonce } from '../login-device-cookie.ts';
+import { accountOf, recordSuccess, reserveAttempt, throttleCounters } from '../login-throttle.ts';
+import { LoginThrottled, type LoginGuard } from '../login.service.ts';
+import { ONE_TIME_CODE_MAIL_KINDS, type OneTimeCodeMailKind } from './one-time-codes.mail.ts';
+import {
+  claimTimeStep, countUnusedRecoveryCodes, deleteOneTimeCodes, deletePasskeyRows, findSecondFactors, findSecretRow, hasSecondFactor, replaceRecoveryCodes,
+  storePendingSecret, useRecoveryCode, type SecondFactors,
+} from './one-time-codes.repository.ts';
+import { digestRecoveryCode, newRecoveryCodes, normalizeRecoveryCode } from './recovery-codes.ts';
+import { openSecret, sealSecret } from './secret-box.ts';
+import { acceptedTimeStep, newTotpSecret } from './totp.ts';
+
+export { findSecondFactors, hasSecondFactor, type SecondFactors };
+
+/** Keys derived for one-time codes alone (oauth/keys/derived-keys.ts): the secrets' AES-256-GCM key, the recovery codes' HMAC key. */
+export interface OneTimeCodeKeys {
+  readonly secret: Uint8Array;
+  readonly recoveryCode: Uint8Array;
+}
+
+/** Who is asked for a code, and where a mail about it goes (no locale: MAIL=off). */
+export interface CodeHolder {
+  readonly userId: number;
+  readonly email: string;
+  readonly mailLocale?: MailLocale | undefined;
+}
+
+/** The secret of an enrolment under way (for the QR code), or undefined. */
+export async function pendingEnrolmentSecret(db: Executor, keys: OneTimeCodeKeys, userId: number): Promise<string | undefined> {
+  const row = await findSecretRow(db, userId);
+  return row && row.enabled_at === null ? openSecret(keys.secret, userId, row.secret) : undefined;
+}
+
+/** Starts (or restarts) an enrolment: a fresh secret, not yet in use. False when codes are already on. */
+export async function startEnrolment(db: Executor, keys: OneTimeCodeKeys, clock: Clock, userId: number): Promise<boolean> {
+  return storePendingSecret(db, userId, sealSecret(keys.secret, userId, newTotpSecret()), clock());
+}
+
+/**
+ * Turns codes on when `code` is right for the pending secret: the ten
+ * recovery codes, in clear this once; undefined when the code is wrong (or
+ * nothing is pending).
+ */
+export async function confirmEnrolment(db: DB, keys: OneTimeCodeKeys, clock: Clock, holder: CodeHolder, code: string, log: EventLog): Promise<string[] | undefined> {
+  const secret = await pendingEnrolmentSecret(db, keys, holder.userId);
+  const now = clock();
+  const step = secret === undefined ? undefined : acceptedTimeStep(secret, code, now, null);
+  if (step === undefined) return undefined;
+  const codes = newRecoveryCodes();
+  const confirmed = await inTransaction(db, async (trx) => {
+    if (!(await claimTimeStep(trx, holder.userId, step, now, true))) return false;
+    await replaceRecoveryCodes(trx, holder.userId, digests(keys, holder.userId, codes));
+    await queueMail(trx, holder, ONE_TIME_CODE_MAIL_KINDS.enabled, now, log);
+    return true;
+  });
+  if (!confirmed) return undefined;
+  logSecurityEvent(log, { event: 'account.second_factor.enrolled', userId: holder.userId, method: 'otp' });
+  return codes;
+}
+
+/** What a code was. */
+export type CodeKind = 'otp' | 'recovery_code';
+
+export class WrongCode extends Error {
+  constructor() {
+    super('Wrong code.');
+    this.name = 'WrongCode';
+  }
+}
+
+/** Where a code is checked: the account's throttle counters. */
+export interface CodeAttempt extends CodeHolder {
+  readonly code: string;
+  readonly ip: string;
+  readonly deviceCookie: string | undefined;
+  readonly stepUp: boolean;
+  readonly log: EventLog;
+}
+
+/**
+ * Checks a one-time code or a recovery code under the login throttle of the
+ * account (login-throttle.ts): throws {@link LoginThrottled} before looking,
+ * or {@link WrongCode} (which stays counted). A right code clears the
+ * counters, as a right password does; a recovery code is spent and mailed about.
+ */
+export async function checkSecondFactor(db: DB, keys: OneTimeCodeKeys, clock: Clock, guard: LoginGuard, attempt: CodeAttempt): Promise<CodeKind> {
+  const account = accountOf(attempt.email);
+  const counters = throttleCounters(account, attempt.ip, deviceNonce(guard.deviceKey, account, attempt.deviceCookie));
+  const refusal = await reserveAttempt(guard.attempts, clock, counters, { log: attempt.log, ip: attempt.ip });
+  if (refusal) throw new LoginThrottled(refusal.wait, refusal.lockedBy);
+  const kind = await acceptCode(db, keys, clock, attempt);
+  if (kind === undefined) {
+    logSecurityEvent(attempt.log, { event: 'account.second_factor.failed', userId: attempt.userId, stepUp: attempt.stepUp, ip: attempt.ip });
+    throw new WrongCode();
+  }
+  await recordSuccess(guard.attempts, counters);
+  logSecurityEvent(attempt.log, { event: 'account.second_factor.succeeded', userId: attempt.userId, method: kind, stepUp: attempt.stepUp, ip: attempt.ip });
+  return kind;
+}
+
+async function acceptCode(db: DB, keys: OneTimeCodeKeys, clock: Clock, attempt: CodeAttempt): Promise<CodeKind | undefined> {
+  const now = clock();
+  const row = await findSecretRow(db, attempt.userId);
+  if (!row || row.enabled_at === null) return undefined;
+  const recovery = normalizeRecoveryCode(attempt.code);
+  if (recovery !== undefined) {
+    const used = await inTransaction(db, async (trx) => {
+      if (!(await useRecoveryCode(trx, attempt.userId, digestRecoveryCode(keys.recoveryCode, attempt.userId, recovery), now))) return undefined;
+      await queueMail(trx, attempt, ONE_TIME_CODE_MAIL_KINDS.recoveryCodeUsed, now, attempt.log);
+      return countUnusedRecoveryCodes(trx, attempt.userId);
+    });
+    if (used === undefined) return undefined;
+    logSecurityEvent(attempt.log, { event: 'account.recovery_code.used', userId: attempt.userId, remaining: used, ip: attempt.ip });
+    return 'recovery_code';
+  }
+  const secret = openSecret(keys.secret, attempt.userId, row.secret);
+  const step = secret === undefined ? undefined : acceptedTimeStep(secret, attempt.code, now, row.last_used_step);
+  return step !== undefined && await claimTimeStep(db, attempt.userId, step, now, false) ? 'otp' : undefined;
+}
+
+/** Turns codes off after a right current code (throws as {@link checkSecondFactor}). */
+export async function turnOffOneTimeCodes(db: DB, keys: OneTimeCodeKeys, clock: Clock, guard: LoginGuard, attempt: CodeAttempt): Promise<void> {
+  await checkSecondFactor(db, keys, clock, guard, attempt);
+  await inTransaction(db, async (trx) => {
+    await deleteOneTimeCodes(trx, attempt.userId);
+    await queueMail(trx, attempt, ONE_TIME_CODE_MAIL_KINDS.disabled, clock(), attempt.log);
+  });
+  logSecurityEvent(attempt.log, { event: 'account.second_factor.removed', userId: attempt.userId, by: 'member', passkeysDeleted: 0 });
+}
+
+/** Ten new recovery codes after a right current code (throws as {@link checkSecondFactor}); the old ones stop working. */
+export async function regenerateRecoveryCodes(db: DB, keys: OneTimeCodeKeys, clock: Clock, guard: LoginGuard, attempt: CodeAttempt): Promise<string[]> {
+  await checkSecondFactor(db, keys, clock, guard, attempt);
+  const codes = newRecoveryCodes();
+  await inTransaction(db, async (trx) => {
+    await replaceRecoveryCodes(trx, attempt.userId, digests(keys, attempt.userId, codes));
+    await queueMail(trx, attempt, ONE_TIME_CODE_MAIL_KINDS.regenerated, clock(), attempt.log);
+  });
+  logSecurityEvent(attempt.log, { event: 'account.recovery_codes.regenerated', userId: attempt.userId });
+  return codes;
+}
+
+export interface SecondFactorReset {
+  readonly oneTimeCodes: boolean;
+  readonly passkeysDeleted: number;
+}
+
+/** An operator's reset: codes, recovery codes and passkeys gone; the member told. */
+export async function resetSecondFactor(db: DB, clock: Clock, holder: CodeHolder, log: EventLog): Promise<SecondFactorReset> {
+  const reset = await inTransaction(db, async (trx) => {
+    const oneTimeCodes = await deleteOneTimeCodes(trx, holder.userId);
+    const passkeysDeleted = await deletePasskeyRows(trx, holder.userId);
+    await queueMail(trx, holder, ONE_TIME_CODE_MAIL_KINDS.reset, clock(), log);
+    return { oneTimeCodes, passkeysDeleted };
+  });
+  logSecurityEvent(log, { event: 'account.second_factor.removed', userId: holder.userId, by: 'operator', passkeysDeleted: reset.passkeysDeleted });
+  return reset;
+}
+
+function digests(keys: OneTimeCodeKeys, userId: number, codes: readonly string[]): Buffer[] {
+  return codes.map((code) => digestRecoveryCode(keys.recoveryCode, userId, normalizeRecoveryCode(code)!));
+}
+
+async function queueMail(trx: Executor, holder: CodeHolder, kind: OneTimeCodeMailKind, now: Date, log: EventLog): Promise<void> {
+  if (holder.mailLocale === undefined) return;
+  const mailId = await enqueueMail(trx, { kind, recipient: holder.email, locale: holder.mailLocale, params: { at: now.toISOString() } }, now);
+  logSecurityEvent(log, { event: 'mail.queued', mailId, kind, ip: 'ip' in holder ? String(holder.ip) : 'cli' });
+}

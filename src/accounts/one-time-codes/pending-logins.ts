@@ -1,0 +1,54 @@
+/**
+ * The second step of a login (OWASP Multifactor Authentication Cheat Sheet:
+ * no session before every factor): a correct password leaves only this row —
+ * who, "stay logged in", where to go — for five minutes. The browser holds
+ * the random id in a cookie; the row keeps its SHA-256 digest. Completing
+ * the step takes the row (one statement), so it is used once.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Clock } from '../../clock.ts';
+import type { Executor } from '../../db/executor.ts';
+
+export const PENDING_LOGIN_SECONDS = 5 * 60;
+
+export interface PendingLogin {
+  readonly userId: number;
+  readonly account: string;
+  readonly remember: boolean;
+  readonly returnTo: string;
+}
+
+function digest(id: string): Buffer {
+  return createHash('sha256').update(id).digest();
+}
+
+function isPendingId(id: string | undefined): id is string {
+  return id !== undefined && /^[A-Za-z0-9_-]{43}$/.test(id);
+}
+
+/** Holds the login for its second step; the id for the cookie. Expired rows are deleted on the way. */
+export async function holdPendingLogin(db: Executor, clock: Clock, login: PendingLogin): Promise<string> {
+  const now = clock();
+  const id = randomBytes(32).toString('base64url');
+  await db.deleteFrom('pending_logins').where('expires_at', '<=', now).execute();
+  await db.insertInto('pending_logins').values({
+    id_digest: digest(id), user_id: login.userId, account: login.account, remember: login.remember, return_to: login.returnTo,
+    expires_at: new Date(now.getTime() + PENDING_LOGIN_SECONDS * 1000),
+  }).execute();
+  return id;
+}
+
+export async function findPendingLogin(db: Executor, clock: Clock, id: string | undefined): Promise<PendingLogin | undefined> {
+  if (!isPendingId(id)) return undefined;
+  const row = await db.selectFrom('pending_logins').select(['user_id', 'account', 'remember', 'return_to'])
+    .where('id_digest', '=', digest(id)).where('expires_at', '>', clock()).executeTakeFirst();
+  return row && { userId: row.user_id, account: row.account, remember: row.remember, returnTo: row.return_to };
+}
+
+/** Takes the pending login (it is gone afterwards); undefined when another request took it first or it expired. */
+export async function takePendingLogin(db: Executor, clock: Clock, id: string | undefined): Promise<PendingLogin | undefined> {
+  if (!isPendingId(id)) return undefined;
+  const row = await db.deleteFrom('pending_logins').where('id_digest', '=', digest(id)).where('expires_at', '>', clock())
+    .returning(['user_id', 'account', 'remember', 'return_to']).executeTakeFirst();
+  return row && { userId: row.user_id, account: row.account, remember: row.remember, returnTo: row.return_to };
+}

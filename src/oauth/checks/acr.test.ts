@@ -1,0 +1,35 @@
+import { describe, expect, test } from 'vitest';
+import { checkRequestedAcr } from './acr.ts';
+
+const claims = (acr: unknown) => JSON.stringify({ id_token: { acr } });
+
+describe('requested acr (acr_values, claims)', () => {
+  test.each([
+    [{}, undefined],
+    [{ acr_values: 'urn:foodsharing:acr:mfa phr' }, ['urn:foodsharing:acr:mfa', 'phr']],
+    [{ acr_values: '  ' }, undefined],
+    [{ claims: claims({ essential: true, values: ['phr', 'urn:foodsharing:acr:mfa'] }) }, ['phr', 'urn:foodsharing:acr:mfa']],
+    [{ claims: claims({ essential: true, value: 'phr' }) }, ['phr']],
+    [{ claims: claims(null) }, undefined],
+    [{ claims: JSON.stringify({ userinfo: { email: null } }) }, undefined],
+    // The essential claim decides over acr_values; a voluntary one gives way to it.
+    [{ acr_values: 'a', claims: claims({ essential: true, values: ['b'] }) }, ['b']],
+    [{ acr_values: 'a', claims: claims({ values: ['b'] }) }, ['a']],
+    [{ claims: claims({ values: ['b'] }) }, ['b']],
+  ])('%j → %j', (parameters, expected) => {
+    expect(checkRequestedAcr(parameters)).toEqual({ ok: true, value: expected });
+  });
+
+  test.each([
+    ['{', 'The claims parameter must be a JSON object.'],
+    ['[]', 'The claims parameter must be a JSON object.'],
+    [JSON.stringify({ id_token: 'acr' }), 'The id_token member of the claims parameter must be a JSON object.'],
+    [claims('phr'), 'The acr member of the claims parameter must be null or a JSON object.'],
+    [claims({ essential: 'yes', values: ['phr'] }), 'essential in the claims parameter must be true or false.'],
+    [claims({ essential: true, values: [1] }), 'The acr value or values in the claims parameter must be strings.'],
+  ])('malformed claims %s: invalid_request', (text, description) => {
+    const checked = checkRequestedAcr({ claims: text });
+    expect(checked.ok).toBe(false);
+    if (!checked.ok) expect(checked.error.toJSON()).toEqual({ error: 'invalid_request', error_description: description });
+  });
+});

@@ -1,0 +1,54 @@
+/**
+ * The authentication context classes an app asks for (OpenID Connect Core
+ * §3.1.2.1 `acr_values`; §5.5 the `claims` parameter, of which only the ID
+ * token's `acr` member is read, §5.5.1.1): the values in the client's order
+ * of preference, or undefined when none were asked for. `acr_values` is
+ * voluntary in the spec; this server honours it as it honours an essential
+ * `acr` (docs/oauth.md, "Step-up"). An essential `acr` claim decides when
+ * both are sent. Other members of `claims` are ignored.
+ */
+import { InvalidRequest } from '../errors.ts';
+import { pass, refuse, type Checked, type Parameters } from './check.ts';
+
+const MAX_VALUES = 10;
+
+export function checkRequestedAcr(parameters: Parameters): Checked<readonly string[] | undefined> {
+  let fromClaims: { values: string[]; essential: boolean } | undefined;
+  if (parameters.claims !== undefined) {
+    const read = acrOfClaims(parameters.claims);
+    if (typeof read === 'string') return refuse(new InvalidRequest(read));
+    fromClaims = read;
+  }
+  const fromParameter = parameters.acr_values?.split(' ').filter((v) => v !== '');
+  const values = fromClaims?.essential ? fromClaims.values : fromParameter?.length ? fromParameter : fromClaims?.values;
+  if (values === undefined || values.length === 0) return pass(undefined);
+  if (values.length > MAX_VALUES) return refuse(new InvalidRequest(`At most ${MAX_VALUES} acr values may be requested.`));
+  return pass([...new Set(values)]);
+}
+
+/** The `acr` member of the ID token's claims: its values and whether essential; a string: why the parameter is malformed. */
+function acrOfClaims(text: string): { values: string[]; essential: boolean } | undefined | string {
+  let claims: unknown;
+  try {
+    claims = JSON.parse(text);
+  } catch {
+    return 'The claims parameter must be a JSON object.';
+  }
+  if (!isObject(claims)) return 'The claims parameter must be a JSON object.';
+  const idToken = claims.id_token;
+  if (idToken === undefined || idToken === null) return undefined;
+  if (!isObject(idToken)) return 'The id_token member of the claims parameter must be a JSON object.';
+  const acr = idToken.acr;
+  if (acr === undefined || acr === null) return undefined;
+  if (!isObject(acr)) return 'The acr member of the claims parameter must be null or a JSON object.';
+  if (acr.essential !== undefined && typeof acr.essential !== 'boolean') return 'essential in the claims parameter must be true or false.';
+  const values = acr.values !== undefined ? acr.values : acr.value !== undefined ? [acr.value] : [];
+  if (!Array.isArray(values) || !values.every((v): v is string => typeof v === 'string' && v !== '')) {
+    return 'The acr value or values in the claims parameter must be strings.';
+  }
+  return { values, essential: acr.essential === true };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

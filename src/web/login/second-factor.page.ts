@@ -1,0 +1,122 @@
+/**
+ * `/login/second-factor`: the second step of a login, and the step-up an app
+ * asks for (docs/oauth.md, "Step-up"). After a correct password the browser
+ * holds only a pending login (accounts/one-time-codes/pending-logins.ts); a
+ * right one-time or recovery code starts the session with amr
+ * `pwd otp mfa`. In step-up mode the browser already has a session: a right
+ * code renews it (same `sid`, new `auth_time` and `amr`). Members with
+ * passkeys also get the passkey button, which the passkey script wires.
+ */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { AuthenticationMethod } from '../../accounts/authentication-methods.ts';
+import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
+import { DEVICE_COOKIE, setDeviceCookie } from '../../accounts/login-device-cookie.ts';
+import { accountOf } from '../../accounts/login-throttle.ts';
+import { LoginThrottled, minutesToWait, startSession, type LoginGuard } from '../../accounts/login.service.ts';
+import { checkSecondFactor, findSecondFactors, WrongCode, type OneTimeCodeKeys } from '../../accounts/one-time-codes/one-time-codes.service.ts';
+import { findPendingLogin, takePendingLogin, type PendingLogin } from '../../accounts/one-time-codes/pending-logins.ts';
+import { safeReturnTo } from '../../accounts/return-to.ts';
+import { SESSION_COOKIE, setSessionCookies } from '../../accounts/session-http.ts';
+import type { SessionContext } from '../../accounts/sessions.ts';
+import { findUserById } from '../../accounts/users.repository.ts';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { DB } from '../../db/database.ts';
+import { toLocation } from '../../http/location.ts';
+import { noteSecondFactor } from '../../ops/metrics.ts';
+import { localeOf } from '../language/locale.ts';
+
+export const SECOND_FACTOR_PATH = '/login/second-factor';
+export const PENDING_LOGIN_COOKIE = 'fs_pending_login';
+
+export interface SecondFactorPageOptions {
+  config: Config;
+  db: DB;
+  clock: Clock;
+  loginGuard: LoginGuard;
+  keys: OneTimeCodeKeys;
+}
+
+const CodeForm = Type.Object({
+  code: Type.Optional(Type.String({ maxLength: 100 })),
+  csrf_token: Type.Optional(Type.String({ maxLength: 200 })),
+  return_to: Type.Optional(Type.String({ maxLength: 8192 })),
+});
+
+/** Who the step is for: a pending login, or (step-up) the browser's session. */
+type Step = { pending: PendingLogin; userId: number; returnTo: string } | { session: SessionContext; userId: number; returnTo: string };
+
+/** The step-up's new methods: the session's, with a one-time code and so two factors. */
+function steppedUp(amr: readonly string[]): AuthenticationMethod[] {
+  return [...new Set([...amr.filter((m) => m !== 'mfa'), 'otp', 'mfa'])] as AuthenticationMethod[];
+}
+
+export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions> = async (app, { config, db, clock, loginGuard, keys }) => {
+  const stepOf = async (request: FastifyRequest, returnTo: unknown): Promise<Step | undefined> => {
+    const pending = await findPendingLogin(db, clock, request.cookies[PENDING_LOGIN_COOKIE]);
+    if (pending) return { pending, userId: pending.userId, returnTo: pending.returnTo };
+    const session = await request.getSession();
+    return session ? { session, userId: session.user.id, returnTo: safeReturnTo(returnTo, config.publicUrl) ?? '/' } : undefined;
+  };
+
+  const render = async (request: FastifyRequest, reply: FastifyReply, step: Step, view: { error?: string } = {}, status = 200) => {
+    const factors = await findSecondFactors(db, step.userId);
+    // A step-up to `phr` (authorize.ts): a code would not meet it, only a passkey does.
+    const passkeyOnly = 'session' in step && (request.query as { passkey?: string } | undefined)?.passkey === 'only';
+    return reply.render('second-factor', {
+      ...view, csrfToken: await formToken(request, reply, config), returnTo: step.returnTo, stepUp: 'session' in step,
+      hasCodes: factors.totp && !passkeyOnly, hasPasskeys: factors.passkeys > 0,
+    }, status);
+  };
+
+  app.get(SECOND_FACTOR_PATH, { schema: { querystring: Type.Object({
+    return_to: Type.Optional(Type.String({ maxLength: 8192 })), passkey: Type.Optional(Type.Literal('only')),
+  }) } }, async (request, reply) => {
+    const step = await stepOf(request, request.query.return_to);
+    if (!step) return reply.redirect('/login', 303);
+    return render(request, reply, step);
+  });
+
+  app.post(SECOND_FACTOR_PATH, { schema: { body: CodeForm } }, async (request, reply) => {
+    const step = await stepOf(request, request.body.return_to);
+    if (!step) return reply.redirect('/login', 303);
+    const t = reply.translator();
+    if (!(await isValidFormToken(request, request.body.csrf_token))) return render(request, reply, step, { error: t('login.csrf') }, 403);
+    const code = request.body.code?.trim() ?? '';
+    if (code === '') return render(request, reply, step, { error: t('secondFactor.missing') }, 400);
+    const user = 'session' in step ? step.session.user : await findUserById(db, step.userId);
+    if (!user) return reply.redirect('/login', 303);
+    try {
+      const kind = await checkSecondFactor(db, keys, clock, loginGuard, {
+        userId: user.id, email: user.email, mailLocale: config.mail.mode === 'off' ? undefined : localeOf(request),
+        code, ip: request.ip, deviceCookie: request.cookies[DEVICE_COOKIE], stepUp: 'session' in step, log: request.events,
+      });
+      noteSecondFactor(request, kind === 'otp' ? 'code' : 'recovery_code');
+      if ('session' in step) noteSecondFactor(request, 'step_up');
+    } catch (error) {
+      if (error instanceof LoginThrottled) {
+        void reply.header('retry-after', String(error.retryAfterSeconds));
+        const minutes = minutesToWait(error.retryAfterSeconds);
+        return render(request, reply, step, { error: t(minutes === 1 ? 'login.throttled.one' : 'login.throttled', { minutes }) }, 429);
+      }
+      if (!(error instanceof WrongCode)) throw error;
+      noteSecondFactor(request, 'failure');
+      return render(request, reply, step, { error: t('secondFactor.wrong') }, 401);
+    }
+    const amr = steppedUp('session' in step ? step.session.amr : ['pwd']);
+    // The pending login is taken once: of two right codes racing, one signs in.
+    const pending = 'pending' in step ? await takePendingLogin(db, clock, request.cookies[PENDING_LOGIN_COOKIE]) : undefined;
+    if ('pending' in step && !pending) return reply.redirect('/login', 303);
+    const { session, deviceCookie } = await startSession(db, clock, loginGuard.deviceKey, {
+      userId: user.id, account: accountOf(user.email), rememberMe: pending?.remember ?? ('session' in step && step.session.remember),
+      amr, ip: request.ip, userAgent: request.headers['user-agent'], previousSessionId: request.cookies[SESSION_COOKIE],
+      deviceCookie: request.cookies[DEVICE_COOKIE],
+    });
+    setSessionCookies(reply, config, clock, session);
+    setDeviceCookie(reply, config, deviceCookie);
+    if (pending) reply.clearCookie(PENDING_LOGIN_COOKIE, { path: SECOND_FACTOR_PATH, httpOnly: true, sameSite: 'lax', secure: config.isProduction });
+    return reply.redirect(toLocation(step.returnTo), 303);
+  });
+};

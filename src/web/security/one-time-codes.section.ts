@@ -1,0 +1,148 @@
+/**
+ * The one-time-codes section of `/settings/security` (RFC 6238; OWASP
+ * Multifactor Authentication Cheat Sheet): turn codes on — a QR code (inline
+ * SVG) and the secret as text, confirmed by a first code — then ten recovery
+ * codes shown once (and offered as a text file); turn them off or replace the
+ * recovery codes, each with a current code. `return_to` (set by the
+ * REQUIRE_SECOND_FACTOR gate) is carried through, so that the member
+ * continues where they were going.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import QRCode from 'qrcode';
+import { isValidFormToken } from '../../accounts/csrf.ts';
+import { DEVICE_COOKIE } from '../../accounts/login-device-cookie.ts';
+import { LoginThrottled, minutesToWait, type LoginGuard } from '../../accounts/login.service.ts';
+import {
+  confirmEnrolment, findSecondFactors, pendingEnrolmentSecret, regenerateRecoveryCodes, startEnrolment, turnOffOneTimeCodes, WrongCode,
+  type CodeAttempt, type OneTimeCodeKeys,
+} from '../../accounts/one-time-codes/one-time-codes.service.ts';
+import { countUnusedRecoveryCodes } from '../../accounts/one-time-codes/one-time-codes.repository.ts';
+import { otpauthUri } from '../../accounts/one-time-codes/totp.ts';
+import { safeReturnTo } from '../../accounts/return-to.ts';
+import type { SessionContext } from '../../accounts/sessions.ts';
+import type { Clock } from '../../clock.ts';
+import type { Config } from '../../config.ts';
+import type { DB } from '../../db/database.ts';
+import { noteSecondFactor } from '../../ops/metrics.ts';
+import { localeOf } from '../language/locale.ts';
+import { pageSession } from '../page-access.ts';
+
+const PAGE = '/settings/security';
+const SECTION = `${PAGE}/one-time-codes`;
+
+/** What the section shows. */
+export interface OneTimeCodesView {
+  enabled: boolean;
+  /** An enrolment under way: the QR code (SVG markup we generated) and the secret, grouped for reading. */
+  setup?: { qrSvg: string; secret: string };
+  recoveryCodesLeft: number;
+  /** Shown once, right after they were made. */
+  recoveryCodes?: string[];
+  /** The section's form error, already in the page's language. */
+  error?: string;
+  /** Where to continue (a path on this site). */
+  returnTo?: string;
+  /** Codes were just turned off. */
+  turnedOff?: boolean;
+}
+
+export interface OneTimeCodesSectionDeps {
+  config: Config;
+  db: DB;
+  clock: Clock;
+  loginGuard: LoginGuard;
+  keys: OneTimeCodeKeys;
+  render(request: FastifyRequest, reply: FastifyReply, session: SessionContext, view: { otp?: Partial<OneTimeCodesView> }, status?: number): Promise<FastifyReply>;
+}
+
+const CodeForm = Type.Object({
+  code: Type.Optional(Type.String({ maxLength: 100 })),
+  csrf_token: Type.Optional(Type.String({ maxLength: 200 })),
+  return_to: Type.Optional(Type.String({ maxLength: 8192 })),
+});
+
+/** The secret in groups of four, as authenticator apps accept it typed. */
+function grouped(secret: string): string {
+  return secret.replace(/(.{4})(?=.)/g, '$1 ');
+}
+
+/** The section's state for the page (the page merges what a form left to show over it). */
+export async function oneTimeCodesView(deps: Pick<OneTimeCodesSectionDeps, 'config' | 'db' | 'keys'>, session: SessionContext): Promise<{ otp: OneTimeCodesView }> {
+  const { db, keys, config } = deps;
+  const factors = await findSecondFactors(db, session.user.id);
+  const pending = factors.totp ? undefined : await pendingEnrolmentSecret(db, keys, session.user.id);
+  const setup = pending === undefined ? undefined : {
+    qrSvg: await QRCode.toString(otpauthUri(pending, new URL(config.publicUrl).host, session.user.email), { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }),
+    secret: grouped(pending),
+  };
+  return { otp: { enabled: factors.totp, recoveryCodesLeft: factors.totp ? await countUnusedRecoveryCodes(db, session.user.id) : 0, ...(setup ? { setup } : {}) } };
+}
+
+type Form = Static<typeof CodeForm>;
+
+export function oneTimeCodesSection(app: FastifyInstance, deps: OneTimeCodesSectionDeps): void {
+  const { config, db, clock, loginGuard, keys, render } = deps;
+  const returnToOf = (value: unknown) => safeReturnTo(value, config.publicUrl);
+  const backToPage = (returnTo: string | undefined) => `${PAGE}${returnTo ? `?${new URLSearchParams({ return_to: returnTo }).toString()}` : ''}#one-time-codes`;
+  const holderOf = (session: SessionContext, request: FastifyRequest) => ({
+    userId: session.user.id, email: session.user.email, mailLocale: config.mail.mode === 'off' ? undefined : localeOf(request),
+  });
+
+  /** A POST of the section: the session and a valid form token, or the answer already sent. */
+  const post = (path: string, act: (request: FastifyRequest, reply: FastifyReply, session: SessionContext, form: Form, returnTo: string | undefined) => Promise<FastifyReply>) =>
+    app.withTypeProvider<TypeBoxTypeProvider>().post(path, { schema: { body: CodeForm } }, async (request, reply) => {
+      const returnTo = returnToOf(request.body.return_to);
+      const session = await pageSession(request, reply, { orgaOnly: false, returnTo: PAGE });
+      if (!session) return reply;
+      if (!(await isValidFormToken(request, request.body.csrf_token))) {
+        return render(request, reply, session, { otp: { error: reply.translator()('security.csrf'), ...(returnTo ? { returnTo } : {}) } }, 403);
+      }
+      return act(request, reply, session, request.body, returnTo);
+    });
+
+  post(`${SECTION}/start`, async (_request, reply, session, _form, returnTo) => {
+    await startEnrolment(db, keys, clock, session.user.id);
+    return reply.redirect(backToPage(returnTo), 303);
+  });
+
+  post(`${SECTION}/confirm`, async (request, reply, session, form, returnTo) => {
+    const codes = await confirmEnrolment(db, keys, clock, holderOf(session, request), form.code ?? '', request.events);
+    const keep = returnTo ? { returnTo } : {};
+    if (!codes) return render(request, reply, session, { otp: { error: reply.translator()('security.otp.wrong'), ...keep } }, 400);
+    noteSecondFactor(request, 'enrolled');
+    return render(request, reply, session, { otp: { recoveryCodes: codes, ...keep } });
+  });
+
+  /** Turning off and new recovery codes: each needs a current code, counted by the login throttle. */
+  const withCode = (path: string, act: (request: FastifyRequest, reply: FastifyReply, session: SessionContext, attempt: CodeAttempt) => Promise<FastifyReply>) =>
+    post(path, async (request, reply, session, form) => {
+      const t = reply.translator();
+      const attempt = {
+        ...holderOf(session, request), code: form.code ?? '', ip: request.ip, deviceCookie: request.cookies[DEVICE_COOKIE], stepUp: false, log: request.events,
+      };
+      try {
+        return await act(request, reply, session, attempt);
+      } catch (error) {
+        if (error instanceof LoginThrottled) {
+          void reply.header('retry-after', String(error.retryAfterSeconds));
+          return render(request, reply, session, { otp: { error: t('security.password.throttled', { minutes: minutesToWait(error.retryAfterSeconds) }) } }, 429);
+        }
+        if (!(error instanceof WrongCode)) throw error;
+        noteSecondFactor(request, 'failure');
+        return render(request, reply, session, { otp: { error: t('security.otp.wrong') } }, 400);
+      }
+    });
+
+  withCode(`${SECTION}/disable`, async (request, reply, _session, attempt) => {
+    await turnOffOneTimeCodes(db, keys, clock, loginGuard, attempt);
+    noteSecondFactor(request, 'removed');
+    return reply.redirect(`${PAGE}?otp=off#one-time-codes`, 303);
+  });
+
+  withCode(`${SECTION}/recovery-codes`, async (request, reply, session, attempt) => {
+    const codes = await regenerateRecoveryCodes(db, keys, clock, loginGuard, attempt);
+    return render(request, reply, session, { otp: { recoveryCodes: codes } });
+  });
+}

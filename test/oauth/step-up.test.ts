@@ -1,0 +1,142 @@
+/**
+ * Step-up (OpenID Connect Core §3.1.2.1 `acr_values`, §5.5.1.1 an essential
+ * `acr` claim), end to end with openid-client v6 over real HTTP: a session
+ * signed in with a password alone is asked for a one-time code before the
+ * code is issued; the ID token then states amr `pwd otp mfa`, the requested
+ * acr and a newer auth_time. A member with no method that can meet the
+ * request gets `unmet_authentication_requirements` at the redirect URI;
+ * `prompt=none` gets `login_required`. Also through PAR.
+ */
+import * as client from 'openid-client';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { ACR_MULTI_FACTOR } from '../../src/accounts/authentication-methods.ts';
+import { FrozenClock } from '../helpers/clock.ts';
+import { makeUser, type TestUser } from '../helpers/factories.ts';
+import { useTestApp } from '../helpers/fixture.ts';
+import { codeAt, enrol } from '../helpers/one-time-codes.ts';
+import { Browser, CALLBACK, formFields, makeClient } from '../helpers/oauth.ts';
+
+// Frozen (the codes of a time step are known) at the real time (openid-client checks the tokens' times).
+const clock = new FrozenClock(new Date());
+const t = useTestApp({ listening: true, clock });
+let registered: { clientId: string; secret: string | null };
+let config: client.Configuration;
+
+beforeAll(async () => {
+  registered = await makeClient(t);
+  config = await client.discovery(new URL(t.baseUrl), registered.clientId, undefined, client.ClientSecretPost(registered.secret!), { execute: [client.allowInsecureRequests] });
+});
+
+/** An authorization request of the client; `extra` adds acr_values, claims or prompt. */
+async function request(extra: Record<string, string> = {}) {
+  const verifier = client.randomPKCECodeVerifier();
+  const state = client.randomState();
+  const nonce = client.randomNonce();
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: CALLBACK, scope: 'openid', state, nonce, code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', ...extra,
+  });
+  const exchange = (callback: string) => client.authorizationCodeGrant(config, new URL(callback), { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true });
+  return { url, state, exchange };
+}
+
+/** A browser signed in with a password alone, which has consented to the client: the member's first ID token claims. */
+async function signedInWithPassword(member: TestUser) {
+  const browser = new Browser(t.baseUrl);
+  const first = await request();
+  const claims = (await first.exchange(await browser.authorize(first.url.href, member, 'allow', true))).claims()!;
+  expect(claims.amr).toEqual(['pwd']);
+  return { browser, claims };
+}
+
+describe('step-up', () => {
+  test('discovery advertises the acr values and the claims parameter', async () => {
+    const metadata = config.serverMetadata();
+    expect(metadata.acr_values_supported).toEqual(['urn:foodsharing:acr:password', 'urn:foodsharing:acr:mfa', 'phr']);
+    expect(metadata.claims_parameter_supported).toBe(true);
+  });
+
+  test('acr_values: a password session is asked for a one-time code; the ID token states pwd otp mfa, the acr and a newer auth_time', async () => {
+    const member = await makeUser(t.db);
+    const { browser, claims: before } = await signedInWithPassword(member);
+    const csrfToken = browser.cookies.get('CSRF_TOKEN')!;
+    const { secret } = await enrol(t.app, { cookie: browser.cookieHeader(), csrfToken, headers: {} }, clock.now());
+    clock.advance(60);
+
+    const stepUp = await request({ acr_values: `${ACR_MULTI_FACTOR} phr` });
+    const page = await browser.follow(stepUp.url.href);
+    expect(page.url).toMatch(new RegExp(`^${t.baseUrl}/login/second-factor\\?return_to=%2Foauth%2Fauthorize%3F`));
+    const html = await page.response.text();
+    expect(html).toContain('Anmeldung bestätigen');
+    const wrong = await browser.follow('/login/second-factor', { form: { ...formFields(html), code: '000000' === codeAt(secret, clock.now()) ? '111111' : '000000' } });
+    expect(wrong.response.status).toBe(401);
+    const done = await browser.follow('/login/second-factor', { form: { ...formFields(html), code: codeAt(secret, clock.now()) } });
+    expect(done.location).toMatch(/^http:\/\/127\.0\.0\.1:3000\/callback\?code=/);
+    const claims = (await stepUp.exchange(done.location!)).claims()!;
+    expect(claims.amr).toEqual(['pwd', 'otp', 'mfa']);
+    expect(claims.acr).toBe(ACR_MULTI_FACTOR);
+    expect(claims.auth_time).toBe(before.auth_time! + 60);
+    expect(claims.sid).toBe(before.sid);
+
+    // Met now: the next request with the same acr_values asks nothing.
+    const again = await request({ claims: JSON.stringify({ id_token: { acr: { essential: true, values: [ACR_MULTI_FACTOR] } } }) });
+    const direct = await browser.follow(again.url.href);
+    expect(direct.location).toMatch(/^http:\/\/127\.0\.0\.1:3000\/callback\?code=/);
+    expect((await again.exchange(direct.location!)).claims()!.acr).toBe(ACR_MULTI_FACTOR);
+  });
+
+  test('a member without a second factor: unmet_authentication_requirements at the redirect URI, which openid-client reports', async () => {
+    const member = await makeUser(t.db);
+    const { browser } = await signedInWithPassword(member);
+    const stepUp = await request({ acr_values: ACR_MULTI_FACTOR });
+    const answer = await browser.follow(stepUp.url.href);
+    const callback = new URL(answer.location!);
+    expect(Object.fromEntries(callback.searchParams)).toEqual({
+      error: 'unmet_authentication_requirements', error_description: 'The user has no authentication method that meets the requested acr values.',
+      state: stepUp.state, iss: t.baseUrl,
+    });
+    await expect(stepUp.exchange(answer.location!)).rejects.toMatchObject({ error: 'unmet_authentication_requirements' });
+
+    const unknown = await request({ acr_values: 'urn:example:gold' });
+    expect(new URL((await browser.follow(unknown.url.href)).location!).searchParams.get('error_description')).toBe('None of the requested acr values is supported.');
+    const malformed = await request({ claims: '{"id_token":' });
+    const refused = new URL((await browser.follow(malformed.url.href)).location!);
+    expect([refused.searchParams.get('error'), refused.searchParams.get('error_description')]).toEqual(['invalid_request', 'The claims parameter must be a JSON object.']);
+  });
+
+  test('prompt=none with a step-up needed: login_required; through PAR the step-up is asked as from the front channel', async () => {
+    const member = await makeUser(t.db);
+    const { browser } = await signedInWithPassword(member);
+    const { secret } = await enrol(t.app, { cookie: browser.cookieHeader(), csrfToken: browser.cookies.get('CSRF_TOKEN')!, headers: {} }, clock.now());
+    clock.advance(30);
+    const silent = await request({ acr_values: ACR_MULTI_FACTOR, prompt: 'none' });
+    expect(new URL((await browser.follow(silent.url.href)).location!).searchParams.get('error')).toBe('login_required');
+
+    const verifier = client.randomPKCECodeVerifier();
+    const state = client.randomState();
+    const pushed = await client.buildAuthorizationUrlWithPAR(config, {
+      redirect_uri: CALLBACK, scope: 'openid', state, code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', acr_values: ACR_MULTI_FACTOR,
+    });
+    const page = await browser.follow(pushed.href);
+    expect(page.url).toContain('/login/second-factor?return_to=');
+    const done = await browser.follow('/login/second-factor', { form: { ...formFields(await page.response.text()), code: codeAt(secret, clock.now()) } });
+    const tokens = await client.authorizationCodeGrant(config, new URL(done.location!), { pkceCodeVerifier: verifier, expectedState: state, idTokenExpected: true });
+    expect(tokens.claims()).toMatchObject({ amr: ['pwd', 'otp', 'mfa'], acr: ACR_MULTI_FACTOR });
+  });
+
+  test('phr for a member with codes and a passkey: the page offers the passkey only (a code cannot meet it)', async () => {
+    const member = await makeUser(t.db);
+    const { browser } = await signedInWithPassword(member);
+    await enrol(t.app, { cookie: browser.cookieHeader(), csrfToken: browser.cookies.get('CSRF_TOKEN')!, headers: {} }, clock.now());
+    await t.db.insertInto('passkeys').values({
+      user_id: member.id, credential_id: `cred-${member.id}`, public_key: Buffer.from([1]), device_type: 'singleDevice', backed_up: false, name: 'Key',
+    }).execute();
+    const stepUp = await request({ acr_values: 'phr' });
+    const page = await browser.follow(stepUp.url.href);
+    expect(page.url).toMatch(/\/login\/second-factor\?return_to=.*&passkey=only$/);
+    const html = await page.response.text();
+    expect(html).toContain('<button type="button" data-passkey-login>Passkey verwenden</button>');
+    expect(html).toContain('<script src="/static/passkey-login.js" defer></script>');
+    expect(html).not.toContain('id="code"');
+    expect(html).toContain('<input type="hidden" name="return_to" value="/oauth/authorize?');
+  });
+});
