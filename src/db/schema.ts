@@ -8,6 +8,7 @@ import type { PetitionTables } from '../api/petition/petition.tables.ts';
 import type { PollsTables } from '../api/polls/polls.tables.ts';
 import type { UploadsTables } from '../api/uploads/uploads.tables.ts';
 import type { AccountsTables } from '../accounts/accounts.tables.ts';
+import type { PasskeyCeremonyTables } from '../accounts/passkeys/passkeys.tables.ts';
 import type { MailTables } from '../mail/mail.tables.ts';
 import type { BackchannelTables } from '../oauth/backchannel/backchannel.tables.ts';
 import type { OAuthTables } from '../oauth/oauth.tables.ts';
@@ -21,4 +22,5 @@ import type { AuditTables } from '../ops/audit/audit.tables.ts';
 
 export interface Database extends AccountsTables, MailTables, OAuthTables, BackchannelTables,
   UploadsTables, BasketsTables, PollsTables, FeatureTogglesTables, PetitionTables,
-  StoresTables, QuizTables, ReportsTables, RegionPinTables, ForumTables, ContentTables, AuditTables {}
+  StoresTables, QuizTables, ReportsTables, RegionPinTables, ForumTables, ContentTables, AuditTables,
+  PasskeyCeremonyTables {}

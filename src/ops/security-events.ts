@@ -63,7 +63,17 @@ export type SecurityEvent =
   /** A new password was set through a reset link; every session of the member ended, every grant revoked. */
   | { event: 'account.password_reset.completed'; userId: number; sessionsEnded: number; grantsRevoked: number; ip: string }
   /** A reset link that is unknown, used, expired, replaced or older than the password was used. */
-  | { event: 'account.password_reset.invalid'; ip: string };
+  | { event: 'account.password_reset.invalid'; ip: string }
+  /** The member added a passkey at /settings/security. */
+  | { event: 'account.passkey.registered'; userId: number; passkeyId: number; deviceType: 'singleDevice' | 'multiDevice'; backedUp: boolean }
+  /** The member removed one of their passkeys at /settings/security. */
+  | { event: 'account.passkey.removed'; userId: number; passkeyId: number }
+  /** A member signed in (or re-authenticated) with a passkey. */
+  | { event: 'account.passkey.login'; userId: number; passkeyId: number; amr: readonly string[]; ip: string }
+  /** A sign-in with a passkey was refused; `reason` for the operator only (the answer is the same for all). */
+  | { event: 'account.passkey.login_failed'; reason: 'unknown-credential' | 'invalid-response' | 'signature' | 'user-handle' | 'counter'; userId: number | null; passkeyId: number | null; ip: string }
+  /** A passkey's signature counter did not move forward: possibly a cloned authenticator; the sign-in was refused. */
+  | { event: 'account.passkey.counter_regressed'; userId: number; passkeyId: number; storedCount: number; presentedCount: number; ip: string };
 
 export type SecurityEventName = SecurityEvent['event'];
 
@@ -97,6 +107,11 @@ const DESCRIPTIONS: Record<SecurityEventName, ['warn' | 'info', string]> = {
   'account.password_reset.limited': ['warn', 'password reset link refused: too many asked for this address or from this client'],
   'account.password_reset.completed': ['info', 'password reset through a link sent by email'],
   'account.password_reset.invalid': ['warn', 'password reset link unknown, used, expired or replaced'],
+  'account.passkey.registered': ['info', 'passkey added by the member'],
+  'account.passkey.removed': ['info', 'passkey removed by the member'],
+  'account.passkey.login': ['info', 'signed in with a passkey'],
+  'account.passkey.login_failed': ['warn', 'sign-in with a passkey refused'],
+  'account.passkey.counter_regressed': ['warn', 'passkey signature counter went backwards: possibly a cloned authenticator'],
 };
 
 /** Every event's name, in the order above (the audit page's filter lists them). */
