@@ -79,6 +79,11 @@ export default tseslint.config(
     },
   },
   {
+    // The pages' own scripts run in the browser (web/static/, served by web/render.ts).
+    files: ['src/web/static/**/*.js'],
+    languageOptions: { sourceType: 'script', globals: { window: 'readonly', document: 'readonly', fetch: 'readonly', globalThis: 'readonly' } },
+  },
+  {
     // Import direction (docs/architecture.md): down the layers, and no circle.
     files: ['src/**/*.ts'],
     plugins: { 'import-x': importX },

@@ -26,6 +26,7 @@ import { unlockMailComposer } from './accounts/login-unlock.mail.ts';
 import { RESET_MAIL_KIND } from './accounts/password-reset.ts';
 import { resetMailComposer } from './accounts/password-reset.mail.ts';
 import { PASSWORD_CHANGED_MAIL_KIND, passwordChangedMailComposer } from './accounts/password-changed.mail.ts';
+import { PASSKEY_ADDED_MAIL_KIND, passkeyAddedMailComposer } from './accounts/passkeys/passkey-added.mail.ts';
 import type { MailSender } from './mail/mail-sender.ts';
 import { openMailSender } from './mail/mail-setup.ts';
 import { LogoutNotices } from './oauth/backchannel/logout-notices.ts';
@@ -61,6 +62,7 @@ import { loginMessages } from './web/login/login.messages.ts';
 import { passwordMessages } from './web/password/password.messages.ts';
 import { languagePage } from './web/language/language.page.ts';
 import { loginPage } from './web/login/login.page.ts';
+import { passkeyLoginMessages } from './web/login/passkey-login.messages.ts';
 import { unlockPages } from './web/login/unlock.page.ts';
 import { passwordResetPages } from './web/password/password-reset.page.ts';
 import { logoutMessages } from './web/logout/logout.messages.ts';
@@ -69,6 +71,7 @@ import { myAppsMessages } from './web/my-apps/my-apps.messages.ts';
 import { myAppsPage } from './web/my-apps/my-apps.page.ts';
 import { securityMessages } from './web/security/security.messages.ts';
 import { securityPage } from './web/security/security.page.ts';
+import { passkeysMessages } from './web/security/passkeys.messages.ts';
 import { installPages } from './web/render.ts';
 
 export interface AppDeps {
@@ -143,6 +146,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   installSessions(app, db, clock);
   installPages(app, combineMessages([
     layoutMessages, homeMessages, errorMessages, loginMessages, passwordMessages, logoutMessages, consentMessages, endSessionMessages, myAppsMessages, securityMessages, adminMessages, auditMessages,
+    passkeyLoginMessages, passkeysMessages,
   ]));
   installPageErrors(app);
 
@@ -156,7 +160,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.addHook('onClose', () => logoutNotices.stop());
   const mailSender = openMailSender(config.mail, config.publicUrl, db, clock, appEvents, {
     [UNLOCK_MAIL_KIND]: unlockMailComposer(config.publicUrl), [PASSWORD_CHANGED_MAIL_KIND]: passwordChangedMailComposer(config.publicUrl),
-    [RESET_MAIL_KIND]: resetMailComposer(config.publicUrl),
+    [RESET_MAIL_KIND]: resetMailComposer(config.publicUrl), [PASSKEY_ADDED_MAIL_KIND]: passkeyAddedMailComposer(config.publicUrl),
   });
   app.decorate('mailSender', mailSender);
   app.addHook('onClose', async () => mailSender?.stop());

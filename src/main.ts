@@ -12,6 +12,7 @@ import { purgeExpiredThrottles } from './accounts/login-throttle.ts';
 import { purgeExpiredUnlockTokens } from './accounts/login-unlock.ts';
 import { purgeExpiredResetTokens } from './accounts/password-reset.ts';
 import { purgeExpiredSessions } from './accounts/sessions.ts';
+import { purgeExpiredChallenges } from './accounts/passkeys/challenges.ts';
 import { purgeFinishedMails } from './mail/mail-outbox.repository.ts';
 import { MAIL_POLL_MS } from './mail/mail-setup.ts';
 import { buildApp } from './app.ts';
@@ -34,6 +35,7 @@ const SHUTDOWN_TIMEOUT_MS = 15_000;
 /** Each area's purge of expired rows (ops/maintenance.ts runs them). */
 const PURGE_TASKS: readonly PurgeTask[] = [
   purgeExpiredSessions, purgeExpiredThrottles, purgeExpiredUnlockTokens, purgeExpiredResetTokens, (db, clock) => purgeFinishedMails(db, clock()), purgeExpiredOAuthRows,
+  purgeExpiredChallenges,
 ];
 
 interface Running {

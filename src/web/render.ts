@@ -4,7 +4,8 @@
  * the site's base URL. The strings are the ones app.ts passes in.
  */
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Eta } from 'eta';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { isOrga } from '../accounts/roles.ts';
@@ -13,6 +14,18 @@ import { localeOf } from './language/locale.ts';
 
 const VIEWS_DIR = fileURLToPath(new URL('./views/', import.meta.url));
 const STYLESHEET = readFileSync(new URL('./static/style.css', import.meta.url), 'utf8');
+
+/**
+ * The pages' scripts, each read once at start: @simplewebauthn/browser's
+ * bundle as its package ships it (node_modules, never a copy of ours) and,
+ * after it, our own code that uses it, so that a page includes one file.
+ * Same-origin files only: the Content-Security-Policy (`script-src 'self'`,
+ * `script-src-attr 'none'`) allows no inline script.
+ */
+const WEBAUTHN_LIBRARY = readFileSync(new URL('../dist/bundle/index.umd.min.js', pathToFileURL(createRequire(import.meta.url).resolve('@simplewebauthn/browser'))), 'utf8');
+const SCRIPTS: Readonly<Record<string, string>> = Object.fromEntries(['passkey-login.js', 'passkey-settings.js'].map((name) => [
+  `/static/${name}`, `${WEBAUTHN_LIBRARY}\n${readFileSync(new URL(`./static/${name}`, import.meta.url), 'utf8')}`,
+]));
 
 declare module 'fastify' {
   interface FastifyReply {
@@ -53,4 +66,11 @@ export function installPages(app: FastifyInstance, messages: Messages): void {
     .header('content-type', 'text/css; charset=utf-8')
     .header('cache-control', 'public, max-age=3600')
     .send(STYLESHEET));
+
+  for (const [path, source] of Object.entries(SCRIPTS)) {
+    app.get(path, (_request, reply) => reply
+      .header('content-type', 'text/javascript; charset=utf-8')
+      .header('cache-control', 'public, max-age=3600')
+      .send(source));
+  }
 }

@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
 import { DEVICE_COOKIE, setDeviceCookie } from '../../accounts/login-device-cookie.ts';
 import { InvalidCredentials, logIn, LoginThrottled, minutesToWait, type LoginGuard } from '../../accounts/login.service.ts';
+import { relyingPartyOf } from '../../accounts/passkeys/relying-party.ts';
 import { safeReturnTo } from '../../accounts/return-to.ts';
 import { SESSION_COOKIE, setSessionCookies } from '../../accounts/session-http.ts';
 import type { Clock } from '../../clock.ts';
@@ -11,6 +12,7 @@ import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
 import { toLocation } from '../../http/location.ts';
 import { innerQuery } from '../language/locale.ts';
+import { passkeyLoginRoutes } from './passkey-login.route.ts';
 
 export interface LoginPageOptions {
   config: Config;
@@ -98,4 +100,6 @@ export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app
       throw error;
     }
   });
+
+  passkeyLoginRoutes(app, { config, db, clock, loginGuard, rp: relyingPartyOf(config.publicUrl) });
 };

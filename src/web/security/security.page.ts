@@ -21,6 +21,7 @@ import { logSecurityEvent } from '../../ops/security-events.ts';
 import type { Translate } from '../i18n.ts';
 import { localeOf } from '../language/locale.ts';
 import { pageSession } from '../page-access.ts';
+import { passkeysSection, PASSKEY_NOTICES } from './passkeys.section.ts';
 import { passwordChangeRoute, type SecurityView } from './password-change.route.ts';
 
 export interface SecurityPageOptions {
@@ -39,12 +40,14 @@ const EndForm = Type.Object({
 });
 
 export const securityPage: FastifyPluginAsyncTypebox<SecurityPageOptions> = async (app, { config, db, clock, loginGuard }) => {
+  const passkeys = passkeysSection(app, { config, db, clock });
   /** The whole page, with what a form left to show (its errors, a notice). */
   const render = async (request: FastifyRequest, reply: FastifyReply, session: SessionContext, view: SecurityView, status = 200) => {
     const t = reply.translator();
     const sessions = await listSessionsOfUser(db, session.user.id, clock());
     return reply.render('security', {
       ...view,
+      ...await passkeys.view(request, session, t),
       sessions: sessions.map((s) => ({ ...s, device: deviceLabel(s, t), isCurrent: s.sid === session.sid })),
       csrfToken: await formToken(request, reply, config),
       dateFormat: new Intl.DateTimeFormat(localeOf(request) === 'en' ? 'en-GB' : 'de-DE', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Europe/Berlin' }),
@@ -52,7 +55,8 @@ export const securityPage: FastifyPluginAsyncTypebox<SecurityPageOptions> = asyn
   };
 
   app.get(PAGE, {
-    schema: { querystring: Type.Object({ ended: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })), changed: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })) }) },
+    schema: { querystring: Type.Object({ ended: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })), changed: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
+      passkey: Type.Optional(Type.Union(PASSKEY_NOTICES.map((n) => Type.Literal(n)))) }) },
   }, async (request, reply) => {
     const session = await pageSession(request, reply, { orgaOnly: false, returnTo: PAGE });
     if (!session) return reply;
