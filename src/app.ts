@@ -167,7 +167,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
 
   await installOpenApi(app, config);
   if (config.metricsToken) {
-    await installMetrics(app, { token: config.metricsToken, poolUse: deps.database.poolUse, logoutNoticeCounts: () => logoutNotices.counts });
+    await installMetrics(app, { token: config.metricsToken, poolUse: deps.database.poolUse, logoutNoticeCounts: () => logoutNotices.counts, securityEvents: recorder });
   }
   const login = openLoginGuard(config, db, derivedKeys(deps.keys).loginDevice, app.log, deps.attempts);
   app.addHook('onClose', async () => login.close());

@@ -18,7 +18,8 @@ import { SoftwareAuthenticator } from '../helpers/software-authenticator.ts';
 
 const ORIGIN = 'http://localhost:8080';
 const lines: string[] = [];
-const t = useTestApp({ env: { LOG_LEVEL: 'info' }, logStream: { write: (line) => { lines.push(line); } } });
+const METRICS_TOKEN = 'metrics-token-for-passkey-tests-0123456789';
+const t = useTestApp({ env: { LOG_LEVEL: 'info', METRICS_TOKEN }, logStream: { write: (line) => { lines.push(line); } } });
 const events = (name: string) => lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((e) => e.event === name);
 const FAILED = { error: 'Signing in with this passkey did not work. Try again or sign in with your password.' };
 
@@ -70,6 +71,7 @@ describe('adding a passkey', () => {
     expect(options.attestation).toBe('none');
     expect(options.authenticatorSelection).toMatchObject({ residentKey: 'required', requireResidentKey: true, userVerification: 'preferred' });
     expect(options.timeout).toBe(CHALLENGE_SECONDS * 1000);
+    expect(options.pubKeyCredParams.map((p) => p.alg)).toEqual([-8, -7, -257]);
   });
 
   it('stores the passkey, queues the mail and logs the event', async () => {
@@ -305,5 +307,17 @@ describe('the scripts', () => {
     expect(login.body).toContain('<script src="/static/passkey-login.js" defer></script>');
     expect(login.body).toContain('autocomplete="username webauthn"');
     expect(login.body).not.toMatch(/<script>|<script [^>]*>[^<]/);
+  });
+});
+
+describe('metrics', () => {
+  it('count the passkey events by name, and failed or throttled passkey sign-ins as failed logins', async () => {
+    const text = (await t.app.inject({ url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).body;
+    const sample = (series: string) => Number(text.split('\n').find((l) => l.startsWith(`${series} `))?.slice(series.length + 1) ?? 0);
+    for (const name of ['account.passkey.registered', 'account.passkey.removed', 'account.passkey.login', 'account.passkey.login_failed', 'account.passkey.counter_regressed']) {
+      expect(sample(`security_events_total{event="${name}"}`)).toBe(events(name).length);
+    }
+    expect(sample('login_failures_total{route="/login/passkey"}')).toBe(events('account.passkey.login_failed').length);
+    expect(sample('login_throttled_total{route="/login/passkey"}')).toBe(1);
   });
 });

@@ -19,6 +19,14 @@ import { PASSKEY_ADDED_MAIL_KIND } from './passkey-added.mail.ts';
 import { insertPasskey, listPasskeys, MAX_PASSKEY_NAME_LENGTH, userHandleOf } from './passkeys.repository.ts';
 import type { RelyingParty } from './relying-party.ts';
 
+/**
+ * COSE algorithms a passkey may use (WebAuthn §5.8.5): Ed25519, ES256, RS256.
+ * The library would add ML-DSA-44 where the runtime has it (Node 24); a key
+ * registered so would stop verifying on a Node without it (package.json
+ * allows 22), so the list is fixed here.
+ */
+export const PASSKEY_ALGORITHMS: readonly number[] = [-8, -7, -257];
+
 /** A registration that did not verify, or a credential registered already; nothing was stored. */
 export class PasskeyNotAdded extends Error {
   constructor(readonly reason: 'invalid-response' | 'already-registered', detail?: string) {
@@ -45,6 +53,7 @@ export async function passkeyRegistrationOptions(db: DB, clock: Clock, rp: Relyi
     challenge: new Uint8Array(Buffer.from(challenge, 'base64url')),
     timeout: CHALLENGE_SECONDS * 1000,
     attestationType: 'none',
+    supportedAlgorithmIDs: [...PASSKEY_ALGORITHMS],
     // WebAuthn §5.4.3: an authenticator that holds one of these already says so instead of making a second.
     excludeCredentials: existing.map((p) => ({ id: p.credentialId, transports: p.transports })),
     authenticatorSelection: { residentKey: 'required', requireResidentKey: true, userVerification: 'preferred' },
@@ -69,6 +78,7 @@ export async function addPasskey(db: DB, clock: Clock, rp: RelyingParty, input: 
     expectedOrigin: rp.origin, expectedRPID: rp.id,
     // Preferred, not required: a security key without a PIN is still a phishing-resistant key (no `user` in amr).
     requireUserVerification: false,
+    supportedAlgorithmIDs: [...PASSKEY_ALGORITHMS],
   }).catch((error: unknown) => {
     throw new PasskeyNotAdded('invalid-response', error instanceof Error ? error.message : String(error));
   });
