@@ -17,14 +17,16 @@ const STYLESHEET = readFileSync(new URL('./static/style.css', import.meta.url), 
 
 /**
  * The pages' scripts, each read once at start: @simplewebauthn/browser's
- * bundle as its package ships it (node_modules, never a copy of ours) and,
- * after it, our own code that uses it, so that a page includes one file.
+ * bundle as its package ships it (node_modules, never a copy of ours), then
+ * what our scripts share, then the script's own code: a page includes one file.
  * Same-origin files only: the Content-Security-Policy (`script-src 'self'`,
  * `script-src-attr 'none'`) allows no inline script.
  */
 const WEBAUTHN_LIBRARY = readFileSync(new URL('../dist/bundle/index.umd.min.js', pathToFileURL(createRequire(import.meta.url).resolve('@simplewebauthn/browser'))), 'utf8');
+const staticText = (name: string) => readFileSync(new URL(`./static/${name}`, import.meta.url), 'utf8');
+const PASSKEY_COMMON = staticText('passkey-common.js');
 const SCRIPTS: Readonly<Record<string, string>> = Object.fromEntries(['passkey-login.js', 'passkey-settings.js'].map((name) => [
-  `/static/${name}`, `${WEBAUTHN_LIBRARY}\n${readFileSync(new URL(`./static/${name}`, import.meta.url), 'utf8')}`,
+  `/static/${name}`, `${WEBAUTHN_LIBRARY}\n${PASSKEY_COMMON}\n${staticText(name)}`,
 ]));
 
 declare module 'fastify' {

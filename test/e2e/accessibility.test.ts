@@ -140,7 +140,8 @@ const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolea
     as: 'foodsaver@example.org',
     open: async (page, english) => {
       await page.goto(`${app.baseUrl}/settings/security`);
-      await page.getByRole('button', { name: english ? 'Add a passkey' : 'Passkey hinzufügen' }).click();
+      await page.getByRole('button', { name: english ? 'Add a passkey' : 'Passkey hinzufügen' }).focus();
+      await page.keyboard.press('Enter');
       await page.locator('[data-passkey-error]:not([hidden])').waitFor();
     },
   },

@@ -12,25 +12,13 @@
 (function passkeyLogin() {
   'use strict';
   const { startAuthentication, browserSupportsWebAuthn, browserSupportsWebAuthnAutofill } = globalThis.SimpleWebAuthnBrowser;
+  const { postJson } = globalThis.FoodsharingPasskeys;
 
   function valueOf(form, name) {
     const field = form.elements.namedItem(name);
     return field && typeof field.value === 'string' ? field.value : undefined;
   }
 
-  async function postJson(url, body) {
-    try {
-      const response = await fetch(url, {
-        method: 'POST', credentials: 'same-origin',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify(body),
-      });
-      const data = await response.json().catch(() => ({}));
-      return { ok: response.ok, data };
-    } catch {
-      return { ok: false, data: {} };
-    }
-  }
 
   function showError(form, message) {
     let box = form.querySelector('[data-passkey-error]');

@@ -9,20 +9,7 @@
 (function passkeySettings() {
   'use strict';
   const { startRegistration, browserSupportsWebAuthn } = globalThis.SimpleWebAuthnBrowser;
-
-  async function postJson(url, body) {
-    try {
-      const response = await fetch(url, {
-        method: 'POST', credentials: 'same-origin',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
-        body: JSON.stringify(body),
-      });
-      const data = await response.json().catch(() => ({}));
-      return { ok: response.ok, data };
-    } catch {
-      return { ok: false, data: {} };
-    }
-  }
+  const { postJson } = globalThis.FoodsharingPasskeys;
 
   function showError(form, message) {
     const box = form.querySelector('[data-passkey-error]');
