@@ -79,9 +79,12 @@ export default tseslint.config(
     },
   },
   {
-    // The pages' scripts run in the browser (served from src/web/static/).
+    // The pages' own scripts run in the browser (web/static/, served by web/render.ts).
     files: ['src/web/static/**/*.js'],
-    languageOptions: { sourceType: 'script', globals: { document: 'readonly', navigator: 'readonly', setTimeout: 'readonly', HTMLInputElement: 'readonly' } },
+    languageOptions: {
+      sourceType: 'script',
+      globals: { window: 'readonly', document: 'readonly', navigator: 'readonly', fetch: 'readonly', globalThis: 'readonly', setTimeout: 'readonly', HTMLInputElement: 'readonly' },
+    },
   },
   {
     // Import direction (docs/architecture.md): down the layers, and no circle.

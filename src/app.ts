@@ -26,6 +26,7 @@ import { unlockMailComposer } from './accounts/login-unlock.mail.ts';
 import { RESET_MAIL_KIND } from './accounts/password-reset.ts';
 import { resetMailComposer } from './accounts/password-reset.mail.ts';
 import { PASSWORD_CHANGED_MAIL_KIND, passwordChangedMailComposer } from './accounts/password-changed.mail.ts';
+import { PASSKEY_ADDED_MAIL_KIND, passkeyAddedMailComposer } from './accounts/passkeys/passkey-added.mail.ts';
 import type { MailSender } from './mail/mail-sender.ts';
 import { openMailSender } from './mail/mail-setup.ts';
 import { LogoutNotices } from './oauth/backchannel/logout-notices.ts';
@@ -69,6 +70,7 @@ import { secondFactorMessages } from './web/login/second-factor.messages.ts';
 import { secondFactorPage } from './web/login/second-factor.page.ts';
 import { installSecondFactorGate } from './web/second-factor-gate.ts';
 import { oneTimeCodeMailComposers } from './accounts/one-time-codes/one-time-codes.mail.ts';
+import { passkeyLoginMessages } from './web/login/passkey-login.messages.ts';
 import { unlockPages } from './web/login/unlock.page.ts';
 import { passwordResetPages } from './web/password/password-reset.page.ts';
 import { logoutMessages } from './web/logout/logout.messages.ts';
@@ -77,6 +79,7 @@ import { myAppsMessages } from './web/my-apps/my-apps.messages.ts';
 import { myAppsPage } from './web/my-apps/my-apps.page.ts';
 import { securityMessages } from './web/security/security.messages.ts';
 import { securityPage } from './web/security/security.page.ts';
+import { passkeysMessages } from './web/security/passkeys.messages.ts';
 import { installPages } from './web/render.ts';
 
 export interface AppDeps {
@@ -151,6 +154,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   installSessions(app, db, clock);
   installPages(app, combineMessages([
     layoutMessages, homeMessages, errorMessages, loginMessages, secondFactorMessages, passwordMessages, logoutMessages, consentMessages, deviceMessages, endSessionMessages, myAppsMessages, securityMessages, adminMessages, auditMessages, membersMessages,
+    passkeyLoginMessages, passkeysMessages,
   ]));
   installPageErrors(app);
 
@@ -164,14 +168,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.addHook('onClose', () => logoutNotices.stop());
   const mailSender = openMailSender(config.mail, config.publicUrl, db, clock, appEvents, {
     [UNLOCK_MAIL_KIND]: unlockMailComposer(config.publicUrl), [PASSWORD_CHANGED_MAIL_KIND]: passwordChangedMailComposer(config.publicUrl),
-    [RESET_MAIL_KIND]: resetMailComposer(config.publicUrl), ...oneTimeCodeMailComposers(config.publicUrl),
+    [RESET_MAIL_KIND]: resetMailComposer(config.publicUrl), [PASSKEY_ADDED_MAIL_KIND]: passkeyAddedMailComposer(config.publicUrl), ...oneTimeCodeMailComposers(config.publicUrl),
   });
   app.decorate('mailSender', mailSender);
   app.addHook('onClose', async () => mailSender?.stop());
 
   await installOpenApi(app, config);
   if (config.metricsToken) {
-    await installMetrics(app, { token: config.metricsToken, poolUse: deps.database.poolUse, logoutNoticeCounts: () => logoutNotices.counts });
+    await installMetrics(app, { token: config.metricsToken, poolUse: deps.database.poolUse, logoutNoticeCounts: () => logoutNotices.counts, securityEvents: recorder });
   }
   const login = openLoginGuard(config, db, derivedKeys(deps.keys).loginDevice, app.log, deps.attempts);
   app.addHook('onClose', async () => login.close());

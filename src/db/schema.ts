@@ -9,6 +9,7 @@ import type { PollsTables } from '../api/polls/polls.tables.ts';
 import type { UploadsTables } from '../api/uploads/uploads.tables.ts';
 import type { AccountsTables } from '../accounts/accounts.tables.ts';
 import type { OneTimeCodeTables } from '../accounts/one-time-codes/one-time-codes.tables.ts';
+import type { PasskeyCeremonyTables } from '../accounts/passkeys/passkeys.tables.ts';
 import type { MailTables } from '../mail/mail.tables.ts';
 import type { BackchannelTables } from '../oauth/backchannel/backchannel.tables.ts';
 import type { OAuthTables } from '../oauth/oauth.tables.ts';
@@ -23,4 +24,4 @@ import type { AuditTables } from '../ops/audit/audit.tables.ts';
 export interface Database extends AccountsTables, MailTables, OAuthTables, BackchannelTables,
   UploadsTables, BasketsTables, PollsTables, FeatureTogglesTables, PetitionTables,
   StoresTables, QuizTables, ReportsTables, RegionPinTables, ForumTables, ContentTables, AuditTables,
-  OneTimeCodeTables {}
+  OneTimeCodeTables, PasskeyCeremonyTables {}

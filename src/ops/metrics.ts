@@ -1,7 +1,7 @@
 /**
  * `GET /metrics` in the Prometheus text format (prom-client), for operators:
  * requests and their latency per route and status, tokens issued per grant,
- * failed and throttled logins, back-channel logout notices by outcome, the database pool's use, and the process's own
+ * failed and throttled logins (password and passkey), security events by name, back-channel logout notices by outcome, the database pool's use, and the process's own
  * figures (event-loop lag, memory, CPU, handles). Everything is read from the
  * requests as they complete and from the pool when scraped: the protocol and
  * the services know nothing of it, and an app without METRICS_TOKEN registers
@@ -17,6 +17,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { PoolUse } from '../db/database.ts';
 import { markJsonRoutes } from '../http/security-headers.ts';
+import type { SecurityEvent } from './security-events.ts';
 
 export const METRICS_PATH = '/metrics';
 
@@ -32,7 +33,7 @@ export function noteSecondFactor(request: FastifyRequest, outcome: SecondFactorO
   else secondFactorOutcomes.set(request, [outcome]);
 }
 
-const LOGIN_ROUTES = new Set(['POST /login', 'POST /api/user/login', 'POST /login/second-factor']);
+const LOGIN_ROUTES = new Set(['POST /login', 'POST /api/user/login', 'POST /login/second-factor', 'POST /login/passkey']);
 const TOKEN_ROUTE = 'POST /oauth/token';
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -42,6 +43,8 @@ export interface MetricsOptions {
   readonly poolUse?: () => PoolUse;
   /** This instance's logout-notice attempts so far, by outcome (oauth/backchannel/). */
   readonly logoutNoticeCounts?: () => Readonly<Record<'sent' | 'retried' | 'abandoned', number>>;
+  /** Where the security events are recorded: each is counted by name (passkeys added, removed, sign-ins, counter regressions, …). */
+  readonly securityEvents?: { onRecord(listener: (event: SecurityEvent) => void): void };
 }
 
 export async function installMetrics(app: FastifyInstance, options: MetricsOptions): Promise<void> {
@@ -50,6 +53,10 @@ export async function installMetrics(app: FastifyInstance, options: MetricsOptio
   const record = requestRecorder(registry);
   if (options.poolUse) registerPoolGauges(registry, options.poolUse);
   if (options.logoutNoticeCounts) registerLogoutNoticeCounter(registry, options.logoutNoticeCounts);
+  if (options.securityEvents) {
+    const counter = new Counter({ name: 'security_events_total', help: 'Security events (docs/security-events.md), by name', labelNames: ['event'], registers: [registry] });
+    options.securityEvents.onRecord((event) => counter.inc({ event: event.event }));
+  }
 
   app.addHook('onResponse', async (request, reply) => record(request, reply));
   await app.register(async (scope) => {

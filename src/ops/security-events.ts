@@ -99,7 +99,17 @@ export type SecurityEvent =
   /** The member replaced their recovery codes with ten new ones. */
   | { event: 'account.recovery_codes.regenerated'; userId: number }
   /** An app asked for a stronger sign-in than the session's (acr_values, claims): `outcome` what followed. */
-  | { event: 'oauth.step_up'; userId: number; clientId: string; requested: readonly string[]; outcome: 'asked' | 'unmet' | 'login_required' };
+  | { event: 'oauth.step_up'; userId: number; clientId: string; requested: readonly string[]; outcome: 'asked' | 'unmet' | 'login_required' }
+  /** The member added a passkey at /settings/security. */
+  | { event: 'account.passkey.registered'; userId: number; passkeyId: number; deviceType: 'singleDevice' | 'multiDevice'; backedUp: boolean }
+  /** The member removed one of their passkeys at /settings/security. */
+  | { event: 'account.passkey.removed'; userId: number; passkeyId: number }
+  /** A member signed in (or re-authenticated) with a passkey. */
+  | { event: 'account.passkey.login'; userId: number; passkeyId: number; amr: readonly string[]; ip: string }
+  /** A sign-in with a passkey was refused; `reason` for the operator only (the answer is the same for all). */
+  | { event: 'account.passkey.login_failed'; reason: 'unknown-credential' | 'invalid-response' | 'signature' | 'user-handle' | 'counter'; userId: number | null; passkeyId: number | null; ip: string }
+  /** A passkey's signature counter did not move forward: possibly a cloned authenticator; the sign-in was refused. */
+  | { event: 'account.passkey.counter_regressed'; userId: number; passkeyId: number; storedCount: number; presentedCount: number; ip: string };
 
 export type SecurityEventName = SecurityEvent['event'];
 
@@ -149,6 +159,11 @@ const DESCRIPTIONS: Record<SecurityEventName, ['warn' | 'info', string]> = {
   'account.recovery_code.used': ['warn', 'recovery code used'],
   'account.recovery_codes.regenerated': ['info', 'recovery codes regenerated'],
   'oauth.step_up': ['info', 'stronger sign-in asked for by an app'],
+  'account.passkey.registered': ['info', 'passkey added by the member'],
+  'account.passkey.removed': ['info', 'passkey removed by the member'],
+  'account.passkey.login': ['info', 'signed in with a passkey'],
+  'account.passkey.login_failed': ['warn', 'sign-in with a passkey refused'],
+  'account.passkey.counter_regressed': ['warn', 'passkey signature counter went backwards: possibly a cloned authenticator'],
 };
 
 /** Every event's name, in the order above (the audit page's filter lists them). */

@@ -4,7 +4,8 @@
  * the site's base URL. The strings are the ones app.ts passes in.
  */
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { createRequire } from 'node:module';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Eta } from 'eta';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { isOrga } from '../accounts/roles.ts';
@@ -15,6 +16,20 @@ const VIEWS_DIR = fileURLToPath(new URL('./views/', import.meta.url));
 /** The static assets, read once: the stylesheet and the scripts (files, since the pages' CSP refuses inline ones). */
 const STATIC_ASSETS = Object.entries({ 'style.css': 'text/css', 'copy-secret.js': 'text/javascript' })
   .map(([name, type]) => ({ name, type: `${type}; charset=utf-8`, body: readFileSync(new URL(`./static/${name}`, import.meta.url), 'utf8') }));
+
+/**
+ * The pages' scripts, each read once at start: @simplewebauthn/browser's
+ * bundle as its package ships it (node_modules, never a copy of ours), then
+ * what our scripts share, then the script's own code: a page includes one file.
+ * Same-origin files only: the Content-Security-Policy (`script-src 'self'`,
+ * `script-src-attr 'none'`) allows no inline script.
+ */
+const WEBAUTHN_LIBRARY = readFileSync(new URL('../dist/bundle/index.umd.min.js', pathToFileURL(createRequire(import.meta.url).resolve('@simplewebauthn/browser'))), 'utf8');
+const staticText = (name: string) => readFileSync(new URL(`./static/${name}`, import.meta.url), 'utf8');
+const PASSKEY_COMMON = staticText('passkey-common.js');
+const SCRIPTS: Readonly<Record<string, string>> = Object.fromEntries(['passkey-login.js', 'passkey-settings.js'].map((name) => [
+  `/static/${name}`, `${WEBAUTHN_LIBRARY}\n${PASSKEY_COMMON}\n${staticText(name)}`,
+]));
 
 declare module 'fastify' {
   interface FastifyReply {
@@ -56,5 +71,12 @@ export function installPages(app: FastifyInstance, messages: Messages): void {
       .header('content-type', asset.type)
       .header('cache-control', 'public, max-age=3600')
       .send(asset.body));
+  }
+
+  for (const [path, source] of Object.entries(SCRIPTS)) {
+    app.get(path, (_request, reply) => reply
+      .header('content-type', 'text/javascript; charset=utf-8')
+      .header('cache-control', 'public, max-age=3600')
+      .send(source));
   }
 }

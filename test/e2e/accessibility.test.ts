@@ -108,6 +108,17 @@ async function confirmDeviceCode(page: Page): Promise<void> {
   await afterNavigation(page, () => page.locator('form button[type=submit]').click());
 }
 
+/**
+ * A passkey of the member with one-time codes, stored as a registration stores one, for the list on
+ * /settings/security (a member with a passkey is asked for a second factor at login: this one has it anyway).
+ */
+async function givePasskey(): Promise<void> {
+  const user = await app.t.db.selectFrom('users').select('id').where('email', '=', CODES_USER.email).executeTakeFirstOrThrow();
+  await app.t.db.insertInto('passkeys').values({
+    user_id: user.id, credential_id: `a11y-${user.id}`, public_key: Buffer.alloc(77), device_type: 'multiDevice', backed_up: true, name: 'Pixel 9 (Chrome)',
+  }).onConflict((oc) => oc.column('credential_id').doNothing()).execute();
+}
+
 /** Each page: how to reach it in a fresh browser context, as which user. */
 const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolean): Promise<void> }> = [
   { name: 'login', open: async (page) => { await page.goto(`${app.baseUrl}/login`); } },
@@ -274,6 +285,25 @@ const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolea
       await page.getByLabel(english ? 'New password' : 'Neues Passwort').fill('a long enough new password');
       await afterNavigation(page, () => page.getByRole('button', { name: english ? 'Change password' : 'Passwort ändern' }).click());
       await page.locator('#current_password-error').waitFor();
+    },
+  },
+  {
+    name: 'security: passkeys',
+    as: CODES_USER.email,
+    open: async (page) => {
+      await givePasskey();
+      await page.goto(`${app.baseUrl}/settings/security?passkey=added`);
+    },
+  },
+  {
+    // The demo app's PUBLIC_URL is an IP address, which no browser accepts as an RP ID: the ceremony fails at once.
+    name: 'security: passkey not added',
+    as: 'foodsaver@example.org',
+    open: async (page, english) => {
+      await page.goto(`${app.baseUrl}/settings/security`);
+      await page.getByRole('button', { name: english ? 'Add a passkey' : 'Passkey hinzufügen' }).focus();
+      await page.keyboard.press('Enter');
+      await page.locator('[data-passkey-error]:not([hidden])').waitFor();
     },
   },
   { name: 'admin: forbidden', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/admin/oauthclients`); } },

@@ -50,6 +50,7 @@ export class EventRecorder {
   private pending: StoredEventRow[] = [];
   private writing: Promise<void> = Promise.resolve();
   private scheduled = false;
+  private readonly listeners: ((event: SecurityEvent) => void)[] = [];
 
   constructor(
     private readonly db: () => Promise<DB>,
@@ -59,11 +60,17 @@ export class EventRecorder {
 
   /** `address`: the client address of the request behind the event, when it names none of its own. */
   record(event: SecurityEvent, address?: string): void {
+    for (const listener of this.listeners) listener(event);
     this.pending.push(eventRow(event, this.clock(), address));
     if (this.scheduled) return;
     this.scheduled = true;
     // Events of the same moment (a request's, a command's) go out in one insert.
     this.writing = this.writing.then(() => new Promise<void>((resolve) => setImmediate(resolve))).then(() => this.flush());
+  }
+
+  /** Tells `listener` of every event from now on, as it is recorded (the metrics count them). */
+  onRecord(listener: (event: SecurityEvent) => void): void {
+    this.listeners.push(listener);
   }
 
   /** Resolves when every event recorded so far is written (or its failure logged). */

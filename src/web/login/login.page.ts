@@ -5,6 +5,7 @@ import { Type } from '@sinclair/typebox';
 import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
 import { DEVICE_COOKIE, setDeviceCookie } from '../../accounts/login-device-cookie.ts';
 import { AccountDisabled, InvalidCredentials, logIn, LoginThrottled, minutesToWait, type LoginGuard } from '../../accounts/login.service.ts';
+import { relyingPartyOf } from '../../accounts/passkeys/relying-party.ts';
 import { safeReturnTo } from '../../accounts/return-to.ts';
 import { SESSION_COOKIE, setSessionCookies } from '../../accounts/session-http.ts';
 import type { Clock } from '../../clock.ts';
@@ -14,6 +15,7 @@ import { toLocation } from '../../http/location.ts';
 import { innerQuery } from '../language/locale.ts';
 import { holdPendingLogin, PENDING_LOGIN_SECONDS, type PendingLogin } from '../../accounts/one-time-codes/pending-logins.ts';
 import { PENDING_LOGIN_COOKIE, SECOND_FACTOR_PATH } from './second-factor.page.ts';
+import { passkeyLoginRoutes } from './passkey-login.route.ts';
 
 export interface LoginPageOptions {
   config: Config;
@@ -113,4 +115,6 @@ export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app
       throw error;
     }
   });
+
+  passkeyLoginRoutes(app, { config, db, clock, loginGuard, rp: relyingPartyOf(config.publicUrl) });
 };

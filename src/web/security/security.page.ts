@@ -21,6 +21,7 @@ import { logSecurityEvent } from '../../ops/security-events.ts';
 import type { Translate } from '../i18n.ts';
 import { localeOf } from '../language/locale.ts';
 import { pageSession } from '../page-access.ts';
+import { passkeysSection, PASSKEY_NOTICES } from './passkeys.section.ts';
 import { passwordChangeRoute, type SecurityView } from './password-change.route.ts';
 import { oneTimeCodesSection, oneTimeCodesView, type OneTimeCodesView } from './one-time-codes.section.ts';
 import type { OneTimeCodeKeys } from '../../accounts/one-time-codes/one-time-codes.service.ts';
@@ -50,12 +51,14 @@ const EndForm = Type.Object({
 export const securityPage: FastifyPluginAsyncTypebox<SecurityPageOptions> = async (app, { config, db, clock, loginGuard, oneTimeCodeKeys }) => {
   /** The whole page, with what a form left to show (its errors, a notice); each section adds its own state. */
   const render = async (request: FastifyRequest, reply: FastifyReply, session: SessionContext, view: SecurityView & SectionViews, status = 200) => {
+  const passkeys = passkeysSection(app, { config, db, clock });
     const t = reply.translator();
     const sessions = await listSessionsOfUser(db, session.user.id, clock());
     const { otp } = await oneTimeCodesView({ config, db, keys: oneTimeCodeKeys }, session);
     return reply.render('security', {
       ...view,
       otp: { ...otp, ...view.otp },
+      ...await passkeys.view(request, session, t),
       sessions: sessions.map((s) => ({ ...s, device: deviceLabel(s, t), isCurrent: s.sid === session.sid })),
       csrfToken: await formToken(request, reply, config),
       dateFormat: new Intl.DateTimeFormat(localeOf(request) === 'en' ? 'en-GB' : 'de-DE', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Europe/Berlin' }),
@@ -66,6 +69,7 @@ export const securityPage: FastifyPluginAsyncTypebox<SecurityPageOptions> = asyn
     schema: { querystring: Type.Object({
       ended: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })), changed: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
       otp: Type.Optional(Type.Literal('off')), return_to: Type.Optional(Type.String({ maxLength: 8192 })),
+      passkey: Type.Optional(Type.Union(PASSKEY_NOTICES.map((n) => Type.Literal(n)))),
     }) },
   }, async (request, reply) => {
     const session = await pageSession(request, reply, { orgaOnly: false, returnTo: PAGE });

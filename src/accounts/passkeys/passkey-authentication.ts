@@ -1,0 +1,83 @@
+/**
+ * Signing in with a passkey (WebAuthn §7.2, with @simplewebauthn/server).
+ * The options name no credential (discoverable credentials: the
+ * authenticator offers the member's own), so the page needs no email first
+ * and says nothing of which accounts exist. The response is verified against
+ * a challenge of this browser, PUBLIC_URL's origin and RP ID, the stored
+ * public key and the member's user handle; a signature counter that did not
+ * move forward (§6.1.1: a sign of a cloned authenticator) is refused and
+ * reported. Every refusal throws the same {@link PasskeyRejected} to the
+ * caller, so that the answer never tells an unknown credential from a bad
+ * signature; the reason goes to the security event.
+ */
+import { generateAuthenticationOptions, verifyAuthenticationResponse, type AuthenticationResponseJSON, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import type { Clock } from '../../clock.ts';
+import type { DB } from '../../db/database.ts';
+import { logSecurityEvent, type EventLog } from '../../ops/security-events.ts';
+import type { AuthenticationMethod } from '../authentication-methods.ts';
+import { CHALLENGE_SECONDS, consumeChallenge, issueChallenge } from './challenges.ts';
+import { findPasskeyByCredentialId, findUserHandle, recordPasskeyUse, type PasskeyRow } from './passkeys.repository.ts';
+import { passkeyAmr, type RelyingParty } from './relying-party.ts';
+
+export type PasskeyRejection = 'unknown-credential' | 'invalid-response' | 'signature' | 'user-handle' | 'counter';
+
+/** The sign-in did not verify; `reason` is for the log only. */
+export class PasskeyRejected extends Error {
+  constructor(readonly reason: PasskeyRejection, readonly passkey?: PasskeyRow) {
+    super(`passkey sign-in refused: ${reason}`);
+    this.name = 'PasskeyRejected';
+  }
+}
+
+/** `navigator.credentials.get()` options with a fresh challenge bound to `boundTo` (the login form's CSRF token). */
+export async function passkeyAuthenticationOptions(db: DB, clock: Clock, rp: RelyingParty, boundTo: string): Promise<PublicKeyCredentialRequestOptionsJSON> {
+  const challenge = await issueChallenge(db, clock, { purpose: 'authentication', boundTo });
+  return generateAuthenticationOptions({
+    rpID: rp.id, allowCredentials: [], userVerification: 'preferred', timeout: CHALLENGE_SECONDS * 1000,
+    challenge: new Uint8Array(Buffer.from(challenge, 'base64url')),
+  });
+}
+
+export interface PasskeyAssertion {
+  readonly response: AuthenticationResponseJSON;
+  /** What the challenge was bound to. */
+  readonly boundTo: string;
+  readonly log: EventLog;
+  readonly ip: string;
+}
+
+export interface VerifiedPasskey {
+  readonly userId: number;
+  readonly passkeyId: number;
+  readonly amr: AuthenticationMethod[];
+}
+
+/** Verifies a sign-in's assertion and records the passkey's use; throws {@link PasskeyRejected}. */
+export async function verifyPasskeyAssertion(db: DB, clock: Clock, rp: RelyingParty, assertion: PasskeyAssertion): Promise<VerifiedPasskey> {
+  const { response } = assertion;
+  const passkey = /^[A-Za-z0-9_-]{1,1400}$/.test(response.id) ? await findPasskeyByCredentialId(db, response.id) : undefined;
+  if (!passkey) throw new PasskeyRejected('unknown-credential');
+  const verification = await verifyAuthenticationResponse({
+    response,
+    expectedChallenge: (challenge) => consumeChallenge(db, clock, challenge, { purpose: 'authentication', boundTo: assertion.boundTo }),
+    expectedOrigin: rp.origin, expectedRPID: rp.id,
+    // The library's own counter rule runs before the signature is checked: it is applied below, after.
+    credential: { id: passkey.credentialId, publicKey: new Uint8Array(passkey.publicKey), counter: 0, transports: passkey.transports as never },
+    requireUserVerification: false,
+  }).catch(() => undefined);
+  if (!verification) throw new PasskeyRejected('invalid-response', passkey);
+  if (!verification.verified) throw new PasskeyRejected('signature', passkey);
+  // WebAuthn §7.2 step 6: the user handle, when the authenticator returns one, must be the owner's.
+  const userHandle = response.response.userHandle;
+  if (userHandle !== undefined && userHandle !== (await findUserHandle(db, passkey.userId))) throw new PasskeyRejected('user-handle', passkey);
+  const { newCounter, userVerified, credentialBackedUp } = verification.authenticationInfo;
+  // WebAuthn §7.2 step 22: a counter not above the stored one (unless both are 0) may mean a cloned authenticator.
+  const regressed = (newCounter > 0 || passkey.signCount > 0) && newCounter <= passkey.signCount;
+  if (regressed || !(await recordPasskeyUse(db, passkey.id, { signCount: newCounter, backedUp: credentialBackedUp }, clock()))) {
+    logSecurityEvent(assertion.log, {
+      event: 'account.passkey.counter_regressed', userId: passkey.userId, passkeyId: passkey.id, storedCount: passkey.signCount, presentedCount: newCounter, ip: assertion.ip,
+    });
+    throw new PasskeyRejected('counter', passkey);
+  }
+  return { userId: passkey.userId, passkeyId: passkey.id, amr: passkeyAmr(passkey.deviceType, userVerified) };
+}
