@@ -10,6 +10,8 @@
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CHALLENGE_SECONDS } from '../../src/accounts/passkeys/challenges.ts';
+import { SESSION_COOKIE } from '../../src/accounts/session-http.ts';
+import { createSession } from '../../src/accounts/sessions.ts';
 import { countPasskeys, deletePasskeysOfUser } from '../../src/accounts/passkeys/passkeys.repository.ts';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/fixture.ts';
@@ -198,7 +200,9 @@ describe('signing in with a passkey', () => {
   });
 
   it('renews the browser\'s live session of the same member: same sid, new auth_time and amr', async () => {
-    const live = await t.logIn(member);
+    // A password-only session of a member who has a passkey now (a password login would ask for it as the second step).
+    const started = await createSession(t.db, t.clock.now, member.id, false);
+    const live = { cookie: `${SESSION_COOKIE}=${started.id}`, csrfToken: started.csrfToken };
     const before = await t.db.selectFrom('sessions').select(['sid', 'auth_time', 'amr']).where('csrf_token', '=', live.csrfToken).executeTakeFirstOrThrow();
     t.clock.advance(120);
     const answer = await json('/login/passkey/options', { csrf_token: live.csrfToken }, live.cookie);

@@ -153,6 +153,8 @@ describe('a member\'s page', () => {
     expect(html).toMatch(/<dt>Role<\/dt><dd>ambassador<\/dd>/);
     expect(html).toMatch(/<dt>Ambassador of<\/dt><dd>Berlin<\/dd>/);
     expect(html).toMatch(/<dt>Password<\/dt><dd>set<\/dd>/);
+    expect(html).toMatch(/<dt>One-time codes<\/dt><dd>off<\/dd>/);
+    expect(html).toMatch(/<dt>Passkeys<\/dt><dd>0<\/dd>/);
     expect(html).toContain('Firefox 133 on Windows 10 (Computer)');
     expect(html).toContain('203.0.113.0/24');
     expect(html).toContain(`<code>${client.clientId}</code>`);
@@ -163,6 +165,14 @@ describe('a member\'s page', () => {
     const german = await get(`/admin/users/${member.id}`, orga, 'de');
     expect(german.body).toContain('Anmeldemethoden');
     expect(german.body).toMatch(/<dt>Passwort<\/dt><dd>gesetzt<\/dd>/);
+    // A passkey registered: counted, its key never shown.
+    await t.db.insertInto('passkeys').values({
+      user_id: member.id, credential_id: 'cred-1', public_key: Buffer.from('public-key-bytes'), device_type: 'multiDevice', backed_up: true, name: 'Phone',
+    }).execute();
+    const withPasskey = (await get(`/admin/users/${member.id}`)).body;
+    expect(withPasskey).toMatch(/<dt>Passkeys<\/dt><dd>1<\/dd>/);
+    expect(withPasskey).not.toContain('cred-1');
+    expect(withPasskey).not.toContain(Buffer.from('public-key-bytes').toString('base64'));
   });
 
   test('unknown, deleted or malformed ids: 404', async () => {

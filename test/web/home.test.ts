@@ -86,6 +86,16 @@ describe('the start page', () => {
     expect(page.body).not.toContain('/admin/');
   });
 
+  it('a member with a passkey: second factor on', async () => {
+    const session = await logInAs(t.app, ambassador);
+    await t.db.insertInto('passkeys').values({
+      user_id: ambassador.id, credential_id: 'home-cred', public_key: Buffer.alloc(77), device_type: 'singleDevice', backed_up: false, name: 'Key',
+    }).execute();
+    const page = await home(session, 'en');
+    expect(page.body).toContain('<li id="home-second-factor">Second factor: on</li>');
+    await t.db.deleteFrom('passkeys').where('credential_id', '=', 'home-cred').execute();
+  });
+
   it('an organisation member: no apps, and the admin screens (clients, audit log, members)', async () => {
     const session = await logInAs(t.app, orga);
     const page = await home(session);

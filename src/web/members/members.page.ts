@@ -50,7 +50,11 @@ function listLink(text: string, page: number): string {
 
 /** The rows of the section "Sign-in methods": one per method the member can have. */
 function signInRows(methods: SignInMethods, t: Translate): { label: string; value: string }[] {
-  return [{ label: t('members.method.password'), value: t(methods.password ? 'members.set' : 'members.notSet') }];
+  return [
+    { label: t('members.method.password'), value: t(methods.password ? 'members.set' : 'members.notSet') },
+    { label: t('members.method.oneTimeCodes'), value: t(methods.oneTimeCodes ? 'members.on' : 'members.off') },
+    { label: t('members.method.passkeys'), value: String(methods.passkeys) },
+  ];
 }
 
 export const membersPage: FastifyPluginAsyncTypebox<MembersPageOptions> = async (app, options) => {

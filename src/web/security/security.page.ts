@@ -49,9 +49,9 @@ const EndForm = Type.Object({
 });
 
 export const securityPage: FastifyPluginAsyncTypebox<SecurityPageOptions> = async (app, { config, db, clock, loginGuard, oneTimeCodeKeys }) => {
+  const passkeys = passkeysSection(app, { config, db, clock });
   /** The whole page, with what a form left to show (its errors, a notice); each section adds its own state. */
   const render = async (request: FastifyRequest, reply: FastifyReply, session: SessionContext, view: SecurityView & SectionViews, status = 200) => {
-  const passkeys = passkeysSection(app, { config, db, clock });
     const t = reply.translator();
     const sessions = await listSessionsOfUser(db, session.user.id, clock());
     const { otp } = await oneTimeCodesView({ config, db, keys: oneTimeCodeKeys }, session);
