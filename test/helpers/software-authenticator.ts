@@ -1,14 +1,15 @@
 /**
  * A tiny WebAuthn authenticator in software (WebAuthn §6), for tests of the
  * server's ceremonies without a browser: ES256 keys from node:crypto,
- * `none` attestation, CBOR by cbor-x. Each option is a way to make a response
+ * `none` attestation, CBOR by tiny-cbor (the
+ * encoder @simplewebauthn/server itself decodes with). Each option is a way to make a response
  * the server must refuse (another origin or RP ID, a counter set back).
  */
 import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
-import { Encoder } from 'cbor-x';
+import { encodeCBOR, type CBORType } from '@levischuck/tiny-cbor';
 import type { AuthenticationResponseJSON, PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 
-const cbor = new Encoder({ mapsAsObjects: false, useRecords: false, tagUint8Array: false });
+const cbor = { encode: (value: CBORType) => Buffer.from(encodeCBOR(value)) };
 
 interface StoredCredential {
   readonly privateKey: KeyObject;
@@ -61,13 +62,13 @@ export class SoftwareAuthenticator {
   create(options: PublicKeyCredentialCreationOptionsJSON, overrides: CeremonyOverrides = {}): RegistrationResponseJSON {
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const jwk = publicKey.export({ format: 'jwk' });
-    const cose = cbor.encode(new Map<number, unknown>([[1, 2], [3, -7], [-1, 1], [-2, Buffer.from(jwk.x!, 'base64url')], [-3, Buffer.from(jwk.y!, 'base64url')]]));
+    const cose = cbor.encode(new Map<number, CBORType>([[1, 2], [3, -7], [-1, 1], [-2, new Uint8Array(Buffer.from(jwk.x!, 'base64url'))], [-3, new Uint8Array(Buffer.from(jwk.y!, 'base64url'))]]));
     const credentialId = randomBytes(16);
     const idLength = Buffer.alloc(2);
     idLength.writeUInt16BE(credentialId.length);
     const attested = Buffer.concat([Buffer.alloc(16), idLength, credentialId, cose]);
     const authData = this.authData(overrides.rpId ?? options.rp.id!, this.flags(true), 0, attested);
-    const attestationObject = cbor.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', authData]]));
+    const attestationObject = cbor.encode(new Map<string, CBORType>([['fmt', 'none'], ['attStmt', new Map<string, CBORType>()], ['authData', new Uint8Array(authData)]]));
     const id = b64(credentialId);
     this.credentials.set(id, { privateKey, userHandle: options.user.id, counter: 0 });
     return {
