@@ -46,7 +46,7 @@ describe('createClient', () => {
       name: 'must be 1 to 200 characters',
       redirectUris: '"http://app.example/cb" must use https (http only for 127.0.0.1, [::1] or localhost)',
       scopes: 'unknown scope "admin"; allowed: openid, profile, email, regions',
-      grantTypes: 'unknown grant type "password"; allowed: authorization_code, refresh_token',
+      grantTypes: 'unknown grant type "password"; allowed: authorization_code, refresh_token, urn:ietf:params:oauth:grant-type:device_code',
       requiredRegions: 'region 999999 does not exist',
     });
     expect((await fieldErrors(createClient(t.db, t.keys, { ...valid, redirectUris: ['', '  '] }))).redirectUris).toBe('must contain at least one redirect URI');

@@ -4,7 +4,7 @@
  * (entry, confirmation, login, consent) and the device's polls at the token
  * endpoint — success once, then every refusal, with what was (not) written.
  */
-import { decodeJwt } from 'jose';
+import { calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { USER_CODE_GLOBAL_POLICY, USER_CODE_SOURCE_POLICY } from '../../src/oauth/device-authorization/device-verification.ts';
 import { makeRegion, makeUser, type TestUser } from '../helpers/factories.ts';
@@ -384,6 +384,74 @@ describe('user codes at /device', () => {
     t.clock.advance(1);
     expect((await submit(started.user_code, 'confirm', { remoteAddress: '10.4.0.1' })).statusCode).toBe(303);
     await t.db.deleteFrom('login_throttle').execute();
+  });
+});
+
+describe('the device proves possession of a key (DPoP)', () => {
+  /** The issuer (PUBLIC_URL of the app under test): proofs name its endpoints. */
+  const ISSUER = 'http://localhost:8080';
+  /** A DPoP proof (RFC 9449 §4.2) for the token endpoint, made with the device's key. */
+  async function proof(pair: { publicKey: CryptoKey; privateKey: CryptoKey }, htm = 'POST', htu = `${ISSUER}/oauth/token`) {
+    return new SignJWT({ jti: crypto.randomUUID(), htm, htu, iat: Math.floor(t.clock.now().getTime() / 1000) })
+      .setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(pair.publicKey) })
+      .sign(pair.privateKey);
+  }
+
+  test('a poll with a proof gets DPoP-bound tokens; the public client\'s refresh token then needs the same key', async () => {
+    const key = await generateKeyPair('ES256', { extractable: true });
+    const jkt = await calculateJwkThumbprint(await exportJWK(key.publicKey));
+    const client = await deviceClient();
+    const started = await startDevice(client.clientId, 'openid profile');
+    await answer(started.user_code, 'allow');
+    t.clock.advance(5);
+
+    const success = await tokenRequest(t, { grant_type: DEVICE_GRANT, device_code: started.device_code, client_id: client.clientId }, { dpop: await proof(key) });
+    expect(success.statusCode).toBe(200);
+    const body = success.json();
+    expect(body.token_type).toBe('DPoP');
+    expect(decodeJwt(body.access_token).cnf).toEqual({ jkt });
+    const grant = await t.db.selectFrom('oauth_grants').select('dpop_jkt').where('id', '=', (await deviceRow(started.device_code))!.grant_id!).executeTakeFirstOrThrow();
+    expect(grant.dpop_jkt).toBe(jkt);
+
+    // At userinfo the bound token is refused as a bearer token and accepted with a proof of the key.
+    const asBearer = await t.app.inject({ url: '/oauth/userinfo', headers: { authorization: `Bearer ${body.access_token}` } });
+    expect(asBearer.statusCode).toBe(401);
+    const userinfoProof = await new SignJWT({
+      jti: crypto.randomUUID(), htm: 'GET', htu: `${ISSUER}/oauth/userinfo`, iat: Math.floor(t.clock.now().getTime() / 1000),
+      ath: (await import('node:crypto')).createHash('sha256').update(body.access_token).digest('base64url'),
+    }).setProtectedHeader({ alg: 'ES256', typ: 'dpop+jwt', jwk: await exportJWK(key.publicKey) }).sign(key.privateKey);
+    const withProof = await t.app.inject({ url: '/oauth/userinfo', headers: { authorization: `DPoP ${body.access_token}`, dpop: userinfoProof } });
+    expect(withProof.statusCode).toBe(200);
+    expect(withProof.json().sub).toBe(String(user.id));
+
+    const refused = { error: 'invalid_grant', error_description: 'Invalid or expired refresh token' };
+    const refresh = { grant_type: 'refresh_token', refresh_token: body.refresh_token, client_id: client.clientId };
+    const without = await tokenRequest(t, refresh);
+    expect([without.statusCode, without.json()]).toEqual([400, refused]);
+    const other = await generateKeyPair('ES256', { extractable: true });
+    const withOther = await tokenRequest(t, refresh, { dpop: await proof(other) });
+    expect([withOther.statusCode, withOther.json()]).toEqual([400, refused]);
+    const own = await tokenRequest(t, refresh, { dpop: await proof(key) });
+    expect(own.statusCode).toBe(200);
+    expect(own.json().token_type).toBe('DPoP');
+    expect(decodeJwt(own.json().access_token).cnf).toEqual({ jkt });
+  });
+
+  test('a proof for another endpoint is refused, and the device code stays unspent', async () => {
+    const key = await generateKeyPair('ES256', { extractable: true });
+    const client = await deviceClient();
+    const started = await startDevice(client.clientId, 'openid');
+    await answer(started.user_code, 'allow');
+    t.clock.advance(5);
+    const wrongHtu = await tokenRequest(t, { grant_type: DEVICE_GRANT, device_code: started.device_code, client_id: client.clientId },
+      { dpop: await proof(key, 'POST', `${ISSUER}/oauth/userinfo`) });
+    expect(wrongHtu.statusCode).toBe(400);
+    expect(wrongHtu.json().error).toBe('invalid_dpop_proof');
+    expect((await deviceRow(started.device_code))!.status).not.toBe('used');
+    t.clock.advance(5);
+    const retried = await tokenRequest(t, { grant_type: DEVICE_GRANT, device_code: started.device_code, client_id: client.clientId }, { dpop: await proof(key) });
+    expect(retried.statusCode).toBe(200);
+    expect(retried.json().token_type).toBe('DPoP');
   });
 });
 

@@ -134,12 +134,15 @@ describe('the client form, refused', () => {
 describe('a field the form has no wording for', () => {
   it('is marked as itself when the service names it, labelled where the page has a label', () => {
     const de = translator(adminMessages, 'de');
-    const messages = describeServiceErrors([{ field: 'jwksUri', message: 'must be https' }, { field: 'name', message: 'missing' }], de);
-    expect(messages).toEqual({ jwksUri: 'Dieser Wert ist ungültig.', name: 'Bitte gib einen Namen an.' });
+    const messages = describeServiceErrors([
+      { field: 'jwksUri', message: 'must be https' }, { field: 'softwareId', message: 'unknown' }, { field: 'name', message: 'missing' },
+    ], de);
+    expect(messages).toEqual({ jwksUri: 'Dieser Wert ist ungültig.', softwareId: 'Dieser Wert ist ungültig.', name: 'Bitte gib einen Namen an.' });
     const marks = new FieldMarks(messages, labelsFrom(de, 'admin.'));
     expect(marks.attributes('jwksUri', { help: true })).toBe(' aria-describedby="jwksUri-help jwksUri-error" aria-invalid="true"');
     expect(marks.problems).toEqual([
-      { id: 'jwksUri', label: undefined, message: 'Dieser Wert ist ungültig.' },
+      { id: 'jwksUri', label: 'URL der öffentlichen Schlüssel (jwks_uri)', message: 'Dieser Wert ist ungültig.' },
+      { id: 'softwareId', label: undefined, message: 'Dieser Wert ist ungültig.' },
       { id: 'name', label: 'Name', message: 'Bitte gib einen Namen an.' },
     ]);
   });
