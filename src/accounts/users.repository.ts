@@ -76,8 +76,25 @@ export async function countUsers(db: Executor): Promise<number> {
   return Number(row.n);
 }
 
-export function listUsers(db: Executor): Promise<UserRow[]> {
-  return db.selectFrom('users').select(USER_COLUMNS).orderBy('id').execute();
+/** Whether the member may sign in (`active`), was disabled (until enabled again), or was deleted (the row anonymised). */
+export type AccountStatus = 'active' | 'disabled' | 'deleted';
+
+export interface UserWithStatus extends UserRow {
+  disabled_at: Date | null;
+  deleted_at: Date | null;
+}
+
+export function accountStatus(user: Pick<UserWithStatus, 'disabled_at' | 'deleted_at'>): AccountStatus {
+  if (user.deleted_at !== null) return 'deleted';
+  return user.disabled_at !== null ? 'disabled' : 'active';
+}
+
+export function listUsers(db: Executor): Promise<UserWithStatus[]> {
+  return db.selectFrom('users').select([...USER_COLUMNS, 'disabled_at', 'deleted_at']).orderBy('id').execute();
+}
+
+export function findUserWithStatus(db: Executor, id: number): Promise<UserWithStatus | undefined> {
+  return db.selectFrom('users').select([...USER_COLUMNS, 'disabled_at', 'deleted_at']).where('id', '=', id).executeTakeFirst();
 }
 
 export async function updatePasswordHash(db: Executor, id: number, passwordHash: string): Promise<boolean> {

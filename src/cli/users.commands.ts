@@ -7,7 +7,7 @@ import { deleteMember } from '../accounts/member-deletion.ts';
 import { disableMember, enableMember } from '../accounts/member-status.ts';
 import { resetSecondFactor } from '../accounts/one-time-codes/one-time-codes.service.ts';
 import { ROLE_NAMES, roleName, type RoleName } from '../accounts/roles.ts';
-import { findRegionIdsOfUser, findUserById, findUserCredentialsByEmail, listUsers, type UserRow } from '../accounts/users.repository.ts';
+import { accountStatus, findRegionIdsOfUser, findUserById, findUserCredentialsByEmail, findUserWithStatus, listUsers, type UserRow, type UserWithStatus } from '../accounts/users.repository.ts';
 import type { DB } from '../db/database.ts';
 import { logSecurityEvent } from '../ops/security-events.ts';
 import { oneOf, optionalInteger, optionalString, positiveIntegers, RefusedInput, UsageError, type CliCommand, type OptionSpecs, type OptionValues } from './command.ts';
@@ -30,11 +30,18 @@ export async function findUser(db: DB, values: OptionValues, idOption = 'id'): P
   return user;
 }
 
-function userJson(user: UserRow) {
+function userJson(user: UserWithStatus) {
   return {
     id: user.id, email: user.email, firstName: user.first_name, lastName: user.last_name, role: roleName(user.role),
     verified: user.verified, sleeping: user.sleeping, homeRegionId: user.home_region_id,
+    status: accountStatus(user), disabledAt: user.disabled_at?.toISOString() ?? null,
   };
+}
+
+/** `disabled since …` or `deleted` for an account that cannot sign in; nothing for an active one. */
+function statusNote(user: ReturnType<typeof userJson>): string | undefined {
+  if (user.status === 'deleted') return 'deleted';
+  return user.status === 'disabled' ? `disabled since ${user.disabledAt!.slice(0, 16).replace('T', ' ')} UTC` : undefined;
 }
 
 export const userListCommand: CliCommand = {
@@ -45,7 +52,10 @@ export const userListCommand: CliCommand = {
     const users = (await listUsers(await context.database())).map(userJson);
     return {
       json: users,
-      text: users.length === 0 ? ['No users.'] : users.map((u) => `${String(u.id).padStart(5)}  ${u.email.padEnd(30)} ${u.role.padEnd(13)} ${u.firstName} ${u.lastName}`),
+      text: users.length === 0 ? ['No users.'] : users.map((u) => {
+        const note = statusNote(u);
+        return `${String(u.id).padStart(5)}  ${u.email.padEnd(30)} ${u.role.padEnd(13)} ${u.firstName} ${u.lastName}${note ? `  [${note}]` : ''}`;
+      }),
     };
   },
 };
@@ -56,12 +66,13 @@ export const userShowCommand: CliCommand = {
   options: WHICH_USER,
   async run(context, values) {
     const db = await context.database();
-    const user = await findUser(db, values);
+    const user = (await findUserWithStatus(db, (await findUser(db, values)).id))!;
     const regions = await findRegionIdsOfUser(db, user.id);
     const shown = { ...userJson(user), regionIds: regions.member, ambassadorOf: regions.ambassador };
+    const notes = [shown.role, ...(shown.verified ? ['verified'] : []), ...(shown.sleeping ? ['sleeping'] : []), statusNote(shown) ?? []].flat();
     return {
       json: shown,
-      text: [`${shown.id}: ${shown.email} — ${shown.firstName} ${shown.lastName} (${shown.role}${shown.verified ? ', verified' : ''}${shown.sleeping ? ', sleeping' : ''})`,
+      text: [`${shown.id}: ${shown.email} — ${shown.firstName} ${shown.lastName} (${notes.join(', ')})`,
         `  member of: ${shown.regionIds.join(', ') || 'no region'}`, `  ambassador of: ${shown.ambassadorOf.join(', ') || 'no region'}`],
     };
   },

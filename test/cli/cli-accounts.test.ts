@@ -117,7 +117,7 @@ describe('user list, show and set-password', () => {
     expect(list.code).toBe(0);
     const ada = JSON.parse(list.out).find((u: { email: string }) => u.email === 'ada@example.test');
     expect(ada).toEqual({ id: expect.any(Number), email: 'ada@example.test', firstName: 'Ada', lastName: 'Apfel', role: 'ambassador',
-      verified: true, sleeping: false, homeRegionId: expect.any(Number) });
+      verified: true, sleeping: false, homeRegionId: expect.any(Number), status: 'active', disabledAt: null });
     const show = await cli(['user', 'show', '--email', 'ADA@example.test', '--json']);
     expect(show.code).toBe(0);
     expect(JSON.parse(show.out)).toEqual({ ...ada, regionIds: [ada.homeRegionId], ambassadorOf: [ada.homeRegionId] });

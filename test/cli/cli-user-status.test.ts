@@ -43,6 +43,15 @@ describe('user disable and enable', () => {
       expect(refused.json()).toMatchObject({ code: 'auth.account-disabled', detail: 'This account is disabled. Please contact the organisation team.' });
     });
 
+    // list and show tell a disabled account apart, in text and in --json.
+    const listed = JSON.parse((await cli(['user', 'list', '--json'])).out) as { id: number; status: string; disabledAt: string | null }[];
+    const disabledAt = listed.find((u) => u.id === adaId)!.disabledAt!;
+    expect(listed.find((u) => u.id === adaId)).toMatchObject({ status: 'disabled', disabledAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    const since = `disabled since ${disabledAt.slice(0, 16).replace('T', ' ')} UTC`;
+    expect((await cli(['user', 'list'])).out).toContain(`${ADA.padEnd(30)} foodsharer    Ada Apfel  [${since}]\n`);
+    expect((await cli(['user', 'show', '--id', String(adaId)])).out.split('\n')[0]).toBe(`${adaId}: ${ADA} — Ada Apfel (foodsharer, ${since})`);
+    expect(JSON.parse((await cli(['user', 'show', '--email', ADA, '--json'])).out)).toMatchObject({ status: 'disabled', disabledAt });
+
     const again = await runBin(dataDir, ['user', 'disable', '--id', String(adaId), '--json']);
     expect(again.code).toBe(1);
     expect(JSON.parse(again.out)).toEqual({ error: `${ADA} (user ${adaId}) is already disabled` });
@@ -54,6 +63,8 @@ describe('user disable and enable', () => {
       expect.objectContaining({ level: 30, event: 'account.member.enabled', userId: adaId, actorId: null, msg: 'member enabled' }),
     ]);
     expect(await loginStatus()).toBe(200);
+    expect(JSON.parse((await cli(['user', 'show', '--id', String(adaId), '--json'])).out)).toMatchObject({ status: 'active', disabledAt: null });
+    expect((await cli(['user', 'list'])).out).toContain(`${ADA.padEnd(30)} foodsharer    Ada Apfel\n`);
     expect(await cli(['user', 'enable', '--email', ADA])).toMatchObject({ code: 1, err: expect.stringContaining(`${ADA} (user ${adaId}) is not disabled`) });
 
     const json = await cli(['user', 'disable', '--email', ADA, '--json']);
@@ -98,6 +109,8 @@ describe('user delete', () => {
     expect(await withDatabase(dataDir, (db) => db.selectFrom('users').select(['email', 'first_name', 'last_name']).where('id', '=', adaId).executeTakeFirst()))
       .toEqual({ email: `deleted-${adaId}@deleted.invalid`, first_name: 'Gelöschtes', last_name: 'Mitglied' });
     expect((await memberEvents()).at(-1)).toEqual({ event: 'account.member.deleted', userId: adaId, actorId: null, sessionsEnded: 2, grantsRevoked: 0 });
+    expect(JSON.parse((await cli(['user', 'show', '--id', String(adaId), '--json'])).out)).toMatchObject({ status: 'deleted', email: `deleted-${adaId}@deleted.invalid` });
+    expect((await cli(['user', 'list'])).out).toContain(`deleted-${adaId}@deleted.invalid`.padEnd(30) + ' foodsharer    Gelöschtes Mitglied  [deleted]\n');
     const unknown = await cli(['user', 'delete', '--email', ADA, '--confirm-email', ADA]);
     expect(unknown.code).toBe(1);
     expect(unknown.err).toContain(`there is no user with email ${ADA}`);
