@@ -41,7 +41,7 @@ describe('README: running on PostgreSQL', () => {
     expect(script).not.toContain('foodsharing');
     const port = await freePort();
     const running = shell.start(script, {
-      PGHOST: server.hostname, PGPORT: server.port || '5432', PGUSER: decodeURIComponent(server.username), PORT: String(port), DATA_DIR: `${shell.cwd}/data`, LOG_FORMAT: 'json',
+      PGHOST: server.hostname, PGPORT: server.port || '5432', PGUSER: decodeURIComponent(server.username), PORT: String(port), DATA_DIR: `${shell.cwd}/data`, NODE_ENV: 'development', LOG_LEVEL: 'info', LOG_FORMAT: 'json',
     });
     await running.waitFor(/Food-sharing server ready at http:\/\/localhost:\d+ \(PostgreSQL\)/);
     const ready = await fetch(`http://127.0.0.1:${port}/ready`);
