@@ -9,7 +9,6 @@
  * http://localhost:8080 becomes the address of this file's server (real app,
  * real HTTP, the demo dataset).
  */
-import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as client from 'openid-client';
@@ -19,6 +18,7 @@ import { DEMO_CLIENT_SECRET } from '../../src/demo/demo-oauth.ts';
 import { useTestApp } from '../helpers/fixture.ts';
 import { againstServer, exampleBlock } from '../helpers/markdown-examples.ts';
 import { Browser } from '../helpers/oauth.ts';
+import { runNode } from './node-script.ts';
 import { useShell } from './shell.ts';
 
 const t = useTestApp({ listening: true });
@@ -28,25 +28,6 @@ const FOODSAVER = { email: 'foodsaver@example.org', password: DEMO_PASSWORD };
 beforeAll(async () => {
   await loadDemoData(t.db, t.keys);
 });
-
-/** Runs a script with node; `answer` gets each chunk of its output so far and returns what to type, once. */
-function runNode(file: string, answer: (out: string) => Promise<string | undefined>) {
-  const child = spawn(process.execPath, [file], { cwd: path.dirname(file), stdio: ['pipe', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  let answered = false;
-  child.stdout.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-    if (answered) return;
-    void answer(out).then((typed) => {
-      if (typed === undefined || answered) return;
-      answered = true;
-      child.stdin.end(`${typed}\n`);
-    });
-  });
-  child.stderr.on('data', (chunk: Buffer) => { err += chunk.toString(); });
-  return new Promise<{ code: number | null; out: string; err: string }>((resolve) => child.on('close', (code) => resolve({ code, out, err })));
-}
 
 describe('demo.mjs and the logout lines continuing it', () => {
   test('signs in, reads userinfo, refreshes, revokes; the logout URL ends the session and comes back with state', async () => {

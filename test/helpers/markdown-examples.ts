@@ -89,6 +89,14 @@ export function exampleBlock(file: string, marker: string): ExampleBlock {
   return found[0]!;
 }
 
+/** The `<!-- example: output -->` block right after `block`: what the document shows it prints. */
+export function shownOutput(block: ExampleBlock): ExampleBlock {
+  const blocks = blocksOf(block.file);
+  const next = blocks[blocks.findIndex((b) => b.line === block.line) + 1];
+  if (next?.annotation?.kind !== 'output') throw new Error(`${block.file}:${block.line}: the next block is no <!-- example: output -->`);
+  return next;
+}
+
 /** The block's text with the documented server's URL replaced by `baseUrl`. */
 export function againstServer(block: ExampleBlock, baseUrl: string): string {
   return block.text.replaceAll(DOCUMENTED_URL, baseUrl);
