@@ -7,7 +7,6 @@
  *
  *   <!-- example: output -->                output, a tree or a body shown for reading
  *   <!-- example: not run: REASON -->       a command no test can run, and why
- *   <!-- example: not run yet: REASON -->   one a test could run but does not so far
  *
  * test/docs/examples-coverage.test.ts fails for a block that is neither.
  * Fences follow CommonMark: a closing fence is the opening's character, at
@@ -22,8 +21,7 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** The issuer and server the documents show: tests replace it by their server's URL. */
 export const DOCUMENTED_URL = 'http://localhost:8080';
 
-/** `pending`: `not run yet:`, an example a test should run but does not so far (a debt, not a reason). */
-export type Annotation = { kind: 'output' } | { kind: 'not run'; reason: string; pending: boolean };
+export type Annotation = { kind: 'output' } | { kind: 'not run'; reason: string };
 
 export interface ExampleBlock {
   /** Relative to the checkout: `README.md`, `docs/oauth.md`. */
@@ -45,9 +43,9 @@ export function documentFiles(): string[] {
 
 function parseAnnotation(comment: string, where: string): Annotation {
   if (comment === 'output') return { kind: 'output' };
-  const notRun = /^not run( yet)?:\s*(\S.*)$/.exec(comment);
-  if (notRun) return { kind: 'not run', reason: notRun[2]!, pending: notRun[1] !== undefined };
-  throw new Error(`${where}: unknown example annotation "${comment}" (output, not run: REASON, or not run yet: REASON)`);
+  const notRun = /^not run:\s*(\S.*)$/.exec(comment);
+  if (notRun) return { kind: 'not run', reason: notRun[1]! };
+  throw new Error(`${where}: unknown example annotation "${comment}" (output, or not run: REASON)`);
 }
 
 /** Every fenced block of one document, in order. */
