@@ -12,7 +12,7 @@
  * to look. Either way the CLI and the server share DATA_DIR, hence the keys.
  */
 import { randomBytes } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import pg from 'pg';
@@ -137,6 +137,33 @@ describe('docs/oauth.md: registering a confidential and a public client', () => 
       expect(clients).toEqual([
         { client_id: 'app', confidential: false, redirect_uris: ['com.example.app:/callback'], scopes: expect.any(Array), grant_types: ['authorization_code'] },
         { client_id: 'wiki', confidential: true, redirect_uris: ['https://wiki.example.org/oauth/callback'], scopes: ['openid', 'profile', 'email'], grant_types: ['authorization_code', 'refresh_token'] },
+      ]);
+    });
+  });
+});
+
+describe('docs/oauth.md: the example clients registered with the CLI (device, key, ES256)', () => {
+  test('each command registers its client as the examples that use it need', async () => {
+    const keygen = exampleBlock('docs/oauth.md', '// keygen.mjs');
+    await writeFile(path.join(shell.cwd, 'keygen.mjs'), keygen.text);
+    const blocks = [
+      exampleBlock('docs/oauth.md', 'npm run cli -- client add --client-id fridge'),
+      exampleBlock('docs/oauth.md', '--token-endpoint-auth-method private_key_jwt --jwks-file'),
+      exampleBlock('docs/oauth.md', 'npm run cli -- client add --client-id maps'),
+    ];
+    for (const block of blocks) {
+      const result = await shell.run(block.text, env);
+      expect(result.code, result.err).toBe(0);
+    }
+    const jwks = JSON.parse(await readFile(path.join(shell.cwd, 'reports-jwks.json'), 'utf8')) as unknown;
+    await withServer(async (_app, db) => {
+      const clients = await db.selectFrom('oauth_clients')
+        .select(['client_id', 'confidential', 'grant_types', 'scopes', 'token_endpoint_auth_method', 'jwks', 'id_token_signed_response_alg'])
+        .where('client_id', 'in', ['fridge', 'reports', 'maps']).orderBy('client_id').execute();
+      expect(clients).toEqual([
+        { client_id: 'fridge', confidential: false, grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'], scopes: ['openid', 'profile'], token_endpoint_auth_method: 'none', jwks: null, id_token_signed_response_alg: 'RS256' },
+        { client_id: 'maps', confidential: false, grant_types: ['authorization_code'], scopes: expect.any(Array), token_endpoint_auth_method: 'none', jwks: null, id_token_signed_response_alg: 'ES256' },
+        { client_id: 'reports', confidential: true, grant_types: ['authorization_code'], scopes: expect.any(Array), token_endpoint_auth_method: 'private_key_jwt', jwks, id_token_signed_response_alg: 'RS256' },
       ]);
     });
   });

@@ -24,9 +24,9 @@ export function shellWords(line: string): string[] {
 
 const PREFIX = ['npm', 'run', 'cli', '--', 'client', 'add'];
 
-/** Runs the `client add` command line on `t`'s database; files it names are read from `cwd`. Returns the printed lines. */
+/** Runs the `client add` command line on `t`'s database, in `cwd` (`$PWD`, files it names). Returns the printed lines. */
 export async function addClientAsDocumented(t: AppUnderTest, line: string, cwd: string): Promise<string[]> {
-  const words = shellWords(line);
+  const words = shellWords(line.replaceAll('$PWD', cwd));
   expect(words.slice(0, PREFIX.length)).toEqual(PREFIX);
   const args = words.slice(PREFIX.length).map((word, index, all) => (all[index - 1] === '--jwks-file' ? path.resolve(cwd, word) : word));
   const context = { database: async () => t.db, keys: async () => t.keys, storedEvents: NO_EVENT_LOG } as unknown as CliContext;
