@@ -6,13 +6,13 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KeyStore } from '../../src/oauth/keys/key-store.ts';
 import { signLogoutToken } from '../../src/oauth/tokens/logout-token.ts';
 import type { TestApp } from '../helpers/app.ts';
 import { makeUser } from '../helpers/factories.ts';
+import { exampleBlock } from '../helpers/markdown-examples.ts';
 import { buildListeningApp, freePort, makeClient, obtainCode } from '../helpers/oauth.ts';
 import { logInAs } from '../helpers/session.ts';
 
@@ -20,10 +20,7 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The ```js block of docs/oauth.md whose first line names backchannel-logout.mjs. */
 function documentedReceiver(): string {
-  const markdown = readFileSync(new URL('docs/oauth.md', `file://${ROOT}`), 'utf8');
-  const block = /```js\n(\/\/ backchannel-logout\.mjs[^\n]*\n[\s\S]*?)```/.exec(markdown);
-  if (!block) throw new Error('docs/oauth.md has no backchannel-logout.mjs block');
-  return block[1]!;
+  return exampleBlock('docs/oauth.md', '// backchannel-logout.mjs').text;
 }
 
 /** Lines a child process writes, awaited as events. */

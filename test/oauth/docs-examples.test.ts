@@ -4,16 +4,15 @@
  * the document, run with the real openid-client) and the public demo
  * client's scopes (`regions` is not among them: `invalid_scope`).
  */
-import { readFileSync } from 'node:fs';
 import * as client from 'openid-client';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { DEMO_PASSWORD, loadDemoData } from '../../src/demo/demo-data.ts';
 import { DEMO_CLIENT_SECRET } from '../../src/demo/demo-oauth.ts';
 import { useTestApp } from '../helpers/fixture.ts';
+import { DOCUMENTED_URL, exampleBlock } from '../helpers/markdown-examples.ts';
 import { Browser } from '../helpers/oauth.ts';
 
 const t = useTestApp({ listening: true });
-const DOCUMENTED_ISSUER = 'http://localhost:8080';
 const FABIAN = { email: 'foodsaver@example.org', password: DEMO_PASSWORD };
 
 beforeAll(async () => {
@@ -22,10 +21,7 @@ beforeAll(async () => {
 
 /** The ```js block of docs/oauth.md whose first line names introspect.mjs, without its import line. */
 function documentedIntrospection(): string {
-  const markdown = readFileSync(new URL('../../docs/oauth.md', import.meta.url), 'utf8');
-  const block = /```js\n(\/\/ introspect\.mjs[^\n]*\n[\s\S]*?)```/.exec(markdown);
-  if (!block) throw new Error('docs/oauth.md has no introspect.mjs block');
-  const [imports, ...code] = block[1]!.split('\n').slice(1);
+  const [imports, ...code] = exampleBlock('docs/oauth.md', '// introspect.mjs').text.split('\n').slice(1);
   expect(imports).toBe("import * as client from 'openid-client';");
   return code.join('\n');
 }
@@ -35,7 +31,7 @@ type Run = (openidClient: typeof client, accessToken: string) => Promise<{ activ
 /** Runs the documented block with the real openid-client, against this server instead of localhost:8080. */
 function runDocumented(code: string, accessToken: string) {
   const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (...args: string[]) => Run;
-  const body = `${code.replaceAll(DOCUMENTED_ISSUER, t.baseUrl)}\nreturn { active, sub, scope };`;
+  const body = `${code.replaceAll(DOCUMENTED_URL, t.baseUrl)}\nreturn { active, sub, scope };`;
   return new AsyncFunction('client', 'accessToken', body)(client, accessToken);
 }
 
