@@ -41,7 +41,7 @@ describe('members on the admin screen', () => {
   it('finds a member by search, pages with the keyboard, disables them (sign-in refused) and enables them (sign-in works)', async () => {
     for (let i = 0; i < 27; i += 1) await makeUser(app.t.db, { firstName: 'Pager', lastName: `Person${String(i).padStart(2, '0')}` });
     const { page, close } = await openAsOrga();
-    await afterNavigation(page, () => page.getByRole('link', { name: 'Members' }).click());
+    await afterNavigation(page, () => page.getByRole('navigation', { name: 'Main navigation' }).getByRole('link', { name: 'Members' }).click());
     expect(new URL(page.url()).pathname).toBe('/admin/users');
 
     await search(page, 'pager');
