@@ -10,6 +10,7 @@ import { lockDataDir } from './data-dir-lock.ts';
 import { listenForNotifications, type NotificationHandlers, type Subscription } from './notifications.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import { guardPool } from './unavailable.ts';
+import { withStartTieringBudget } from './wasm-tiering.ts';
 import type { Database } from './schema.ts';
 
 export type DB = Kysely<Database>;
@@ -92,11 +93,11 @@ async function openPglite(dataDir: string | undefined, snapshot: Blob | undefine
   try {
     // Loaded only for the embedded database: a PostgreSQL deployment never pays for it.
     const { PGlite } = await import('@electric-sql/pglite');
-    const pglite = await PGlite.create({
+    const pglite = await withStartTieringBudget(() => PGlite.create({
       ...(dataDir === undefined ? {} : { dataDir: path.join(dataDir, 'pglite') }),
       ...(snapshot === undefined ? {} : { loadDataDir: snapshot }),
       parsers: { [INT8_OID]: Number, [NUMERIC_OID]: Number },
-    });
+    }));
     const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
     return {
       db,
