@@ -7,9 +7,9 @@
  * attempts, and close the database; one arriving during start-up lets the step
  * under way (the demo dataset's transaction, say) finish, then stops.
  */
+import nodeModule from 'node:module';
 import type { FastifyInstance } from 'fastify';
 import { MAIL_POLL_MS } from './mail/mail-setup.ts';
-import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, readProcessEnvironment, type Config } from './config.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
@@ -24,6 +24,12 @@ import { checkDemoCredentials, ignoredVariableNotices, keyOriginNotice, loadDemo
 import { systemClock } from './clock.ts';
 
 const SHUTDOWN_TIMEOUT_MS = 15_000;
+
+// Node's compile cache (in os.tmpdir()/node-compile-cache, or NODE_COMPILE_CACHE;
+// NODE_DISABLE_COMPILE_CACHE=1 turns it off; Node 22.0 has none): later starts
+// reuse the compiled code of the modules loaded after this line, which is why
+// the application (app.ts and all it imports) is imported in start(), not above.
+(nodeModule.enableCompileCache as typeof nodeModule.enableCompileCache | undefined)?.();
 
 interface Running {
   database?: DatabaseHandle;
@@ -64,6 +70,7 @@ async function start(config: Config, keys: KeyMaterial, running: Running, envFil
   const applied = await migrate(database.db);
   await checkEncryptionKey(database.db, config, keys); // another instance's key: refuse before reporting ready
   const demoNotice = await checkDemoCredentials(config, database.db, keys); // working demo credentials in production: refuse
+  const { buildApp } = await import('./app.ts');
   const app = running.app = await buildApp(config, { database, keys });
   if (envFile) app.log.info({ envFile }, `settings read from ${envFile} (the environment's own variables take precedence)`);
   if (applied.length > 0) app.log.info({ migrations: applied }, 'database migrated');
