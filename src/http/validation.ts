@@ -6,7 +6,7 @@
  * limited and string schemas bounded, which keeps that cheap.
  */
 import type { FastifySchemaCompiler } from 'fastify';
-import { Ajv, type Options, type ValidateFunction } from 'ajv';
+import { Ajv, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 
 // ajv-formats ships CommonJS; its default export is the plugin function.
@@ -19,28 +19,8 @@ export function createAjv(overrides: Options): Ajv {
   return addFormats(new Ajv({ ...COMMON, ...overrides }));
 }
 
-/**
- * `ajv.compile`, once per distinct schema. Ajv keeps a compiled schema by
- * object identity, but routes declare equal schemas as separate objects (an
- * id parameter, a page query, a problem body): compiled by content instead,
- * the start compiles about half as many. A compiled function holds no state
- * between calls but `errors`, which Fastify reads right after the call.
- */
-export function compilerOf(ajv: Ajv): (schema: object) => ValidateFunction {
-  const compiled = new Map<string, ValidateFunction>();
-  return (schema) => {
-    const key = JSON.stringify(schema);
-    let validate = compiled.get(key);
-    if (validate === undefined) {
-      validate = ajv.compile(schema);
-      compiled.set(key, validate);
-    }
-    return validate;
-  };
-}
-
-const coercing = compilerOf(createAjv({ coerceTypes: 'array' }));
-const exact = compilerOf(createAjv({ coerceTypes: false }));
+const coercing = createAjv({ coerceTypes: 'array' });
+const exact = createAjv({ coerceTypes: false });
 
 export const compileValidator: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? exact : coercing)(schema as object);
+  (httpPart === 'body' ? exact : coercing).compile(schema as object);

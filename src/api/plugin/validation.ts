@@ -7,11 +7,11 @@
  * schema is closed when it carries {@link CLOSED_BODY}.
  */
 import type { FastifySchemaCompiler } from 'fastify';
-import { compilerOf, compileValidator, createAjv } from '../../http/validation.ts';
+import { compileValidator, createAjv } from '../../http/validation.ts';
 
 /** Unknown keys are errors, not silently dropped. */
-const strictQuery = compilerOf(createAjv({ coerceTypes: 'array', removeAdditional: false }));
-const strictBody = compilerOf(createAjv({ coerceTypes: false, removeAdditional: false }));
+const strictQuery = createAjv({ coerceTypes: 'array', removeAdditional: false });
+const strictBody = createAjv({ coerceTypes: false, removeAdditional: false });
 
 /**
  * Marks a JSON body schema (with `additionalProperties: false`) whose unknown
@@ -21,8 +21,8 @@ const strictBody = compilerOf(createAjv({ coerceTypes: false, removeAdditional: 
 export const CLOSED_BODY = { 'x-unknown-fields': 'refused' } as const;
 
 export const compileApiValidator: FastifySchemaCompiler<unknown> = ({ schema, httpPart, ...rest }) => {
-  if (httpPart === 'body' && (schema as Record<string, unknown>)['x-unknown-fields'] === 'refused') return strictBody(schema as object);
+  if (httpPart === 'body' && (schema as Record<string, unknown>)['x-unknown-fields'] === 'refused') return strictBody.compile(schema as object);
   if (httpPart !== 'querystring') return compileValidator({ schema, httpPart, ...rest });
   const object = schema as { additionalProperties?: unknown };
-  return strictQuery(object.additionalProperties === undefined ? { ...object, additionalProperties: false } : object);
+  return strictQuery.compile(object.additionalProperties === undefined ? { ...object, additionalProperties: false } : object);
 };
