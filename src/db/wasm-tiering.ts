@@ -7,9 +7,9 @@
  * once. V8 gives each function of an instance its budget when the instance is
  * created, so a larger one while PGlite creates its instance leaves the
  * start-up code to the baseline compiler; the default then applies again,
- * and the functions a running server keeps using are still optimised (a
- * loop of queries took the same time after a few thousand). A budget an
- * operator set on the command line is left alone.
+ * and the functions a running server keeps using are still optimised, a
+ * little later (docs/performance.md, "Start-up"). A budget an operator set
+ * on the command line is left alone.
  */
 import { setFlagsFromString } from 'node:v8';
 
