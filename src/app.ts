@@ -177,7 +177,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   if (config.metricsToken) {
     await installMetrics(app, { token: config.metricsToken, poolUse: deps.database.poolUse, logoutNoticeCounts: () => logoutNotices.counts, securityEvents: recorder });
   }
-  const login = openLoginGuard(config, db, derivedKeys(deps.keys).loginDevice, app.log, deps.attempts);
+  const login = await openLoginGuard(config, db, derivedKeys(deps.keys).loginDevice, app.log, deps.attempts);
   app.addHook('onClose', async () => login.close());
   const redisPing = login.redisPing;
   await app.register(healthRoutes, {

@@ -10,6 +10,7 @@ import { lockDataDir } from './data-dir-lock.ts';
 import { listenForNotifications, type NotificationHandlers, type Subscription } from './notifications.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import { guardPool } from './unavailable.ts';
+import { withStartTieringBudget } from './wasm-tiering.ts';
 import type { Database } from './schema.ts';
 
 export type DB = Kysely<Database>;
@@ -87,16 +88,26 @@ async function openPostgres(target: { url: string; schema?: string; poolSize?: n
   };
 }
 
+/**
+ * PostgreSQL's buffer cache in the embedded database. PGlite starts with
+ * PostgreSQL's default of 128 MB, all of it written in the WebAssembly memory
+ * at every start: about 0.1 s of CPU and 110 MB of resident memory more than
+ * this. The embedded database serves development and small installations
+ * (production requires DATABASE_URL), whose data fits.
+ */
+const EMBEDDED_SHARED_BUFFERS = '32MB';
+
 async function openPglite(dataDir: string | undefined, snapshot: Blob | undefined): Promise<DatabaseHandle> {
   const lock = dataDir === undefined ? undefined : lockDataDir(dataDir);
   try {
     // Loaded only for the embedded database: a PostgreSQL deployment never pays for it.
     const { PGlite } = await import('@electric-sql/pglite');
-    const pglite = await PGlite.create({
+    const pglite = await withStartTieringBudget(() => PGlite.create({
       ...(dataDir === undefined ? {} : { dataDir: path.join(dataDir, 'pglite') }),
       ...(snapshot === undefined ? {} : { loadDataDir: snapshot }),
       parsers: { [INT8_OID]: Number, [NUMERIC_OID]: Number },
-    });
+      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`],
+    }));
     const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
     return {
       db,

@@ -7,7 +7,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { createTransport, type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { RenderedMail } from './mail-message.ts';
 import type { MailLocale } from './mail.tables.ts';
 
@@ -51,12 +51,35 @@ function messageOf(from: string, mail: OutgoingMail) {
   };
 }
 
+type Nodemailer = typeof import('nodemailer');
+let nodemailerLoading: Promise<Nodemailer> | undefined;
+
+/**
+ * nodemailer (about 0.08 s of CPU to load) loads with the first message, not
+ * at start-up; so does each transport's transporter. SMTP_URL itself is
+ * checked by the configuration, at start.
+ */
+function lazyTransporter(options: () => Parameters<Nodemailer['createTransport']>[0]) {
+  let opening: Promise<Transporter> | undefined;
+  return {
+    open(): Promise<Transporter> {
+      nodemailerLoading ??= import('nodemailer');
+      opening ??= nodemailerLoading.then(({ createTransport }) => createTransport(options()));
+      return opening;
+    },
+    close(): void {
+      void opening?.then((transporter) => transporter.close(), () => undefined);
+    },
+  };
+}
+
 export function smtpTransport(url: string, from: string): MailTransport {
-  const transporter: Transporter = createTransport({ url, ...SMTP_TIMEOUTS, disableFileAccess: true, disableUrlAccess: true });
+  const transporter = lazyTransporter(() => ({ url, ...SMTP_TIMEOUTS, disableFileAccess: true, disableUrlAccess: true }));
   return {
     async send(mail) {
+      const opened = await transporter.open();
       try {
-        await transporter.sendMail(messageOf(from, mail));
+        await opened.sendMail(messageOf(from, mail));
       } catch (error) {
         throw deliveryError(error);
       }
@@ -77,10 +100,10 @@ function deliveryError(error: unknown): MailDeliveryError {
 
 /** Each message as `<time>-<id>.eml` in `dir` (mode 0600: it holds live links); its links are logged. */
 export function outboxTransport(dir: string, from: string, log: MailLog): MailTransport {
-  const transporter = createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  const transporter = lazyTransporter(() => ({ streamTransport: true, buffer: true, newline: 'unix' }));
   return {
     async send(mail) {
-      const info = await transporter.sendMail(messageOf(from, mail));
+      const info = await (await transporter.open()).sendMail(messageOf(from, mail));
       await mkdir(dir, { recursive: true, mode: 0o700 });
       const file = path.join(dir, `${mail.date.toISOString().replace(/[:.]/g, '-')}-${mail.messageId.split('@')[0]}.eml`);
       await writeFile(file, info.message as Buffer, { mode: 0o600 });

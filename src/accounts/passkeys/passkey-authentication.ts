@@ -10,7 +10,7 @@
  * caller, so that the answer never tells an unknown credential from a bad
  * signature; the reason goes to the security event.
  */
-import { generateAuthenticationOptions, verifyAuthenticationResponse, type AuthenticationResponseJSON, type PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import { logSecurityEvent, type EventLog } from '../../ops/security-events.ts';
@@ -18,6 +18,7 @@ import type { AuthenticationMethod } from '../authentication-methods.ts';
 import { CHALLENGE_SECONDS, consumeChallenge, issueChallenge } from './challenges.ts';
 import { findPasskeyByCredentialId, findUserHandle, recordPasskeyUse, type PasskeyRow } from './passkeys.repository.ts';
 import { passkeyAmr, type RelyingParty } from './relying-party.ts';
+import { loadWebAuthnServer } from './webauthn-library.ts';
 
 export type PasskeyRejection = 'unknown-credential' | 'invalid-response' | 'signature' | 'user-handle' | 'counter';
 
@@ -32,6 +33,7 @@ export class PasskeyRejected extends Error {
 /** `navigator.credentials.get()` options with a fresh challenge bound to `boundTo` (the login form's CSRF token). */
 export async function passkeyAuthenticationOptions(db: DB, clock: Clock, rp: RelyingParty, boundTo: string): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const challenge = await issueChallenge(db, clock, { purpose: 'authentication', boundTo });
+  const { generateAuthenticationOptions } = await loadWebAuthnServer();
   return generateAuthenticationOptions({
     rpID: rp.id, allowCredentials: [], userVerification: 'preferred', timeout: CHALLENGE_SECONDS * 1000,
     challenge: new Uint8Array(Buffer.from(challenge, 'base64url')),
@@ -57,6 +59,7 @@ export async function verifyPasskeyAssertion(db: DB, clock: Clock, rp: RelyingPa
   const { response } = assertion;
   const passkey = /^[A-Za-z0-9_-]{1,1400}$/.test(response.id) ? await findPasskeyByCredentialId(db, response.id) : undefined;
   if (!passkey) throw new PasskeyRejected('unknown-credential');
+  const { verifyAuthenticationResponse } = await loadWebAuthnServer();
   const verification = await verifyAuthenticationResponse({
     response,
     expectedChallenge: (challenge) => consumeChallenge(db, clock, challenge, { purpose: 'authentication', boundTo: assertion.boundTo }),

@@ -7,7 +7,7 @@
  * stored with the mail that tells the member (OWASP Authentication Cheat
  * Sheet: notify of changes to the ways into an account).
  */
-import { generateRegistrationOptions, verifyRegistrationResponse, type PublicKeyCredentialCreationOptionsJSON, type RegistrationResponseJSON } from '@simplewebauthn/server';
+import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON } from '@simplewebauthn/server';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import { inTransaction } from '../../db/transaction.ts';
@@ -18,6 +18,7 @@ import { CHALLENGE_SECONDS, consumeChallenge, issueChallenge } from './challenge
 import { PASSKEY_ADDED_MAIL_KIND } from './passkey-added.mail.ts';
 import { insertPasskey, listPasskeys, MAX_PASSKEY_NAME_LENGTH, userHandleOf } from './passkeys.repository.ts';
 import type { RelyingParty } from './relying-party.ts';
+import { loadWebAuthnServer } from './webauthn-library.ts';
 
 /**
  * COSE algorithms a passkey may use (WebAuthn §5.8.5): Ed25519, ES256, RS256.
@@ -47,6 +48,7 @@ export interface Registrant {
 export async function passkeyRegistrationOptions(db: DB, clock: Clock, rp: RelyingParty, member: Registrant): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const [existing, handle] = await Promise.all([listPasskeys(db, member.userId), userHandleOf(db, member.userId)]);
   const challenge = await issueChallenge(db, clock, { purpose: 'registration', boundTo: member.sid, userId: member.userId });
+  const { generateRegistrationOptions } = await loadWebAuthnServer();
   return generateRegistrationOptions({
     rpName: rp.name, rpID: rp.id,
     userName: member.email, userDisplayName: member.displayName, userID: new Uint8Array(Buffer.from(handle, 'base64url')),
@@ -72,6 +74,7 @@ export interface NewPasskeyInput extends Registrant {
 /** Verifies the authenticator's response and stores the passkey; throws {@link PasskeyNotAdded}. */
 export async function addPasskey(db: DB, clock: Clock, rp: RelyingParty, input: NewPasskeyInput): Promise<{ id: number; name: string }> {
   const binding = { purpose: 'registration', boundTo: input.sid, userId: input.userId } as const;
+  const { verifyRegistrationResponse } = await loadWebAuthnServer();
   const verification = await verifyRegistrationResponse({
     response: input.response,
     expectedChallenge: (challenge) => consumeChallenge(db, clock, challenge, binding),
