@@ -55,7 +55,11 @@ describe('npm start', { timeout: START_TEST_TIMEOUT_MS }, () => {
     expect(await again.exited).toBe(0);
   });
 
-  onEmbeddedDatabase('SIGTERM during the first start\'s demo load: the load completes or leaves nothing, the process exits 0, the next start is whole', async () => {
+  // The signal is sent as the demo dataset starts loading; whether it is handled during the load
+  // (then the start stops before listening) or after it (the load takes a few hundred milliseconds,
+  // the test's reaction on a busy machine as long) depends on the scheduler, so both are accepted:
+  // the process exits 0, and the next start finds the dataset whole either way.
+  onEmbeddedDatabase('SIGTERM as the first start loads the demo dataset: the process exits 0, the load completes or leaves nothing, the next start is whole', async () => {
     const freshDir = await mkdtemp(path.join(tmpdir(), 'fs-start-sigterm-'));
     try {
       const port = await freePort();
@@ -63,7 +67,8 @@ describe('npm start', { timeout: START_TEST_TIMEOUT_MS }, () => {
       await waitFor(first, 'using key files'); // logged right before the demo dataset is loaded
       first.child.kill('SIGTERM');
       expect(await first.exited).toBe(0);
-      expect(first.output()).not.toContain('ready at');
+      // Stopped during the load: it neither listened nor announced the dataset.
+      if (!first.output().includes('ready at')) expect(first.output()).not.toContain('Demo dataset loaded');
 
       const second = start({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: freshDir });
       await waitFor(second, 'ready at');
