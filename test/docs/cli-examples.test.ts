@@ -15,14 +15,13 @@ import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openDatabase, type DB } from '../../src/db/database.ts';
 import { loadKeyMaterial } from '../../src/oauth/keys/key-material.ts';
 import { runBin } from '../cli/cli-helpers.ts';
-import { TEST_DATABASE_URL } from '../helpers/database.ts';
+import { TEST_DATABASE_URL, withAdminClient } from '../helpers/database.ts';
 import { exampleBlock } from '../helpers/markdown-examples.ts';
 import { useShell } from './shell.ts';
 
@@ -32,16 +31,6 @@ const NEW_PASSWORD = 'Rhabarberkuchen vom Blech, noch warm.';
 let env: Record<string, string>;
 let dropDatabase: (() => Promise<void>) | undefined;
 let running: { app: FastifyInstance; db: DB; close(): Promise<void> } | undefined;
-
-async function withAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 async function openServer() {
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', ...env });
@@ -72,11 +61,11 @@ beforeAll(async () => {
   env = { DATA_DIR: path.join(shell.cwd, 'data') };
   if (TEST_DATABASE_URL !== undefined) {
     const name = `docs_${randomBytes(6).toString('hex')}`;
-    await withAdmin((client) => client.query(`create database ${name}`));
+    await withAdminClient((client) => client.query(`create database ${name}`));
     const url = new URL(TEST_DATABASE_URL);
     url.pathname = `/${name}`;
     env.DATABASE_URL = url.href;
-    dropDatabase = () => withAdmin((client) => client.query(`drop database ${name} with (force)`)).then(() => undefined);
+    dropDatabase = () => withAdminClient((client) => client.query(`drop database ${name} with (force)`)).then(() => undefined);
   }
   await cli(['demo']);
   if (TEST_DATABASE_URL !== undefined) running = await openServer();

@@ -16,7 +16,7 @@ import { againstServer, exampleBlock, shownOutput, type ExampleBlock } from '../
 import { Browser, formFields } from '../helpers/oauth.ts';
 import { addClientAsDocumented, commandLines } from './documented-client.ts';
 import { pasteCallback, runNode, writeScript } from './node-script.ts';
-import { useShell } from './shell.ts';
+import { runCurlAsShown, useShell } from './shell.ts';
 
 const t = useTestApp({ listening: true, env: { DPOP_NONCE_REQUIRED: 'true' } });
 const shell = useShell();
@@ -61,20 +61,14 @@ describe('devices without a browser', () => {
 
   test('the device authorization request with curl answers as shown; the member approves and the device code redeems', async () => {
     const block = exampleBlock('docs/oauth.md', 'curl -si http://localhost:8080/oauth/device_authorization');
-    const result = await shell.run(againstServer(block, t.baseUrl));
-    expect(result.code, result.err).toBe(0);
-    const [head = '', body = ''] = result.out.split(/\r?\n\r?\n/);
-    const headers = head.split(/\r?\n/);
-    const shown = shownOutput(block).text.split('\n');
-    expect(headers[0]).toBe(shown[0]);
-    expect(headers).toContain(shown[1]);
-    const started = JSON.parse(body) as Record<string, unknown>;
+    const started = await runCurlAsShown(shell, block, t.baseUrl);
     const userCode = started.user_code as string;
     expect(started).toEqual({
       device_code: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), user_code: expect.stringMatching(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/),
       verification_uri: `${t.baseUrl}/device`, verification_uri_complete: `${t.baseUrl}/device?user_code=${userCode}`, expires_in: 600, interval: 5,
     });
     // The body shown has the same members, with the documented server's URL.
+    const shown = shownOutput(block).text.split('\n');
     const shownBody = JSON.parse(againstServer({ ...block, text: shown.slice(shown.indexOf('') + 1).join('\n') }, t.baseUrl)) as Record<string, unknown>;
     expect(Object.keys(shownBody).sort()).toEqual(Object.keys(started).sort());
     expect(shownBody.verification_uri).toBe(started.verification_uri);

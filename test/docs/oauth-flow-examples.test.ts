@@ -11,11 +11,11 @@ import { DEMO_PASSWORD, loadDemoData } from '../../src/demo/demo-data.ts';
 import { DEMO_CLIENT_SECRET } from '../../src/demo/demo-oauth.ts';
 import { FrozenClock } from '../helpers/clock.ts';
 import { useTestApp } from '../helpers/fixture.ts';
-import { againstServer, exampleBlock, shownOutput } from '../helpers/markdown-examples.ts';
+import { exampleBlock } from '../helpers/markdown-examples.ts';
 import { codeAt, enrol } from '../helpers/one-time-codes.ts';
 import { Browser, formFields, TEST_VERIFIER } from '../helpers/oauth.ts';
 import { pasteCallback, runNode, writeScript } from './node-script.ts';
-import { useShell } from './shell.ts';
+import { runCurlAsShown, useShell } from './shell.ts';
 
 // Frozen (the one-time codes of a time step are known) at the real time (the libraries check the tokens' times).
 const clock = new FrozenClock(new Date());
@@ -34,14 +34,7 @@ describe('the pushed authorization request with curl', () => {
   test('answers 201, no-store, a request_uri valid 60 s; the browser brings it to a code the documented verifier redeems', async () => {
     const block = exampleBlock('docs/oauth.md', 'curl -si http://localhost:8080/oauth/par');
     expect(block.text).toContain(`code_challenge=${createHash('sha256').update(TEST_VERIFIER).digest('base64url')} `);
-    const result = await shell.run(againstServer(block, t.baseUrl));
-    expect(result.code, result.err).toBe(0);
-    const [head = '', body = ''] = result.out.split(/\r?\n\r?\n/);
-    const headers = head.split(/\r?\n/);
-    const shown = shownOutput(block).text.split('\n');
-    expect(headers[0]).toBe(shown[0]);
-    expect(headers).toContain(shown[1]);
-    const answer = JSON.parse(body) as { request_uri: string; expires_in: number };
+    const answer = await runCurlAsShown(shell, block, t.baseUrl) as { request_uri: string; expires_in: number };
     expect(answer).toEqual({ request_uri: expect.stringMatching(URN), expires_in: 60 });
 
     const authorize = `${t.baseUrl}/oauth/authorize?${new URLSearchParams({ client_id: 'demo-app', request_uri: answer.request_uri })}`;

@@ -9,8 +9,8 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
-import { ROOT } from '../helpers/markdown-examples.ts';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { againstServer, ROOT, shownOutput, type ExampleBlock } from '../helpers/markdown-examples.ts';
 
 export interface ShellRun { code: number | null; out: string; err: string }
 
@@ -79,4 +79,20 @@ export function useShell(): Shell {
       return running;
     },
   };
+}
+
+/**
+ * Runs a documented `curl -si` block against the server and checks the answer
+ * against the output block the document shows after it: the same status line,
+ * and the header shown on its second line. Answers the JSON body.
+ */
+export async function runCurlAsShown(shell: Shell, block: ExampleBlock, baseUrl: string): Promise<Record<string, unknown>> {
+  const result = await shell.run(againstServer(block, baseUrl));
+  expect(result.code, result.err).toBe(0);
+  const [head = '', body = ''] = result.out.split(/\r?\n\r?\n/);
+  const headers = head.split(/\r?\n/);
+  const shown = shownOutput(block).text.split('\n');
+  expect(headers[0]).toBe(shown[0]);
+  expect(headers).toContain(shown[1]);
+  return JSON.parse(body) as Record<string, unknown>;
 }

@@ -51,7 +51,8 @@ function migratedSnapshot(): Promise<Blob | undefined> {
   return snapshot;
 }
 
-async function withAdminClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+/** A connection to TEST_DATABASE_URL for the length of `work` (creating and dropping databases and schemas). */
+export async function withAdminClient<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
   await client.connect();
   try {
