@@ -7,16 +7,14 @@
  * list, compared ignoring case) or the account's own email address or its
  * local part. Every printable character and space is allowed.
  */
+import { onFirstUse } from '../on-first-use.ts';
+
 export const MIN_PASSWORD_LENGTH = 8;
 export const MAX_PASSWORD_LENGTH = 1024;
 
-let common: Promise<ReadonlySet<string>> | undefined;
-
 /** The list, loaded and lower-cased on first use (about 3 MB, 70 ms): never at start-up. */
-function commonPasswords(): Promise<ReadonlySet<string>> {
-  common ??= import('@zxcvbn-ts/language-common').then(({ dictionary }) => new Set(dictionary['passwords-common'].map((p) => p.toLowerCase())));
-  return common;
-}
+const commonPasswords = onFirstUse(() => import('@zxcvbn-ts/language-common')
+  .then(({ dictionary }): ReadonlySet<string> => new Set(dictionary['passwords-common'].map((p) => p.toLowerCase()))));
 
 export type PasswordProblem = 'too-short' | 'too-long' | 'common' | 'email';
 

@@ -8,6 +8,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Transporter } from 'nodemailer';
+import { onFirstUse } from '../on-first-use.ts';
 import type { RenderedMail } from './mail-message.ts';
 import type { MailLocale } from './mail.tables.ts';
 
@@ -52,7 +53,7 @@ function messageOf(from: string, mail: OutgoingMail) {
 }
 
 type Nodemailer = typeof import('nodemailer');
-let nodemailerLoading: Promise<Nodemailer> | undefined;
+const loadNodemailer = onFirstUse(() => import('nodemailer'));
 
 /**
  * nodemailer (about 0.08 s of CPU to load) loads with the first message, not
@@ -63,8 +64,7 @@ function lazyTransporter(options: () => Parameters<Nodemailer['createTransport']
   let opening: Promise<Transporter> | undefined;
   return {
     open(): Promise<Transporter> {
-      nodemailerLoading ??= import('nodemailer');
-      opening ??= nodemailerLoading.then(({ createTransport }) => createTransport(options()));
+      opening ??= loadNodemailer().then(({ createTransport }) => createTransport(options()));
       return opening;
     },
     close(): void {

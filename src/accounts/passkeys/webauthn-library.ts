@@ -4,11 +4,6 @@
  * module the start loaded (about 0.13 s of CPU), and most starts serve no
  * passkey before the next one.
  */
-type WebAuthnServer = typeof import('@simplewebauthn/server');
+import { onFirstUse } from '../../on-first-use.ts';
 
-let loading: Promise<WebAuthnServer> | undefined;
-
-export function loadWebAuthnServer(): Promise<WebAuthnServer> {
-  loading ??= import('@simplewebauthn/server');
-  return loading;
-}
+export const loadWebAuthnServer = onFirstUse(() => import('@simplewebauthn/server'));

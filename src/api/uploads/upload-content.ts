@@ -17,9 +17,7 @@
  * CPU and every libuv thread from logins and token signing.
  */
 import type { Sharp } from 'sharp';
-
-type SharpFactory = (typeof import('sharp'))['default'];
-let sharpLoading: Promise<SharpFactory> | undefined;
+import { onFirstUse } from '../../on-first-use.ts';
 
 /**
  * sharp with libvips (about 25 MB of memory and a third of a second) loads
@@ -27,22 +25,14 @@ let sharpLoading: Promise<SharpFactory> | undefined;
  * process-wide settings: one thread per image (the queue decides how many
  * images at once), and no cache of decoded images held between uploads.
  */
-function loadSharp(): Promise<SharpFactory> {
-  sharpLoading ??= import('sharp').then(({ default: sharp }) => {
-    sharp.concurrency(1);
-    sharp.cache(false);
-    return sharp;
-  });
-  return sharpLoading;
-}
-
-let fileTypeLoading: Promise<typeof import('file-type')> | undefined;
+const loadSharp = onFirstUse(() => import('sharp').then(({ default: sharp }) => {
+  sharp.concurrency(1);
+  sharp.cache(false);
+  return sharp;
+}));
 
 /** file-type (about 0.04 s of CPU to load) with the first upload too. */
-function loadFileType(): Promise<typeof import('file-type')> {
-  fileTypeLoading ??= import('file-type');
-  return fileTypeLoading;
-}
+const loadFileType = onFirstUse(() => import('file-type'));
 
 /**
  * Largest decoded image (all frames of an animation together): 25 megapixels,

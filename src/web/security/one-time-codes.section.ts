@@ -25,6 +25,7 @@ import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
 import { noteSecondFactor } from '../../ops/metrics.ts';
+import { onFirstUse } from '../../on-first-use.ts';
 import { localeOf } from '../language/locale.ts';
 import { pageSession } from '../page-access.ts';
 
@@ -67,16 +68,10 @@ function grouped(secret: string): string {
   return secret.replace(/(.{4})(?=.)/g, '$1 ');
 }
 
-/** The section's state for the page (the page merges what a form left to show over it). */
-type QrCodeLibrary = typeof import('qrcode');
-let qrCodeLoading: Promise<QrCodeLibrary> | undefined;
-
 /** qrcode (about 0.03 s of CPU to load) with the first enrolment shown, not at start-up. */
-function loadQrCode(): Promise<QrCodeLibrary> {
-  qrCodeLoading ??= import('qrcode').then((module) => module.default);
-  return qrCodeLoading;
-}
+const loadQrCode = onFirstUse(() => import('qrcode').then((module) => module.default));
 
+/** The section's state for the page (the page merges what a form left to show over it). */
 export async function oneTimeCodesView(deps: Pick<OneTimeCodesSectionDeps, 'config' | 'db' | 'keys'>, session: SessionContext): Promise<{ otp: OneTimeCodesView }> {
   const { db, keys, config } = deps;
   const factors = await findSecondFactors(db, session.user.id);
