@@ -18,6 +18,8 @@ export interface Options {
   redisUrl: string;
   pglite: boolean;
   json: string | undefined;
+  /** Where our server writes a V8 CPU profile (`node --cpu-prof`) when it stops, or undefined. */
+  cpuProf: string | undefined;
 }
 
 export const USAGE = `usage: npm run bench -- [options]
@@ -36,7 +38,9 @@ export const USAGE = `usage: npm run bench -- [options]
                      userinfo and REST read, and compare (PostgreSQL only)
   --big-rows N       rows --big seeds per table (default 1000000; members: N/10)
   --pglite           use the embedded PGlite even when PostgreSQL answers
-  --json FILE        also write the results as JSON`;
+  --json FILE        also write the results as JSON
+  --cpu-prof DIR     run our server under node --cpu-prof; its profile of the
+                     whole run is written to DIR when the bench stops it`;
 
 export class UsageError extends Error {}
 
@@ -74,7 +78,7 @@ export function parseArgs(argv: readonly string[]): Options | 'help' {
   const options: Options = {
     duration: 10, runs: 2, connections: 32, only: new Set(SCENARIO_KEYS),
     peer: true, ceilings: true, big: false, bigRows: 1_000_000, starts: 5,
-    redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', pglite: false, json: undefined,
+    redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', pglite: false, json: undefined, cpuProf: undefined,
   };
   for (const { arg, name, value, positive } of flags(argv)) {
     switch (name) {
@@ -97,6 +101,7 @@ export function parseArgs(argv: readonly string[]): Options | 'help' {
       case '--redis-url': options.redisUrl = value(); break;
       case '--pglite': options.pglite = true; break;
       case '--json': options.json = value(); break;
+      case '--cpu-prof': options.cpuProf = value(); break;
       default: throw new UsageError(`unknown option ${arg}`);
     }
   }

@@ -206,7 +206,7 @@ async function main(options: Options): Promise<number> {
     }
     const entry = serverEntry();
     log(`server: ${entry.describe} (LOG_LEVEL=warn)`);
-    const server = await startServer({ databaseUrl: database.url, dataDir: database.dataDir });
+    const server = await startServer({ databaseUrl: database.url, dataDir: database.dataDir, ...(options.cpuProf !== undefined ? { cpuProfDir: options.cpuProf } : {}) });
     const rssAfterStart = rssMb(server.pid);
     log(`server ready in ${(server.startupMs / 1000).toFixed(1)} s (first start: migrations, keys, demo data), RSS ${rssAfterStart?.toFixed(0) ?? '?'} MB`);
     if (database.url && isLocal(database.url)) {

@@ -38,6 +38,8 @@ export interface ServerSetup {
   pollMs?: number;
   /** How long it may take to be ready (ms; 120 s unless said). */
   timeoutMs?: number;
+  /** A folder for a V8 CPU profile of the run (`node --cpu-prof`), written when the server stops. */
+  cpuProfDir?: string;
 }
 
 /** Environment of a child: the parent's minus anything that would change the server's behaviour. */
@@ -53,7 +55,8 @@ export function childEnv(extra: Record<string, string | undefined>): NodeJS.Proc
 
 export async function startServer(setup: ServerSetup): Promise<Child & { startupMs: number }> {
   const port = setup.port ?? await freePort();
-  const { args, cwd } = serverEntry();
+  const { args: entryArgs, cwd } = serverEntry();
+  const args = setup.cpuProfDir === undefined ? entryArgs : ['--cpu-prof', `--cpu-prof-dir=${path.resolve(setup.cpuProfDir)}`, ...entryArgs];
   const started = performance.now();
   const child = await startChild({
     name: 'server',
