@@ -9,7 +9,7 @@
  * {@link MAX_DEVICE_ENTRIES} entries for browsers shared by several members.
  * The key is derived from the encryption key for this purpose only.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { Config } from '../config.ts';
 
@@ -18,7 +18,7 @@ export const MAX_DEVICE_ENTRIES = 5;
 const DEVICE_COOKIE_DAYS = 365;
 const ENTRY = /^([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/;
 
-function sign(key: Uint8Array, account: string, nonce: string): string {
+function sign(key: KeyObject, account: string, nonce: string): string {
   return createHmac('sha256', key).update(`${account}\n${nonce}`).digest('base64url');
 }
 
@@ -31,7 +31,7 @@ function entries(cookie: string | undefined): { nonce: string; signature: string
 }
 
 /** The nonce of this cookie's valid entry for `account`, if any. */
-export function deviceNonce(key: Uint8Array, account: string, cookie: string | undefined): string | undefined {
+export function deviceNonce(key: KeyObject, account: string, cookie: string | undefined): string | undefined {
   for (const entry of entries(cookie)) {
     const expected = Buffer.from(sign(key, account, entry.nonce));
     if (timingSafeEqual(expected, Buffer.from(entry.signature))) return entry.nonce;
@@ -40,7 +40,7 @@ export function deviceNonce(key: Uint8Array, account: string, cookie: string | u
 }
 
 /** The cookie after a successful login into `account`: its entry first, the others kept up to the limit. */
-export function deviceCookieAfterLogin(key: Uint8Array, account: string, cookie: string | undefined): string {
+export function deviceCookieAfterLogin(key: KeyObject, account: string, cookie: string | undefined): string {
   const nonce = deviceNonce(key, account, cookie) ?? randomBytes(16).toString('base64url');
   const own = `${nonce}.${sign(key, account, nonce)}`;
   const others = entries(cookie).map((e) => e.raw).filter((raw) => raw !== own);

@@ -2,6 +2,7 @@
  * What guards logins, built once per app: the device-cookie key and the
  * failed-login counters — in PostgreSQL, or in Redis when `REDIS_URL` is set.
  */
+import type { KeyObject } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import type { Executor } from '../db/executor.ts';
@@ -16,7 +17,7 @@ export interface OpenLoginGuard {
 }
 
 /** ioredis (about 0.06 s of CPU to load) is loaded only when `REDIS_URL` is set. */
-export async function openLoginGuard(config: Config, db: Executor, deviceKey: Uint8Array, log: FastifyBaseLogger, attempts?: AttemptCounters): Promise<OpenLoginGuard> {
+export async function openLoginGuard(config: Config, db: Executor, deviceKey: KeyObject, log: FastifyBaseLogger, attempts?: AttemptCounters): Promise<OpenLoginGuard> {
   if (config.redisUrl === undefined || attempts !== undefined) {
     return { guard: { deviceKey, attempts: attempts ?? databaseAttemptCounters(db) }, redisPing: undefined, close: () => {} };
   }

@@ -4,6 +4,7 @@
  * enumeration); an email PostgreSQL cannot even store (NUL byte) is one more
  * unknown email, never a database error.
  */
+import type { KeyObject } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { DB } from '../db/database.ts';
 import { logSecurityEvent, type EventLog } from '../ops/security-events.ts';
@@ -87,7 +88,7 @@ export class LoginThrottled extends Error {
 
 /** What guards logins: the key that signs device cookies and the store of failed-attempt counters. */
 export interface LoginGuard {
-  readonly deviceKey: Uint8Array;
+  readonly deviceKey: KeyObject;
   readonly attempts: AttemptCounters;
 }
 
@@ -132,7 +133,7 @@ export interface SessionStart {
 }
 
 /** The session (the browser's earlier one renewed or replaced: the apps keep their tokens) and the device cookie to set. */
-export async function startSession(db: DB, clock: Clock, deviceKey: Uint8Array, start: SessionStart): Promise<{ session: NewSession; deviceCookie: string }> {
+export async function startSession(db: DB, clock: Clock, deviceKey: KeyObject, start: SessionStart): Promise<{ session: NewSession; deviceCookie: string }> {
   const session = await createSession(db, clock, start.userId, start.rememberMe, start.previousSessionId, sessionDevice(start.userAgent, start.ip), start.amr);
   return { session, deviceCookie: deviceCookieAfterLogin(deviceKey, start.account, start.deviceCookie) };
 }

@@ -5,6 +5,7 @@
  * login throttle of the account, a code never accepted twice, every change
  * told to the member by mail.
  */
+import type { KeyObject } from 'node:crypto';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
@@ -28,8 +29,8 @@ export { findSecondFactors, hasSecondFactor, type SecondFactors };
 
 /** Keys derived for one-time codes alone (oauth/keys/derived-keys.ts): the secrets' AES-256-GCM key, the recovery codes' HMAC key. */
 export interface OneTimeCodeKeys {
-  readonly secret: Uint8Array;
-  readonly recoveryCode: Uint8Array;
+  readonly secret: KeyObject;
+  readonly recoveryCode: KeyObject;
 }
 
 /** Who is asked for a code, and where a mail about it goes (no locale: MAIL=off). */

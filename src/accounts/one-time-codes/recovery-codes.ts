@@ -4,7 +4,7 @@
  * key of their own), each usable once. Attempts are rate-limited by the login
  * throttle like the codes of an app.
  */
-import { createHmac, randomInt } from 'node:crypto';
+import { createHmac, randomInt, type KeyObject } from 'node:crypto';
 
 export const RECOVERY_CODE_COUNT = 10;
 /** No 0/o, 1/l/i: a code copied from paper is read as written. */
@@ -24,6 +24,6 @@ export function normalizeRecoveryCode(text: string): string | undefined {
   return compact.length === GROUPS * GROUP_LENGTH && [...compact].every((c) => ALPHABET.includes(c)) ? compact : undefined;
 }
 
-export function digestRecoveryCode(key: Uint8Array, userId: number, normalized: string): Buffer {
+export function digestRecoveryCode(key: KeyObject, userId: number, normalized: string): Buffer {
   return createHmac('sha256', key).update(`${userId}:${normalized}`).digest();
 }

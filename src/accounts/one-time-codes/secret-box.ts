@@ -4,12 +4,12 @@
  * authenticated data, so that a secret copied onto another member's row does
  * not decrypt. Stored as IV (12 bytes) ‖ ciphertext ‖ tag (16 bytes).
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes, type KeyObject } from 'node:crypto';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-export function sealSecret(key: Uint8Array, userId: number, secret: string): Buffer {
+export function sealSecret(key: KeyObject, userId: number, secret: string): Buffer {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(`one-time-code:${userId}`));
@@ -18,7 +18,7 @@ export function sealSecret(key: Uint8Array, userId: number, secret: string): Buf
 }
 
 /** The secret, or undefined when the box was not sealed by {@link sealSecret} with this key for this member. */
-export function openSecret(key: Uint8Array, userId: number, box: Uint8Array): string | undefined {
+export function openSecret(key: KeyObject, userId: number, box: Uint8Array): string | undefined {
   if (box.length <= IV_BYTES + TAG_BYTES) return undefined;
   try {
     const decipher = createDecipheriv('aes-256-gcm', key, box.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });

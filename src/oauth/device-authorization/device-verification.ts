@@ -9,6 +9,7 @@
  * together; a right one is given back. Past either limit codes are refused
  * unchecked, so the answer says nothing about the code.
  */
+import type { KeyObject } from 'node:crypto';
 import type { AttemptCounters, DelayPolicy } from '../../accounts/login-attempt-counters.ts';
 import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../db/executor.ts';
@@ -33,7 +34,7 @@ export interface DeviceVerificationDeps {
   readonly clock: Clock;
   readonly attempts: AttemptCounters;
   /** HMAC key of user-code digests (derived-keys.ts). */
-  readonly userCodeKey: Uint8Array;
+  readonly userCodeKey: KeyObject;
 }
 
 export interface Guess { readonly typed: unknown; readonly ip: string; readonly log: EventLog }

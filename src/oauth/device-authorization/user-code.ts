@@ -5,7 +5,7 @@
  * normalised (§3.3: case, dashes and spaces ignored). Only a keyed HMAC-SHA256
  * digest is stored: a copy of the database alone cannot enumerate the live codes.
  */
-import { createHmac, randomInt } from 'node:crypto';
+import { createHmac, randomInt, type KeyObject } from 'node:crypto';
 
 export const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
 export const USER_CODE_LENGTH = 8;
@@ -30,6 +30,6 @@ export function formatUserCode(code: string): string {
   return `${code.slice(0, 4)}-${code.slice(4)}`;
 }
 
-export function digestUserCode(key: Uint8Array, code: string): Buffer {
+export function digestUserCode(key: KeyObject, code: string): Buffer {
   return createHmac('sha256', key).update(code).digest();
 }

@@ -1,8 +1,9 @@
 /** RFC 9449 §8: stateless nonces, valid in their period and the next, the same for every holder of the key. */
+import { createSecretKey } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { DpopNonces, NONCE_BUCKET_SECONDS } from './dpop-nonce.ts';
 
-const key = new Uint8Array(32).fill(7);
+const key = createSecretKey(new Uint8Array(32).fill(7));
 const start = new Date(Math.floor(Date.UTC(2026, 0, 1) / 1000 / NONCE_BUCKET_SECONDS) * NONCE_BUCKET_SECONDS * 1000);
 const after = (seconds: number) => new Date(start.getTime() + seconds * 1000);
 
@@ -14,7 +15,7 @@ describe('DpopNonces', () => {
     expect(nonces.current(after(NONCE_BUCKET_SECONDS - 1))).toBe(nonce);
     expect(nonces.current(after(NONCE_BUCKET_SECONDS))).not.toBe(nonce);
     expect(new DpopNonces(key).current(start)).toBe(nonce);
-    expect(new DpopNonces(new Uint8Array(32)).isValid(nonce, start)).toBe(false);
+    expect(new DpopNonces(createSecretKey(new Uint8Array(32))).isValid(nonce, start)).toBe(false);
   });
 
   test('accepted in its period and the next, then no longer; anything else never', () => {

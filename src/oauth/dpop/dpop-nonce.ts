@@ -4,12 +4,12 @@
  * instance issues and accepts the same ones. A nonce is accepted in its own
  * bucket and the next one: for {@link NONCE_BUCKET_SECONDS} to twice that.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 export const NONCE_BUCKET_SECONDS = 300;
 
 export class DpopNonces {
-  constructor(private readonly key: Uint8Array) {}
+  constructor(private readonly key: KeyObject) {}
 
   /** The nonce to hand out now (the `DPoP-Nonce` header). */
   current(now: Date): string {

@@ -1,10 +1,11 @@
-import { randomBytes } from 'node:crypto';
+import { createSecretKey, randomBytes } from 'node:crypto';
 import { compactDecrypt, CompactEncrypt, EncryptJWT } from 'jose';
 import { describe, expect, test } from 'vitest';
 import { decryptDirA256Gcm, dirA256GcmHeader, encryptDirA256Gcm } from './jwe.ts';
 import { encodeSegment } from './jws.ts';
 
-const key = randomBytes(32);
+const keyBytes = randomBytes(32);
+const key = createSecretKey(keyBytes);
 const header = dirA256GcmHeader('rt+jwt');
 
 describe('dir + A256GCM compact JWE on node:crypto', () => {
@@ -23,7 +24,7 @@ describe('dir + A256GCM compact JWE on node:crypto', () => {
 
   test('another key, another typ, a changed byte anywhere, or a changed header fail', async () => {
     const token = encryptDirA256Gcm(header, { rid: 7 }, key);
-    expect(decryptDirA256Gcm(token, randomBytes(32), 'rt+jwt')).toBeUndefined();
+    expect(decryptDirA256Gcm(token, createSecretKey(randomBytes(32)), 'rt+jwt')).toBeUndefined();
     expect(decryptDirA256Gcm(token, key, 'at+jwt')).toBeUndefined();
     const parts = token.split('.');
     for (const index of [2, 3, 4]) {

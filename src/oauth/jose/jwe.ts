@@ -6,7 +6,7 @@
  * step 14). Synchronous node:crypto: AES-GCM over a few dozen bytes costs less
  * than a hop to a thread.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes, type KeyObject } from 'node:crypto';
 import { decodeJsonObject, encodeSegment, isMediaType, parseJsonObject } from './jws.ts';
 
 const IV_BYTES = 12;
@@ -18,7 +18,7 @@ export function dirA256GcmHeader(typ: string): string {
   return encodeSegment({ alg: 'dir', enc: 'A256GCM', typ });
 }
 
-export function encryptDirA256Gcm(headerSegment: string, payload: object, key: Uint8Array): string {
+export function encryptDirA256Gcm(headerSegment: string, payload: object, key: KeyObject): string {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(headerSegment, 'ascii'));
@@ -31,7 +31,7 @@ export function encryptDirA256Gcm(headerSegment: string, payload: object, key: U
  * `key` and carrying `typ`; undefined for anything else (another algorithm,
  * a `crit` or `zip` header, a wrong key, a changed byte).
  */
-export function decryptDirA256Gcm(token: string, key: Uint8Array, typ: string): Record<string, unknown> | undefined {
+export function decryptDirA256Gcm(token: string, key: KeyObject, typ: string): Record<string, unknown> | undefined {
   const parts = COMPACT_JWE.exec(token);
   if (!parts) return undefined;
   const header = decodeJsonObject(parts[1]!);
