@@ -4,17 +4,19 @@
  * with `node` itself as the child, so that its pid is the server's.
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { freePort, startChild, type Child } from './child-process.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 
 /**
- * Builds, then names the entry. The entry runs with its own folder as the
- * working directory and a relative path (`main.js`), which changes nothing for
- * the server (every path it uses is absolute or given) but keeps a
- * `pkill -f dist/main.js` aimed at a server started by hand from taking the
- * bench's server down mid-run.
+ * Builds, then names the entry with the `node` flags of `npm start` (read from
+ * package.json, so that the bench runs what `npm start` runs). The entry runs
+ * with its own folder as the working directory and a relative path
+ * (`main.js`), which changes nothing for the server (every path it uses is
+ * absolute or given) but keeps a `pkill -f dist/main.js` aimed at a server
+ * started by hand from taking the bench's server down mid-run.
  */
 export function serverEntry(): { args: string[]; cwd: string; describe: string } {
   if (!built) {
@@ -22,7 +24,16 @@ export function serverEntry(): { args: string[]; cwd: string; describe: string }
     if (build.status !== 0) throw new Error('npm run build failed');
     built = true;
   }
-  return { args: ['main.js'], cwd: path.join(ROOT, 'dist'), describe: 'node dist/main.js (after npm run build)' };
+  const flags = startFlags();
+  return { args: [...flags, 'main.js'], cwd: path.join(ROOT, 'dist'), describe: `node ${[...flags, 'dist/main.js'].join(' ')} (as npm start runs it, after npm run build)` };
+}
+
+/** The flags `npm start` gives `node` before `dist/main.js`. */
+export function startFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const command = /\bexec node((?: --[\w-]+(?:=\S+)?)*) dist\/main\.js$/.exec(pkg.scripts.start);
+  if (!command) throw new Error(`package.json's start script does not end in "exec node [flags] dist/main.js": ${pkg.scripts.start}`);
+  return command[1]!.trim().split(/\s+/).filter((flag) => flag !== '');
 }
 
 let built = false;
