@@ -38,6 +38,11 @@ export function memberRegionIdsSql(userId: string): string {
   return `array(select m.region_id from region_memberships m where m.user_id = ${userId} order by m.region_id)`;
 }
 
+/** Whether the user `userId` is a member of the region `regionId` (SQL expressions of the outer query), as an SQL condition. */
+export function isMemberSql(userId: string, regionId: string): string {
+  return `exists (select 1 from region_memberships m where m.user_id = ${userId} and m.region_id = ${regionId})`;
+}
+
 export function ambassadorRegionIdsSql(userId: string): string {
   return `array(select a.region_id from region_ambassadors a where a.user_id = ${userId} order by a.region_id)`;
 }

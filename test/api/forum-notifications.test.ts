@@ -92,6 +92,8 @@ describe('PATCH /api/notifications/regions', () => {
     for (const foreign of [otherRegion, 999_999, 0, -1, 2_147_483_648, 1e15]) {
       expectProblem(await patch(s.member, [...change, { id: foreign, notifyByEmailAboutNewThreads: true }]), 403, 'region.forbidden');
     }
+    // A foreign region is refused before a region listed twice.
+    expectProblem(await patch(s.member, [...change, ...change, { id: otherRegion, notifyByEmailAboutNewThreads: true }]), 403, 'region.forbidden');
     expect(await subscriptions(member.id)).toEqual([region]);
   });
 

@@ -3,7 +3,7 @@ import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import { ValidationFailed } from '../plugin/problem.ts';
 import { regionProblems } from '../region.problems.ts';
-import { setSubscriptions } from '../forum/forum.repository.ts';
+import { setMemberSubscriptions } from '../forum/forum.repository.ts';
 import { lookupId, NO_ROW_ID } from '../row-id.ts';
 import { findMemberRegionIds } from '../../accounts/region-access.ts';
 import type { Actor } from '../actor.ts';
@@ -11,19 +11,24 @@ import type { RegionNotificationSetting } from './notifications.schemas.ts';
 
 /**
  * Updates every setting in one statement, or none: one id that is not a
- * region or working group the caller is a member of refuses the whole request.
+ * region or working group the caller is a member of refuses the whole request
+ * (the statement checks the memberships as it writes). That refusal comes
+ * before the one of an id named twice.
  */
 export async function updateRegionNotifications(db: DB, clock: Clock, actor: Actor, settings: readonly RegionNotificationSetting[]): Promise<void> {
   const ids = settings.map((s) => s.id);
   const rowIds = ids.map((id) => lookupId(String(id)));
-  const memberOf = await findMemberRegionIds(db, actor.id, rowIds.filter((id) => id !== NO_ROW_ID));
-  const foreign = ids.filter((id, i) => !memberOf.has(rowIds[i]!));
-  if (foreign.length > 0) {
-    throw regionProblems.notMember(foreign[0]!);
-  }
   const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
   if (duplicate !== undefined) {
+    refuseForeign(ids, rowIds, await findMemberRegionIds(db, actor.id, rowIds.filter((id) => id !== NO_ROW_ID)));
     throw new ValidationFailed([{ field: 'body', message: `region ${duplicate} appears more than once` }]);
   }
-  await setSubscriptions(db, actor.id, new Map(settings.map((s) => [s.id, s.notifyByEmailAboutNewThreads])), clock());
+  const notMemberOf = await setMemberSubscriptions(db, actor.id, new Map(settings.map((s, i) => [rowIds[i]!, s.notifyByEmailAboutNewThreads])), clock());
+  refuseForeign(ids, rowIds, { has: (rowId) => !notMemberOf.has(rowId) });
+}
+
+/** The problem for the first id, in the request's order, of a region the caller is not a member of. */
+function refuseForeign(ids: readonly number[], rowIds: readonly number[], memberOf: { has(rowId: number): boolean }): void {
+  const foreign = ids.find((_, i) => !memberOf.has(rowIds[i]!));
+  if (foreign !== undefined) throw regionProblems.notMember(foreign);
 }
