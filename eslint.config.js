@@ -100,4 +100,14 @@ export default tseslint.config(
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
     },
   },
+  {
+    // Test files share their worker's module registry (vitest.config.ts, `isolate: false`): a
+    // mocked module or a stubbed variable would leak into the files run after.
+    files: ['test/**/*.ts', 'src/**/*.test.ts'],
+    rules: {
+      'no-restricted-properties': ['error', ...['mock', 'doMock', 'stubEnv', 'stubGlobal', 'useFakeTimers'].map((property) => ({
+        object: 'vi', property, message: 'Test files share a module registry (vitest.config.ts, isolate: false): put this file in an isolated project first.',
+      }))],
+    },
+  },
 );

@@ -47,7 +47,7 @@ export async function oauthRoutes(app: FastifyInstance, options: OAuthRoutesOpti
   const { config, db, clock, keys, keyStore, pages, endSessionPages } = options;
   const ctx: OAuthContext = {
     db, clock, issuer: config.publicUrl, material: keys, keys: keyStore, clients: new ClientCache(db),
-    clientJwks: new ClientJwks(noticeTargetPolicy(config.isProduction)), refreshGraceSeconds: config.refreshGraceSeconds,
+    clientJwks: new ClientJwks(noticeTargetPolicy(config.isProduction), () => clock().getTime()), refreshGraceSeconds: config.refreshGraceSeconds,
     requirePushedAuthorizationRequests: config.requirePushedAuthorizationRequests,
     dpop: { nonces: new DpopNonces(derivedKeys(keys).dpopNonce), requireNonce: config.dpopNonceRequired },
   };

@@ -13,7 +13,7 @@ let source: Awaited<ReturnType<typeof makeDataDir>>;
 let target: Awaited<ReturnType<typeof makeDataDir>>;
 let file: string;
 beforeAll(async () => {
-  source = await makeDataDir();
+  source = await makeDataDir({ migrated: true });
   target = await makeDataDir();
   file = path.join(target.dataDir, 'backup.tar.gz');
   await runInProcess(source.dataDir, ['user', 'add', '--email', 'ada@example.test', '--first-name', 'Ada', '--last-name', 'Apfel'], 'long enough\n');

@@ -5,12 +5,13 @@
  * see their effects through HTTP (login, sessions, tokens).
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import { inject } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { runCli } from '../../src/cli.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -21,8 +22,14 @@ export const BIN = fileURLToPath(new URL('../../bin/foodsharing.js', import.meta
 
 export interface CliRun { code: number | null; out: string; err: string }
 
-export async function makeDataDir(): Promise<{ dataDir: string; remove(): Promise<void> }> {
+/**
+ * A new DATA_DIR: empty, or `migrated` (a copy of the run's migrated embedded
+ * database, test/helpers/global-setup.ts) for tests of what commands do rather
+ * than of the first command creating the database, which takes seconds of CPU.
+ */
+export async function makeDataDir({ migrated = false } = {}): Promise<{ dataDir: string; remove(): Promise<void> }> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'fs-cli-'));
+  if (migrated) await cp(path.join(inject('migratedDataDir'), 'pglite'), path.join(dataDir, 'pglite'), { recursive: true });
   return { dataDir, remove: () => rm(dataDir, { recursive: true, force: true }) };
 }
 

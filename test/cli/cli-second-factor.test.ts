@@ -10,7 +10,7 @@ import { logIn, makeDataDir, runBin, withApp, withDatabase } from './cli-helpers
 
 let dataDir: string;
 let remove: () => Promise<void>;
-beforeAll(async () => { ({ dataDir, remove } = await makeDataDir()); });
+beforeAll(async () => { ({ dataDir, remove } = await makeDataDir({ migrated: true })); });
 afterAll(() => remove());
 
 const EMAIL = 'otto@example.test';

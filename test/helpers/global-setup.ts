@@ -1,8 +1,10 @@
 /**
  * Once per test run: a migrated embedded database, dumped to a file that each
- * test file loads instead of running initdb and every migration again.
+ * test file loads instead of running initdb and every migration again; and the
+ * same database as a data directory on disk, for the CLI's tests to copy
+ * (test/cli/cli-helpers.ts).
  */
-import { rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -14,6 +16,8 @@ import { PGliteDialect } from '../../src/db/pglite-dialect.ts';
 declare module 'vitest' {
   export interface ProvidedContext {
     pgliteSnapshot: string;
+    /** A DATA_DIR holding only `pglite/`, migrated: copy it, never open it. */
+    migratedDataDir: string;
   }
 }
 
@@ -24,6 +28,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const dump = await pglite.dumpDataDir('none');
   await writeFile(file, Buffer.from(await dump.arrayBuffer()));
   await pglite.close();
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'fs-test-data-dir-'));
+  const onDisk = await PGlite.create({ dataDir: path.join(dataDir, 'pglite'), loadDataDir: dump });
+  await onDisk.close();
   project.provide('pgliteSnapshot', file);
-  return () => rm(file, { force: true });
+  project.provide('migratedDataDir', dataDir);
+  return async () => {
+    await rm(file, { force: true });
+    await rm(dataDir, { recursive: true, force: true });
+  };
 }

@@ -4,7 +4,8 @@
  * answered 408 and closed within the configured time, headers by default
  * within 10 s; connections beyond MAX_CONNECTIONS are closed on accept;
  * a client that goes away mid-body is logged at info, never as an error.
- * Every wait is on a socket, server or log event.
+ * Every wait is on a socket, server or log event. The tests run concurrently,
+ * each on its own server: most of their time is spent waiting for its timers.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -13,7 +14,7 @@ import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { freePort } from '../helpers/oauth.ts';
 
@@ -45,12 +46,12 @@ async function untilClosed(socket: Socket): Promise<{ received: string; ms: numb
   return { received, ms: Date.now() - started };
 }
 
-describe('slow clients', () => {
-  it.each([
+describe.concurrent('slow clients', () => {
+  it.for<[string, string]>([
     ['a body that never completes', 'POST /api/user/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"email":'],
     ['headers that never complete', 'GET /api/petition HTTP/1.1\r\nHost: x\r\nX-Slow: 1\r\n'],
     ['a connection that sends nothing', ''],
-  ])('%s: answered 408 and closed within REQUEST_TIMEOUT_SECONDS', async (_name, partial) => {
+  ])('%s: answered 408 and closed within REQUEST_TIMEOUT_SECONDS', async ([, partial], { expect }) => {
     const { port } = await listening({ REQUEST_TIMEOUT_SECONDS: '1' });
     const socket = await open(port);
     socket.write(partial);
@@ -61,7 +62,7 @@ describe('slow clients', () => {
     expect(ms).toBeLessThan(15_000); // 1 s + Node's check interval (1 s); the default would be 30 s
   });
 
-  it('by default, headers must arrive within 10 s, well before the 30 s of a whole request', async () => {
+  it('by default, headers must arrive within 10 s, well before the 30 s of a whole request', async ({ expect }) => {
     const { port } = await listening({});
     const socket = await open(port);
     socket.write('GET /api/petition HTTP/1.1\r\nHost: x\r\n');
@@ -72,8 +73,8 @@ describe('slow clients', () => {
   }, 60_000);
 });
 
-describe('MAX_CONNECTIONS', () => {
-  it('closes connections beyond the cap on accept, and accepts again once one is gone', async () => {
+describe.concurrent('MAX_CONNECTIONS', () => {
+  it('closes connections beyond the cap on accept, and accepts again once one is gone', async ({ expect }) => {
     const { t, port } = await listening({ MAX_CONNECTIONS: '2' });
     const accepted: Socket[] = [];
     t.app.server.on('connection', (socket: Socket) => accepted.push(socket));
@@ -93,8 +94,8 @@ describe('MAX_CONNECTIONS', () => {
   });
 });
 
-describe('logging of clients that go away', () => {
-  it('logs an aborted request body at info, with no error line', async () => {
+describe.concurrent('logging of clients that go away', () => {
+  it('logs an aborted request body at info, with no error line', async ({ expect }) => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'fs-limits-'));
     const port = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
