@@ -5,7 +5,6 @@
  * client's redirect URI.
  */
 import { toLocation } from '../http/location.ts';
-import type { Executor } from '../db/executor.ts';
 import type { Checked } from './checks/check.ts';
 import { checkDpopJkt } from './checks/dpop-jkt.ts';
 import { checkRequestedAcr } from './checks/acr.ts';
@@ -18,7 +17,8 @@ import { isRegisteredRedirectUri } from './checks/redirect-uri.ts';
 import { checkRequestObject } from './checks/request-object.ts';
 import { checkResponseType } from './checks/response-type.ts';
 import { checkRequestedScopes } from './checks/scope.ts';
-import { findClientRow, type ClientRow } from './clients/clients.repository.ts';
+import type { ClientLookup } from './clients/client-cache.ts';
+import type { ClientRow } from './clients/clients.repository.ts';
 import { CLIENT_ID_PATTERN } from './clients/client-id.ts';
 import type { OAuthError } from './errors.ts';
 import type { Scope } from './scopes.ts';
@@ -94,8 +94,8 @@ export interface RequestSource {
  * Parses and checks a request; throws {@link AuthorizationPageError} or {@link AuthorizationRedirectError}.
  * With `request_uri`, the pushed parameters replace those of the front channel (RFC 9126 §4).
  */
-export async function parseAuthorizationRequest(db: Executor, raw: RawParameters, source: RequestSource): Promise<AuthorizationRequest> {
-  const client = await findRequestingClient(db, raw.client_id);
+export async function parseAuthorizationRequest(findClient: ClientLookup, raw: RawParameters, source: RequestSource): Promise<AuthorizationRequest> {
+  const client = await findRequestingClient(findClient, raw.client_id);
   if (raw.request_uri !== undefined) {
     const pushed = await source.takePushed(client, raw.request_uri);
     // RFC 9126 §4: the redirect URI of an unknown request is not known, so a page, not a redirect.
@@ -138,9 +138,9 @@ export function checkAuthorizationRequest(client: ClientRow, raw: RawParameters)
 }
 
 /** Step 1: a registered client, or the error page. */
-async function findRequestingClient(db: Executor, clientId: unknown): Promise<ClientRow> {
+async function findRequestingClient(findClient: ClientLookup, clientId: unknown): Promise<ClientRow> {
   // Only ids that could be registered reach the database (a NUL byte would make PostgreSQL fail).
-  const client = typeof clientId === 'string' && CLIENT_ID_PATTERN.test(clientId) ? await findClientRow(db, clientId) : undefined;
+  const client = typeof clientId === 'string' && CLIENT_ID_PATTERN.test(clientId) ? await findClient(clientId) : undefined;
   if (!client) throw new AuthorizationPageError(400, 'invalid_client_id', 'Invalid client_id');
   return client;
 }

@@ -1,12 +1,15 @@
 /**
- * The token endpoint keeps clients in memory, yet acts as if it read them on
- * every request: a change made elsewhere (another instance, the CLI, the admin
+ * The token endpoint, and the authorization endpoint under a remembered
+ * consent, keep clients in memory, yet act as if they read them on every
+ * request: a change made elsewhere (another instance, the CLI, the admin
  * screen) counts at once, a refusal is never based on an outdated client, and
  * a request refused for a stale client consumed nothing.
  */
+import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, test } from 'vitest';
+import { rememberConsent } from '../../src/oauth/consent/consents.repository.ts';
 import { deleteClient, regenerateClientSecret, updateClient } from '../../src/oauth/clients/clients.service.ts';
-import { makeRegion, makeUser } from '../helpers/factories.ts';
+import { makeRegion, makeUser, type TestUser } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/fixture.ts';
 import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
 import { logInAs, type TestSession } from '../helpers/session.ts';
@@ -14,10 +17,12 @@ import { logInAs, type TestSession } from '../helpers/session.ts';
 type Registered = { clientId: string; secret: string };
 
 const t = useTestApp();
+let user: TestUser;
 let session: TestSession;
 
 beforeAll(async () => {
-  session = await logInAs(t.app, await makeUser(t.db));
+  user = await makeUser(t.db);
+  session = await logInAs(t.app, user);
 });
 
 function exchange(c: Registered, code: string, secret = c.secret) {
@@ -83,5 +88,110 @@ describe('clients in memory at the token endpoint', () => {
     expect(response.statusCode).toBe(200);
     // Its refresh token is not: the user is in none of the required regions now.
     expect((await refresh(client, response.json().refresh_token)).json().error_description).toBe('User not in required regions');
+  });
+});
+
+describe('clients in memory at the authorization endpoint (remembered consent)', () => {
+  const SCOPE = 'openid profile';
+
+  /** A client whose code this instance issued once under a remembered consent, so that it holds it in memory. */
+  async function keptClient(): Promise<Registered> {
+    const client = (await makeClient(t)) as Registered;
+    const row = await t.db.selectFrom('oauth_clients').select('id').where('client_id', '=', client.clientId).executeTakeFirstOrThrow();
+    await rememberConsent(t.db, user.id, row.id, ['openid', 'profile'], t.clock.now());
+    expect((await authorize(client)).statusCode).toBe(303);
+    return client;
+  }
+
+  function authorize(client: Registered, overrides: Record<string, string> = {}) {
+    const query = new URLSearchParams({
+      response_type: 'code', client_id: client.clientId, redirect_uri: CALLBACK, scope: SCOPE, state: 'st',
+      code_challenge: createHash('sha256').update(TEST_VERIFIER).digest('base64url'), code_challenge_method: 'S256', ...overrides,
+    });
+    return t.app.inject({ method: 'GET', url: `/oauth/authorize?${query}`, headers: { cookie: session.cookie } });
+  }
+
+  async function codesOf(client: Registered): Promise<number> {
+    const rows = await t.db.selectFrom('oauth_codes').innerJoin('oauth_clients', 'oauth_clients.id', 'oauth_codes.client_id')
+      .select('oauth_codes.code_digest').where('oauth_clients.client_id', '=', client.clientId).execute();
+    return rows.length;
+  }
+
+  const update = (client: Registered, changes: Record<string, unknown>) =>
+    updateClient(t.db, t.keys, client.clientId, { ...settings, grantTypes: ['authorization_code', 'refresh_token'], ...changes }, t.clock.now());
+
+  test('a kept client still issues codes, and each is a code the token endpoint redeems', async () => {
+    const client = await keptClient();
+    const response = await authorize(client);
+    expect(response.statusCode).toBe(303);
+    const location = new URL(response.headers.location as string);
+    expect(`${location.origin}${location.pathname}`).toBe(CALLBACK);
+    expect(location.searchParams.get('state')).toBe('st');
+    const code = location.searchParams.get('code')!;
+    const exchanged = await tokenRequest(t, {
+      grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: TEST_VERIFIER, client_id: client.clientId, client_secret: client.secret,
+    });
+    expect(exchanged.statusCode).toBe(200);
+    expect(exchanged.json().scope).toBe(SCOPE);
+  });
+
+  test('a redirect URI removed elsewhere counts at once: the error page, and no code stored', async () => {
+    const client = await keptClient();
+    await update(client, { redirectUris: ['https://app.example/other'] });
+    const before = await codesOf(client);
+    const response = await authorize(client);
+    expect(response.statusCode).toBe(400);
+    expect(response.headers.location).toBeUndefined();
+    expect(response.body).toContain('Invalid redirect_uri');
+    expect(await codesOf(client)).toBe(before);
+  });
+
+  test('a scope removed elsewhere counts at once: invalid_scope back to the client, and no code stored', async () => {
+    const client = await keptClient();
+    await update(client, { scopes: ['openid'] });
+    const before = await codesOf(client);
+    const response = await authorize(client);
+    expect(response.statusCode).toBe(303);
+    const location = new URL(response.headers.location as string);
+    expect(location.searchParams.get('error')).toBe('invalid_scope');
+    expect(location.searchParams.get('code')).toBeNull();
+    expect(await codesOf(client)).toBe(before);
+  });
+
+  test('a required region added elsewhere counts at once: the 403 page, and no code stored', async () => {
+    const client = await keptClient();
+    await update(client, { requiredRegions: [await makeRegion(t.db)] });
+    const before = await codesOf(client);
+    const response = await authorize(client);
+    expect(response.statusCode).toBe(403);
+    expect(await codesOf(client)).toBe(before);
+  });
+
+  test('pushed requests made required elsewhere count at once: the error page, and no code stored', async () => {
+    const client = await keptClient();
+    await update(client, { requirePushedAuthorizationRequests: true });
+    const before = await codesOf(client);
+    const response = await authorize(client);
+    expect(response.statusCode).toBe(400);
+    expect(response.body).toContain('Pushed authorization request required');
+    expect(await codesOf(client)).toBe(before);
+  });
+
+  test('a client deleted elsewhere is unknown at once', async () => {
+    const client = await keptClient();
+    await deleteClient(t.db, client.clientId);
+    const response = await authorize(client);
+    expect(response.statusCode).toBe(400);
+    expect(response.body).toContain('Invalid client_id');
+  });
+
+  test('after a change, the client is read afresh and kept again: codes are issued under the new settings', async () => {
+    const client = await keptClient();
+    await update(client, { redirectUris: [CALLBACK, 'https://app.example/second'] });
+    for (const redirectUri of ['https://app.example/second', 'https://app.example/second']) {
+      const response = await authorize(client, { redirect_uri: redirectUri });
+      expect(response.statusCode).toBe(303);
+      expect(new URL(response.headers.location as string).searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    }
   });
 });

@@ -1,8 +1,10 @@
 /**
  * Clients in memory (SPEC §8: two database round trips per code exchange, not
- * three). A cached client may only ever say yes, and only provisionally:
+ * three; and one less for authorize under a remembered consent). A cached
+ * client may only ever say yes, and only provisionally:
  * - every statement that acts on a client's authority (redeeming a code,
- *   rotating a refresh token) also checks that the client's `version` is the
+ *   rotating a refresh token, storing a code under a remembered consent)
+ *   also checks that the client's `version` is the
  *   one read; a change made anywhere (another instance, the CLI, a cascade)
  *   raises it, the statement then changes nothing and reports the client
  *   stale ({@link StaleClient});
@@ -44,6 +46,11 @@ export class ClientCache {
     }
     return row;
   };
+
+  /** The client as last read, if kept: only for a caller that checks its version where it acts (authorize's remembered consent). */
+  kept(clientId: string): ClientRow | undefined {
+    return this.rows.get(clientId);
+  }
 
   /**
    * Runs `use` with clients from memory where possible. When it refuses

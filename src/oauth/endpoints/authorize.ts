@@ -9,7 +9,7 @@ import { isValidFormToken } from '../../accounts/csrf.ts';
 import { findMemberRegionIds } from '../../accounts/region-access.ts';
 import type { SessionContext } from '../../accounts/sessions.ts';
 import {
-  AuthorizationPageError, AuthorizationRedirectError, formParameters, LOGIN_AFTER_PARAMETER, parseAuthorizationRequest, responseUrl,
+  AuthorizationPageError, AuthorizationRedirectError, checkAuthorizationRequest, formParameters, LOGIN_AFTER_PARAMETER, parseAuthorizationRequest, responseUrl,
   type AuthorizationRequest, type RawParameters, type RequestSource,
 } from '../authorization-request.ts';
 import type { AuthorizationPages } from '../authorization-pages.ts';
@@ -49,7 +49,7 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
   /** Steps 1–3: the parsed request, or the error page / error redirect already sent. */
   const parse = async (request: FastifyRequest, reply: FastifyReply, raw: RawParameters): Promise<{ req: AuthorizationRequest } | { sent: FastifyReply }> => {
     try {
-      return { req: await parseAuthorizationRequest(ctx.db, raw, source) };
+      return { req: await parseAuthorizationRequest(ctx.clients.load, raw, source) };
     } catch (error) {
       if (error instanceof AuthorizationPageError) return { sent: await pages.invalidRequest(request, reply, error) };
       if (error instanceof AuthorizationRedirectError) return { sent: redirectWithError(reply, error, error.error) };
@@ -106,12 +106,17 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
     return approve(reply, req, session);
   };
 
+  /** Step 7 under a remembered consent: the code, or undefined (nothing stored) when the consent does not cover it or the client changed. */
+  const approveRemembered = async (reply: FastifyReply, req: AuthorizationRequest, session: SessionContext) => {
+    if (req.prompt.has('consent')) return undefined;
+    const code = await issueAuthorizationCodeIfConsented(ctx, codeBinding(req, session), req.client.version);
+    return code === undefined ? undefined : reply.redirect(responseUrl(req.redirectUri, { code, state: req.state, iss: ctx.issuer }), 303);
+  };
+
   /** Step 6: a covering remembered consent approves at once (one statement); otherwise the consent page. */
   const consent = async (request: FastifyRequest, reply: FastifyReply, req: AuthorizationRequest, session: SessionContext) => {
-    if (!req.prompt.has('consent')) {
-      const code = await issueAuthorizationCodeIfConsented(ctx, codeBinding(req, session));
-      if (code !== undefined) return reply.redirect(responseUrl(req.redirectUri, { code, state: req.state, iss: ctx.issuer }), 303);
-    }
+    const approved = await approveRemembered(reply, req, session);
+    if (approved) return approved;
     if (req.prompt.has('none')) return redirectWithError(reply, req, new ConsentRequired('The user has not consented to this request.'));
     const { prompt: _prompt, ...parameters } = req.parameters;
     return pages.consent(request, reply, {
@@ -122,7 +127,37 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
     });
   };
 
+  /**
+   * The usual return of a signed-in member to an app they use, with one
+   * statement less: a GET whose client this instance keeps in memory
+   * (client-cache.ts), whose session needs no new login and no stronger one,
+   * a member of the client's regions, under a remembered consent. The code is
+   * stored only if the client is still at the version its checks were made on.
+   * Anything else — a page, a redirect to the login, an error, a changed
+   * client — answers nothing and is decided again from the start on a fresh
+   * read, so no outcome but the code is ever decided on a kept client.
+   */
+  const fromKeptClient = async (request: FastifyRequest, reply: FastifyReply, raw: RawParameters) => {
+    const client = typeof raw.client_id === 'string' ? ctx.clients.kept(raw.client_id) : undefined;
+    if (!client || raw.request_uri !== undefined || source.requirePushed || client.require_pushed_authorization_requests) return undefined;
+    let req: AuthorizationRequest;
+    try {
+      req = checkAuthorizationRequest(client, raw);
+    } catch (error) {
+      if (error instanceof AuthorizationPageError || error instanceof AuthorizationRedirectError) return undefined;
+      throw error;
+    }
+    const session = await request.getSession();
+    if (!session || needsFreshLogin(req, session, ctx.clock()) || (req.acr !== undefined && metAcr(req.acr, session.amr) === undefined)) return undefined;
+    if (!isInRequiredRegions(client.required_regions, await findMemberRegionIds(ctx.db, session.user.id, client.required_regions))) return undefined;
+    return approveRemembered(reply, req, session);
+  };
+
   const handle = async (request: FastifyRequest, reply: FastifyReply, raw: RawParameters, isPost: boolean) => {
+    if (!isPost) {
+      const approved = await fromKeptClient(request, reply, raw);
+      if (approved) return approved;
+    }
     const parsed = await parse(request, reply, raw);
     if ('sent' in parsed) return parsed.sent;
     const { req } = parsed;

@@ -21,12 +21,12 @@ export async function issueAuthorizationCode(ctx: OAuthContext, binding: CodeBin
 
 /**
  * A fresh code when the user's remembered consent covers the requested scopes
- * (SPEC §5.2 step 6), decided and stored in one statement; undefined when it
- * does not, and then nothing was stored.
+ * (SPEC §5.2 step 6) and the client is still at `clientVersion`, decided and
+ * stored in one statement; undefined when not, and then nothing was stored.
  */
-export async function issueAuthorizationCodeIfConsented(ctx: OAuthContext, binding: CodeBinding): Promise<string | undefined> {
+export async function issueAuthorizationCodeIfConsented(ctx: OAuthContext, binding: CodeBinding, clientVersion: number): Promise<string | undefined> {
   const code = randomBytes(32).toString('base64url');
-  return (await insertCodeIfConsented(ctx.db, newCode(ctx, binding, code))) ? code : undefined;
+  return (await insertCodeIfConsented(ctx.db, newCode(ctx, binding, code), clientVersion)) ? code : undefined;
 }
 
 function newCode(ctx: OAuthContext, binding: CodeBinding, code: string): NewCode {

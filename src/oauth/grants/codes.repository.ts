@@ -70,14 +70,18 @@ const insertConsentedCodeStatement = statement<{ stored: number }>('insert_conse
     insert into oauth_codes (code_digest, client_id, user_id, redirect_uri, scopes, code_challenge, nonce, auth_time, expires_at, sid, dpop_jkt, amr, acr)
     select $1, $2, $3, $4, $5::text[], $6, $7, $8, $9, $10, $11, $12::text[], $13
     where exists (select 1 from oauth_consents c where c.user_id = $3 and c.client_id = $2 and c.scopes @> $5::text[])
+      and (select version from oauth_clients where id = $2) = $14
     returning sid, client_id, user_id
   ),
   ${RECORD_SESSION_CLIENT}
   select count(*)::integer as stored from code`);
 
-/** Stores the code only when the user's remembered consent for the client covers its scopes (SPEC §5.2 step 6); false otherwise. */
-export async function insertCodeIfConsented(db: Executor, code: NewCode): Promise<boolean> {
-  const [row] = await insertConsentedCodeStatement.rows(db, codeValues(code));
+/**
+ * Stores the code only when the user's remembered consent for the client covers its scopes (SPEC §5.2 step 6)
+ * and the client is still at `clientVersion`, the version its checks were made on (client-cache.ts); false otherwise.
+ */
+export async function insertCodeIfConsented(db: Executor, code: NewCode, clientVersion: number): Promise<boolean> {
+  const [row] = await insertConsentedCodeStatement.rows(db, [...codeValues(code), clientVersion]);
   return row!.stored === 1;
 }
 
