@@ -120,10 +120,12 @@ describe('clients in memory at the authorization endpoint (remembered consent)',
   const update = (client: Registered, changes: Record<string, unknown>) =>
     updateClient(t.db, t.keys, client.clientId, { ...settings, grantTypes: ['authorization_code', 'refresh_token'], ...changes }, t.clock.now());
 
-  test('a kept client still issues codes, and each is a code the token endpoint redeems', async () => {
+  test('a kept client still issues codes, one stored per request, and each is a code the token endpoint redeems', async () => {
     const client = await keptClient();
+    const before = await codesOf(client);
     const response = await authorize(client);
     expect(response.statusCode).toBe(303);
+    expect(await codesOf(client)).toBe(before + 1);
     const location = new URL(response.headers.location as string);
     expect(`${location.origin}${location.pathname}`).toBe(CALLBACK);
     expect(location.searchParams.get('state')).toBe('st');

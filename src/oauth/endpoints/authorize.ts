@@ -106,17 +106,21 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
     return approve(reply, req, session);
   };
 
-  /** Step 7 under a remembered consent: the code, or undefined (nothing stored) when the consent does not cover it or the client changed. */
-  const approveRemembered = async (reply: FastifyReply, req: AuthorizationRequest, session: SessionContext) => {
+  /**
+   * Step 7 under a remembered consent: where to send the browser with the code, or undefined
+   * (nothing stored) when the consent does not cover the request or the client changed.
+   * (A location, not the sent reply: a reply is thenable, and awaiting it yields nothing.)
+   */
+  const approveRemembered = async (req: AuthorizationRequest, session: SessionContext): Promise<string | undefined> => {
     if (req.prompt.has('consent')) return undefined;
     const code = await issueAuthorizationCodeIfConsented(ctx, codeBinding(req, session), req.client.version);
-    return code === undefined ? undefined : reply.redirect(responseUrl(req.redirectUri, { code, state: req.state, iss: ctx.issuer }), 303);
+    return code === undefined ? undefined : responseUrl(req.redirectUri, { code, state: req.state, iss: ctx.issuer });
   };
 
   /** Step 6: a covering remembered consent approves at once (one statement); otherwise the consent page. */
   const consent = async (request: FastifyRequest, reply: FastifyReply, req: AuthorizationRequest, session: SessionContext) => {
-    const approved = await approveRemembered(reply, req, session);
-    if (approved) return approved;
+    const approved = await approveRemembered(req, session);
+    if (approved !== undefined) return reply.redirect(approved, 303);
     if (req.prompt.has('none')) return redirectWithError(reply, req, new ConsentRequired('The user has not consented to this request.'));
     const { prompt: _prompt, ...parameters } = req.parameters;
     return pages.consent(request, reply, {
@@ -135,9 +139,10 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
    * stored only if the client is still at the version its checks were made on.
    * Anything else — a page, a redirect to the login, an error, a changed
    * client — answers nothing and is decided again from the start on a fresh
-   * read, so no outcome but the code is ever decided on a kept client.
+   * read, so no outcome but the code is ever decided on a kept client. Gives
+   * where to send the browser with the code, or undefined.
    */
-  const fromKeptClient = async (request: FastifyRequest, reply: FastifyReply, raw: RawParameters) => {
+  const fromKeptClient = async (request: FastifyRequest, raw: RawParameters): Promise<string | undefined> => {
     const client = typeof raw.client_id === 'string' ? ctx.clients.kept(raw.client_id) : undefined;
     if (!client || raw.request_uri !== undefined || source.requirePushed || client.require_pushed_authorization_requests) return undefined;
     let req: AuthorizationRequest;
@@ -150,14 +155,12 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
     const session = await request.getSession();
     if (!session || needsFreshLogin(req, session, ctx.clock()) || (req.acr !== undefined && metAcr(req.acr, session.amr) === undefined)) return undefined;
     if (!isInRequiredRegions(client.required_regions, await findMemberRegionIds(ctx.db, session.user.id, client.required_regions))) return undefined;
-    return approveRemembered(reply, req, session);
+    return approveRemembered(req, session);
   };
 
   const handle = async (request: FastifyRequest, reply: FastifyReply, raw: RawParameters, isPost: boolean) => {
-    if (!isPost) {
-      const approved = await fromKeptClient(request, reply, raw);
-      if (approved) return approved;
-    }
+    const approved = isPost ? undefined : await fromKeptClient(request, raw);
+    if (approved !== undefined) return reply.redirect(approved, 303);
     const parsed = await parse(request, reply, raw);
     if ('sent' in parsed) return parsed.sent;
     const { req } = parsed;
