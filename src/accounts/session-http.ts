@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { DB } from '../db/database.ts';
-import { findSession, type NewSession, type SessionContext } from './sessions.ts';
+import { findSession, sessionDigest, type NewSession, type SessionContext } from './sessions.ts';
 
 export const SESSION_COOKIE = 'fs_session';
 export const CSRF_COOKIE = 'CSRF_TOKEN';
@@ -29,6 +29,16 @@ export function installSessions(app: FastifyInstance, db: DB, clock: Clock): voi
     }
     return this.sessionLookup;
   });
+}
+
+/**
+ * The session cookie's digest, for a statement that reads the session itself
+ * (sessions.ts `liveSessionFrom`), when this request has not looked the
+ * session up yet; undefined without a cookie that could be one, or once it has.
+ */
+export function unreadSessionDigest(request: FastifyRequest): Buffer | undefined {
+  const id = request.cookies[SESSION_COOKIE];
+  return request.sessionLookup === null && id !== undefined ? sessionDigest(id) : undefined;
 }
 
 export function setSessionCookies(reply: FastifyReply, config: Config, clock: Clock, session: NewSession): void {

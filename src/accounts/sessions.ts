@@ -83,28 +83,43 @@ export async function createSession(
 
 type SessionRow = UserRow & { sid: string; csrf_token: string; auth_time: Date; amr: string[]; expires_at: Date; remember: boolean; last_seen_at: Date };
 
+/**
+ * The one definition of a live session, for every statement that reads one:
+ * `from` this, `s` is the session whose cookie digests to the parameter
+ * `digest` and `u` its member, unless it expired before `now` or the member
+ * is disabled.
+ */
+export function liveSessionFrom(digest: string, now: string): string {
+  return `sessions s join users u on u.id = s.user_id where s.id_digest = ${digest} and s.expires_at > ${now} and u.disabled_at is null`;
+}
+
 const liveSession = statement<SessionRow>('find_session', `
   select u.id, u.email, u.first_name, u.last_name, u.photo, u.role, u.verified, u.sleeping, u.home_region_id,
     s.sid, s.csrf_token, s.auth_time, s.amr, s.expires_at, s.remember, s.last_seen_at
-  from sessions s join users u on u.id = s.user_id
-  where s.id_digest = $1 and s.expires_at > $2 and u.disabled_at is null`);
+  from ${liveSessionFrom('$1', '$2')}`);
 
 /** A session's "last used" is written at most this often: not a write per request. */
 export const LAST_SEEN_RESOLUTION_SECONDS = 5 * 60;
 
 const touchSession = statement('touch_session', 'update sessions set last_seen_at = $2 where id_digest = $1');
 
+/** The digest of a cookie value that could be a session id; undefined for one that cannot. */
+export function sessionDigest(id: string): Buffer | undefined {
+  return /^[A-Za-z0-9_-]{43}$/.test(id) ? digestSessionId(id) : undefined;
+}
+
 /**
  * One indexed query, prepared once per connection: the live session and its user, or undefined.
  * Every five minutes of use, a second one records that the session is still used.
  */
 export async function findSession(db: Executor, clock: Clock, id: string): Promise<SessionContext | undefined> {
-  if (!/^[A-Za-z0-9_-]{43}$/.test(id)) return undefined;
+  const digest = sessionDigest(id);
+  if (digest === undefined) return undefined;
   const now = clock();
-  const row = (await liveSession.rows(db, [digestSessionId(id), now]))[0];
+  const row = (await liveSession.rows(db, [digest, now]))[0];
   if (!row) return undefined;
   const { sid, csrf_token, auth_time, amr, expires_at, remember, last_seen_at, ...user } = row;
-  if (now.getTime() - last_seen_at.getTime() >= LAST_SEEN_RESOLUTION_SECONDS * 1000) await touchSession.rows(db, [digestSessionId(id), now]);
+  if (now.getTime() - last_seen_at.getTime() >= LAST_SEEN_RESOLUTION_SECONDS * 1000) await touchSession.rows(db, [digest, now]);
   return { user, sid, csrfToken: csrf_token, authTime: auth_time, amr, expiresAt: expires_at, remember };
 }
 

@@ -103,12 +103,29 @@ describe('clients in memory at the authorization endpoint (remembered consent)',
     return client;
   }
 
-  function authorize(client: Registered, overrides: Record<string, string> = {}) {
+  function authorize(client: Registered, overrides: Record<string, string> = {}, cookie = session.cookie) {
     const query = new URLSearchParams({
       response_type: 'code', client_id: client.clientId, redirect_uri: CALLBACK, scope: SCOPE, state: 'st',
       code_challenge: createHash('sha256').update(TEST_VERIFIER).digest('base64url'), code_challenge_method: 'S256', ...overrides,
     });
-    return t.app.inject({ method: 'GET', url: `/oauth/authorize?${query}`, headers: { cookie: session.cookie } });
+    return t.app.inject({ method: 'GET', url: `/oauth/authorize?${query}`, headers: { cookie } });
+  }
+
+  /** A member of their own, signed in, who remembered consent for `client`. */
+  async function memberOf(client: Registered): Promise<{ member: TestUser; cookie: string }> {
+    const member = await makeUser(t.db);
+    const { cookie } = await logInAs(t.app, member);
+    const row = await t.db.selectFrom('oauth_clients').select('id').where('client_id', '=', client.clientId).executeTakeFirstOrThrow();
+    await rememberConsent(t.db, member.id, row.id, ['openid', 'profile'], t.clock.now());
+    return { member, cookie };
+  }
+
+  const sessionOf = (member: TestUser) => t.db.selectFrom('sessions').select(['sid', 'auth_time', 'amr', 'last_seen_at'])
+    .where('user_id', '=', member.id).executeTakeFirstOrThrow();
+
+  function expectLoginRedirect(response: { statusCode: number; headers: Record<string, unknown> }) {
+    expect(response.statusCode).toBe(303);
+    expect(String(response.headers.location)).toMatch(/^\/login\?return_to=/);
   }
 
   async function codesOf(client: Registered): Promise<number> {
@@ -195,5 +212,79 @@ describe('clients in memory at the authorization endpoint (remembered consent)',
       expect(response.statusCode).toBe(303);
       expect(new URL(response.headers.location as string).searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
     }
+  });
+
+  describe('the session read in the code\'s own statement', () => {
+    test('the code carries the session\'s member, sid, auth_time and amr', async () => {
+      const client = await keptClient();
+      const { member, cookie } = await memberOf(client);
+      const response = await authorize(client, {}, cookie);
+      expect(response.statusCode).toBe(303);
+      const code = new URL(response.headers.location as string).searchParams.get('code')!;
+      const tokens = await tokenRequest(t, {
+        grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: TEST_VERIFIER, client_id: client.clientId, client_secret: client.secret,
+      });
+      expect(tokens.statusCode).toBe(200);
+      const claims = JSON.parse(Buffer.from(tokens.json().id_token.split('.')[1], 'base64url').toString()) as Record<string, unknown>;
+      const row = await sessionOf(member);
+      expect(claims).toMatchObject({ sub: String(member.id), sid: row.sid, auth_time: Math.floor(row.auth_time.getTime() / 1000), amr: row.amr });
+      const userinfo = await t.app.inject({ url: '/oauth/userinfo', headers: { authorization: `Bearer ${tokens.json().access_token}` } });
+      expect(userinfo.json().sub).toBe(String(member.id));
+    });
+
+    test('records that the session is used, at most every five minutes, as any other request does', async () => {
+      const client = await keptClient();
+      const { member, cookie } = await memberOf(client);
+      const signedInAt = (await sessionOf(member)).last_seen_at;
+      t.clock.advance(4 * 60);
+      expect((await authorize(client, {}, cookie)).statusCode).toBe(303);
+      expect((await sessionOf(member)).last_seen_at).toEqual(signedInAt);
+      t.clock.advance(60);
+      const now = t.clock.now();
+      expect((await authorize(client, {}, cookie)).statusCode).toBe(303);
+      expect((await sessionOf(member)).last_seen_at.getTime()).toBeGreaterThanOrEqual(now.getTime());
+    });
+
+    test('an ended session: the login, and no code stored', async () => {
+      const client = await keptClient();
+      const { member, cookie } = await memberOf(client);
+      await t.db.deleteFrom('sessions').where('user_id', '=', member.id).execute();
+      const before = await codesOf(client);
+      expectLoginRedirect(await authorize(client, {}, cookie));
+      expect(await codesOf(client)).toBe(before);
+    });
+
+    test('a disabled member\'s session: the login, and no code stored', async () => {
+      const client = await keptClient();
+      const { member, cookie } = await memberOf(client);
+      await t.db.updateTable('users').set({ disabled_at: t.clock.now() }).where('id', '=', member.id).execute();
+      const before = await codesOf(client);
+      expectLoginRedirect(await authorize(client, {}, cookie));
+      expect(await codesOf(client)).toBe(before);
+    });
+
+    test('an expired session: the login, and no code stored', async () => {
+      const client = await keptClient();
+      const { cookie } = await memberOf(client);
+      await t.db.updateTable('sessions').set({ expires_at: t.clock.now() }).where('id_digest', '=', createHash('sha256').update(/fs_session=([^;]+)/.exec(cookie)![1]!).digest()).execute();
+      const before = await codesOf(client);
+      expectLoginRedirect(await authorize(client, {}, cookie));
+      expect(await codesOf(client)).toBe(before);
+    });
+
+    test('another member\'s remembered consent does not count: the consent page, and no code stored', async () => {
+      const client = await keptClient();
+      const { cookie } = await logInAs(t.app, await makeUser(t.db));
+      const before = await codesOf(client);
+      const response = await authorize(client, {}, cookie);
+      expect(response.statusCode).toBe(200);
+      expect(response.body).toContain('name="decision"');
+      expect(await codesOf(client)).toBe(before);
+    });
+
+    test('a cookie that cannot be a session id: the login', async () => {
+      const client = await keptClient();
+      expectLoginRedirect(await authorize(client, {}, 'fs_session=not-a-session'));
+    });
   });
 });

@@ -37,6 +37,12 @@ const exchange = (code: string) => tokenRequest(t, { grant_type: 'authorization_
 const logOut = (session: TestSession) => t.app.inject({ method: 'POST', url: '/api/user/logout', headers: session.headers });
 const sessionIdOf = (session: TestSession) => new URLSearchParams(session.cookie.replaceAll('; ', '&')).get(SESSION_COOKIE)!;
 
+function authorizeQuery(): URLSearchParams {
+  return new URLSearchParams({
+    response_type: 'code', client_id: client.clientId, redirect_uri: CALLBACK, scope: SCOPES.join(' '), state: 'st', code_challenge: s256(TEST_VERIFIER), code_challenge_method: 'S256',
+  });
+}
+
 async function signedIn(user: TestUser): Promise<{ session: TestSession; code: string }> {
   const session = await logInAs(t.app, user);
   return { session, code: await obtainCode(t, { clientId: client.clientId, cookie: session.cookie }) };
@@ -151,18 +157,40 @@ describe.runIf(TEST_DATABASE_URL)('each interleaving, forced (PostgreSQL)', () =
     expect(await t.db.selectFrom('oauth_grants').select('id').where('user_id', '=', user.id).execute()).toEqual([]);
   });
 
-  test('a code issued while the logout deletes the session: issued (no error), and dead', async () => {
+  test('a code issued while the logout deletes the session, the session read first: issued (no error), and dead', async () => {
+    // A client this instance has not served yet is read afresh, and the session before the code's statement.
+    const unserved = (await makeClient(t)) as { clientId: string; secret: string };
     const user = await makeUser(t.db);
     const session = await logInAs(t.app, user);
-      await rememberConsent(t.db, user.id, (await findClientRow(t.db, client.clientId))!.id, SCOPES, t.clock.now());
+    await rememberConsent(t.db, user.id, (await findClientRow(t.db, unserved.clientId))!.id, SCOPES, t.clock.now());
     let issued: Promise<string> | undefined;
     await t.db.transaction().execute(async (trx) => {
       await endSession(trx, sessionIdOf(session), t.clock.now());
-      issued = obtainCode(t, { clientId: client.clientId, cookie: session.cookie });
+      issued = obtainCode(t, { clientId: unserved.clientId, cookie: session.cookie });
       await untilWaitingOn(await backendPid(trx), issued.catch(() => undefined));
     });
-    const response = await exchange(await issued!);
+    const response = await tokenRequest(t, {
+      grant_type: 'authorization_code', code: await issued!, redirect_uri: CALLBACK, code_verifier: TEST_VERIFIER, client_id: unserved.clientId, client_secret: unserved.secret,
+    });
     expect({ status: response.statusCode, body: response.json() as unknown }).toEqual({ status: 400, body: INVALID_CODE });
     expect(await t.db.selectFrom('oauth_session_clients').select('sid').where('user_id', '=', user.id).execute()).toEqual([]);
+  });
+
+  test('a code asked for while the logout deletes the session, read in the code\'s statement: it waits, then the login, and nothing stored', async () => {
+    const user = await makeUser(t.db);
+    await signedIn(user); // the client served once: kept in memory, so the session is read in the code's own statement
+    const session = await logInAs(t.app, user);
+    await rememberConsent(t.db, user.id, (await findClientRow(t.db, client.clientId))!.id, SCOPES, t.clock.now());
+    const codesBefore = await t.db.selectFrom('oauth_codes').select('code_digest').where('user_id', '=', user.id).execute();
+    let asked: Promise<{ statusCode: number; headers: Record<string, unknown> }> | undefined;
+    await t.db.transaction().execute(async (trx) => {
+      await endSession(trx, sessionIdOf(session), t.clock.now());
+      asked = t.app.inject({ url: `/oauth/authorize?${authorizeQuery()}`, headers: { cookie: session.cookie } });
+      await untilWaitingOn(await backendPid(trx), asked);
+    });
+    const response = await asked!;
+    expect(response.statusCode).toBe(303);
+    expect(String(response.headers.location)).toMatch(/^\/login\?return_to=/);
+    expect(await t.db.selectFrom('oauth_codes').select('code_digest').where('user_id', '=', user.id).execute()).toEqual(codesBefore);
   });
 });

@@ -7,6 +7,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isValidFormToken } from '../../accounts/csrf.ts';
 import { findMemberRegionIds } from '../../accounts/region-access.ts';
+import { unreadSessionDigest } from '../../accounts/session-http.ts';
 import type { SessionContext } from '../../accounts/sessions.ts';
 import {
   AuthorizationPageError, AuthorizationRedirectError, checkAuthorizationRequest, formParameters, LOGIN_AFTER_PARAMETER, parseAuthorizationRequest, responseUrl,
@@ -21,7 +22,7 @@ import { metAcr, unmetReason } from '../step-up.ts';
 import { meetsAcr } from '../../accounts/authentication-methods.ts';
 import { findSecondFactors } from '../../accounts/one-time-codes/one-time-codes.repository.ts';
 import { noteSecondFactor } from '../../ops/metrics.ts';
-import { issueAuthorizationCode, issueAuthorizationCodeIfConsented, type CodeBinding } from '../grants/code-issuance.ts';
+import { issueAuthorizationCode, issueAuthorizationCodeIfConsented, issueAuthorizationCodeInSession, type CodeBinding } from '../grants/code-issuance.ts';
 import type { OAuthContext } from '../oauth-context.ts';
 import { continueRequest, takeRequest } from '../pushed-authorization/pushed-requests.ts';
 import { logSecurityEvent } from '../../ops/security-events.ts';
@@ -132,11 +133,13 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
   };
 
   /**
-   * The usual return of a signed-in member to an app they use, with one
-   * statement less: a GET whose client this instance keeps in memory
-   * (client-cache.ts), whose session needs no new login and no stronger one,
-   * a member of the client's regions, under a remembered consent. The code is
-   * stored only if the client is still at the version its checks were made on.
+   * The usual return of a signed-in member to an app they use, in one
+   * statement instead of three: a GET whose client this instance keeps in
+   * memory (client-cache.ts), whose session needs no new login and no
+   * stronger one, a member of the client's regions, under a remembered
+   * consent. The code is stored only if the client is still at the version
+   * its checks were made on; when the request asks nothing of the session
+   * but that it is live, the same statement reads it.
    * Anything else — a page, a redirect to the login, an error, a changed
    * client — answers nothing and is decided again from the start on a fresh
    * read, so no outcome but the code is ever decided on a kept client. Gives
@@ -151,6 +154,13 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
     } catch (error) {
       if (error instanceof AuthorizationPageError || error instanceof AuthorizationRedirectError) return undefined;
       throw error;
+    }
+    if (req.prompt.has('consent')) return undefined;
+    // A request that asks nothing of the session but that it is live: the session is read in the code's own statement.
+    const digest = unreadSessionDigest(request);
+    if (digest !== undefined && asksOnlyForLiveSession(req)) {
+      const code = await issueAuthorizationCodeInSession(ctx, requestBinding(req), digest, client.version);
+      return code === undefined ? undefined : responseUrl(req.redirectUri, { code, state: req.state, iss: ctx.issuer });
     }
     const session = await request.getSession();
     if (!session || needsFreshLogin(req, session, ctx.clock()) || (req.acr !== undefined && metAcr(req.acr, session.amr) === undefined)) return undefined;
@@ -194,10 +204,23 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
 /** Step 7: what a code is bound to. */
 function codeBinding(req: AuthorizationRequest, session: SessionContext): CodeBinding {
   return {
-    clientRowId: req.client.id, userId: session.user.id, redirectUri: req.redirectUri, scopes: req.scopes,
-    codeChallenge: req.codeChallenge, nonce: req.nonce, authTime: session.authTime, amr: session.amr, sid: session.sid, dpopJkt: req.dpopJkt,
+    ...requestBinding(req), userId: session.user.id, authTime: session.authTime, amr: session.amr, sid: session.sid,
     acr: metAcr(req.acr, session.amr) ?? null,
   };
+}
+
+/** The request's part of what a code is bound to. */
+function requestBinding(req: AuthorizationRequest) {
+  return { clientRowId: req.client.id, redirectUri: req.redirectUri, scopes: req.scopes, codeChallenge: req.codeChallenge, nonce: req.nonce, dpopJkt: req.dpopJkt };
+}
+
+/**
+ * Steps 4–5 pass for any live session when the request asks for no fresh
+ * login (`prompt=login`, `max_age`), no level (`acr`) and the client for no
+ * region: {@link needsFreshLogin} is then false, and no membership is looked up.
+ */
+function asksOnlyForLiveSession(req: AuthorizationRequest): boolean {
+  return !req.prompt.has('login') && req.maxAge === undefined && req.acr === undefined && req.client.required_regions.length === 0;
 }
 
 /** A login marker older than this is ignored, so that a forged `login_after=0` cannot skip `prompt=login`. */

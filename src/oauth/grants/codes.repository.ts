@@ -7,6 +7,7 @@
  * (docs/security.md, "A code in flight dies with its session").
  */
 import { sql } from 'kysely';
+import { LAST_SEEN_RESOLUTION_SECONDS, liveSessionFrom } from '../../accounts/sessions.ts';
 import type { Executor } from '../../db/executor.ts';
 import { statement } from '../../db/statement.ts';
 import type { AuthorizationCodeStore, RedeemedCode, Redemption } from './authorization-code.ts';
@@ -82,6 +83,48 @@ const insertConsentedCodeStatement = statement<{ stored: number }>('insert_conse
  */
 export async function insertCodeIfConsented(db: Executor, code: NewCode, clientVersion: number): Promise<boolean> {
   const [row] = await insertConsentedCodeStatement.rows(db, [...codeValues(code), clientVersion]);
+  return row!.stored === 1;
+}
+
+/** A code whose member, `auth_time`, `amr` and `sid` the statement takes from the live session itself (no `acr` asked for). */
+export type SessionCode = Omit<NewCode, 'userId' | 'authTime' | 'amr' | 'sid' | 'acr'>;
+
+/**
+ * The session's part of {@link insertConsentedCodeStatement} read in the same
+ * statement: the live session of the cookie's digest (locked as `live` is),
+ * then the code exactly as that statement stores it, and the session's
+ * "last used" as sessions.ts `findSession` records it.
+ */
+const insertSessionCodeStatement = statement<{ stored: number }>('insert_session_code', `
+  with live as (
+    select s.sid, s.user_id, s.auth_time, s.amr from ${liveSessionFrom('$10', '$11')} for key share of s
+  ),
+  code as (
+    insert into oauth_codes (code_digest, client_id, user_id, redirect_uri, scopes, code_challenge, nonce, auth_time, expires_at, sid, dpop_jkt, amr, acr)
+    select $1, $2, live.user_id, $3, $4::text[], $5, $6, live.auth_time, $7, live.sid, $8, live.amr, null from live
+    where exists (select 1 from oauth_consents c where c.user_id = live.user_id and c.client_id = $2 and c.scopes @> $4::text[])
+      and (select version from oauth_clients where id = $2) = $9
+    returning sid, client_id, user_id
+  ),
+  session_client as (
+    insert into oauth_session_clients (sid, client_id, user_id)
+    select sid, client_id, user_id from code
+    on conflict (sid, client_id) do nothing
+  ),
+  touched as (
+    update sessions set last_seen_at = $11 where id_digest = $10 and last_seen_at <= $12 and exists (select 1 from code)
+  )
+  select count(*)::integer as stored from code`);
+
+/**
+ * Stores the code only when the cookie's session is live, its member's remembered consent for the client covers the
+ * scopes and the client is still at `clientVersion`; false otherwise, and then nothing was written.
+ */
+export async function insertSessionCodeIfConsented(db: Executor, code: SessionCode, sessionDigest: Buffer, clientVersion: number, now: Date): Promise<boolean> {
+  const [row] = await insertSessionCodeStatement.rows(db, [
+    code.digest, code.clientRowId, code.redirectUri, [...code.scopes], code.codeChallenge, code.nonce, code.expiresAt, code.dpopJkt, clientVersion,
+    sessionDigest, now, new Date(now.getTime() - LAST_SEEN_RESOLUTION_SECONDS * 1000),
+  ]);
   return row!.stored === 1;
 }
 
