@@ -5,18 +5,18 @@
  * see their effects through HTTP (login, sessions, tokens).
  */
 import { execFile } from 'node:child_process';
-import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { inject } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { runCli } from '../../src/cli.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openDatabase, type DB } from '../../src/db/database.ts';
 import { loadKeyMaterial, type KeyMaterial } from '../../src/oauth/keys/key-material.ts';
+import { copyMigratedDatabase } from '../helpers/migrated-data-dir.ts';
 
 export const BIN = fileURLToPath(new URL('../../bin/foodsharing.js', import.meta.url));
 
@@ -29,7 +29,7 @@ export interface CliRun { code: number | null; out: string; err: string }
  */
 export async function makeDataDir({ migrated = false } = {}): Promise<{ dataDir: string; remove(): Promise<void> }> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'fs-cli-'));
-  if (migrated) await cp(path.join(inject('migratedDataDir'), 'pglite'), path.join(dataDir, 'pglite'), { recursive: true });
+  if (migrated) await copyMigratedDatabase(dataDir);
   return { dataDir, remove: () => rm(dataDir, { recursive: true, force: true }) };
 }
 

@@ -23,6 +23,7 @@ import { loadKeyMaterial } from '../../src/oauth/keys/key-material.ts';
 import { runBin } from '../cli/cli-helpers.ts';
 import { TEST_DATABASE_URL, withAdminClient } from '../helpers/database.ts';
 import { exampleBlock } from '../helpers/markdown-examples.ts';
+import { copyMigratedDatabase } from '../helpers/migrated-data-dir.ts';
 import { useShell } from './shell.ts';
 
 const shell = useShell();
@@ -66,6 +67,9 @@ beforeAll(async () => {
     url.pathname = `/${name}`;
     env.DATABASE_URL = url.href;
     dropDatabase = () => withAdminClient((client) => client.query(`drop database ${name} with (force)`)).then(() => undefined);
+  } else {
+    // Migrated already (initdb and the migrations are not what the examples show): the commands below start from there.
+    await copyMigratedDatabase(env.DATA_DIR!);
   }
   await cli(['demo']);
   if (TEST_DATABASE_URL !== undefined) running = await openServer();
