@@ -25,12 +25,20 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const file = path.join(tmpdir(), `fs-test-snapshot-${process.pid}-${Date.now()}.tar`);
   const pglite = await PGlite.create();
   await migrate(new Kysely({ dialect: new PGliteDialect(pglite) }));
+  const dataDir = await mkdtemp(path.join(tmpdir(), 'fs-test-data-dir-'));
+  const onDisk = await PGlite.create({ dataDir: path.join(dataDir, 'pglite'), loadDataDir: await pglite.dumpDataDir('none') });
+  await onDisk.close();
+  // The snapshot every test file loads (once or more, ~250 times a run) without the template databases, which
+  // only CREATE DATABASE reads: a third fewer bytes and half the files to unpack, ~0.1 s of CPU less per load.
+  // The application works in the database `postgres` (the data directories above keep all three).
+  for (const template of ['template0', 'template1']) {
+    await pglite.exec(`alter database ${template} is_template false`);
+    await pglite.exec(`drop database ${template}`);
+  }
+  await pglite.exec('checkpoint');
   const dump = await pglite.dumpDataDir('none');
   await writeFile(file, Buffer.from(await dump.arrayBuffer()));
   await pglite.close();
-  const dataDir = await mkdtemp(path.join(tmpdir(), 'fs-test-data-dir-'));
-  const onDisk = await PGlite.create({ dataDir: path.join(dataDir, 'pglite'), loadDataDir: dump });
-  await onDisk.close();
   project.provide('pgliteSnapshot', file);
   project.provide('migratedDataDir', dataDir);
   return async () => {
