@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.ts';
-import { logIn, makeDataDir, runBin, runInProcess, withApp, withDatabase } from './cli-helpers.ts';
+import { logIn, makeDataDir, runBin, runInProcess, unshareDatabase, withApp, withDatabase } from './cli-helpers.ts';
 
 // Regions, users and their sessions, on the CLI's own embedded database directory.
 let dataDir: string;
 let remove: () => Promise<void>;
-beforeAll(async () => { ({ dataDir, remove } = await makeDataDir()); });
+beforeAll(async () => { ({ dataDir, remove } = await makeDataDir({ share: true })); });
 afterAll(() => remove());
 
 const cli = (argv: string[], input = '') => runInProcess(dataDir, argv, input);
@@ -186,6 +186,7 @@ describe('sessions revoke', () => {
 
 describe('the embedded database', () => {
   it('fails at once with a clear message while another process holds it', async () => {
+    await unshareDatabase(dataDir); // the commands of this test open the directory themselves
     const holder = await openDatabase({ kind: 'pglite', dataDir });
     try {
       const result = await cli(['region', 'add', '--name', 'Blocked']);

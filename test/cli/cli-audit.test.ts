@@ -19,7 +19,7 @@ async function list(...argv: string[]): Promise<Record<string, unknown>[]> {
 }
 
 beforeAll(async () => {
-  ({ dataDir, remove } = await makeDataDir({ migrated: true }));
+  ({ dataDir, remove } = await makeDataDir({ migrated: true, share: true }));
   const user = await cli(['user', 'add', '--email', 'Ada@example.test', '--first-name', 'Ada', '--last-name', 'Apfel', '--json'], 'long enough\n');
   userId = JSON.parse(user.out).id;
   expect((await cli(['client', 'add', '--client-id', 'wiki', '--name', 'Wiki', '--redirect-uri', 'https://wiki.example/cb', '--scope', 'email', '--grant', 'refresh_token'])).code).toBe(0);

@@ -12,8 +12,8 @@ let source: Awaited<ReturnType<typeof makeDataDir>>;
 let target: Awaited<ReturnType<typeof makeDataDir>>;
 let exported: string;
 beforeAll(async () => {
-  source = await makeDataDir({ migrated: true });
-  target = await makeDataDir({ migrated: true });
+  source = await makeDataDir({ migrated: true, share: true });
+  target = await makeDataDir({ migrated: true, share: true });
 });
 afterAll(async () => {
   await source.remove();

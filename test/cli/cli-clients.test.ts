@@ -10,7 +10,7 @@ let dataDir: string;
 let remove: () => Promise<void>;
 let env: Record<string, string>;
 beforeAll(async () => {
-  ({ dataDir, remove } = await makeDataDir({ migrated: true }));
+  ({ dataDir, remove } = await makeDataDir({ migrated: true, share: true }));
   env = { DATA_DIR: dataDir, NODE_ENV: 'test' };
 });
 afterAll(() => remove());

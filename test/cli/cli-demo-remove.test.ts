@@ -9,7 +9,7 @@ import { makeDataDir, runBin, runInProcess, withApp, logIn } from './cli-helpers
 
 let work: { dataDir: string; remove(): Promise<void> };
 beforeAll(async () => {
-  work = await makeDataDir({ migrated: true });
+  work = await makeDataDir({ migrated: true, share: true });
   expect((await runInProcess(work.dataDir, ['demo'])).code).toBe(0);
   const member = await runInProcess(work.dataDir, ['user', 'add', '--email', 'ada@example.com', '--first-name', 'Ada', '--last-name', 'Apfel'], 'a member password\n');
   expect(member.code, member.err).toBe(0);

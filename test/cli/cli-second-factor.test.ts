@@ -10,7 +10,7 @@ import { logIn, makeDataDir, runBin, runInProcess, withApp, withDatabase } from 
 
 let dataDir: string;
 let remove: () => Promise<void>;
-beforeAll(async () => { ({ dataDir, remove } = await makeDataDir({ migrated: true })); });
+beforeAll(async () => { ({ dataDir, remove } = await makeDataDir({ migrated: true, share: true })); });
 afterAll(() => remove());
 
 const EMAIL = 'otto@example.test';

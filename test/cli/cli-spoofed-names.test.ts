@@ -11,7 +11,7 @@ import { makeDataDir, runBin, runInProcess, withDatabase } from './cli-helpers.t
 let dataDir: string;
 let remove: () => Promise<void>;
 beforeAll(async () => {
-  ({ dataDir, remove } = await makeDataDir({ migrated: true }));
+  ({ dataDir, remove } = await makeDataDir({ migrated: true, share: true }));
   expect((await cli(['region', 'add', '--name', 'Wien'])).code).toBe(0);
   expect((await cli(['client', 'add', '--client-id', 'wiki', '--name', 'Wiki', '--redirect-uri', 'https://wiki.example/cb'])).code).toBe(0);
 });

@@ -37,7 +37,7 @@ async function issueTokens(): Promise<{ access_token: string; refresh_token: str
 }
 
 beforeAll(async () => {
-  ({ dataDir, remove } = await makeDataDir({ migrated: true }));
+  ({ dataDir, remove } = await makeDataDir({ migrated: true, share: true }));
   const user = await cli(['user', 'add', '--email', 'ada@example.test', '--first-name', 'Ada', '--last-name', 'Apfel', '--json'], 'long enough\n');
   userId = JSON.parse(user.out).id;
   const client = await cli(['client', 'add', '--client-id', 'wiki', '--name', 'Wiki', '--redirect-uri', CALLBACK, '--scope', 'email', '--grant', 'refresh_token', '--json']);

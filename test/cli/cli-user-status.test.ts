@@ -17,7 +17,7 @@ const PASSWORD = 'ada pass phrase';
 const cli = (argv: string[], input = '') => runInProcess(dataDir, argv, input);
 
 beforeAll(async () => {
-  ({ dataDir, remove } = await makeDataDir({ migrated: true }));
+  ({ dataDir, remove } = await makeDataDir({ migrated: true, share: true }));
   const added = await cli(['user', 'add', '--email', ADA, '--first-name', 'Ada', '--last-name', 'Apfel', '--json'], `${PASSWORD}\n`);
   expect(added.code).toBe(0);
   adaId = (JSON.parse(added.out) as { id: number }).id;
