@@ -20,7 +20,7 @@ import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openDatabase, type DB } from '../../src/db/database.ts';
 import { loadKeyMaterial } from '../../src/oauth/keys/key-material.ts';
-import { runBin } from '../cli/cli-helpers.ts';
+import { runInProcess } from '../cli/cli-helpers.ts';
 import { TEST_DATABASE_URL, withAdminClient } from '../helpers/database.ts';
 import { exampleBlock } from '../helpers/markdown-examples.ts';
 import { copyMigratedDatabase } from '../helpers/migrated-data-dir.ts';
@@ -52,8 +52,9 @@ async function withServer<T>(work: (app: FastifyInstance, db: DB) => Promise<T>)
   }
 }
 
+/** A command of the setup around the documented ones (those run through npm, as written), in this process. */
 async function cli(argv: string[], input = '') {
-  const result = await runBin(env.DATA_DIR!, argv, { input, env });
+  const result = await runInProcess(env.DATA_DIR!, argv, input, env);
   expect(result.code, result.err).toBe(0);
   return result;
 }
