@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 // Node's compile cache (as in src/main.ts: os.tmpdir()/node-compile-cache, or NODE_COMPILE_CACHE;
 // NODE_DISABLE_COMPILE_CACHE=1 turns it off; Node 22.0 has none): a later command reuses the
-// compiled code of the modules it imports below, half of a short command's start-up.
+// compiled code of the modules it imports below (~0.1 s of CPU less per command).
 nodeModule.enableCompileCache?.();
 
 const root = new URL('../', import.meta.url);
