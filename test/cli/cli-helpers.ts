@@ -56,9 +56,10 @@ function sharedDatabase(dataDir: string): Promise<DatabaseHandle> | undefined {
   if (!shared.has(dataDir)) return undefined;
   let handle = shared.get(dataDir);
   if (!handle) {
-    handle = openDatabase({ kind: 'pglite', dataDir });
-    shared.set(dataDir, handle);
-    handle.catch(() => shared.set(dataDir, undefined));
+    const opening = handle = openDatabase({ kind: 'pglite', dataDir });
+    shared.set(dataDir, opening);
+    // A failed opening is tried again on next use.
+    opening.catch(() => { if (shared.get(dataDir) === opening) shared.set(dataDir, undefined); });
   }
   return handle;
 }
@@ -74,7 +75,7 @@ export async function releaseDatabase(dataDir: string): Promise<void> {
   const handle = shared.get(dataDir);
   if (!handle) return;
   shared.set(dataDir, undefined);
-  await (await handle).close();
+  await (await handle.catch(() => undefined))?.close();
 }
 
 /** `foodsharing …argv` as a process; `input` is its standard input (closed after). */
