@@ -4,7 +4,13 @@
 // least as new as every source file; otherwise the TypeScript sources through
 // tsx, a development dependency — so a checkout being edited never runs stale code.
 import { existsSync, readdirSync, statSync } from 'node:fs';
+import nodeModule from 'node:module';
 import { fileURLToPath } from 'node:url';
+
+// Node's compile cache (as in src/main.ts: os.tmpdir()/node-compile-cache, or NODE_COMPILE_CACHE;
+// NODE_DISABLE_COMPILE_CACHE=1 turns it off; Node 22.0 has none): a later command reuses the
+// compiled code of the modules it imports below (~0.1 s of CPU less per command).
+nodeModule.enableCompileCache?.();
 
 const root = new URL('../', import.meta.url);
 const compiled = new URL('dist/cli.js', root);

@@ -32,6 +32,12 @@ export interface CliIo {
   env?: Readonly<Record<string, string | undefined>>;
   /** Where passwords come from; standard input by default. */
   input?: PasswordSource;
+  /**
+   * An open database to run the command on, instead of opening the configured
+   * one and closing it afterwards: for running many command lines in one
+   * process (the tests). Pending migrations are still applied to it.
+   */
+  database?: DatabaseHandle;
 }
 
 /** Runs one command line; returns the process exit code. */
@@ -113,8 +119,8 @@ function createContext(io: CliIo, json: boolean, opened: (handle: DatabaseHandle
     eventsStored: () => recorder.settled(),
     database() {
       db ??= (async () => {
-        const handle = await openConfiguredDatabase(context.config);
-        opened(handle);
+        const handle = io.database ?? await openConfiguredDatabase(context.config);
+        if (!io.database) opened(handle);
         applied.push(...await migrate(handle.db));
         return handle.db;
       })();

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.ts';
-import { logIn, makeDataDir, runBin, runInProcess, withApp, withDatabase } from './cli-helpers.ts';
+import { logIn, makeDataDir, runBin, runInProcess, unshareDatabase, withApp, withDatabase } from './cli-helpers.ts';
 
 // Regions, users and their sessions, on the CLI's own embedded database directory.
 let dataDir: string;
 let remove: () => Promise<void>;
-beforeAll(async () => { ({ dataDir, remove } = await makeDataDir()); });
+beforeAll(async () => { ({ dataDir, remove } = await makeDataDir({ share: true })); });
 afterAll(() => remove());
 
 const cli = (argv: string[], input = '') => runInProcess(dataDir, argv, input);
@@ -19,24 +19,24 @@ function storedRows(): Promise<{ users: string[]; regions: string[] }> {
 }
 
 describe('migrate', () => {
-  it('creates the schema and is harmless the second time (through the bin)', async () => {
+  it('creates the schema (through the bin, on an empty data directory) and is harmless the second time', async () => {
     const first = await runBin(dataDir, ['migrate', '--json']);
     expect(first).toMatchObject({ code: 0, err: '' });
     expect(JSON.parse(first.out).applied).toContain('001_accounts');
-    expect(JSON.parse((await runBin(dataDir, ['migrate', '--json'])).out)).toEqual({ applied: [] });
-    expect(await runBin(dataDir, ['migrate'])).toEqual({ code: 0, out: 'Database schema is up to date.\n', err: '' });
+    expect(JSON.parse((await cli(['migrate', '--json'])).out)).toEqual({ applied: [] });
+    expect(await cli(['migrate'])).toEqual({ code: 0, out: 'Database schema is up to date.\n', err: '' });
   });
 });
 
 describe('region add and list', () => {
-  it('add returns the id; with a parent and a type; list shows them (through the bin)', async () => {
-    const country = await runBin(dataDir, ['region', 'add', '--name', 'Österreich', '--type', 'country', '--json']);
+  it('add returns the id; with a parent and a type; list shows them', async () => {
+    const country = await cli(['region', 'add', '--name', 'Österreich', '--type', 'country', '--json']);
     expect(country.code).toBe(0);
     const { id } = JSON.parse(country.out);
     const group = await cli(['region', 'add', '--name', 'AG Wien', '--parent', String(id), '--type', 'working-group', '--json']);
     expect(JSON.parse(group.out)).toEqual({ id: id + 1, name: 'AG Wien', type: 'working-group', parentId: id });
     expect((await cli(['region', 'add', '--name', 'Graz'])).out).toMatch(/^Region \d+ created: Graz \(region\)\n$/);
-    const list = await runBin(dataDir, ['region', 'list', '--json']);
+    const list = await cli(['region', 'list', '--json']);
     expect(list.code).toBe(0);
     expect(JSON.parse(list.out)).toEqual(expect.arrayContaining([
       { id, name: 'Österreich', type: 'country', parentId: null },
@@ -112,8 +112,8 @@ describe('user add', () => {
 });
 
 describe('user list, show and set-password', () => {
-  it('list (through the bin) and show print the user, named by --id or --email', async () => {
-    const list = await runBin(dataDir, ['user', 'list', '--json']);
+  it('list and show print the user, named by --id or --email', async () => {
+    const list = await cli(['user', 'list', '--json']);
     expect(list.code).toBe(0);
     const ada = JSON.parse(list.out).find((u: { email: string }) => u.email === 'ada@example.test');
     expect(ada).toEqual({ id: expect.any(Number), email: 'ada@example.test', firstName: 'Ada', lastName: 'Apfel', role: 'ambassador',
@@ -128,9 +128,9 @@ describe('user list, show and set-password', () => {
     expect((await cli(['user', 'show', '--id', '1', '--email', 'a@b.de'])).err).toContain('give exactly one of --id, --email');
   });
 
-  it('set-password reads the new password from standard input and ends the member\'s sessions; the member logs in with it, not the old one (through the bin)', async () => {
+  it('set-password reads the new password from standard input and ends the member\'s sessions; the member logs in with it, not the old one', async () => {
     const before = await withApp(dataDir, async (app) => (await logIn(app, 'ada@example.test', 'long enough')).cookie);
-    const changed = await runBin(dataDir, ['user', 'set-password', '--email', 'ada@example.test', '--json'], { input: 'a new pass phrase\n' });
+    const changed = await cli(['user', 'set-password', '--email', 'ada@example.test', '--json'], 'a new pass phrase\n');
     expect(changed.code).toBe(0);
     const summary = JSON.parse(changed.out);
     expect(summary).toEqual({ id: expect.any(Number), email: 'ada@example.test', passwordChanged: true, sessionsEnded: expect.any(Number), grantsRevoked: 0 });
@@ -159,7 +159,7 @@ describe('user list, show and set-password', () => {
 });
 
 describe('sessions revoke', () => {
-  it('ends every session of the user and no one else\'s (through the bin)', async () => {
+  it('ends every session of the user and no one else\'s', async () => {
     await cli(['user', 'add', '--email', 'bert@example.test', '--first-name', 'Bert', '--last-name', 'Birne'], 'bert password\n');
     const cookies = await withApp(dataDir, async (app) => ({
       ada: [(await logIn(app, 'ada@example.test', 'a new pass phrase')).cookie, (await logIn(app, 'ada@example.test', 'a new pass phrase')).cookie],
@@ -170,7 +170,7 @@ describe('sessions revoke', () => {
     await withApp(dataDir, async (app) => {
       expect(await current(app, cookies.ada[0]!)).toBe(200);
     });
-    const revoked = await runBin(dataDir, ['sessions', 'revoke', '--email', 'ada@example.test', '--json']);
+    const revoked = await cli(['sessions', 'revoke', '--email', 'ada@example.test', '--json']);
     expect(revoked.code).toBe(0);
     const summary = JSON.parse(revoked.out);
     expect(summary).toEqual({ userId: expect.any(Number), email: 'ada@example.test', sessionsEnded: expect.any(Number), grantsRevoked: 0 });
@@ -186,6 +186,7 @@ describe('sessions revoke', () => {
 
 describe('the embedded database', () => {
   it('fails at once with a clear message while another process holds it', async () => {
+    await unshareDatabase(dataDir); // the commands of this test open the directory themselves
     const holder = await openDatabase({ kind: 'pglite', dataDir });
     try {
       const result = await cli(['region', 'add', '--name', 'Blocked']);

@@ -10,7 +10,7 @@ import { makeDataDir, runInProcess, withDatabase } from './cli-helpers.ts';
 let dataDir: string;
 let remove: () => Promise<void>;
 beforeAll(async () => {
-  ({ dataDir, remove } = await makeDataDir({ migrated: true }));
+  ({ dataDir, remove } = await makeDataDir({ migrated: true, share: true }));
 });
 afterAll(() => remove());
 

@@ -12,8 +12,8 @@ let source: Awaited<ReturnType<typeof makeDataDir>>;
 let target: Awaited<ReturnType<typeof makeDataDir>>;
 let exported: string;
 beforeAll(async () => {
-  source = await makeDataDir({ migrated: true });
-  target = await makeDataDir({ migrated: true });
+  source = await makeDataDir({ migrated: true, share: true });
+  target = await makeDataDir({ migrated: true, share: true });
 });
 afterAll(async () => {
   await source.remove();
@@ -51,8 +51,8 @@ describe('client export', () => {
 });
 
 describe('client import', () => {
-  test('creates the missing clients, a confidential one with a new secret printed once (through the bin)', async () => {
-    const run = await runBin(target.dataDir, ['client', 'import', exported, '--json']);
+  test('creates the missing clients, a confidential one with a new secret printed once', async () => {
+    const run = await runInProcess(target.dataDir, ['client', 'import', exported, '--json']);
     expect(run.code, run.err).toBe(0);
     const report = JSON.parse(run.out);
     expect(report).toEqual({ created: [{ clientId: 'spa', confidential: false, secret: null }, { clientId: 'wiki', confidential: true, secret: expect.stringMatching(/^\S{32,}$/) }], updated: [], unchanged: [] });

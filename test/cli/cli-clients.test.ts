@@ -10,7 +10,7 @@ let dataDir: string;
 let remove: () => Promise<void>;
 let env: Record<string, string>;
 beforeAll(async () => {
-  ({ dataDir, remove } = await makeDataDir({ migrated: true }));
+  ({ dataDir, remove } = await makeDataDir({ migrated: true, share: true }));
   env = { DATA_DIR: dataDir, NODE_ENV: 'test' };
 });
 afterAll(() => remove());
@@ -92,12 +92,12 @@ describe('client add', () => {
 });
 
 describe('client list, show, update, rotate-secret, delete', () => {
-  test('list and show (through the bin)', async () => {
-    const list = await runBin(dataDir, ['client', 'list', '--json']);
+  test('list and show', async () => {
+    const list = await cli('client', 'list', '--json');
     expect(list.code).toBe(0);
     const clients = JSON.parse(list.out);
     expect(clients.map((c: { clientId: string }) => c.clientId)).toEqual(['app', 'chat', 'wiki']);
-    const show = await runBin(dataDir, ['client', 'show', '--client-id', 'wiki', '--json']);
+    const show = await cli('client', 'show', '--client-id', 'wiki', '--json');
     expect(show.code).toBe(0);
     expect(JSON.parse(show.out)).toEqual({
       clientId: 'wiki', name: 'Wiki', confidential: true, redirectUris: ['https://wiki.example/cb', 'http://127.0.0.1:8000/cb'],
@@ -108,14 +108,14 @@ describe('client list, show, update, rotate-secret, delete', () => {
     });
     expect(clients.find((c: { clientId: string }) => c.clientId === 'wiki')).toEqual(JSON.parse(show.out));
     expect((await cli('client', 'show', '--client-id', 'wiki')).out).toContain('wiki: Wiki (confidential)\n  redirect URIs:    https://wiki.example/cb, http://127.0.0.1:8000/cb');
-    const unknown = await runBin(dataDir, ['client', 'show', '--client-id', 'nope', '--json']);
+    const unknown = await cli('client', 'show', '--client-id', 'nope', '--json');
     expect(unknown).toEqual({ code: 1, out: '{"error":"There is no OAuth client \\"nope\\"."}\n', err: '' });
   });
 
-  test('update changes only the options given; lists are replaced; the secret stays (through the bin)', async () => {
+  test('update changes only the options given; lists are replaced; the secret stays', async () => {
     const region = JSON.parse((await cli('region', 'add', '--name', 'Wikiland', '--json')).out).id;
-    const updated = await runBin(dataDir, ['client', 'update', '--client-id', 'wiki', '--name', 'Wiki 2', '--scope', 'profile',
-      '--redirect-uri', 'https://wiki.example/new', '--required-region', String(region), '--json']);
+    const updated = await cli('client', 'update', '--client-id', 'wiki', '--name', 'Wiki 2', '--scope', 'profile',
+      '--redirect-uri', 'https://wiki.example/new', '--required-region', String(region), '--json');
     expect(updated.code).toBe(0);
     expect(JSON.parse(updated.out)).toMatchObject({ clientId: 'wiki', name: 'Wiki 2', confidential: true, redirectUris: ['https://wiki.example/new'],
       scopes: ['openid', 'profile'], grantTypes: ['authorization_code', 'refresh_token'], requiredRegions: [region], secret: null });
@@ -137,9 +137,9 @@ describe('client list, show, update, rotate-secret, delete', () => {
     expect(await secretValid('chat', back.secret)).toBe(true);
   });
 
-  test('rotate-secret: the new secret works, the old one no longer (through the bin)', async () => {
+  test('rotate-secret: the new secret works, the old one no longer', async () => {
     const old = JSON.parse((await cli('client', 'rotate-secret', '--client-id', 'wiki', '--json')).out).secret;
-    const rotated = await runBin(dataDir, ['client', 'rotate-secret', '--client-id', 'wiki', '--json']);
+    const rotated = await cli('client', 'rotate-secret', '--client-id', 'wiki', '--json');
     expect(rotated.code).toBe(0);
     const { clientId, secret } = JSON.parse(rotated.out);
     expect(clientId).toBe('wiki');
@@ -150,14 +150,14 @@ describe('client list, show, update, rotate-secret, delete', () => {
     expect(pub.err).toContain('A public client has no secret.');
   });
 
-  test('delete removes the client with its grants (through the bin)', async () => {
+  test('delete removes the client with its grants', async () => {
     await withDatabase(dataDir, async (db) => {
       const client = (await clientRow(db, 'chat'))!;
       const user = await db.insertInto('users').values({ email: 'g@example.test', password_hash: 'x', first_name: 'G', last_name: 'H', photo: null, home_region_id: null })
         .returning('id').executeTakeFirstOrThrow();
       await db.insertInto('oauth_grants').values({ client_id: client.id, user_id: user.id, scopes: ['openid'], auth_time: new Date(), expires_at: new Date(Date.now() + 3600_000) }).execute();
     });
-    const deleted = await runBin(dataDir, ['client', 'delete', '--client-id', 'chat', '--json']);
+    const deleted = await cli('client', 'delete', '--client-id', 'chat', '--json');
     expect(deleted).toEqual({ code: 0, out: `${JSON.stringify({ clientId: 'chat', deleted: true }, null, 2)}\n`, err: '' });
     await withDatabase(dataDir, async (db) => {
       expect(await clientRow(db, 'chat')).toBeUndefined();
@@ -169,8 +169,8 @@ describe('client list, show, update, rotate-secret, delete', () => {
 });
 
 describe('keys list and rotate', () => {
-  test('a new key of every algorithm becomes active; the old ones are retired but still published (through the bin)', async () => {
-    const first = await runBin(dataDir, ['keys', 'rotate', '--json']);
+  test('a new key of every algorithm becomes active; the old ones are retired but still published (as text through the bin)', async () => {
+    const first = await cli('keys', 'rotate', '--json');
     expect(first.code).toBe(0);
     const { activated, retired } = JSON.parse(first.out);
     expect(Object.keys(activated)).toEqual(['RS256', 'ES256', 'EdDSA']);
@@ -180,7 +180,7 @@ describe('keys list and rotate', () => {
     expect(events).toEqual([{ level: 30, time: expect.any(Number), event: 'oauth.key.rotated', kids: Object.values(activated), retired, msg: 'signing key rotated' }]);
     const second = JSON.parse((await cli('keys', 'rotate', '--json')).out);
     expect(second.retired.sort()).toEqual(Object.values(activated).sort());
-    const list = await runBin(dataDir, ['keys', 'list', '--json']);
+    const list = await cli('keys', 'list', '--json');
     expect(list.code).toBe(0);
     const keys = JSON.parse(list.out);
     expect(keys).toHaveLength(9);

@@ -44,8 +44,8 @@ describe('db backup and restore', () => {
     });
   });
 
-  test('restore fills an empty data directory; a database there is replaced only with --force (through the bin)', async () => {
-    const run = await runBin(target.dataDir, ['db', 'restore', file]);
+  test('restore fills an empty data directory; a database there is replaced only with --force', async () => {
+    const run = await runInProcess(target.dataDir, ['db', 'restore', file]);
     expect(run.code, run.err).toBe(0);
     expect(run.out).toMatch(/^Restored \S+ into \S+ \(\d+ migrations applied in it; the server applies newer ones when it starts\)\.\n$/);
     expect(await emails(target.dataDir)).toEqual(['ada@example.test']);

@@ -17,10 +17,11 @@ const user = { id, email: expect.stringMatching(/@example\.org$/) };
 const dateTime = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
 
 let dataDir: string;
+let removeDataDir: () => Promise<void>;
 let demo: Record<string, any>;
 
 beforeAll(async () => {
-  dataDir = await mkdtemp(path.join(tmpdir(), 'fs-demo-json-'));
+  ({ dataDir, remove: removeDataDir } = await makeDataDir({ migrated: true }));
   let out = '';
   const code = await runCli(['demo', '--json'], {
     out: { write: (s: string) => { out += s; } },
@@ -30,7 +31,7 @@ beforeAll(async () => {
   expect(code).toBe(0);
   demo = JSON.parse(out);
 }, 120_000);
-afterAll(() => rm(dataDir, { recursive: true, force: true }));
+afterAll(() => removeDataDir());
 
 describe('cli demo --json', () => {
   it('prints the stores with managers, members, standby, wall posts and pickup times', () => {
@@ -90,7 +91,7 @@ describe('cli demo on a database that already holds it', () => {
   });
 
   it('a database with other users and no demo is refused, exit 1', async () => {
-    const { dataDir: other, remove } = await makeDataDir();
+    const { dataDir: other, remove } = await makeDataDir({ migrated: true });
     try {
       expect((await runInProcess(other, ['user', 'add', '--email', 'x@example.test', '--first-name', 'X', '--last-name', 'Y'], 'long enough\n')).code).toBe(0);
       const refused = await runInProcess(other, ['demo', '--json']);

@@ -1,7 +1,7 @@
 /**
  * `foodsharing demo remove`: deletes the demo accounts and OAuth
  * clients so that no published demo credential works, keeps everything else,
- * and says what it did. Run through the bin on its own data directory.
+ * and says what it did. On its own data directory; the removal itself through the bin.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD, DEMO_USER_EMAILS } from '../../src/demo/demo-data.ts';
@@ -9,7 +9,7 @@ import { makeDataDir, runBin, runInProcess, withApp, logIn } from './cli-helpers
 
 let work: { dataDir: string; remove(): Promise<void> };
 beforeAll(async () => {
-  work = await makeDataDir({ migrated: true });
+  work = await makeDataDir({ migrated: true, share: true });
   expect((await runInProcess(work.dataDir, ['demo'])).code).toBe(0);
   const member = await runInProcess(work.dataDir, ['user', 'add', '--email', 'ada@example.com', '--first-name', 'Ada', '--last-name', 'Apfel'], 'a member password\n');
   expect(member.code, member.err).toBe(0);
@@ -18,7 +18,7 @@ afterAll(() => work?.remove());
 
 describe('demo remove', { timeout: 180_000 }, () => {
   it('--help explains what goes and what stays; an extra argument is a usage error (2)', async () => {
-    const help = await runBin(work.dataDir, ['demo', 'remove', '--help']);
+    const help = await runInProcess(work.dataDir, ['demo', 'remove', '--help']);
     expect(help.code).toBe(0);
     expect(help.out).toMatch(/^Usage: foodsharing demo remove \[--json\]\n/);
     expect(help.out).toContain('The demo regions, stores, quizzes, contents and feature toggles stay.');
@@ -49,7 +49,7 @@ describe('demo remove', { timeout: 180_000 }, () => {
   });
 
   it('a second run finds nothing, and says so (0); --json prints what was removed', async () => {
-    const text = await runBin(work.dataDir, ['demo', 'remove']);
+    const text = await runInProcess(work.dataDir, ['demo', 'remove']);
     expect(text).toMatchObject({ code: 0, out: 'No demo accounts or OAuth clients found; nothing removed.\n' });
     const json = await runInProcess(work.dataDir, ['demo', 'remove', '--json']);
     expect(json.code).toBe(0);

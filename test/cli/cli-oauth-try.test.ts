@@ -18,7 +18,7 @@ let dataDir: string;
 let remove: () => Promise<void>;
 beforeAll(async () => {
   user = await makeUser(t.db, { email: 'try@example.test', firstName: 'Tilda' });
-  ({ dataDir, remove } = await makeDataDir({ migrated: true }));
+  ({ dataDir, remove } = await makeDataDir({ migrated: true, share: true }));
 });
 afterAll(async () => {
   await remove();

@@ -1,16 +1,16 @@
 /**
- * `user reset-second-factor --email E` through the binary: the member's
+ * `user reset-second-factor --email E` (the first reset through the binary): the member's
  * one-time codes, recovery codes and passkeys are deleted, the reset is in
  * the audit log and the member is told by mail; their next login asks for the
  * password only. On the CLI's own embedded data directory.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enrol, passwordStep } from '../helpers/one-time-codes.ts';
-import { logIn, makeDataDir, runBin, withApp, withDatabase } from './cli-helpers.ts';
+import { logIn, makeDataDir, runBin, runInProcess, withApp, withDatabase } from './cli-helpers.ts';
 
 let dataDir: string;
 let remove: () => Promise<void>;
-beforeAll(async () => { ({ dataDir, remove } = await makeDataDir({ migrated: true })); });
+beforeAll(async () => { ({ dataDir, remove } = await makeDataDir({ migrated: true, share: true })); });
 afterAll(() => remove());
 
 const EMAIL = 'otto@example.test';
@@ -18,7 +18,7 @@ const PASSWORD = 'a long enough password';
 
 describe('user reset-second-factor', () => {
   it('deletes codes, recovery codes and passkeys; records the event; mails the member (through the bin)', async () => {
-    const added = await runBin(dataDir, ['user', 'add', '--email', EMAIL, '--first-name', 'Otto', '--last-name', 'Ost', '--json'], { input: `${PASSWORD}\n` });
+    const added = await runInProcess(dataDir, ['user', 'add', '--email', EMAIL, '--first-name', 'Otto', '--last-name', 'Ost', '--json'], `${PASSWORD}\n`);
     expect(added.code).toBe(0);
     const userId = JSON.parse(added.out).id as number;
     await withApp(dataDir, async (app, db) => {
@@ -33,10 +33,10 @@ describe('user reset-second-factor', () => {
 
     const reset = await runBin(dataDir, ['user', 'reset-second-factor', '--email', EMAIL]);
     expect(reset).toEqual({ code: 0, out: `Second factor of ${EMAIL} (user ${userId}) reset: one-time codes deleted, 1 passkey(s) deleted.\n`, err: '' });
-    const again = await runBin(dataDir, ['user', 'reset-second-factor', '--email', EMAIL, '--json']);
+    const again = await runInProcess(dataDir, ['user', 'reset-second-factor', '--email', EMAIL, '--json']);
     expect(again.code).toBe(0);
     expect(JSON.parse(again.out)).toEqual({ id: userId, email: EMAIL, oneTimeCodes: false, passkeysDeleted: 0 });
-    expect((await runBin(dataDir, ['user', 'reset-second-factor', '--email', 'nobody@example.test'])).code).toBe(1);
+    expect((await runInProcess(dataDir, ['user', 'reset-second-factor', '--email', 'nobody@example.test'])).code).toBe(1);
 
     await withDatabase(dataDir, async (db) => {
       expect(await db.selectFrom('one_time_code_secrets').select('user_id').execute()).toEqual([]);

@@ -11,7 +11,7 @@ import { makeDataDir, runBin, runInProcess, withDatabase } from './cli-helpers.t
 let dataDir: string;
 let remove: () => Promise<void>;
 beforeAll(async () => {
-  ({ dataDir, remove } = await makeDataDir({ migrated: true }));
+  ({ dataDir, remove } = await makeDataDir({ migrated: true, share: true }));
   expect((await cli(['region', 'add', '--name', 'Wien'])).code).toBe(0);
   expect((await cli(['client', 'add', '--client-id', 'wiki', '--name', 'Wiki', '--redirect-uri', 'https://wiki.example/cb'])).code).toBe(0);
 });
@@ -78,13 +78,13 @@ describe('names stored before the rule (or by SQL)', () => {
     });
   });
 
-  it('are printed with every control and bidirectional character escaped, in text (partly through the bin)', async () => {
+  it('are printed with every control and bidirectional character escaped, in text (region list through the bin)', async () => {
     const runs = {
       'region list': await runBin(dataDir, ['region', 'list']),
       'user list': await cli(['user', 'list']),
       'user show': await cli(['user', 'show', '--id', String(userId)]),
       'client list': await cli(['client', 'list']),
-      'client show': await runBin(dataDir, ['client', 'show', '--client-id', 'wiki']),
+      'client show': await cli(['client', 'show', '--client-id', 'wiki']),
     };
     for (const [command, run] of Object.entries(runs)) {
       expect({ command, code: run.code, err: run.err }).toEqual({ command, code: 0, err: '' });

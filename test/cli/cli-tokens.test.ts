@@ -37,7 +37,7 @@ async function issueTokens(): Promise<{ access_token: string; refresh_token: str
 }
 
 beforeAll(async () => {
-  ({ dataDir, remove } = await makeDataDir({ migrated: true }));
+  ({ dataDir, remove } = await makeDataDir({ migrated: true, share: true }));
   const user = await cli(['user', 'add', '--email', 'ada@example.test', '--first-name', 'Ada', '--last-name', 'Apfel', '--json'], 'long enough\n');
   userId = JSON.parse(user.out).id;
   const client = await cli(['client', 'add', '--client-id', 'wiki', '--name', 'Wiki', '--redirect-uri', CALLBACK, '--scope', 'email', '--grant', 'refresh_token', '--json']);
@@ -79,8 +79,8 @@ describe('token introspect', () => {
 });
 
 describe('token revoke', () => {
-  test('a refresh token revokes its whole grant: the access token is inactive too, here and at /oauth/introspect (through the bin)', async () => {
-    const run = await runBin(dataDir, ['token', 'revoke', '--json'], { input: `${tokens.refresh_token}\n` });
+  test('a refresh token revokes its whole grant: the access token is inactive too, here and at /oauth/introspect', async () => {
+    const run = await cli(['token', 'revoke', '--json'], `${tokens.refresh_token}\n`);
     expect(run.code, run.err).toBe(0);
     const result = JSON.parse(run.out);
     expect(result).toEqual({ grantId: expect.any(Number), clientId: 'wiki', user: { id: userId, email: 'ada@example.test', label: `${userId} (ada@example.test)` }, revoked: true, alreadyRevoked: false });

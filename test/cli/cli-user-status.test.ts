@@ -17,7 +17,7 @@ const PASSWORD = 'ada pass phrase';
 const cli = (argv: string[], input = '') => runInProcess(dataDir, argv, input);
 
 beforeAll(async () => {
-  ({ dataDir, remove } = await makeDataDir({ migrated: true }));
+  ({ dataDir, remove } = await makeDataDir({ migrated: true, share: true }));
   const added = await cli(['user', 'add', '--email', ADA, '--first-name', 'Ada', '--last-name', 'Apfel', '--json'], `${PASSWORD}\n`);
   expect(added.code).toBe(0);
   adaId = (JSON.parse(added.out) as { id: number }).id;
@@ -32,7 +32,7 @@ const memberEvents = () => withDatabase(dataDir, async (db) =>
 const loginStatus = (email = ADA) => withApp(dataDir, async (app) => (await logIn(app, email, PASSWORD)).status);
 
 describe('user disable and enable', () => {
-  test('disable ends the sessions and refuses the login; enable lets the user in again (through the bin)', async () => {
+  test('disable ends the sessions and refuses the login; enable lets the user in again (disable through the bin)', async () => {
     const cookie = await withApp(dataDir, async (app) => (await logIn(app, ADA, PASSWORD)).cookie);
     const disabled = await runBin(dataDir, ['user', 'disable', '--email', ADA]);
     expect(disabled).toEqual({ code: 0, out: `${ADA} (user ${adaId}) disabled; 1 session(s) ended, 0 app grant(s) revoked.\n`, err: '' });
@@ -52,11 +52,11 @@ describe('user disable and enable', () => {
     expect((await cli(['user', 'show', '--id', String(adaId)])).out.split('\n')[0]).toBe(`${adaId}: ${ADA} — Ada Apfel (foodsharer, ${since})`);
     expect(JSON.parse((await cli(['user', 'show', '--email', ADA, '--json'])).out)).toMatchObject({ status: 'disabled', disabledAt });
 
-    const again = await runBin(dataDir, ['user', 'disable', '--id', String(adaId), '--json']);
+    const again = await cli(['user', 'disable', '--id', String(adaId), '--json']);
     expect(again.code).toBe(1);
     expect(JSON.parse(again.out)).toEqual({ error: `${ADA} (user ${adaId}) is already disabled` });
 
-    const enabled = await runBin(dataDir, ['user', 'enable', '--email', ADA.toLowerCase(), '--json']);
+    const enabled = await cli(['user', 'enable', '--email', ADA.toLowerCase(), '--json']);
     expect(enabled.code).toBe(0);
     expect(JSON.parse(enabled.out)).toEqual({ id: adaId, email: ADA, disabled: false });
     expect(enabled.err.trim().split('\n').map((line) => JSON.parse(line) as object)).toEqual([
@@ -80,7 +80,7 @@ describe('user disable and enable', () => {
   });
 
   test('an unknown user: exit 1, nothing written; neither or both of --id and --email: usage, exit 2', async () => {
-    const unknown = await runBin(dataDir, ['user', 'disable', '--email', 'nobody@example.test']);
+    const unknown = await cli(['user', 'disable', '--email', 'nobody@example.test']);
     expect(unknown).toMatchObject({ code: 1, out: '' });
     expect(unknown.err).toContain('there is no user with email nobody@example.test');
     expect((await cli(['user', 'enable'])).code).toBe(2);
@@ -91,10 +91,10 @@ describe('user disable and enable', () => {
 
 describe('user delete', () => {
   test('without --confirm-email: usage; a confirmation that differs (even in case): exit 1, nothing deleted', async () => {
-    const missing = await runBin(dataDir, ['user', 'delete', '--email', ADA]);
+    const missing = await cli(['user', 'delete', '--email', ADA]);
     expect(missing.code).toBe(2);
     expect(missing.err).toContain('--confirm-email is required');
-    const wrong = await runBin(dataDir, ['user', 'delete', '--email', ADA, '--confirm-email', ADA.toLowerCase(), '--json']);
+    const wrong = await cli(['user', 'delete', '--email', ADA, '--confirm-email', ADA.toLowerCase(), '--json']);
     expect(wrong.code).toBe(1);
     expect(JSON.parse(wrong.out)).toEqual({ error: `--confirm-email does not match the email of user ${adaId}; nothing was deleted` });
     expect(await loginStatus()).toBe(200);

@@ -60,16 +60,34 @@ describe('data directory lock', () => {
 
   it('lets exactly one of several processes take over a stale lock at the same moment', async () => {
     await writeFile(lockFile(), '999999999');
-    const startAt = Date.now() + 4_000;
+    // Each process says it is ready, then waits for a line on standard input: written to all at once, it
+    // starts them together, without a busy wait that would hold the CPU the others need to get ready.
     const code = `import { lockDataDir } from ${JSON.stringify(LOCK_MODULE)};
-      while (Date.now() < ${startAt});
-      try { lockDataDir(${JSON.stringify(dir)}); console.log('locked'); } catch (e) { console.log(e.name); }
-      process.stdin.resume(); process.stdin.on('end', () => process.exit(0));`;
+      process.stdin.once('data', () => {
+        try { lockDataDir(${JSON.stringify(dir)}); console.log('locked'); } catch (e) { console.log(e.name); }
+        process.stdin.resume(); process.stdin.on('end', () => process.exit(0));
+      });
+      console.log('ready');`;
     const children = Array.from({ length: 5 }, () => spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code],
       { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] }));
-    const results = await Promise.all(children.map((child) => new Promise<string>((resolve) => {
-      child.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString().trim()));
-    })));
+    const lines = children.map((child) => {
+      const read: string[] = [];
+      const waiting: Array<(line: string) => void> = [];
+      let buffered = '';
+      child.stdout!.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString();
+        for (let end = buffered.indexOf('\n'); end >= 0; end = buffered.indexOf('\n')) {
+          read.push(buffered.slice(0, end).trim());
+          buffered = buffered.slice(end + 1);
+        }
+        while (read.length > 0 && waiting.length > 0) waiting.shift()!(read.shift()!);
+      });
+      /** The process's next line on standard output. */
+      return () => new Promise<string>((resolve) => (read.length > 0 ? resolve(read.shift()!) : waiting.push(resolve)));
+    });
+    expect(await Promise.all(lines.map((next) => next()))).toEqual(['ready', 'ready', 'ready', 'ready', 'ready']);
+    for (const child of children) child.stdin!.write('go\n');
+    const results = await Promise.all(lines.map((next) => next()));
     for (const child of children) child.stdin!.end();
     await Promise.all(children.map((child) => new Promise((resolve) => child.once('exit', resolve))));
     expect(results.sort()).toEqual(['DataDirBusyError', 'DataDirBusyError', 'DataDirBusyError', 'DataDirBusyError', 'locked']);

@@ -7,6 +7,7 @@ import { DataDirBusyError, ownerLine } from '../../src/db/data-dir-lock.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { listMigrations, migrate } from '../../src/db/migrate.ts';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../helpers/database.ts';
+import { copyMigratedDatabase } from '../helpers/migrated-data-dir.ts';
 
 let database: TestDatabase;
 beforeAll(async () => { database = await createTestDatabase(); });
@@ -59,12 +60,14 @@ describe('migrations', () => {
   });
 });
 
+// On copies of the run's migrated database: a new directory's initdb and migrations are not the subject here
+// (the first start, main/start.test.ts, and the CLI's first command, cli/cli-accounts.test.ts, create one).
 describe('embedded database directory', () => {
   it('persists data across restarts', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'fs-db-'));
     try {
+      await copyMigratedDatabase(dir);
       const first = await openDatabase({ kind: 'pglite', dataDir: dir });
-      await migrate(first.db);
       await first.db.insertInto('regions').values({ name: 'Leipzig', parent_id: null }).execute();
       await first.close();
       const second = await openDatabase({ kind: 'pglite', dataDir: dir });
@@ -78,6 +81,7 @@ describe('embedded database directory', () => {
   it('can be held by one process only: a second opener fails at once with a clear message', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'fs-db-'));
     try {
+      await copyMigratedDatabase(dir);
       const holder = await openDatabase({ kind: 'pglite', dataDir: dir });
       const error = await openDatabase({ kind: 'pglite', dataDir: dir }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(DataDirBusyError);
@@ -93,6 +97,7 @@ describe('embedded database directory', () => {
   it('takes over a lock left by a process that died', async () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'fs-db-'));
     try {
+      await copyMigratedDatabase(dir);
       await writeFile(path.join(dir, 'embedded-db.lock'), '999999999');
       const handle = await openDatabase({ kind: 'pglite', dataDir: dir });
       expect(await readFile(path.join(dir, 'embedded-db.lock'), 'utf8')).toBe(ownerLine());

@@ -20,9 +20,10 @@ import { buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openDatabase, type DB } from '../../src/db/database.ts';
 import { loadKeyMaterial } from '../../src/oauth/keys/key-material.ts';
-import { runBin } from '../cli/cli-helpers.ts';
+import { runInProcess } from '../cli/cli-helpers.ts';
 import { TEST_DATABASE_URL, withAdminClient } from '../helpers/database.ts';
 import { exampleBlock } from '../helpers/markdown-examples.ts';
+import { copyMigratedDatabase } from '../helpers/migrated-data-dir.ts';
 import { useShell } from './shell.ts';
 
 const shell = useShell();
@@ -51,8 +52,9 @@ async function withServer<T>(work: (app: FastifyInstance, db: DB) => Promise<T>)
   }
 }
 
+/** A command of the setup around the documented ones (those run through npm, as written), in this process. */
 async function cli(argv: string[], input = '') {
-  const result = await runBin(env.DATA_DIR!, argv, { input, env });
+  const result = await runInProcess(env.DATA_DIR!, argv, input, env);
   expect(result.code, result.err).toBe(0);
   return result;
 }
@@ -66,6 +68,9 @@ beforeAll(async () => {
     url.pathname = `/${name}`;
     env.DATABASE_URL = url.href;
     dropDatabase = () => withAdminClient((client) => client.query(`drop database ${name} with (force)`)).then(() => undefined);
+  } else {
+    // Migrated already (initdb and the migrations are not what the examples show): the commands below start from there.
+    await copyMigratedDatabase(env.DATA_DIR!);
   }
   await cli(['demo']);
   if (TEST_DATABASE_URL !== undefined) running = await openServer();

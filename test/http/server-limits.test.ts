@@ -16,6 +16,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, it } from 'vitest';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { copyMigratedDatabase } from '../helpers/migrated-data-dir.ts';
 import { freePort } from '../helpers/oauth.ts';
 
 const apps: TestApp[] = [];
@@ -97,6 +98,7 @@ describe.concurrent('MAX_CONNECTIONS', () => {
 describe.concurrent('logging of clients that go away', () => {
   it('logs an aborted request body at info, with no error line', async ({ expect }) => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'fs-limits-'));
+    await copyMigratedDatabase(dataDir); // the server's start on an empty directory is main/start.test.ts's
     const port = await freePort();
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       cwd: fileURLToPath(new URL('../..', import.meta.url)),

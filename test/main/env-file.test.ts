@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, readProcessEnvironment } from '../../src/config.ts';
 import { BIN } from '../cli/cli-helpers.ts';
 import { TEST_DATABASE_URL } from '../helpers/database.ts';
+import { copyMigratedDatabase } from '../helpers/migrated-data-dir.ts';
 import { SERVER_FROM_ANY_DIRECTORY, start, START_TEST_TIMEOUT_MS, useStartDataDir } from './start-process.ts';
 
 let cwd: string;
@@ -49,12 +50,14 @@ describe('the server and the CLI read .env', { timeout: START_TEST_TIMEOUT_MS },
   it.skipIf(TEST_DATABASE_URL)('the CLI (the bin) takes DATA_DIR from .env; the environment\'s own NODE_ENV wins over the file\'s', async () => {
     // Were the file's NODE_ENV taken, migrate would refuse: production requires DATABASE_URL.
     await writeFile(path.join(cwd, '.env'), 'NODE_ENV=production\nDATA_DIR=./from-dotenv\n');
+    // A migrated database there (nothing left to apply); the default ./data would be a new, empty one.
+    await copyMigratedDatabase(path.join(cwd, 'from-dotenv'));
     const result = await new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
       execFile(process.execPath, [BIN, 'migrate', '--json'], { cwd, env: { PATH: process.env.PATH ?? '', NODE_ENV: 'test' } },
         (error, out, err) => resolve({ code: error ? (typeof error.code === 'number' ? error.code : null) : 0, out, err }));
     });
     expect(result.code, result.err).toBe(0);
-    expect(JSON.parse(result.out)).toMatchObject({ applied: expect.arrayContaining(['001_accounts']) });
-    expect(existsSync(path.join(cwd, 'from-dotenv', 'pglite'))).toBe(true);
+    expect(JSON.parse(result.out)).toEqual({ applied: [] });
+    expect(existsSync(path.join(cwd, 'data'))).toBe(false);
   });
 });

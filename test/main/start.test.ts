@@ -1,4 +1,8 @@
-/** `npm start` on the embedded database: the first start, SIGTERM (also during the demo load and through npm), readable logs. */
+/**
+ * `npm start` on the embedded database: the first start, SIGTERM (also during the demo load and through npm), readable logs.
+ * Only the first test starts on an empty directory (initdb and every migration, seconds of CPU); the others start on a
+ * copy of the run's migrated database (helpers/migrated-data-dir.ts): keys are generated and the demo loaded there too.
+ */
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { request as httpRequest, type ClientRequest } from 'node:http';
@@ -7,6 +11,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.ts';
 import { TEST_DATABASE_URL } from '../helpers/database.ts';
+import { copyMigratedDatabase } from '../helpers/migrated-data-dir.ts';
 import { freePort } from '../helpers/oauth.ts';
 import { isAlive, start, START_TEST_TIMEOUT_MS, useStartDataDir, waitFor, waitUntilRefused } from './start-process.ts';
 
@@ -62,6 +67,7 @@ describe('npm start', { timeout: START_TEST_TIMEOUT_MS }, () => {
   onEmbeddedDatabase('SIGTERM as the first start loads the demo dataset: the process exits 0, the load completes or leaves nothing, the next start is whole', async () => {
     const freshDir = await mkdtemp(path.join(tmpdir(), 'fs-start-sigterm-'));
     try {
+      await copyMigratedDatabase(freshDir);
       const port = await freePort();
       const first = start({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: freshDir });
       await waitFor(first, 'using key files'); // logged right before the demo dataset is loaded
@@ -127,6 +133,7 @@ describe('npm start', { timeout: START_TEST_TIMEOUT_MS }, () => {
 
   onEmbeddedDatabase('LOG_FORMAT=pretty: readable lines instead of JSON, the demo logins one per line', async () => {
     const ownDataDir = await mkdtemp(path.join(tmpdir(), 'fs-pretty-'));
+    await copyMigratedDatabase(ownDataDir);
     const port = await freePort();
     const running = start({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: ownDataDir, LOG_FORMAT: 'pretty' });
     try {
@@ -147,6 +154,7 @@ describe('npm start', { timeout: START_TEST_TIMEOUT_MS }, () => {
 
   onEmbeddedDatabase('npm start: SIGTERM to npm stops the compiled server too, and npm exits once it has', async () => {
     const ownDataDir = await mkdtemp(path.join(tmpdir(), 'fs-npm-start-'));
+    await copyMigratedDatabase(ownDataDir);
     const port = await freePort();
     const running = start({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: ownDataDir }, ['npm', 'start']);
     let serverPid: number | undefined;

@@ -20,6 +20,7 @@ import { claimDueNotices, enqueueLogoutNotices, recordNoticeOutcome } from '../.
 import { testConfig, testKeys } from '../helpers/app.ts';
 import { FrozenClock } from '../helpers/clock.ts';
 import { createTestDatabase, TEST_DATABASE_URL } from '../helpers/database.ts';
+import { copyMigratedDatabase } from '../helpers/migrated-data-dir.ts';
 import { LogoutReceiver, verifyLogoutToken } from '../helpers/logout-receiver.ts';
 import { freePort } from '../helpers/oauth.ts';
 
@@ -33,6 +34,7 @@ async function reopenableDatabase(): Promise<ReopenableDatabase> {
     return { open: () => openDatabase({ kind: 'postgres', url, schema: created.schema!, poolSize: 3 }), drop: () => created.drop() };
   }
   const dataDir = await mkdtemp(path.join(tmpdir(), 'fs-backchannel-'));
+  await copyMigratedDatabase(dataDir);
   return { open: () => openDatabase({ kind: 'pglite', dataDir }), drop: () => rm(dataDir, { recursive: true, force: true }) };
 }
 
