@@ -1,15 +1,16 @@
 /**
  * Numbered SQL migrations (`migrations/NNN_name.sql`), applied in order inside
- * one transaction that first takes a PostgreSQL advisory lock: two instances
- * starting at once serialise here, and the second finds nothing left to do.
+ * one transaction that first takes a PostgreSQL advisory lock of the schema: two
+ * instances starting at once on one schema serialise here, and the second finds nothing left to do.
  * Landed migration files are never edited; a change is a new file.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { sql, type Kysely } from 'kysely';
+import { lockForTransaction } from './transaction.ts';
 
 const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
 /** Arbitrary constant naming this application's migration lock. */
-const MIGRATION_LOCK_KEY = 7_140_523_981;
+export const MIGRATION_LOCK_KEY = 7_140_523_981;
 
 export interface Migration {
   readonly version: number;
@@ -30,7 +31,7 @@ export async function listMigrations(): Promise<Migration[]> {
 export async function migrate(db: Kysely<any>): Promise<string[]> {
   const migrations = await listMigrations();
   return db.transaction().execute(async (trx) => {
-    await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`.execute(trx);
+    await lockForTransaction(trx, MIGRATION_LOCK_KEY);
     await sql`create table if not exists schema_migrations (
       version integer primary key,
       name text not null,

@@ -10,7 +10,11 @@ export function inTransaction<T>(db: Executor, work: (trx: Transaction<Database>
   return db.isTransaction ? work(db as Transaction<Database>) : db.transaction().execute(work);
 }
 
-/** `pg_advisory_xact_lock`: waits for, then holds until the transaction ends, the lock named by `key`. */
-export async function lockForTransaction(trx: Transaction<Database>, key: number): Promise<void> {
-  await sql`select pg_advisory_xact_lock(${key})`.execute(trx);
+/**
+ * `pg_advisory_xact_lock`: waits for, then holds until the transaction ends, the lock named by `key`
+ * in the current schema. Advisory locks belong to the whole database; naming the schema in the lock
+ * keeps deployments (and test runs) on different schemas of one database from waiting on each other.
+ */
+export async function lockForTransaction(trx: Transaction<any>, key: number): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(coalesce(current_schema(), ''), ${key}))`.execute(trx);
 }

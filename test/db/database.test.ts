@@ -5,7 +5,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DataDirBusyError, ownerLine } from '../../src/db/data-dir-lock.ts';
 import { openDatabase } from '../../src/db/database.ts';
-import { listMigrations, migrate } from '../../src/db/migrate.ts';
+import { listMigrations, migrate, MIGRATION_LOCK_KEY } from '../../src/db/migrate.ts';
+import { lockForTransaction } from '../../src/db/transaction.ts';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../helpers/database.ts';
 import { copyMigratedDatabase } from '../helpers/migrated-data-dir.ts';
 
@@ -55,6 +56,44 @@ describe('migrations', () => {
       await a.close();
       await b.close();
       await sql.raw(`drop schema ${schema} cascade`).execute(admin.db);
+      await admin.close();
+    }
+  });
+
+  it.runIf(TEST_DATABASE_URL)('on PostgreSQL wait only for a migration of the same schema, not of another schema', async () => {
+    const other = `test_other_${Date.now()}`;
+    const admin = await openDatabase({ kind: 'postgres', url: TEST_DATABASE_URL!, poolSize: 1 });
+    await sql.raw(`create schema ${other}`).execute(admin.db);
+    const holder = await openDatabase({ kind: 'postgres', url: TEST_DATABASE_URL!, schema: database.schema!, poolSize: 1 });
+    const same = await openDatabase({ kind: 'postgres', url: TEST_DATABASE_URL!, schema: database.schema!, poolSize: 1 });
+    const elsewhere = await openDatabase({ kind: 'postgres', url: TEST_DATABASE_URL!, schema: other, poolSize: 1 });
+    let release!: () => void;
+    let held!: () => void;
+    const isHeld = new Promise<void>((resolve) => { held = resolve; });
+    // A migration of this file's schema in progress: its transaction holds the schema's migration lock.
+    const holding = holder.db.transaction().execute(async (trx) => {
+      await lockForTransaction(trx, MIGRATION_LOCK_KEY);
+      held();
+      await new Promise<void>((resolve) => { release = resolve; });
+    });
+    try {
+      await isHeld;
+      const waiting = migrate(same.db);
+      // Another schema's migration runs to the end while this schema's lock is held.
+      expect(await migrate(elsewhere.db)).toHaveLength((await listMigrations()).length);
+      // The same schema's migration is queued behind the holder: its backend waits for an advisory lock.
+      await expect.poll(async () => (await sql<{ n: number }>`select count(*)::int as n from pg_locks
+        where locktype = 'advisory' and not granted
+          and (classid::bigint << 32 | objid::bigint) = hashtextextended(${database.schema!}, ${MIGRATION_LOCK_KEY})`
+        .execute(admin.db)).rows[0]?.n, { timeout: 10_000 }).toBe(1);
+      release();
+      await holding;
+      expect(await waiting).toEqual([]);
+    } finally {
+      release?.();
+      await holding.catch(() => {});
+      await Promise.all([holder.close(), same.close(), elsewhere.close()]);
+      await sql.raw(`drop schema ${other} cascade`).execute(admin.db);
       await admin.close();
     }
   });
