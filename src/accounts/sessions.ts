@@ -103,6 +103,25 @@ export const LAST_SEEN_RESOLUTION_SECONDS = 5 * 60;
 
 const touchSession = statement('touch_session', 'update sessions set last_seen_at = $2 where id_digest = $1');
 
+/** What a statement that reads the session itself ({@link inLiveSession}) takes as its parameters $1–$3. */
+export type LiveSessionParams = readonly [digest: Buffer, now: Date, lastSeenBefore: Date];
+
+export function liveSessionParams(digest: Buffer, now: Date): LiveSessionParams {
+  return [digest, now, new Date(now.getTime() - LAST_SEEN_RESOLUTION_SECONDS * 1000)];
+}
+
+/**
+ * A statement that reads the session itself, in front of `select`: `live` has one row (`user_id`) while
+ * the session whose cookie digests to $1 is live at $2, none otherwise, and the session's "last used" is
+ * recorded as {@link findSession} records it. The parameters $1–$3 are {@link liveSessionParams}'; the
+ * statement's own start at $4. `select` reads `from live`, so that no row means no session.
+ */
+export function inLiveSession(select: string): string {
+  return `with live as (select u.id as user_id from ${liveSessionFrom('$1', '$2')}),
+  touched as (update sessions set last_seen_at = $2 where id_digest = $1 and last_seen_at <= $3 and exists (select 1 from live))
+  ${select}`;
+}
+
 /** The digest of a cookie value that could be a session id; undefined for one that cannot. */
 export function sessionDigest(id: string): Buffer | undefined {
   return /^[A-Za-z0-9_-]{43}$/.test(id) ? digestSessionId(id) : undefined;

@@ -4,8 +4,11 @@
  * {@link Actor}, never the session.
  */
 import type { FastifyRequest } from 'fastify';
-import type { SessionContext } from '../accounts/sessions.ts';
+import { unreadSessionDigest } from '../accounts/session-http.ts';
+import { liveSessionParams, type LiveSessionParams, type SessionContext } from '../accounts/sessions.ts';
+import type { Clock } from '../clock.ts';
 import { authProblems } from './plugin/auth.problems.ts';
+import { assertValidInput } from './plugin/validation-order.ts';
 
 /** Who is acting: the logged-in user as the policies see them. */
 export interface Actor {
@@ -25,4 +28,26 @@ export async function requireSession(request: FastifyRequest): Promise<SessionCo
   const session = await request.getSession();
   if (!session) throw authProblems.unauthenticated();
   return session;
+}
+
+/**
+ * A reading route with `sessionInStatement` (route-config.ts): when the `/api` hook left the session
+ * unread and the request is valid, `inStatement` reads the session in the route's own statement
+ * (sessions.ts `inLiveSession`) and answers undefined for no live session: a 401. Otherwise the usual
+ * order runs: the session (401), then the input (400), then `ordinary` with the actor.
+ */
+export async function inSessionStatement<T>(
+  request: FastifyRequest, clock: Clock,
+  inStatement: (session: LiveSessionParams) => Promise<T | undefined>,
+  ordinary: (actor: Actor) => Promise<T>,
+): Promise<T> {
+  const digest = unreadSessionDigest(request);
+  if (digest === undefined || request.validationError) {
+    const actor = await requireActor(request);
+    assertValidInput(request);
+    return ordinary(actor);
+  }
+  const answer = await inStatement(liveSessionParams(digest, clock()));
+  if (answer === undefined) throw authProblems.unauthenticated();
+  return answer;
 }

@@ -1,6 +1,8 @@
 /** GET and POST /api/region/{regionId}/pin (SPEC-API). */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { useTestApp } from '../helpers/fixture.ts';
+import { digestSessionId, liveSessionParams } from '../../src/accounts/sessions.ts';
+import { findRegionWithPinInSession } from '../../src/api/region-pins/region-pins.repository.ts';
+import { useTestApp, type LoggedIn } from '../helpers/fixture.ts';
 import { BAD_IDS, expectKeys, expectProblem } from '../helpers/api.ts';
 import { makeRegion } from '../helpers/factories.ts';
 import type { TestSession } from '../helpers/session.ts';
@@ -59,5 +61,68 @@ describe('region pins', () => {
         expect([400, 404], `${method} ${bad}: ${response.body}`).toContain(response.statusCode);
       }
     }
+  });
+});
+
+/**
+ * The read takes the session in the route's own statement (api/actor.ts `inSessionStatement`): the answers
+ * and their order are those of every other route, and the statement keeps the session's rules.
+ */
+describe('reading a pin with the session in the same statement', () => {
+  const sessionId = (who: LoggedIn) => /fs_session=([^;]+)/.exec(who.cookie)![1]!;
+  const sessionRow = (who: LoggedIn) => t.db.selectFrom('sessions').select(['last_seen_at', 'expires_at'])
+    .where('id_digest', '=', digestSessionId(sessionId(who))).executeTakeFirstOrThrow();
+
+  it('answers 401 for a session cookie of no session, before a bad region id (400) and an unknown region (404)', async () => {
+    const unknown = { cookie: `fs_session=${'A'.repeat(43)}`, csrfToken: '', headers: {} };
+    for (const url of [`/api/region/${region}/pin`, '/api/region/abc/pin', '/api/region/999999/pin', `/api/region/${region}/pin?x=1`]) {
+      const response = await t.call('GET', url, unknown);
+      expectProblem(response, 401);
+      expect(response.json()).toEqual((await t.call('GET', url)).json());
+    }
+    const member = await t.as('foodsaver');
+    expectProblem(await t.call('GET', '/api/region/abc/pin', member), 400, 'request.invalid');
+    expectProblem(await t.call('GET', `/api/region/${region}/pin?x=1`, member), 400, 'request.invalid');
+    expectProblem(await t.call('GET', '/api/region/999999/pin', member), 404, 'region.not-found');
+  });
+
+  it('answers 401 once the session expired, was ended, or its member was disabled', async () => {
+    const expired = await t.as('foodsaver');
+    await t.db.updateTable('sessions').set({ expires_at: t.clock.now() }).where('id_digest', '=', digestSessionId(sessionId(expired))).execute();
+    expectProblem(await t.call('GET', `/api/region/${region}/pin`, expired), 401);
+    const ended = await t.as('foodsaver');
+    expect((await t.call('POST', '/api/user/logout', ended)).statusCode).toBe(204);
+    expectProblem(await t.call('GET', `/api/region/${region}/pin`, ended), 401);
+    const disabled = await t.as('foodsaver');
+    expect((await t.call('GET', `/api/region/${region}/pin`, disabled)).statusCode).toBe(200);
+    await t.db.updateTable('users').set({ disabled_at: t.clock.now() }).where('id', '=', disabled.user.id).execute();
+    expectProblem(await t.call('GET', `/api/region/${region}/pin`, disabled), 401);
+  });
+
+  it('records that the session is used, at most every five minutes, as any other request does', async () => {
+    const member = await t.as('foodsaver', { rememberMe: true });
+    const signedInAt = (await sessionRow(member)).last_seen_at;
+    t.clock.advance(4 * 60);
+    expect((await t.call('GET', `/api/region/${region}/pin`, member)).statusCode).toBe(200);
+    expect((await sessionRow(member)).last_seen_at).toEqual(signedInAt);
+    t.clock.advance(60);
+    const now = t.clock.now();
+    expect((await t.call('GET', `/api/region/${region}/pin`, member)).statusCode).toBe(200);
+    expect((await sessionRow(member)).last_seen_at.getTime()).toBeGreaterThanOrEqual(now.getTime());
+  });
+
+  it('the statement: no row without a live session, the region and pin with one, and the last use recorded in it', async () => {
+    const member = await t.as('foodsaver');
+    const digest = digestSessionId(sessionId(member));
+    const now = t.clock.now();
+    expect(await findRegionWithPinInSession(t.db, liveSessionParams(digestSessionId('A'.repeat(43)), now), region)).toEqual({ live: false });
+    expect(await findRegionWithPinInSession(t.db, liveSessionParams(digest, now), 999999)).toEqual({ live: true, region: undefined });
+    expect(await findRegionWithPinInSession(t.db, liveSessionParams(digest, now), region))
+      .toEqual({ live: true, region: { pin: expect.objectContaining({ region_id: region }) } });
+    const later = new Date(now.getTime() + 5 * 60_000);
+    await findRegionWithPinInSession(t.db, liveSessionParams(digest, later), region);
+    expect((await sessionRow(member)).last_seen_at).toEqual(later);
+    const { expires_at } = await sessionRow(member);
+    expect(await findRegionWithPinInSession(t.db, liveSessionParams(digest, expires_at), region)).toEqual({ live: false });
   });
 });

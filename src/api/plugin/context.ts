@@ -11,13 +11,13 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { tokensMatch } from '../../accounts/csrf.ts';
-import { SESSION_COOKIE } from '../../accounts/session-http.ts';
+import { SESSION_COOKIE, unreadSessionDigest } from '../../accounts/session-http.ts';
 import type { SessionContext } from '../../accounts/sessions.ts';
 import { markJsonRoutes } from '../../http/security-headers.ts';
 import { authProblems } from './auth.problems.ts';
 import { installApiBodyParsers } from './body.ts';
 import { installProblemHandlers } from './error-handler.ts';
-import { isMutating, needsCsrfToken } from './route-config.ts';
+import { isMutating, needsCsrfToken, sessionLeftToRoute } from './route-config.ts';
 import { compileApiValidator } from './validation.ts';
 
 /** The query schema of an operation that declares no query parameters: none are allowed. */
@@ -41,6 +41,9 @@ export function installApiContext(api: FastifyInstance, gate?: EnrolmentGate): v
   // `DELETE /api/contents/2?foo=1` is a 400 like any other unknown parameter.
   api.addHook('onRoute', (route) => {
     if (route.schema?.querystring === undefined) route.schema = { ...route.schema, querystring: NO_QUERY };
+    if (route.config?.sessionInStatement && route.attachValidation !== true) {
+      throw new Error(`${route.method} ${route.url}: sessionInStatement needs attachValidation, or a 400 would come before the 401`);
+    }
   });
   if (gate) {
     api.addHook('onRequest', async (request) => {
@@ -53,6 +56,7 @@ export function installApiContext(api: FastifyInstance, gate?: EnrolmentGate): v
     const config = request.routeOptions.config ?? {};
     const auth = config.auth ?? 'optional';
     if (auth === 'optional' && !isMutating(request.method)) return;
+    if (sessionLeftToRoute(request.method, config, unreadSessionDigest(request))) return;
     const session = await request.getSession();
     if (!session && auth === 'required') throw authProblems.unauthenticated();
     if (!session && auth === 'required-403') throw authProblems.loggedOut();

@@ -9,16 +9,29 @@ declare module 'fastify' {
     auth?: 'required' | 'required-403' | 'optional';
     /** Set false only for the login call itself. */
     csrf?: boolean;
+    /**
+     * A reading route whose own statement reads the session (api/actor.ts `inSessionStatement`):
+     * the hook leaves a session cookie unread. Needs `attachValidation`, so that 401 still comes before 400.
+     */
+    sessionInStatement?: boolean;
   }
 }
 
-export interface ApiRouteConfig { auth?: 'required' | 'required-403' | 'optional'; csrf?: boolean }
+export interface ApiRouteConfig { auth?: 'required' | 'required-403' | 'optional'; csrf?: boolean; sessionInStatement?: boolean }
 
 /** The methods that change state: with a session, each needs the X-CSRF-Token header. */
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export function isMutating(method: string): boolean {
   return MUTATING.has(method);
+}
+
+/**
+ * Whether the `/api` hook leaves the session to the route's own statement: a route that says so, read
+ * with a cookie that could be a session's, which nothing has looked up yet.
+ */
+export function sessionLeftToRoute(method: string, config: ApiRouteConfig, sessionDigest: Buffer | undefined): boolean {
+  return config.sessionInStatement === true && !isMutating(method) && sessionDigest !== undefined;
 }
 
 /** Whether a call with this method to a route with this config must carry the session's CSRF token. */

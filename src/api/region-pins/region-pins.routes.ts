@@ -3,11 +3,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import { ProblemSchema } from '../plugin/problem-schema.ts';
-import { requireActor } from '../actor.ts';
+import { inSessionStatement, requireActor } from '../actor.ts';
 import { assertValidInput, assertValidParams } from '../plugin/validation-order.ts';
 import { lookupId } from '../row-id.ts';
 import { RegionParams, RegionPinBody, RegionPinSchema } from './region-pins.schemas.ts';
-import { readRegionPin, setRegionPin } from './region-pins.service.ts';
+import { readRegionPin, readRegionPinInSession, setRegionPin } from './region-pins.service.ts';
 
 export interface RegionPinRoutesOptions { db: DB; clock: Clock }
 
@@ -15,14 +15,17 @@ const tags = ['regions'];
 
 export const regionPinRoutes: FastifyPluginAsyncTypebox<RegionPinRoutesOptions> = async (api, { db, clock }) => {
   api.get('/region/:regionId/pin', {
-    config: { auth: 'required' },
+    config: { auth: 'required', sessionInStatement: true },
+    attachValidation: true,
     schema: {
       tags,
       summary: 'A region\'s pin on the map',
       params: RegionParams,
       response: { 200: RegionPinSchema, 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema },
     },
-  }, async (request) => readRegionPin(db, lookupId(request.params.regionId)));
+  }, async (request) => inSessionStatement(request, clock,
+    (session) => readRegionPinInSession(db, session, lookupId(request.params.regionId)),
+    () => readRegionPin(db, lookupId(request.params.regionId))));
 
   api.post('/region/:regionId/pin', {
     config: { auth: 'required' },

@@ -1,16 +1,26 @@
 /** A region's map pin (SPEC-API: GET and POST /api/region/{regionId}/pin). */
 import { findRegionById } from '../../accounts/regions.repository.ts';
+import type { LiveSessionParams } from '../../accounts/sessions.ts';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import { regionProblems } from '../region.problems.ts';
 import { isRegionAmbassador } from '../../accounts/region-access.ts';
 import type { Actor } from '../actor.ts';
 import { maySetRegionPin } from './region-pins.policy.ts';
-import { findRegionWithPin, upsertRegionPin } from './region-pins.repository.ts';
+import { findRegionWithPin, findRegionWithPinInSession, upsertRegionPin, type RegionWithPin } from './region-pins.repository.ts';
 import type { RegionPin } from './region-pins.schemas.ts';
 
 export async function readRegionPin(db: DB, regionId: number): Promise<RegionPin> {
-  const region = await findRegionWithPin(db, regionId);
+  return pinOf(regionId, await findRegionWithPin(db, regionId));
+}
+
+/** The same in the statement that reads the session; undefined without a live session. */
+export async function readRegionPinInSession(db: DB, session: LiveSessionParams, regionId: number): Promise<RegionPin | undefined> {
+  const found = await findRegionWithPinInSession(db, session, regionId);
+  return found.live ? pinOf(regionId, found.region) : undefined;
+}
+
+function pinOf(regionId: number, region: RegionWithPin | undefined): RegionPin {
   if (!region) throw regionProblems.notFound(regionId);
   const { pin } = region;
   if (!pin) throw regionProblems.pinNotFound(regionId);

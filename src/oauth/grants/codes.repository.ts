@@ -7,7 +7,7 @@
  * (docs/security.md, "A code in flight dies with its session").
  */
 import { sql } from 'kysely';
-import { LAST_SEEN_RESOLUTION_SECONDS, liveSessionFrom } from '../../accounts/sessions.ts';
+import { liveSessionFrom, liveSessionParams } from '../../accounts/sessions.ts';
 import type { Executor } from '../../db/executor.ts';
 import { statement } from '../../db/statement.ts';
 import type { AuthorizationCodeStore, RedeemedCode, Redemption } from './authorization-code.ts';
@@ -123,7 +123,7 @@ const insertSessionCodeStatement = statement<{ stored: number }>('insert_session
 export async function insertSessionCodeIfConsented(db: Executor, code: SessionCode, sessionDigest: Buffer, clientVersion: number, now: Date): Promise<boolean> {
   const [row] = await insertSessionCodeStatement.rows(db, [
     code.digest, code.clientRowId, code.redirectUri, [...code.scopes], code.codeChallenge, code.nonce, code.expiresAt, code.dpopJkt, clientVersion,
-    sessionDigest, now, new Date(now.getTime() - LAST_SEEN_RESOLUTION_SECONDS * 1000),
+    ...liveSessionParams(sessionDigest, now),
   ]);
   return row!.stored === 1;
 }
