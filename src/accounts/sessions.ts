@@ -122,6 +122,43 @@ export function inLiveSession(select: string): string {
   ${select}`;
 }
 
+/** {@link inLiveSessionWithCsrf}'s parameters $1–$4: {@link LiveSessionParams}, then the presented CSRF token's digest. */
+export type CheckedSessionParams = readonly [digest: Buffer, now: Date, lastSeenBefore: Date, csrfTokenDigest: Buffer];
+
+export function checkedSessionParams(digest: Buffer, now: Date, presentedCsrfToken: string): CheckedSessionParams {
+  return [...liveSessionParams(digest, now), createHash('sha256').update(presentedCsrfToken).digest()];
+}
+
+/**
+ * What a statement that checked the session and the CSRF token found ({@link SESSION_CHECK}): null,
+ * no live session; false, a live session and another token; true, both.
+ */
+export type SessionCheck = boolean | null;
+
+/** The column of {@link inLiveSessionWithCsrf}'s select that says what it found, as `session_check`. */
+export const SESSION_CHECK = '(select csrf_ok from checked) as session_check';
+
+/**
+ * A state-changing statement that reads the session and checks its CSRF token itself: `checked` has
+ * one row (`user_id`, `csrf_ok`) while the session whose cookie digests to $1 is live at $2; `live`
+ * has that row only when the token presented (its SHA-256 digest, $4) is the session's. The last use
+ * is recorded as {@link findSession} records it, whatever the token. `rest` continues the `with` list
+ * (`, name as (…)`) or starts the select; its writes read `from live`, so that a request without a
+ * live session or with another token writes nothing, and its select has the column {@link SESSION_CHECK}.
+ *
+ * The tokens are compared as digests (the "double HMAC" comparison): SQL's `=` takes longer the
+ * more leading bytes agree, and what that could reveal is a prefix of a digest, from which no token
+ * can be made. `tokensMatch` (csrf.ts) compares the tokens themselves in constant time elsewhere.
+ */
+export function inLiveSessionWithCsrf(rest: string): string {
+  return `with checked as (
+    select u.id as user_id, sha256(convert_to(s.csrf_token, 'UTF8')) = $4 as csrf_ok from ${liveSessionFrom('$1', '$2')}
+  ),
+  live as (select user_id from checked where csrf_ok),
+  touched as (update sessions set last_seen_at = $2 where id_digest = $1 and last_seen_at <= $3 and exists (select 1 from checked))
+  ${rest}`;
+}
+
 /** The digest of a cookie value that could be a session id; undefined for one that cannot. */
 export function sessionDigest(id: string): Buffer | undefined {
   return /^[A-Za-z0-9_-]{43}$/.test(id) ? digestSessionId(id) : undefined;

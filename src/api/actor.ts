@@ -4,11 +4,13 @@
  * {@link Actor}, never the session.
  */
 import type { FastifyRequest } from 'fastify';
-import { unreadSessionDigest } from '../accounts/session-http.ts';
-import { liveSessionParams, type LiveSessionParams, type SessionContext } from '../accounts/sessions.ts';
+import {
+  checkedSessionParams, liveSessionParams, type CheckedSessionParams, type LiveSessionParams, type SessionCheck, type SessionContext,
+} from '../accounts/sessions.ts';
 import type { Clock } from '../clock.ts';
 import { authProblems } from './plugin/auth.problems.ts';
-import { assertValidInput } from './plugin/validation-order.ts';
+import { enforceRouteAuth, noSessionProblem, sessionForStatement } from './plugin/route-auth.ts';
+import { assertValidInput, hasInvalidInput } from './plugin/validation-order.ts';
 
 /** Who is acting: the logged-in user as the policies see them. */
 export interface Actor {
@@ -32,22 +34,44 @@ export async function requireSession(request: FastifyRequest): Promise<SessionCo
 
 /**
  * A reading route with `sessionInStatement` (route-config.ts): when the `/api` hook left the session
- * unread and the request is valid, `inStatement` reads the session in the route's own statement
- * (sessions.ts `inLiveSession`) and answers undefined for no live session: a 401. Otherwise the usual
- * order runs: the session (401), then the input (400), then `ordinary` with the actor.
+ * to the route and the request is valid, `inStatement` reads the session in the route's own statement
+ * (sessions.ts `inLiveSession`) and answers undefined for no live session: the route's 401 or 403.
+ * Otherwise the usual order runs: the shared checks (401, 403), the input (400), then `ordinary`.
  */
 export async function inSessionStatement<T>(
   request: FastifyRequest, clock: Clock,
   inStatement: (session: LiveSessionParams) => Promise<T | undefined>,
   ordinary: (actor: Actor) => Promise<T>,
 ): Promise<T> {
-  const digest = unreadSessionDigest(request);
-  if (digest === undefined || request.validationError) {
-    const actor = await requireActor(request);
-    assertValidInput(request);
-    return ordinary(actor);
-  }
-  const answer = await inStatement(liveSessionParams(digest, clock()));
-  if (answer === undefined) throw authProblems.unauthenticated();
+  const session = sessionForStatement(request);
+  if (session === undefined || hasInvalidInput(request)) return ordinaryOrder(request, ordinary);
+  const answer = await inStatement(liveSessionParams(session.digest, clock()));
+  if (answer === undefined) throw noSessionProblem(request.routeOptions.config)!;
   return answer;
+}
+
+/**
+ * A mutating route with `sessionInStatement`: as {@link inSessionStatement}, but `inStatement` also
+ * checks the CSRF token (sessions.ts `inLiveSessionWithCsrf`), writes nothing unless both hold, and
+ * calls `checkSession` with its `session_check` before any answer of its own, which throws the
+ * shared checks' problem: no live session (401 or 403), another token (403).
+ */
+export async function inCheckedSessionStatement<T>(
+  request: FastifyRequest, clock: Clock,
+  inStatement: (session: CheckedSessionParams, checkSession: (check: SessionCheck) => void) => Promise<T>,
+  ordinary: (actor: Actor) => Promise<T>,
+): Promise<T> {
+  const session = sessionForStatement(request);
+  if (session?.csrfToken === undefined || hasInvalidInput(request)) return ordinaryOrder(request, ordinary);
+  return inStatement(checkedSessionParams(session.digest, clock(), session.csrfToken), (check) => {
+    if (check === null) throw noSessionProblem(request.routeOptions.config)!;
+    if (check === false) throw authProblems.csrfInvalid();
+  });
+}
+
+async function ordinaryOrder<T>(request: FastifyRequest, ordinary: (actor: Actor) => Promise<T>): Promise<T> {
+  await enforceRouteAuth(request);
+  const actor = await requireActor(request);
+  assertValidInput(request);
+  return ordinary(actor);
 }

@@ -3,6 +3,7 @@
  * and PATCH /api/notifications/regions: the same per-region setting.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { digestSessionId } from '../../src/accounts/sessions.ts';
 import { useTestApp, type LoggedIn } from '../helpers/fixture.ts';
 import { BAD_IDS, expectKeys, expectProblem } from '../helpers/api.ts';
 import { makeRegion, type TestUser } from '../helpers/factories.ts';
@@ -103,5 +104,75 @@ describe('PATCH /api/notifications/regions', () => {
       expectProblem(await patch(s.member, bad), 400, 'request.invalid');
     }
     expect(await subscriptions(member.id)).toEqual([region]);
+  });
+});
+
+/**
+ * PATCH /api/notifications/regions reads the session and checks the CSRF token in the statement that
+ * writes (api/actor.ts `inCheckedSessionStatement`): the answers and their order are those of every
+ * other route, and nothing is written unless the session is live and the token is its own.
+ */
+describe('PATCH /api/notifications/regions with the session in the same statement', () => {
+  const change = () => [{ id: region, notifyByEmailAboutNewThreads: true }, { id: group, notifyByEmailAboutNewThreads: true }];
+  const send = (headers: Record<string, string>, payload: unknown, contentType = 'application/json') => t.app.inject({
+    method: 'PATCH', url: '/api/notifications/regions', headers: { ...headers, 'content-type': contentType },
+    payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+  });
+  const digestOf = (who: TestSession) => digestSessionId(/fs_session=([^;]+)/.exec(who.cookie)![1]!);
+  const sessionRow = (who: TestSession) => t.db.selectFrom('sessions').select('last_seen_at').where('id_digest', '=', digestOf(who)).executeTakeFirstOrThrow();
+
+  it('answers 403 auth.forbidden for a cookie of no session, an expired or ended session, or a disabled member, before 400; writes nothing', async () => {
+    const who = await t.as('foodsaver', { regionIds: [region, group] });
+    const none = { cookie: `fs_session=${'A'.repeat(43)}`, 'x-csrf-token': who.csrfToken };
+    for (const payload of [change(), {}, '{not json']) expectProblem(await send(none, payload), 403, 'auth.forbidden');
+    expectProblem(await send(none, '<a/>', 'application/xml'), 403, 'auth.forbidden');
+
+    const expired = await t.as('foodsaver', { regionIds: [region, group] });
+    await t.db.updateTable('sessions').set({ expires_at: t.clock.now() }).where('id_digest', '=', digestOf(expired)).execute();
+    expectProblem(await send(expired.headers, change()), 403, 'auth.forbidden');
+    const ended = await t.as('foodsaver', { regionIds: [region, group] });
+    expect((await t.call('POST', '/api/user/logout', ended)).statusCode).toBe(204);
+    expectProblem(await send(ended.headers, change()), 403, 'auth.forbidden');
+    const disabled = await t.as('foodsaver', { regionIds: [region, group] });
+    await t.db.updateTable('users').set({ disabled_at: t.clock.now() }).where('id', '=', disabled.user.id).execute();
+    expectProblem(await send(disabled.headers, change()), 403, 'auth.forbidden');
+    for (const user of [who.user, expired.user, ended.user, disabled.user]) expect(await subscriptions(user.id)).toEqual([]);
+  });
+
+  it('answers 403 auth.csrf-invalid for another token, before 400 and before a region of another member; writes nothing', async () => {
+    const who = await t.as('foodsaver', { regionIds: [region, group] });
+    const other = await t.as('foodsaver', { regionIds: [region, group] });
+    for (const token of [other.csrfToken, who.csrfToken.slice(0, -1), `${who.csrfToken}x`, ' ', 'ä']) {
+      const headers = { cookie: who.cookie, 'x-csrf-token': token };
+      expectProblem(await send(headers, change()), 403, 'auth.csrf-invalid');
+      expectProblem(await send(headers, [{ id: otherRegion, notifyByEmailAboutNewThreads: true }]), 403, 'auth.csrf-invalid');
+      expectProblem(await send(headers, [{ id: 'x' }]), 403, 'auth.csrf-invalid');
+      expectProblem(await send(headers, '{not json'), 403, 'auth.csrf-invalid');
+    }
+    expect(await subscriptions(who.user.id)).toEqual([]);
+    expect((await send(who.headers, change())).statusCode).toBe(200);
+    expect(await subscriptions(who.user.id)).toEqual([region, group]);
+  });
+
+  it('refuses a region of another member before one listed twice, and one listed twice; writes nothing', async () => {
+    const who = await t.as('foodsaver', { regionIds: [region, group] });
+    const twice = [...change(), { id: region, notifyByEmailAboutNewThreads: false }];
+    expectProblem(await send(who.headers, [...twice, { id: otherRegion, notifyByEmailAboutNewThreads: true }]), 403, 'region.forbidden');
+    expectProblem(await send(who.headers, twice), 400, 'request.invalid');
+    expectProblem(await send(who.headers, '{not json'), 400, 'request.invalid');
+    expectProblem(await send(who.headers, '<a/>', 'application/xml'), 415, 'request.unsupported-media-type');
+    expect(await subscriptions(who.user.id)).toEqual([]);
+  });
+
+  it('records that the session is used, at most every five minutes, as any other request does', async () => {
+    const who = await t.as('foodsaver', { regionIds: [region, group], rememberMe: true });
+    const signedInAt = (await sessionRow(who)).last_seen_at;
+    t.clock.advance(4 * 60);
+    expect((await send(who.headers, change())).statusCode).toBe(200);
+    expect((await sessionRow(who)).last_seen_at).toEqual(signedInAt);
+    t.clock.advance(60);
+    const now = t.clock.now();
+    expectProblem(await send({ ...who.headers, 'x-csrf-token': 'wrong' }, change()), 403, 'auth.csrf-invalid');
+    expect((await sessionRow(who)).last_seen_at.getTime()).toBeGreaterThanOrEqual(now.getTime());
   });
 });

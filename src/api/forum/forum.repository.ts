@@ -2,6 +2,7 @@
 import type { Executor } from '../../db/executor.ts';
 import { statement } from '../../db/statement.ts';
 import { isMemberSql } from '../../accounts/region-access.ts';
+import { inLiveSessionWithCsrf, SESSION_CHECK, type CheckedSessionParams, type SessionCheck } from '../../accounts/sessions.ts';
 
 export async function isSubscribed(db: Executor, userId: number, regionId: number): Promise<boolean> {
   const row = await db.selectFrom('forum_subscriptions').select('user_id')
@@ -18,20 +19,33 @@ export async function setSubscribed(db: Executor, userId: number, regionId: numb
   }
 }
 
-const setSubscriptionsStatement = statement<{ region_id: number }>('set_forum_subscriptions', `
-  with wanted as (select * from unnest($2::integer[], $3::boolean[]) as w(region_id, subscribed)),
-  not_member as (select region_id from wanted w where not ${isMemberSql('$1', 'w.region_id')}),
-  allowed as (select not exists (select 1 from not_member) as ok),
+/**
+ * The settings of `acting`'s one member (a CTE) for the regions `ids`, with `subscribed`, at `now`,
+ * checking each membership as they are written: nothing is written unless the member is a member of
+ * every region named and `mayWrite` holds; `not_member` has the regions they are not a member of.
+ */
+function settingSubscriptions(ids: string, subscribed: string, now: string, mayWrite: string): string {
+  return `wanted as (select * from unnest(${ids}::integer[], ${subscribed}::boolean[]) as w(region_id, subscribed)),
+  not_member as (select w.region_id from wanted w, acting a where not ${isMemberSql('a.user_id', 'w.region_id')}),
+  allowed as (select exists (select 1 from acting) and not exists (select 1 from not_member) and ${mayWrite} as ok),
   added as (
     insert into forum_subscriptions (user_id, region_id, subscribed_at)
-    select $1, region_id, $4 from wanted where subscribed and (select ok from allowed)
+    select a.user_id, w.region_id, ${now} from wanted w, acting a where w.subscribed and (select ok from allowed)
     on conflict (user_id, region_id) do nothing
   ),
   removed as (
-    delete from forum_subscriptions f using wanted w
-    where f.user_id = $1 and f.region_id = w.region_id and not w.subscribed and (select ok from allowed)
-  )
+    delete from forum_subscriptions f using wanted w, acting a
+    where f.user_id = a.user_id and f.region_id = w.region_id and not w.subscribed and (select ok from allowed)
+  )`;
+}
+
+const setSubscriptionsStatement = statement<{ region_id: number }>('set_forum_subscriptions', `
+  with acting as (select $1::integer as user_id), ${settingSubscriptions('$2', '$3', '$4', 'true')}
   select region_id from not_member`);
+
+const setSubscriptionsInSessionStatement = statement<{ session_check: SessionCheck; not_member: number[] }>('set_forum_subscriptions_in_session', inLiveSessionWithCsrf(`,
+  acting as (select user_id from live), ${settingSubscriptions('$5', '$6', '$2', '$7')}
+  select ${SESSION_CHECK}, array(select region_id from not_member) as not_member`));
 
 /**
  * Several regions' settings of a member in one statement, which checks the
@@ -42,6 +56,18 @@ const setSubscriptionsStatement = statement<{ region_id: number }>('set_forum_su
 export async function setMemberSubscriptions(db: Executor, userId: number, settings: ReadonlyMap<number, boolean>, now: Date): Promise<Set<number>> {
   const rows = await setSubscriptionsStatement.rows(db, [userId, [...settings.keys()], [...settings.values()], now]);
   return new Set(rows.map((r) => r.region_id));
+}
+
+/**
+ * The same for the member of the session the statement reads, at the session's `now`, after it
+ * checked the CSRF token (sessions.ts `inLiveSessionWithCsrf`): nothing is written without a live
+ * session, with another token, or unless `write`; `notMember` is empty without a live session.
+ */
+export async function setSessionMemberSubscriptions(
+  db: Executor, session: CheckedSessionParams, settings: ReadonlyMap<number, boolean>, write: boolean,
+): Promise<{ sessionCheck: SessionCheck; notMember: Set<number> }> {
+  const [row] = await setSubscriptionsInSessionStatement.rows(db, [...session, [...settings.keys()], [...settings.values()], write]);
+  return { sessionCheck: row!.session_check, notMember: new Set(row!.not_member) };
 }
 
 export async function listSubscribedRegionIds(db: Executor, userId: number): Promise<number[]> {

@@ -3,17 +3,18 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import { ProblemSchema } from '../plugin/problem-schema.ts';
-import { requireActor } from '../actor.ts';
+import { inCheckedSessionStatement } from '../actor.ts';
 import { EmptyObject } from '../params.ts';
 import { RegionNotificationSettingsBody } from './notifications.schemas.ts';
-import { updateRegionNotifications } from './notifications.service.ts';
+import { updateRegionNotifications, updateRegionNotificationsInSession } from './notifications.service.ts';
 
 export interface NotificationRoutesOptions { db: DB; clock: Clock }
 
 export const notificationRoutes: FastifyPluginAsyncTypebox<NotificationRoutesOptions> = async (api, { db, clock }) => {
   api.patch('/notifications/regions', {
     // The seed lists 200 and 403 only: logged out is a 403 here.
-    config: { auth: 'required-403' },
+    config: { auth: 'required-403', sessionInStatement: true },
+    attachValidation: true,
     schema: {
       tags: ['notifications'],
       summary: 'Email about new forum threads, per region or working group',
@@ -23,7 +24,9 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<NotificationRoutesOpt
       response: { 200: EmptyObject, 400: ProblemSchema, 403: ProblemSchema },
     },
   }, async (request) => {
-    await updateRegionNotifications(db, clock, await requireActor(request), request.body);
+    await inCheckedSessionStatement(request, clock,
+      (session, checkSession) => updateRegionNotificationsInSession(db, session, request.body, checkSession),
+      (actor) => updateRegionNotifications(db, clock, actor, request.body));
     return {};
   });
 };

@@ -1,9 +1,10 @@
 /** Email notification settings per region (SPEC-API: PATCH /api/notifications/regions). */
+import type { CheckedSessionParams, SessionCheck } from '../../accounts/sessions.ts';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import { ValidationFailed } from '../plugin/problem.ts';
 import { regionProblems } from '../region.problems.ts';
-import { setMemberSubscriptions } from '../forum/forum.repository.ts';
+import { setMemberSubscriptions, setSessionMemberSubscriptions } from '../forum/forum.repository.ts';
 import { lookupId, NO_ROW_ID } from '../row-id.ts';
 import { findMemberRegionIds } from '../../accounts/region-access.ts';
 import type { Actor } from '../actor.ts';
@@ -25,6 +26,23 @@ export async function updateRegionNotifications(db: DB, clock: Clock, actor: Act
   }
   const notMemberOf = await setMemberSubscriptions(db, actor.id, new Map(settings.map((s, i) => [rowIds[i]!, s.notifyByEmailAboutNewThreads])), clock());
   refuseForeign(ids, rowIds, { has: (rowId) => !notMemberOf.has(rowId) });
+}
+
+/**
+ * The same in the statement that reads the session and checks the CSRF token: `checkSession` throws
+ * their problem first; then the refusal of a region the member is not in, then that of an id named twice.
+ */
+export async function updateRegionNotificationsInSession(
+  db: DB, session: CheckedSessionParams, settings: readonly RegionNotificationSetting[], checkSession: (check: SessionCheck) => void,
+): Promise<void> {
+  const ids = settings.map((s) => s.id);
+  const rowIds = ids.map((id) => lookupId(String(id)));
+  const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
+  const wanted = new Map(settings.map((s, i) => [rowIds[i]!, s.notifyByEmailAboutNewThreads]));
+  const { sessionCheck, notMember } = await setSessionMemberSubscriptions(db, session, wanted, duplicate === undefined);
+  checkSession(sessionCheck);
+  refuseForeign(ids, rowIds, { has: (rowId) => !notMember.has(rowId) });
+  if (duplicate !== undefined) throw new ValidationFailed([{ field: 'body', message: `region ${duplicate} appears more than once` }]);
 }
 
 /** The problem for the first id, in the request's order, of a region the caller is not a member of. */

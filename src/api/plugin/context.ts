@@ -10,14 +10,13 @@
  * (route-config.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import { tokensMatch } from '../../accounts/csrf.ts';
-import { SESSION_COOKIE, unreadSessionDigest } from '../../accounts/session-http.ts';
+import { SESSION_COOKIE } from '../../accounts/session-http.ts';
 import type { SessionContext } from '../../accounts/sessions.ts';
 import { markJsonRoutes } from '../../http/security-headers.ts';
 import { authProblems } from './auth.problems.ts';
 import { installApiBodyParsers } from './body.ts';
 import { installProblemHandlers } from './error-handler.ts';
-import { isMutating, needsCsrfToken, sessionLeftToRoute } from './route-config.ts';
+import { enforceRouteAuth, sessionForStatement } from './route-auth.ts';
 import { compileApiValidator } from './validation.ts';
 
 /** The query schema of an operation that declares no query parameters: none are allowed. */
@@ -53,16 +52,7 @@ export function installApiContext(api: FastifyInstance, gate?: EnrolmentGate): v
     });
   }
   api.addHook('onRequest', async (request) => {
-    const config = request.routeOptions.config ?? {};
-    const auth = config.auth ?? 'optional';
-    if (auth === 'optional' && !isMutating(request.method)) return;
-    if (sessionLeftToRoute(request.method, config, unreadSessionDigest(request))) return;
-    const session = await request.getSession();
-    if (!session && auth === 'required') throw authProblems.unauthenticated();
-    if (!session && auth === 'required-403') throw authProblems.loggedOut();
-    if (session && needsCsrfToken(request.method, config) && !tokensMatch(session.csrfToken, request.headers['x-csrf-token'])) {
-      throw authProblems.csrfInvalid();
-    }
+    if (sessionForStatement(request) === undefined) await enforceRouteAuth(request);
   });
   installProblemHandlers(api);
 }

@@ -10,8 +10,9 @@ declare module 'fastify' {
     /** Set false only for the login call itself. */
     csrf?: boolean;
     /**
-     * A reading route whose own statement reads the session (api/actor.ts `inSessionStatement`):
-     * the hook leaves a session cookie unread. Needs `attachValidation`, so that 401 still comes before 400.
+     * The route's own statement reads the session, and checks the CSRF token of a mutating call
+     * (api/actor.ts `inSessionStatement`): the hook leaves both to it (route-auth.ts
+     * `sessionForStatement`). Needs `attachValidation`, so that 401 and 403 still come before 400.
      */
     sessionInStatement?: boolean;
   }
@@ -24,14 +25,6 @@ const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export function isMutating(method: string): boolean {
   return MUTATING.has(method);
-}
-
-/**
- * Whether the `/api` hook leaves the session to the route's own statement: a route that says so, read
- * with a cookie that could be a session's, which nothing has looked up yet.
- */
-export function sessionLeftToRoute(method: string, config: ApiRouteConfig, sessionDigest: Buffer | undefined): boolean {
-  return config.sessionInStatement === true && !isMutating(method) && sessionDigest !== undefined;
 }
 
 /** Whether a call with this method to a route with this config must carry the session's CSRF token. */

@@ -29,3 +29,8 @@ export function assertValidInput(request: FastifyRequest): void {
   if (bodyFailure) throw bodyFailure;
   if (request.validationError) throw request.validationError;
 }
+
+/** Whether {@link assertValidInput} would throw. */
+export function hasInvalidInput(request: FastifyRequest): boolean {
+  return deferredBodyFailures.has(request) || request.validationError !== undefined;
+}
