@@ -91,10 +91,13 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
     return pages.notInRequiredRegions(request, reply, { clientName: req.client.name, back });
   };
 
+  /** Where the browser takes the code back to the client (RFC 9207: with the issuer). */
+  const codeLocation = (req: AuthorizationRequest, code: string) => responseUrl(req.redirectUri, { code, state: req.state, iss: ctx.issuer });
+
   /** Step 7: a code bound to client, user, redirect URI, scopes, PKCE challenge, nonce, auth_time and DPoP key. */
   const approve: Respond = async (reply, req, session) => {
     const code = await issueAuthorizationCode(ctx, codeBinding(req, session));
-    return reply.redirect(responseUrl(req.redirectUri, { code, state: req.state, iss: ctx.issuer }), 303);
+    return reply.redirect(codeLocation(req, code), 303);
   };
 
   /** Step 6, the user's answer on the consent page (CSRF-protected). */
@@ -115,7 +118,7 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
   const approveRemembered = async (req: AuthorizationRequest, session: SessionContext): Promise<string | undefined> => {
     if (req.prompt.has('consent')) return undefined;
     const code = await issueAuthorizationCodeIfConsented(ctx, codeBinding(req, session), req.client.version);
-    return code === undefined ? undefined : responseUrl(req.redirectUri, { code, state: req.state, iss: ctx.issuer });
+    return code === undefined ? undefined : codeLocation(req, code);
   };
 
   /** Step 6: a covering remembered consent approves at once (one statement); otherwise the consent page. */
@@ -160,7 +163,7 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
     const digest = unreadSessionDigest(request);
     if (digest !== undefined && asksOnlyForLiveSession(req)) {
       const code = await issueAuthorizationCodeInSession(ctx, requestBinding(req), digest, client.version);
-      return code === undefined ? undefined : responseUrl(req.redirectUri, { code, state: req.state, iss: ctx.issuer });
+      return code === undefined ? undefined : codeLocation(req, code);
     }
     const session = await request.getSession();
     if (!session || needsFreshLogin(req, session, ctx.clock()) || (req.acr !== undefined && metAcr(req.acr, session.amr) === undefined)) return undefined;
