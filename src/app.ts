@@ -20,7 +20,7 @@ import { clientErrorHandler } from './http/client-errors.ts';
 import { frameworkErrorHandler } from './http/framework-errors.ts';
 import { serverLimits } from './http/server-timeouts.ts';
 import { securityHeaders } from './http/security-headers.ts';
-import { compileValidator } from './http/validation.ts';
+import { compiledOnFirstUse, compileValidator } from './http/validation.ts';
 import { UNLOCK_MAIL_KIND } from './accounts/login-unlock.ts';
 import { unlockMailComposer } from './accounts/login-unlock.mail.ts';
 import { RESET_MAIL_KIND } from './accounts/password-reset.ts';
@@ -131,7 +131,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.decorate('securityEvents', recorder);
   installRequestEvents(app, recorder);
 
-  app.setValidatorCompiler(compileValidator);
+  app.setValidatorCompiler(compiledOnFirstUse(compileValidator));
   const headers = securityHeaders({
     contentSecurityPolicy: {
       directives: {

@@ -18,6 +18,7 @@ import { installApiBodyParsers } from './body.ts';
 import { installProblemHandlers } from './error-handler.ts';
 import { enforceRouteAuth, sessionForStatement } from './route-auth.ts';
 import { compileApiValidator } from './validation.ts';
+import { compiledOnFirstUse } from '../../http/validation.ts';
 
 /** The query schema of an operation that declares no query parameters: none are allowed. */
 const NO_QUERY = { type: 'object', properties: {}, additionalProperties: false } as const;
@@ -34,7 +35,7 @@ const REACHABLE_BEFORE_ENROLMENT = new Set(['/api/user/logout']);
 export function installApiContext(api: FastifyInstance, gate?: EnrolmentGate): void {
   // Swagger UI's pages under /api/doc keep the page headers (it sets its own CSP).
   markJsonRoutes(api, (url) => url.startsWith('/api/doc'));
-  api.setValidatorCompiler(compileApiValidator);
+  api.setValidatorCompiler(compiledOnFirstUse(compileApiValidator));
   installApiBodyParsers(api);
   // Closed query strings hold on every route, not only where one declares a query:
   // `DELETE /api/contents/2?foo=1` is a 400 like any other unknown parameter.
