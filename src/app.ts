@@ -21,6 +21,7 @@ import { frameworkErrorHandler } from './http/framework-errors.ts';
 import { serverLimits } from './http/server-timeouts.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { compiledOnFirstUse, compileValidator } from './http/validation.ts';
+import { serializersOnFirstUse } from './http/serialization.ts';
 import { UNLOCK_MAIL_KIND } from './accounts/login-unlock.ts';
 import { unlockMailComposer } from './accounts/login-unlock.mail.ts';
 import { RESET_MAIL_KIND } from './accounts/password-reset.ts';
@@ -113,6 +114,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   const app = Fastify({
     // A stream given (tests read the log): JSON lines into it, never pino-pretty's worker.
     logger: deps.logStream === undefined ? loggerOptions(config) : { ...(loggerOptions(config, false) as object), stream: deps.logStream },
+    schemaController: { compilersFactory: { buildSerializer: serializersOnFirstUse } },
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     trustProxy: config.trustProxy,
