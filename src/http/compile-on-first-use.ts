@@ -6,8 +6,11 @@
  * waiting, which a test does for the whole application (test/http/schemas.test.ts), so none ships.
  */
 
-/** Compilations handed out and not run yet. */
-const pending = new Set<() => unknown>();
+/**
+ * Compilations handed out and not run yet, held weakly: an application that was closed (tests build
+ * many in one process) leaves its uncompiled schemas to the garbage collector.
+ */
+const pending = new Set<WeakRef<() => unknown>>();
 
 /** `compile`, run once on the first call of the function returned. */
 export function onFirstUse<T>(compile: () => T): () => T {
@@ -15,17 +18,24 @@ export function onFirstUse<T>(compile: () => T): () => T {
   const get = (): T => {
     if (compiled === undefined) {
       compiled = { value: compile() };
-      pending.delete(get);
+      pending.delete(entry);
     }
     return compiled.value;
   };
-  pending.add(get);
+  const entry = new WeakRef(get);
+  pending.add(entry);
   return get;
 }
 
 /** Runs every compilation still waiting for its first use; returns how many. Throws a schema's error. */
 export function compilePending(): number {
-  const waiting = [...pending];
-  for (const compile of waiting) compile();
-  return waiting.length;
+  let count = 0;
+  for (const entry of [...pending]) {
+    const compile = entry.deref();
+    pending.delete(entry);
+    if (compile === undefined) continue;
+    compile();
+    count += 1;
+  }
+  return count;
 }
