@@ -10,6 +10,7 @@ import {
 import type { Clock } from '../clock.ts';
 import { authProblems } from './plugin/auth.problems.ts';
 import { enforceRouteAuth, noSessionProblem, sessionForStatement } from './plugin/route-auth.ts';
+import { isMutating } from './plugin/route-config.ts';
 import { assertValidInput, hasInvalidInput } from './plugin/validation-order.ts';
 
 /** Who is acting: the logged-in user as the policies see them. */
@@ -44,7 +45,8 @@ export async function inSessionStatement<T>(
   ordinary: (actor: Actor) => Promise<T>,
 ): Promise<T> {
   const session = sessionForStatement(request);
-  if (session === undefined || hasInvalidInput(request)) return ordinaryOrder(request, ordinary);
+  // A state change must have its CSRF token checked: inCheckedSessionStatement's statement does, this one does not.
+  if (session === undefined || isMutating(request.method) || hasInvalidInput(request)) return ordinaryOrder(request, ordinary);
   const answer = await inStatement(liveSessionParams(session.digest, clock()));
   if (answer === undefined) throw noSessionProblem(request.routeOptions.config)!;
   return answer;

@@ -17,6 +17,7 @@ import { authProblems } from './auth.problems.ts';
 import { installApiBodyParsers } from './body.ts';
 import { installProblemHandlers } from './error-handler.ts';
 import { enforceRouteAuth, sessionForStatement } from './route-auth.ts';
+import { isLoginRequired } from './route-config.ts';
 import { compileApiValidator } from './validation.ts';
 import { compiledOnFirstUse } from '../../http/validation.ts';
 
@@ -43,6 +44,9 @@ export function installApiContext(api: FastifyInstance, gate?: EnrolmentGate): v
     if (route.schema?.querystring === undefined) route.schema = { ...route.schema, querystring: NO_QUERY };
     if (route.config?.sessionInStatement && route.attachValidation !== true) {
       throw new Error(`${route.method} ${route.url}: sessionInStatement needs attachValidation, or a 400 would come before the 401`);
+    }
+    if (route.config?.sessionInStatement && !isLoginRequired(route.config)) {
+      throw new Error(`${route.method} ${route.url}: sessionInStatement is for routes that require a login`);
     }
   });
   if (gate) {
