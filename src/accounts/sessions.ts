@@ -111,6 +111,15 @@ export function liveSessionParams(digest: Buffer, now: Date): LiveSessionParams 
 }
 
 /**
+ * The CTE `touched` of a statement that reads the session itself: the session's "last used" recorded
+ * as {@link findSession} records it (at most every {@link LAST_SEEN_RESOLUTION_SECONDS}), when `from`
+ * has a row. The parameters name the cookie's digest, the request's time and {@link liveSessionParams}' third.
+ */
+export function touchedSession(digest: string, now: string, lastSeenBefore: string, from: string): string {
+  return `touched as (update sessions set last_seen_at = ${now} where id_digest = ${digest} and last_seen_at <= ${lastSeenBefore} and exists (select 1 from ${from}))`;
+}
+
+/**
  * A statement that reads the session itself, in front of `select`: `live` has one row (`user_id`) while
  * the session whose cookie digests to $1 is live at $2, none otherwise, and the session's "last used" is
  * recorded as {@link findSession} records it. The parameters $1–$3 are {@link liveSessionParams}'; the
@@ -118,7 +127,7 @@ export function liveSessionParams(digest: Buffer, now: Date): LiveSessionParams 
  */
 export function inLiveSession(select: string): string {
   return `with live as (select u.id as user_id from ${liveSessionFrom('$1', '$2')}),
-  touched as (update sessions set last_seen_at = $2 where id_digest = $1 and last_seen_at <= $3 and exists (select 1 from live))
+  ${touchedSession('$1', '$2', '$3', 'live')}
   ${select}`;
 }
 
@@ -155,7 +164,7 @@ export function inLiveSessionWithCsrf(rest: string): string {
     select u.id as user_id, sha256(convert_to(s.csrf_token, 'UTF8')) = $4 as csrf_ok from ${liveSessionFrom('$1', '$2')}
   ),
   live as (select user_id from checked where csrf_ok),
-  touched as (update sessions set last_seen_at = $2 where id_digest = $1 and last_seen_at <= $3 and exists (select 1 from checked))
+  ${touchedSession('$1', '$2', '$3', 'checked')}
   ${rest}`;
 }
 

@@ -7,7 +7,7 @@
  * (docs/security.md, "A code in flight dies with its session").
  */
 import { sql } from 'kysely';
-import { liveSessionFrom, liveSessionParams } from '../../accounts/sessions.ts';
+import { liveSessionFrom, liveSessionParams, touchedSession } from '../../accounts/sessions.ts';
 import type { Executor } from '../../db/executor.ts';
 import { statement } from '../../db/statement.ts';
 import type { AuthorizationCodeStore, RedeemedCode, Redemption } from './authorization-code.ts';
@@ -111,9 +111,7 @@ const insertSessionCodeStatement = statement<{ stored: number }>('insert_session
     select sid, client_id, user_id from code
     on conflict (sid, client_id) do nothing
   ),
-  touched as (
-    update sessions set last_seen_at = $11 where id_digest = $10 and last_seen_at <= $12 and exists (select 1 from code)
-  )
+  ${touchedSession('$10', '$11', '$12', 'code')}
   select count(*)::integer as stored from code`);
 
 /**
