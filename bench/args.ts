@@ -33,9 +33,10 @@ export const USAGE = `usage: npm run bench -- [options]
                      deleted after; not answering: that peer is skipped
   --no-ceilings      skip the HTTP, database and crypto ceilings
   --starts N         starts of the compiled server per database (default 5)
-  --big              afterwards seed 1,000,000 refresh tokens, grants and
-                     sessions and 100,000 members, rerun exchange, refresh,
-                     userinfo and REST read, and compare (PostgreSQL only)
+  --big              afterwards start a second server on a second database
+                     seeded with 1,000,000 refresh tokens, grants and sessions
+                     and 100,000 members, and run exchange, refresh, userinfo
+                     and REST read on the two in turn (PostgreSQL only)
   --big-rows N       rows --big seeds per table (default 1000000; members: N/10)
   --pglite           use the embedded PGlite even when PostgreSQL answers
   --json FILE        also write the results as JSON

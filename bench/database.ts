@@ -50,7 +50,8 @@ function redact(url: string): string {
   return u.toString();
 }
 
-export async function openBenchDatabase(forcePglite: boolean): Promise<BenchDatabase> {
+/** `suffix`: a second database beside `bench_<pid>`, named `bench_<pid>_<suffix>` (`--big`: `big`). */
+export async function openBenchDatabase(forcePglite: boolean, suffix?: string): Promise<BenchDatabase> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'bench-data-'));
   const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
   const configured = process.env.DATABASE_URL;
@@ -64,7 +65,7 @@ export async function openBenchDatabase(forcePglite: boolean): Promise<BenchData
       drop: async () => removeDataDir(),
     };
   }
-  const name = `bench_${process.pid}`;
+  const name = `bench_${process.pid}${suffix ? `_${suffix}` : ''}`;
   const admin = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 5_000 });
   try {
     await admin.connect();

@@ -44,7 +44,7 @@ import { parseArgs, USAGE, UsageError, type Options, type ScenarioKey } from './
 import { check, CheckFailed } from './checks.ts';
 import { describeUnexpectedExits, killAllChildren, stopAllChildren, type Child } from './child-process.ts';
 import { backendPids, DatabaseSetupError, isLocal, openBenchDatabase, seedBig, type BenchDatabase } from './database.ts';
-import { registerHelpers } from './load.ts';
+import { registerHelpers, type RunResult } from './load.ts';
 import { rssMb } from './proc-stats.ts';
 import {
   addRatios, bigTable, evaluateTargets, ratioTable, startTable, summarize, table, targetTable, type Group, type Row, type StartResult,
@@ -87,31 +87,69 @@ function ourScenarios(server: Child, targets: OurTargets, session: OurSession, o
   return (Object.keys(all) as ScenarioKey[]).filter((k) => keys.has(k)).map((k) => all[k]!()).filter((s): s is Scenario => s !== undefined);
 }
 
-async function measure(s: Scenario, group: Group, options: Options, watch?: Child): Promise<Row> {
-  log(`▸ ${s.name}: checking a sample response`);
-  const warningsBefore = watch?.warnings.length ?? 0;
+async function checkSample(s: Scenario, label = s.name): Promise<void> {
+  log(`▸ ${label}: checking a sample response`);
   try {
     await s.check();
   } catch (error) {
-    if (error instanceof CheckFailed) throw new CheckFailed(`${s.name}: ${error.message}`);
+    if (error instanceof CheckFailed) throw new CheckFailed(`${label}: ${error.message}`);
     throw error;
   }
+}
+
+/** One timed run of `s`, logged as run `i`. */
+async function timedRun(s: Scenario, i: number, options: Options, label = ''): Promise<RunResult> {
+  const r = await s.run(options.duration);
+  const statuses = r.bad > 0 ? `  statuses ${JSON.stringify(r.statuses)}` : '';
+  const helper = r.helperCpuCores === null ? '' : ` + ${r.helperCpuCores.toFixed(2)} (db/Redis)`;
+  log(`  run ${i}/${options.runs}${label}: ${r.rps.toFixed(0)} ${s.unit}, p50 ${r.p50} ms, p99 ${r.p99} ms, failed ${r.bad}, `
+    + `CPU ${r.cpuCores?.toFixed(2) ?? '?'}${helper} cores, peak RSS ${r.peakRssMb?.toFixed(0) ?? '?'} MB${statuses}`);
+  return r;
+}
+
+/** Notes the warning and error lines `watch` logged since `before`, on `s`. */
+function noteWarnings(s: Scenario, watch: Child | undefined, before: number): void {
+  if (!watch || watch.warnings.length <= before) return;
+  const count = watch.warnings.length - before;
+  const note = `${s.name}: the ${watch.name} logged ${count} warning/error line(s), first: ${watch.warnings[before]!.slice(0, 300)}`;
+  s.notes.push(note);
+  log(`  NOTE ${note}`);
+}
+
+async function measure(s: Scenario, group: Group, options: Options, watch?: Child): Promise<Row> {
+  const warningsBefore = watch?.warnings.length ?? 0;
+  await checkSample(s);
   const runs = [];
-  for (let i = 1; i <= options.runs; i++) {
-    const r = await s.run(options.duration);
-    runs.push(r);
-    const statuses = r.bad > 0 ? `  statuses ${JSON.stringify(r.statuses)}` : '';
-    const helper = r.helperCpuCores === null ? '' : ` + ${r.helperCpuCores.toFixed(2)} (db/Redis)`;
-    log(`  run ${i}/${options.runs}: ${r.rps.toFixed(0)} ${s.unit}, p50 ${r.p50} ms, p99 ${r.p99} ms, failed ${r.bad}, `
-      + `CPU ${r.cpuCores?.toFixed(2) ?? '?'}${helper} cores, peak RSS ${r.peakRssMb?.toFixed(0) ?? '?'} MB${statuses}`);
-  }
-  if (watch && watch.warnings.length > warningsBefore) {
-    const count = watch.warnings.length - warningsBefore;
-    const note = `${s.name}: the ${watch.name} logged ${count} warning/error line(s), first: ${watch.warnings[warningsBefore]!.slice(0, 300)}`;
-    s.notes.push(note);
-    log(`  NOTE ${note}`);
-  }
+  for (let i = 1; i <= options.runs; i++) runs.push(await timedRun(s, i, options));
+  noteWarnings(s, watch, warningsBefore);
   return summarize(s.key, s.name, group, s.unit, runs);
+}
+
+/** Seconds of load each side of a `--big` pair takes before its timed runs (the fresh server's JIT and pools). */
+const PAIR_WARM_UP = 2;
+
+/**
+ * The same scenario on the small and the big database (two servers), run by
+ * run in turn — small, big, small, big — so that a machine that speeds up or
+ * slows down over minutes moves both alike.
+ */
+async function measurePair(small: Scenario, big: Scenario, options: Options, servers: { small: Child; big: Child }): Promise<{ small: Row; big: Row }> {
+  const before = { small: servers.small.warnings.length, big: servers.big.warnings.length };
+  await checkSample(small, `${small.name}, small database`);
+  await checkSample(big, `${big.name}, big database`);
+  await small.run(PAIR_WARM_UP);
+  await big.run(PAIR_WARM_UP);
+  const runs = { small: [] as RunResult[], big: [] as RunResult[] };
+  for (let i = 1; i <= options.runs; i++) {
+    runs.small.push(await timedRun(small, i, options, ', small database'));
+    runs.big.push(await timedRun(big, i, options, ', big database'));
+  }
+  noteWarnings(small, servers.small, before.small);
+  noteWarnings(big, servers.big, before.big);
+  return {
+    small: summarize(small.key, `${small.name}, small database beside --big`, 'ours', small.unit, runs.small),
+    big: summarize(big.key, big.name, 'ours', big.unit, runs.big),
+  };
 }
 
 function cpuModel(): string {
@@ -179,8 +217,11 @@ async function main(options: Options): Promise<number> {
   const notes: string[] = [];
   const rows: Row[] = [];
   const bigRows: Row[] = [];
+  /** The small database's figures measured in turn with bigRows. */
+  const bigSmallRows: Row[] = [];
   const starts: StartResult[] = [];
   let database: BenchDatabase | undefined;
+  let bigDatabase: BenchDatabase | undefined;
   let closeBackends = async () => {};
   let redis: Redis | undefined;
   let interrupted = false;
@@ -188,8 +229,9 @@ async function main(options: Options): Promise<number> {
     await stopAllChildren().catch(() => {});
     await closeBackends();
     redis?.disconnect();
-    await database?.drop().catch((error: unknown) => log(`could not drop the bench database: ${String(error)}`));
+    for (const d of [database, bigDatabase]) await d?.drop().catch((error: unknown) => log(`could not drop the bench database: ${String(error)}`));
     database = undefined;
+    bigDatabase = undefined;
   };
   process.on('exit', killAllChildren);
   process.once('SIGINT', () => {
@@ -282,15 +324,28 @@ async function main(options: Options): Promise<number> {
 
     const bigKeys = new Set(BIG_KEYS.filter((k) => options.only.has(k)));
     if (options.big && bigKeys.size > 0) {
+      bigDatabase = await openBenchDatabase(false, 'big');
+      log(`▸ --big: a second server on a second database, ${bigDatabase.describe}`);
+      const bigServer = await startServer({ databaseUrl: bigDatabase.url, dataDir: bigDatabase.dataDir });
+      const bigBackends = backendPids(bigDatabase.url!);
+      const closeSmallBackends = closeBackends;
+      closeBackends = async () => { await closeSmallBackends(); await bigBackends.close(); };
+      if (isLocal(bigDatabase.url!)) registerHelpers(bigServer.pid, bigBackends);
+      const big = await ourTarget(bigServer, o);
       const members = Math.floor(options.bigRows / 10);
       log(`▸ --big: seeding ${options.bigRows.toLocaleString('en-US')} refresh tokens, grants and sessions, ${members.toLocaleString('en-US')} members`);
-      await seedBig(database.url!, log, options.bigRows, await findPinRegion(server, session));
-      for (const s of ourScenarios(server, targets, session, options, bigKeys)) {
-        const row = await measure(s, 'ours', options, server);
-        const small = rows.find((r) => r.group === 'ours' && r.key === row.key);
-        if (small && small.rate > 0) row.vsSmall = row.rate / small.rate;
-        bigRows.push(row);
+      await seedBig(bigDatabase.url!, log, options.bigRows, await findPinRegion(bigServer, big.session));
+      const smallScenarios = ourScenarios(server, targets, session, options, bigKeys);
+      const bigScenarios = ourScenarios(bigServer, { demo: big.target, es256: undefined }, big.session, options, bigKeys);
+      for (const [i, smallScenario] of smallScenarios.entries()) {
+        const pair = await measurePair(smallScenario, bigScenarios[i]!, options, { small: server, big: bigServer });
+        if (pair.small.rate > 0) pair.big.vsSmall = pair.big.rate / pair.small.rate;
+        bigSmallRows.push(pair.small);
+        bigRows.push(pair.big);
       }
+      await bigServer.stop();
+      notes.push(`--big: the big database has a server of its own; each scenario runs on the two servers in turn (small, big, small, big, after ${PAIR_WARM_UP} s of load on each), `
+        + 'so that the machine\'s drift over minutes moves both alike; the small figures of the --big table are those runs, not the first table\'s');
     }
 
     if (options.only.has('start')) {
@@ -313,7 +368,7 @@ async function main(options: Options): Promise<number> {
       `server: ${entry.describe}, LOG_LEVEL=warn; load: autocannon in the bench process, ${options.connections} connections over loopback`,
       `each scenario: ${options.duration} s × ${options.runs} run(s), medians`,
     ];
-    const failedRows = [...rows, ...bigRows].filter((r) => r.bad > HANDFUL);
+    const failedRows = [...rows, ...bigSmallRows, ...bigRows].filter((r) => r.bad > HANDFUL);
     const crashed = describeUnexpectedExits();
     const uniqueNotes = [...new Set(notes)];
     const targets_ = evaluateTargets(rows, bigRows, starts);
@@ -321,7 +376,7 @@ async function main(options: Options): Promise<number> {
       ...header, '',
       table(rows), '',
       ratioTable(rows), '',
-      ...(bigRows.length ? [`--big (${options.bigRows.toLocaleString('en-US')} refresh tokens, grants and sessions; ${Math.floor(options.bigRows / 10).toLocaleString('en-US')} members):`, bigTable(bigRows, rows), ''] : []),
+      ...(bigRows.length ? [`--big (${options.bigRows.toLocaleString('en-US')} refresh tokens, grants and sessions; ${Math.floor(options.bigRows / 10).toLocaleString('en-US')} members):`, bigTable(bigRows, bigSmallRows), ''] : []),
       ...(starts.length ? [startTable(starts), ''] : []),
       'targets (never fail the bench; measured under the load conditions above):',
       targetTable(targets_), '',
@@ -338,7 +393,7 @@ async function main(options: Options): Promise<number> {
         server: entry.describe,
         options: { ...options, only: [...options.only] },
         startupMs: server.startupMs, rssAfterStartMb: rssAfterStart, rssAfterLoadMb: rssAfterLoad,
-        rows, bigRows, starts, targets: targets_, notes: uniqueNotes,
+        rows, bigRows, bigSmallRows, starts, targets: targets_, notes: uniqueNotes,
         failed: [...failedRows.map((r) => r.name), ...crashed],
       }, null, 2)}\n`);
       log(`wrote ${options.json}`);
