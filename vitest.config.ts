@@ -25,10 +25,12 @@ export default defineConfig({
     // modules, stubs the environment or globals; one that must would need a project of its own
     // with `isolate: true`.
     isolate: false,
-    // One file per core (Vitest's default leaves a core idle): most files wait on
-    // their database, a child process or a socket much of the time. On the 2-core
-    // machine the PGlite run took 580 s with two workers against 792 s with one.
-    maxWorkers: availableParallelism(),
+    // One file more than there are cores (Vitest's default leaves a core idle): many
+    // files wait on a child process, a socket or a server's timer much of the time,
+    // and a third file uses the core the waiting one leaves. On the 2-core machine,
+    // quiet: 164 s with three workers, 177–185 s with two, 168 s with four; earlier,
+    // 580 s with two against 792 s with one (docs/performance.md, "Test time").
+    maxWorkers: availableParallelism() + 1,
     globalSetup: ['test/helpers/global-setup.ts'],
   },
 });
