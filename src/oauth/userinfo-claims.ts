@@ -5,7 +5,7 @@
  */
 import { ambassadorRegionIdsSql, memberRegionIdsSql } from '../accounts/region-access.ts';
 import type { Executor } from '../db/executor.ts';
-import { statement } from '../db/statement.ts';
+import { statement, type Statement } from '../db/statement.ts';
 
 export interface UserinfoRow {
   id: number;
@@ -20,19 +20,26 @@ export interface UserinfoRow {
   grant_scopes: string[];
 }
 
-const userOfLiveGrant = statement<UserinfoRow>('find_userinfo', `
+/** The user behind a live (unrevoked, unexpired) grant of this user; the region lists only when `withRegions`, else empty. */
+function userOfLiveGrantStatement(name: string, withRegions: boolean): Statement<UserinfoRow> {
+  return statement<UserinfoRow>(name, `
   select u.id, u.email, u.first_name, u.last_name, u.photo,
-    ${memberRegionIdsSql('u.id')} as region_ids,
-    ${ambassadorRegionIdsSql('u.id')} as region_ambassador,
+    ${withRegions ? memberRegionIdsSql('u.id') : "'{}'::int[]"} as region_ids,
+    ${withRegions ? ambassadorRegionIdsSql('u.id') : "'{}'::int[]"} as region_ambassador,
     c.client_id as grant_client_id, g.scopes as grant_scopes
   from oauth_grants g
   join users u on u.id = g.user_id
   join oauth_clients c on c.id = g.client_id
   where g.id = $1 and g.user_id = $2 and g.revoked_at is null and g.expires_at > $3`);
+}
 
-/** One indexed query, prepared once per connection: the user behind a live (unrevoked, unexpired) grant of this user. */
-export async function findUserOfLiveGrant(db: Executor, grantId: number, userId: number, now: Date): Promise<UserinfoRow | undefined> {
-  return (await userOfLiveGrant.rows(db, [grantId, userId, now]))[0];
+/** The region lists are read for a token with the `regions` scope only: the only claims made of them (claimsFor). */
+const userOfLiveGrant = userOfLiveGrantStatement('find_userinfo', false);
+const userOfLiveGrantWithRegions = userOfLiveGrantStatement('find_userinfo_regions', true);
+
+/** One indexed query, prepared once per connection: the user behind a live grant of this user, with the region lists when `withRegions`. */
+export async function findUserOfLiveGrant(db: Executor, grantId: number, userId: number, now: Date, withRegions: boolean): Promise<UserinfoRow | undefined> {
+  return (await (withRegions ? userOfLiveGrantWithRegions : userOfLiveGrant).rows(db, [grantId, userId, now]))[0];
 }
 
 export type Claims = Record<string, string | boolean | string[]>;

@@ -73,9 +73,9 @@ export function userinfoEndpoint(app: FastifyInstance, ctx: OAuthContext): void 
     const token = await verifiedToken(request, reply, now);
     const refuse = (error: OAuthError) => (token.jkt === undefined ? error : dpopChallenge(error));
     const userId = Number(token.sub);
-    const user = Number.isSafeInteger(userId) ? await findUserOfLiveGrant(ctx.db, token.grantId, userId, now) : undefined;
-    if (!user) throw refuse(new InvalidToken('The access token has been revoked.'));
     const scopes = token.scope.split(' ');
+    const user = Number.isSafeInteger(userId) ? await findUserOfLiveGrant(ctx.db, token.grantId, userId, now, scopes.includes('regions')) : undefined;
+    if (!user) throw refuse(new InvalidToken('The access token has been revoked.'));
     // Defence in depth: a token signed by us still has to agree with the grant it names.
     if (user.grant_client_id !== token.clientId || !scopes.every((scope) => user.grant_scopes.includes(scope))) {
       throw refuse(new InvalidToken('The access token does not match its grant.'));
