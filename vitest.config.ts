@@ -29,7 +29,7 @@ export default defineConfig({
     // files wait on a child process, a socket or a server's timer much of the time,
     // and a third file uses the core the waiting one leaves. On the 2-core machine,
     // quiet: 164 s with three workers, 177–185 s with two, 168 s with four; earlier,
-    // 580 s with two against 792 s with one (docs/performance.md, "Test time").
+    // 580 s with two against 792 s with one (docs/performance.md, changes 19 and 23).
     maxWorkers: availableParallelism() + 1,
     globalSetup: ['test/helpers/global-setup.ts'],
   },
