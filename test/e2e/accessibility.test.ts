@@ -20,7 +20,7 @@ import { randomToken } from '../../src/accounts/sessions.ts';
 import { createClient, findClient } from '../../src/oauth/clients/clients.service.ts';
 import { useDemoAppAndBrowser } from './helpers/fixture.ts';
 import { fillLoginForm } from './helpers/login.ts';
-import { afterNavigation } from './helpers/navigation.ts';
+import { afterNavigation, waitForAutofocus } from './helpers/navigation.ts';
 import { addNumberedClients } from './helpers/numbered-clients.ts';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -426,8 +426,10 @@ describe('after a failed form, focus is on the error summary', () => {
   it('on the login page; without an error, on the email field', async () => {
     const { context, page } = await browser.newPage();
     await page.goto(`${app.baseUrl}/login`);
+    await waitForAutofocus(page);
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('email');
     await fillLoginForm(page, { email: 'nobody@example.org', password: 'wrong password' });
+    await waitForAutofocus(page);
     expect(await focusedText(page)).toBe(await page.getByRole('alert').textContent());
     await context.close();
   });
@@ -438,6 +440,7 @@ describe('after a failed form, focus is on the error summary', () => {
     await Promise.all([page.waitForURL((url) => url.pathname !== '/login'), fillLoginForm(page, app.user('orga@example.org'))]);
     await page.goto(`${app.baseUrl}/admin/oauthclients/new`);
     await afterNavigation(page, () => page.locator('form button[type=submit]').last().click());
+    await waitForAutofocus(page);
     expect(await focusedText(page)).toBe(await page.getByRole('alert').textContent());
     await expect(page.getByRole('alert').getByRole('heading').textContent()).resolves.toBe('Please correct the marked fields.');
     await expect(page.getByRole('alert').getByRole('link').evaluateAll((links) => links.map((a) => a.getAttribute('href'))))

@@ -8,7 +8,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useDemoAppAndBrowser } from './helpers/fixture.ts';
 import { fillLoginForm, logInInBrowser } from './helpers/login.ts';
-import { afterNavigation } from './helpers/navigation.ts';
+import { afterNavigation, waitForAutofocus } from './helpers/navigation.ts';
 import { addNumberedClients } from './helpers/numbered-clients.ts';
 
 const { app, browser } = useDemoAppAndBrowser();
@@ -71,6 +71,7 @@ describe('a refused client form in the browser', () => {
     await afterNavigation(page, () => page.getByRole('button', { name: 'Create client' }).click());
 
     const summary = page.locator('.error-summary');
+    await waitForAutofocus(page);
     await expect(page.evaluate(() => document.activeElement?.className)).resolves.toBe('error-summary');
     await expect(summary.getByRole('heading').textContent()).resolves.toBe('Please correct the marked fields.');
     const links = summary.getByRole('link');

@@ -11,7 +11,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createClient } from '../../src/oauth/clients/clients.service.ts';
 import { useDemoAppAndBrowser } from './helpers/fixture.ts';
 import { fillLoginForm } from './helpers/login.ts';
-import { afterNavigation } from './helpers/navigation.ts';
+import { afterNavigation, waitForAutofocus } from './helpers/navigation.ts';
 import { CONSENT } from './helpers/consent-page.ts';
 
 const { app, browser } = useDemoAppAndBrowser();
@@ -33,6 +33,7 @@ async function discover(): Promise<client.Configuration> {
 async function confirmAndLogIn(page: Page, started: client.DeviceAuthorizationResponse): Promise<void> {
   await page.goto(started.verification_uri_complete!);
   // Prefilled, not yet submitted: the member presses Enter in the focused field.
+  await waitForAutofocus(page);
   expect(await page.evaluate(() => document.activeElement?.id)).toBe('user_code');
   expect(await page.locator('#user_code').inputValue()).toBe(started.user_code);
   await afterNavigation(page, () => page.keyboard.press('Enter'));
@@ -40,6 +41,7 @@ async function confirmAndLogIn(page: Page, started: client.DeviceAuthorizationRe
   await expect(page.locator('h1').textContent()).resolves.toBe('Is this the code on your device?');
   await expect(page.locator('#device-user-code').textContent()).resolves.toBe(started.user_code);
   await expect(page.locator('#device-confirm-intro').textContent()).resolves.toContain(CLIENT_NAME);
+  await waitForAutofocus(page);
   await afterNavigation(page, () => page.keyboard.press('Enter'));
   expect(new URL(page.url()).pathname).toBe('/login');
   await fillLoginForm(page, app.user('foodsaver@example.org'));
@@ -58,6 +60,7 @@ describe('device flow: openid-client polls while the member approves in Chromium
     const { context, page } = await browser.newPage();
     await confirmAndLogIn(page, started);
     // Allow is focused first: Enter answers it.
+    await waitForAutofocus(page);
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe(CONSENT.allow);
     await afterNavigation(page, () => page.keyboard.press('Enter'));
     await expect(page.locator('#device-done').textContent()).resolves.toBe(`${CLIENT_NAME} now has access. You may return to your device.`);

@@ -12,6 +12,7 @@ import { startCallbackServer, type CallbackServer } from './helpers/callback-ser
 import { CONSENT } from './helpers/consent-page.ts';
 import { startDemoApp, type DemoApp } from './helpers/demo-app.ts';
 import { fillLoginForm, logInInBrowser } from './helpers/login.ts';
+import { waitForAutofocus } from './helpers/navigation.ts';
 import { authorizeUrl, exchangeCode, makePkce } from './helpers/oauth-client.ts';
 
 const CLIENT_ID = 'logout-app';
@@ -83,6 +84,7 @@ describe('logging out through a client', () => {
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Abmelden');
     expect(await page.locator('#end-session-question').textContent()).toBe(`${CLIENT_NAME} möchte dich abmelden. Möchtest du dich auch bei Foodsharing abmelden?`);
     const button = page.getByRole('button', { name: 'Abmelden' });
+    await waitForAutofocus(page);
     await expect(button.evaluate((element) => element === document.activeElement)).resolves.toBe(true);
     await page.screenshot({ path: '/tmp/e2e-end-session.png', fullPage: true });
     await page.keyboard.press('Enter');

@@ -9,7 +9,7 @@ import { codeAt } from '../helpers/one-time-codes.ts';
 import { makeUser } from '../helpers/factories.ts';
 import { useDemoAppAndBrowser } from './helpers/fixture.ts';
 import { fillLoginForm, logInInBrowser } from './helpers/login.ts';
-import { afterNavigation } from './helpers/navigation.ts';
+import { afterNavigation, waitForAutofocus } from './helpers/navigation.ts';
 
 const { app, browser } = useDemoAppAndBrowser();
 
@@ -37,6 +37,7 @@ describe('one-time codes in the browser', () => {
     expect(new URL(second.page.url()).pathname).toBe('/login/second-factor');
     await expect(second.page.locator('h1').textContent()).resolves.toBe('Second step of the login');
     // The code field has the focus: type and press Enter.
+    await waitForAutofocus(second.page);
     await second.page.keyboard.type(codeAt(secret, app.t.clock.now()));
     await afterNavigation(second.page, () => second.page.keyboard.press('Enter'));
     expect(new URL(second.page.url()).pathname).toBe('/settings/apps');

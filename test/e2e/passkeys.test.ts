@@ -21,6 +21,7 @@ import { launchBrowser, type TestBrowser } from './helpers/browser.ts';
 import { startCallbackServer, type CallbackServer } from './helpers/callback-server.ts';
 import { CONSENT } from './helpers/consent-page.ts';
 import { logInInBrowser } from './helpers/login.ts';
+import { waitForAutofocus } from './helpers/navigation.ts';
 import { authorizeUrl, exchangeCode, makePkce } from './helpers/oauth-client.ts';
 
 const CLIENT_ID = 'passkey-app';
@@ -150,6 +151,8 @@ describe('passkeys in the browser', () => {
     // A browser without passkeys: nothing answers the autofill.
     const { context: plain, page } = await browser.newPage();
     await page.goto(`${baseUrl}/login`);
+    // The email field's autofocus first: Tab goes on from there.
+    await waitForAutofocus(page);
     const order: string[] = [];
     for (let i = 0; i < 6; i += 1) {
       await page.keyboard.press('Tab');

@@ -12,3 +12,13 @@ export async function afterNavigation(page: Page, action: () => Promise<unknown>
   await navigated;
   await page.waitForLoadState('load');
 }
+
+/**
+ * Waiting for a page's `autofocus` to land. Chromium moves the focus at its
+ * next rendering update, which may come after the load event; a test reading
+ * the focus (or pressing Tab) before it would start from the top of the page.
+ * A page whose autofocus never lands fails here, on the timeout.
+ */
+export async function waitForAutofocus(page: Page): Promise<void> {
+  await page.waitForFunction(() => document.activeElement !== null && document.activeElement !== document.body);
+}
