@@ -97,14 +97,15 @@ describe('admin screen in the browser', () => {
     expect(isClientSecretValid(app.t.keys, await secretDigest('browser-app'), secret)).toBe(true);
 
     // Back to the list: the secret is not shown again, and reloading does not bring it back.
-    await page.getByRole('link', { name: 'I have saved the secret – back to the list' }).click();
-    await page.waitForURL(`${app.baseUrl}/admin/oauthclients`);
+    // The secret page has the list's URL (the form posted there): wait for the new document, not the URL.
+    await afterNavigation(page, () => page.getByRole('link', { name: 'I have saved the secret – back to the list' }).click());
+    expect(page.url()).toBe(`${app.baseUrl}/admin/oauthclients`);
     await expect(page.content()).resolves.not.toContain(secret);
     await page.screenshot({ path: '/tmp/e2e-admin-list.png', fullPage: true });
     await expect(page.locator('tr', { hasText: 'browser-app' }).textContent()).resolves.toContain('Deutschland › Berlin, Deutschland › Köln');
 
     // Edit.
-    await page.getByRole('link', { name: 'Edit: Browser App' }).click();
+    await afterNavigation(page, () => page.getByRole('link', { name: 'Edit: Browser App' }).click());
     await expect(page.content()).resolves.not.toContain(secret);
     await expect(page.getByLabel('Redirect URIs', { exact: true }).inputValue()).resolves.toBe('https://app.example/callback\nhttp://127.0.0.1:5173/callback');
     await page.getByLabel('Name', { exact: true }).fill('Browser App 2');
@@ -115,7 +116,7 @@ describe('admin screen in the browser', () => {
     expect(await findClient(app.t.db, 'browser-app')).toMatchObject({ name: 'Browser App 2', grantTypes: ['authorization_code'] });
 
     // Regenerate: confirm, the new secret is shown once, the old one stops working.
-    await page.getByRole('link', { name: 'Generate new secret: Browser App 2' }).click();
+    await afterNavigation(page, () => page.getByRole('link', { name: 'Generate new secret: Browser App 2' }).click());
     await expect(page.locator('h1').textContent()).resolves.toBe('Generate a new secret for "Browser App 2"?');
     await afterNavigation(page, () => page.getByRole('button', { name: 'Yes, generate a new secret' }).press('Enter'));
     const newSecret = await page.getByLabel('Client secret').inputValue();
@@ -129,10 +130,10 @@ describe('admin screen in the browser', () => {
     await expect(page.content()).resolves.not.toContain(newSecret);
 
     // Delete, with a confirmation; cancelling keeps the client.
-    await page.getByRole('link', { name: 'Delete: Browser App 2' }).click();
-    await page.getByRole('link', { name: 'Cancel' }).click();
+    await afterNavigation(page, () => page.getByRole('link', { name: 'Delete: Browser App 2' }).click());
+    await afterNavigation(page, () => page.getByRole('link', { name: 'Cancel' }).click());
     expect(await findClient(app.t.db, 'browser-app')).toBeDefined();
-    await page.getByRole('link', { name: 'Delete: Browser App 2' }).click();
+    await afterNavigation(page, () => page.getByRole('link', { name: 'Delete: Browser App 2' }).click());
     await expect(page.locator('h1').textContent()).resolves.toBe('Delete client "Browser App 2"?');
     await Promise.all([page.waitForURL(`${app.baseUrl}/admin/oauthclients?deleted=browser-app`), page.getByRole('button', { name: 'Yes, delete it' }).click()]);
     await expect(page.getByRole('status').textContent()).resolves.toBe('The client "browser-app" was deleted.');
