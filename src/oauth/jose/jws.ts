@@ -1,9 +1,10 @@
 /**
  * Compact JWS (RFC 7515 §3.1, §5) with RS256, ES256 or EdDSA
- * (jose/algorithms.ts) on node:crypto key objects. Signing uses node:crypto's threaded `sign(..., callback)`, so
- * the RSA private-key operation runs on libuv's pool, off the event loop;
- * verification runs inline: an RS256 verification (e = 65537) costs less than
- * the thread hop (docs/performance.md). The header segment of each key is
+ * (jose/algorithms.ts) on node:crypto key objects. RS256 signs through
+ * node:crypto's threaded `sign(..., callback)`, so the RSA private-key
+ * operation runs on libuv's pool, off the event loop; ES256 and EdDSA signing
+ * and every verification run inline: each costs less than the thread hop
+ * (docs/performance.md). The header segment of each key is
  * serialised once, when the key is loaded.
  */
 import { sign, verify, type KeyObject } from 'node:crypto';
