@@ -204,13 +204,19 @@ describe.each(['GET', 'POST'] as const)('%s /oauth/authorize', (method) => {
 
 describe('re-authentication (OpenID Connect Core §3.1.2.1)', () => {
   test('prompt=login sends a logged-in user to /login; the request comes back marked so that the fresh login satisfies it', async () => {
+    // The clock runs: the marker is the second the request was answered in, read before and after it.
+    const seconds = () => Math.floor(t.clock.now().getTime() / 1000);
+    const sent = seconds();
     const response = await authorize(params({ prompt: 'login consent' }));
+    const answered = seconds();
     expect(response.statusCode).toBe(303);
     const location = new URL(response.headers.location as string, ISSUER);
     expect(location.pathname).toBe('/login');
     const returnTo = location.searchParams.get('return_to')!;
     const back = Object.fromEntries(new URL(returnTo, ISSUER).searchParams);
-    expect(back).toMatchObject({ prompt: 'consent', login_after: String(Math.floor(t.clock.now().getTime() / 1000)), client_id: confidential });
+    expect(back).toMatchObject({ prompt: 'consent', login_after: expect.stringMatching(/^\d+$/), client_id: confidential });
+    expect(Number(back.login_after)).toBeGreaterThanOrEqual(sent);
+    expect(Number(back.login_after)).toBeLessThanOrEqual(answered);
     expect(back.max_age).toBeUndefined();
     // A slow way back (a mobile network, a password manager) does not loop back to /login.
     const consentPage = await logInAndReturn(returnTo, 5);
