@@ -30,24 +30,15 @@ export function algorithmOfKey(key: KeyObject): SigningAlg | undefined {
 const ECDSA_JWS = { dsaEncoding: 'ieee-p1363' } as const;
 
 /**
- * Signs `data`: RS256 on libuv's pool (node:crypto's callback form: a 2048-bit
- * RSA private-key operation takes hundreds of microseconds, which the event
- * loop should not wait out); ES256 and Ed25519 inline, where one signature
+ * Signs `data` with an ES256 or Ed25519 key, inline: one such signature
  * costs less CPU than the hop to a pool thread and back (docs/performance.md).
- * RS256 and ES256 hash with SHA-256; Ed25519 hashes internally (digest null,
- * RFC 8032).
+ * RS256 signs on libuv's pool instead (jws.ts `signRs256`): a 2048-bit RSA
+ * private-key operation takes hundreds of microseconds, which the event loop
+ * should not wait out. ES256 hashes with SHA-256; Ed25519 hashes internally
+ * (digest null, RFC 8032).
  */
-export function signBytes(alg: SigningAlg, data: Buffer, privateKey: KeyObject): Promise<Buffer> {
-  if (alg === 'RS256') {
-    return new Promise((resolve, reject) => {
-      sign('sha256', data, privateKey, (error, signature) => (error ? reject(error) : resolve(signature)));
-    });
-  }
-  try {
-    return Promise.resolve(alg === 'ES256' ? sign('sha256', data, { key: privateKey, ...ECDSA_JWS }) : sign(null, data, privateKey));
-  } catch (error) {
-    return Promise.reject(error as Error);
-  }
+export function signInline(alg: Exclude<SigningAlg, 'RS256'>, data: Buffer, privateKey: KeyObject): Buffer {
+  return alg === 'ES256' ? sign('sha256', data, { key: privateKey, ...ECDSA_JWS }) : sign(null, data, privateKey);
 }
 
 /** Whether `signature` is a valid `alg` signature of `data` under `publicKey`, which must be a key of that algorithm. */

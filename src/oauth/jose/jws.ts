@@ -8,7 +8,7 @@
  * serialised once, when the key is loaded.
  */
 import { sign, verify, type KeyObject } from 'node:crypto';
-import { isValidSignature, signBytes, type SigningAlg } from './algorithms.ts';
+import { isValidSignature, signInline, type SigningAlg } from './algorithms.ts';
 
 /** BASE64URL(UTF8(JSON)) of a header or payload (RFC 7515 §2). */
 export function encodeSegment(value: object): string {
@@ -30,8 +30,7 @@ export function signRs256(headerSegment: string, payload: object, privateKey: Ke
 export async function signJws(alg: SigningAlg, headerSegment: string, payload: object, privateKey: KeyObject): Promise<string> {
   if (alg === 'RS256') return signRs256(headerSegment, payload, privateKey);
   const signingInput = `${headerSegment}.${encodeSegment(payload)}`;
-  const signature = await signBytes(alg, Buffer.from(signingInput, 'ascii'), privateKey);
-  return `${signingInput}.${signature.toString('base64url')}`;
+  return `${signingInput}.${signInline(alg, Buffer.from(signingInput, 'ascii'), privateKey).toString('base64url')}`;
 }
 
 export interface ParsedJws {
