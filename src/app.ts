@@ -187,7 +187,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
   const derived = derivedKeys(deps.keys);
   const oneTimeCodeKeys = { secret: derived.oneTimeCodeSecret, recoveryCode: derived.recoveryCode };
-  installSecondFactorGate(app, db, config.requireSecondFactor);
+  installSecondFactorGate(app, db, clock, config.requireSecondFactor);
   await app.register(homePage, { db, clock });
   await app.register(languagePage, { config });
   await app.register(loginPage, { config, db, clock, loginGuard: login.guard });

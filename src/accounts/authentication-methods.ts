@@ -42,3 +42,8 @@ export function acrOf(amr: readonly string[]): string {
   if (meetsAcr(amr, ACR_MULTI_FACTOR)) return ACR_MULTI_FACTOR;
   return ACR_PASSWORD;
 }
+
+/** The methods of a session that has just proved a one-time code besides them: two factors. */
+export function withOneTimeCode(amr: readonly string[]): AuthenticationMethod[] {
+  return [...new Set([...amr.filter((m) => m !== 'mfa'), 'otp', 'mfa'])] as AuthenticationMethod[];
+}

@@ -7,7 +7,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { DB } from '../db/database.ts';
-import { findSession, sessionDigest, type NewSession, type SessionContext } from './sessions.ts';
+import type { AuthenticationMethod } from './authentication-methods.ts';
+import { findSession, renewSessionId, sessionDigest, type NewSession, type SessionContext } from './sessions.ts';
 
 export const SESSION_COOKIE = 'fs_session';
 export const CSRF_COOKIE = 'CSRF_TOKEN';
@@ -62,4 +63,22 @@ export function clearSessionCookies(reply: FastifyReply, config: Config): void {
   const options = { path: '/', sameSite: 'lax', secure: config.isProduction } as const;
   reply.clearCookie(SESSION_COOKIE, { ...options, httpOnly: true });
   reply.clearCookie(CSRF_COOKIE, options);
+}
+
+/**
+ * Renews this request's session id (sessions.ts `renewSessionId`): the new cookies are set on the
+ * reply, and the rest of the request (a page rendered with its forms' CSRF token) sees the renewed
+ * session. False when the session was no longer live.
+ */
+export async function renewRequestSession(
+  request: FastifyRequest, reply: FastifyReply, deps: { config: Config; db: DB; clock: Clock }, amr?: readonly AuthenticationMethod[],
+): Promise<boolean> {
+  const session = await request.getSession();
+  const id = request.cookies[SESSION_COOKIE];
+  if (!session || id === undefined) return false;
+  const renewed = await renewSessionId(deps.db, deps.clock, id, session.user.id, amr);
+  if (!renewed) return false;
+  setSessionCookies(reply, deps.config, deps.clock, renewed);
+  request.sessionLookup = Promise.resolve({ ...session, csrfToken: renewed.csrfToken, amr: amr ?? session.amr });
+  return true;
 }

@@ -38,6 +38,8 @@ export interface SessionContext {
   readonly amr: readonly string[];
   readonly expiresAt: Date;
   readonly remember: boolean;
+  /** When the session was last used before this request, as recorded (at most every {@link LAST_SEEN_RESOLUTION_SECONDS}). */
+  readonly lastSeenAt: Date;
 }
 
 export function digestSessionId(id: string): Buffer {
@@ -79,6 +81,22 @@ export async function createSession(
   const sid = randomToken();
   await db.insertInto('sessions').values({ ...values, sid, user_id: userId, created_at: now }).execute();
   return { id, sid, csrfToken, expiresAt, remember };
+}
+
+/**
+ * A new cookie value and CSRF token for this live session of the member, after a change of what it
+ * may do (OWASP Session Management Cheat Sheet: renew the id after a privilege change — a password
+ * changed, a second factor set up): the same `sid`, `auth_time` and expiry, the methods `amr` when
+ * given (a factor just proved), else the same. Undefined when the session is no longer live.
+ */
+export async function renewSessionId(db: Executor, clock: Clock, id: string, userId: number, amr?: readonly AuthenticationMethod[]): Promise<NewSession | undefined> {
+  const newId = randomToken();
+  const csrfToken = randomToken();
+  const renewed = await db.updateTable('sessions')
+    .set({ id_digest: digestSessionId(newId), csrf_token: csrfToken, ...(amr === undefined ? {} : { amr: [...amr] }) })
+    .where('id_digest', '=', digestSessionId(id)).where('user_id', '=', userId).where('expires_at', '>', clock())
+    .returning(['sid', 'expires_at', 'remember']).executeTakeFirst();
+  return renewed && { id: newId, sid: renewed.sid, csrfToken, expiresAt: renewed.expires_at, remember: renewed.remember };
 }
 
 type SessionRow = UserRow & { sid: string; csrf_token: string; auth_time: Date; amr: string[]; expires_at: Date; remember: boolean; last_seen_at: Date };
@@ -185,7 +203,7 @@ export async function findSession(db: Executor, clock: Clock, id: string): Promi
   if (!row) return undefined;
   const { sid, csrf_token, auth_time, amr, expires_at, remember, last_seen_at, ...user } = row;
   if (now.getTime() - last_seen_at.getTime() >= LAST_SEEN_RESOLUTION_SECONDS * 1000) await touchSession.rows(db, [digest, now]);
-  return { user, sid, csrfToken: csrf_token, authTime: auth_time, amr, expiresAt: expires_at, remember };
+  return { user, sid, csrfToken: csrf_token, authTime: auth_time, amr, expiresAt: expires_at, remember, lastSeenAt: last_seen_at };
 }
 
 export async function deleteSession(db: Executor, id: string): Promise<void> {

@@ -17,7 +17,7 @@ import { notificationRoutes } from './notifications/notifications.routes.ts';
 import { openApiRoutes } from './openapi/openapi.routes.ts';
 import { petitionRoutes } from './petition/petition.routes.ts';
 import { installApiContext } from './plugin/context.ts';
-import { ENROLMENT_PAGE, mustSetUpSecondFactor } from '../accounts/second-factor-requirement.ts';
+import { ENROLMENT_PAGE, secondFactorDemand } from '../accounts/second-factor-requirement.ts';
 import { pollRoutes } from './polls/polls.routes.ts';
 import { pushRoutes } from './push/push.routes.ts';
 import { quizRoutes } from './quiz/quiz.routes.ts';
@@ -36,7 +36,8 @@ export interface ApiOptions {
 
 export const apiRoutes: FastifyPluginAsync<ApiOptions> = async (api, { config, db, clock, keys, loginGuard, imageWork }) => {
   installApiContext(api, config.requireSecondFactor.length === 0 ? undefined : {
-    mustSetUp: (session) => mustSetUpSecondFactor(db, config.requireSecondFactor, session), page: `${config.publicUrl}${ENROLMENT_PAGE}`,
+    demand: (session, sessionId) => secondFactorDemand(db, config.requireSecondFactor, session, sessionId, clock()),
+    page: `${config.publicUrl}${ENROLMENT_PAGE}`, login: `${config.publicUrl}/login`,
   });
   await api.register(userRoutes, { config, db, clock, loginGuard });
   await api.register(storeRoutes, { db, clock });

@@ -2,21 +2,31 @@
  * The REQUIRE_SECOND_FACTOR gate for pages (accounts/second-factor-requirement.ts;
  * `/api` has its own, answering a problem): a member whose role needs a
  * second factor and who has none is sent to /settings/security, which
- * brings them back (`return_to`) once one is set up.
+ * brings them back (`return_to`) once one is set up; one who has it, but
+ * whose session was signed in without it, is sent to prove it
+ * (/login/second-factor, the step-up); one whose session is past its time
+ * is sent to the login page. Each comes back the same way.
  */
 import type { FastifyInstance } from 'fastify';
-import { ENROLMENT_PAGE, isReachableBeforeEnrolment, mustSetUpSecondFactor } from '../accounts/second-factor-requirement.ts';
+import {
+  ENROLMENT_PAGE, isReachableBeforeEnrolment, isReachableWithoutSession, SECOND_FACTOR_PATH, secondFactorDemand,
+} from '../accounts/second-factor-requirement.ts';
 import { SESSION_COOKIE } from '../accounts/session-http.ts';
+import type { Clock } from '../clock.ts';
 import type { DB } from '../db/database.ts';
 
-export function installSecondFactorGate(app: FastifyInstance, db: DB, requiredRoles: readonly number[]): void {
+const PAGE_OF_DEMAND = { 'sign-in-again': '/login', enrol: ENROLMENT_PAGE, 'step-up': SECOND_FACTOR_PATH } as const;
+
+export function installSecondFactorGate(app: FastifyInstance, db: DB, clock: Clock, requiredRoles: readonly number[]): void {
   if (requiredRoles.length === 0) return;
   app.addHook('onRequest', async (request, reply) => {
     const url = request.url;
-    if (url === '/api' || url.startsWith('/api/') || request.cookies[SESSION_COOKIE] === undefined || isReachableBeforeEnrolment(url)) return;
+    const sessionId = request.cookies[SESSION_COOKIE];
+    if (url === '/api' || url.startsWith('/api/') || sessionId === undefined || isReachableWithoutSession(url)) return;
     const session = await request.getSession();
-    if (!session || !(await mustSetUpSecondFactor(db, requiredRoles, session))) return;
+    const demand = session ? await secondFactorDemand(db, requiredRoles, session, sessionId, clock()) : undefined;
+    if (demand === undefined || (demand !== 'sign-in-again' && isReachableBeforeEnrolment(url))) return;
     const returnTo = request.method === 'GET' ? `?${new URLSearchParams({ return_to: url }).toString()}` : '';
-    return reply.redirect(`${ENROLMENT_PAGE}${returnTo}#one-time-codes`, 303);
+    return reply.redirect(`${PAGE_OF_DEMAND[demand]}${returnTo}${demand === 'enrol' ? '#one-time-codes' : ''}`, 303);
   });
 }

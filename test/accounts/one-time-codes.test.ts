@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
 import { FrozenClock } from '../helpers/clock.ts';
 import { useTestApp } from '../helpers/fixture.ts';
+import { renewedSession } from '../helpers/session.ts';
 import { HostileProbe } from '../helpers/hostile-probe.ts';
 import { codeAt, enrol, passwordStep, postForm, secondStep, sessionCookieOf, startEnrolment } from '../helpers/one-time-codes.ts';
 
@@ -50,9 +51,14 @@ describe('enrolment on /settings/security', () => {
     expect(digests).toHaveLength(10);
     expect(digests.some((d) => d.code_digest.toString('latin1').includes(codes[0]!))).toBe(false);
     expect(await mailsTo(member.email)).toEqual(['one-time-codes-enabled']);
+    // The session has proved a code besides its password: two factors, under a new id (the old one signs in no more).
+    const renewed = renewedSession(session, right);
+    expect(right.body).toContain(`name="csrf_token" value="${renewed.csrfToken}"`);
+    expect((await t.app.inject({ url: '/api/user/current', headers: { cookie: session.cookie } })).statusCode).toBe(401);
+    expect((await t.db.selectFrom('sessions').select('amr').where('user_id', '=', member.id).executeTakeFirstOrThrow()).amr).toEqual(['pwd', 'otp', 'mfa']);
 
     // Shown once: the page afterwards counts them, and shows no secret.
-    const after = await t.app.inject({ url: '/settings/security', headers: { cookie: session.cookie } });
+    const after = await t.app.inject({ url: '/settings/security', headers: { cookie: renewed.cookie } });
     expect(after.body).toContain('Einmalcodes sind eingeschaltet. Dir bleiben 10 unbenutzte Wiederherstellungscodes.');
     expect(after.body).not.toContain(codes[0]!);
     expect(after.body).not.toContain('otp-secret');
@@ -152,8 +158,7 @@ describe('login with a second factor', () => {
 describe('turning codes off and new recovery codes', () => {
   it('each needs a current code; off deletes secret and recovery codes and tells the member', async () => {
     const member = await makeUser(t.db);
-    const session = await t.logIn(member);
-    const { secret } = await enrol(t.app, session, clock.now());
+    const { secret, session } = await enrol(t.app, await t.logIn(member), clock.now());
     clock.advance(30);
     const wrong = await postForm(t.app, '/settings/security/one-time-codes/disable', session.cookie, { csrf_token: session.csrfToken, code: '' });
     expect(wrong.statusCode).toBe(400);

@@ -15,7 +15,7 @@ import { createSession } from '../../src/accounts/sessions.ts';
 import { countPasskeys, deletePasskeysOfUser } from '../../src/accounts/passkeys/passkeys.repository.ts';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/fixture.ts';
-import type { TestSession } from '../helpers/session.ts';
+import { renewedSession, type TestSession } from '../helpers/session.ts';
 import { SoftwareAuthenticator } from '../helpers/software-authenticator.ts';
 
 const ORIGIN = 'http://localhost:8080';
@@ -34,7 +34,10 @@ async function register(session: TestSession, authenticator: SoftwareAuthenticat
   const options = await json('/settings/security/passkeys/options', { csrf_token: session.csrfToken }, session.cookie);
   expect(options.statusCode).toBe(200);
   const response = authenticator.create((options.json() as { options: PublicKeyCredentialCreationOptionsJSON }).options);
-  return { response, answer: await json('/settings/security/passkeys', { csrf_token: session.csrfToken, name, response }, session.cookie) };
+  const answer = await json('/settings/security/passkeys', { csrf_token: session.csrfToken, name, response }, session.cookie);
+  // Adding a passkey renews the session's id: the test goes on with the new one.
+  if (answer.statusCode === 201) Object.assign(session, renewedSession(session, answer));
+  return { response, answer };
 }
 
 /** A browser before login: its CSRF cookie, and a challenge bound to it. */

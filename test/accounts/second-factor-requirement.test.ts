@@ -6,10 +6,14 @@
  * held. Real database, app.inject().
  */
 import { describe, expect, it } from 'vitest';
+import { REQUIRED_ROLE_IDLE_SECONDS } from '../../src/accounts/second-factor-requirement.ts';
+import { SESSION_COOKIE } from '../../src/accounts/session-http.ts';
+import { createSession } from '../../src/accounts/sessions.ts';
 import { loadConfig } from '../../src/config.ts';
 import { makeUser } from '../helpers/factories.ts';
 import { FrozenClock } from '../helpers/clock.ts';
 import { useTestApp } from '../helpers/fixture.ts';
+import { renewedSession } from '../helpers/session.ts';
 import { codeAt, postForm, startEnrolment } from '../helpers/one-time-codes.ts';
 
 const clock = new FrozenClock(new Date('2026-03-02T09:00:10Z'));
@@ -57,8 +61,10 @@ describe('REQUIRE_SECOND_FACTOR', () => {
     });
     expect(confirmed.statusCode).toBe(200);
     expect(confirmed.body).toContain('<a href="/admin/oauthclients">Weiter</a>');
-    expect((await t.app.inject({ url: '/admin/oauthclients', headers: { cookie: session.cookie } })).statusCode).toBe(200);
-    expect((await t.app.inject({ url: '/api/user/current', headers: { cookie: session.cookie } })).statusCode).toBe(200);
+    // The enrolment's code was the session's second factor: it goes on under a new id, with no second step.
+    const renewed = renewedSession(session, confirmed);
+    expect((await t.app.inject({ url: '/admin/oauthclients', headers: { cookie: renewed.cookie } })).statusCode).toBe(200);
+    expect((await t.app.inject({ url: '/api/user/current', headers: { cookie: renewed.cookie } })).statusCode).toBe(200);
   });
 
   it('lets the held member log out; holds no one of another role', async () => {
@@ -69,5 +75,93 @@ describe('REQUIRE_SECOND_FACTOR', () => {
     const member = await t.logIn(await makeUser(t.db, { role: 'ambassador' }));
     expect((await t.app.inject({ url: '/settings/apps', headers: { cookie: member.cookie } })).statusCode).toBe(200);
     expect((await t.app.inject({ url: '/api/user/current', headers: { cookie: member.cookie } })).statusCode).toBe(200);
+  });
+});
+
+describe('REQUIRE_SECOND_FACTOR: a session signed in without the factor the member has', () => {
+  it('is asked for it first (the step-up), pages and /api alike; with it, the member goes on', async () => {
+    const orga = await makeUser(t.db, { role: 'orga' });
+    // Two browsers signed in with the password; codes are then turned on in the first.
+    const first = await t.logIn(orga);
+    const second = await t.logIn(orga);
+    const secret = await startEnrolment(t.app, first);
+    const confirmed = await postForm(t.app, '/settings/security/one-time-codes/confirm', first.cookie, { csrf_token: first.csrfToken, code: codeAt(secret, clock.now()) });
+    expect(confirmed.statusCode).toBe(200);
+    expect((await t.app.inject({ url: '/admin/oauthclients', headers: { cookie: renewedSession(first, confirmed).cookie } })).statusCode).toBe(200);
+
+    const admin = await t.app.inject({ url: '/admin/oauthclients', headers: { cookie: second.cookie } });
+    expect(admin.statusCode).toBe(303);
+    expect(admin.headers.location).toBe('/login/second-factor?return_to=%2Fadmin%2Foauthclients');
+    const api = await t.app.inject({ url: '/api/user/current', headers: { cookie: second.cookie } });
+    expect(api.statusCode).toBe(403);
+    expect(api.json()).toMatchObject({
+      status: 403, code: 'auth.second-factor-required',
+      detail: 'Your role requires signing in with your second factor (a passkey or a one-time code). Log in again at http://localhost:8080/login.',
+    });
+    // Its own settings stay reachable, as before enrolment.
+    expect((await t.app.inject({ url: '/settings/security', headers: { cookie: second.cookie } })).statusCode).toBe(200);
+
+    clock.advance(30);
+    const stepped = await postForm(t.app, '/login/second-factor', second.cookie, { csrf_token: second.csrfToken, code: codeAt(secret, clock.now()), return_to: '/admin/oauthclients' });
+    expect(stepped.statusCode).toBe(303);
+    expect(stepped.headers.location).toBe('/admin/oauthclients');
+    const after = renewedSession(second, stepped);
+    expect((await t.app.inject({ url: '/admin/oauthclients', headers: { cookie: after.cookie } })).statusCode).toBe(200);
+    expect((await t.app.inject({ url: '/api/user/current', headers: { cookie: after.cookie } })).statusCode).toBe(200);
+  });
+
+  it('a passkey that did not verify its user is one factor; one that did is two', async () => {
+    const orga = await makeUser(t.db, { role: 'orga' });
+    await t.db.insertInto('passkeys').values({
+      user_id: orga.id, credential_id: `uv-${orga.id}`, public_key: Buffer.from([1]), device_type: 'singleDevice', backed_up: false, name: 'Key',
+    }).execute();
+    const withoutVerification = await createSession(t.db, clock.now, orga.id, false, undefined, undefined, ['hwk']);
+    const withVerification = await createSession(t.db, clock.now, orga.id, false, undefined, undefined, ['hwk', 'user', 'mfa']);
+    const admin = (id: string) => t.app.inject({ url: '/admin/oauthclients', headers: { cookie: `${SESSION_COOKIE}=${id}` } });
+    expect((await admin(withoutVerification.id)).headers.location).toBe('/login/second-factor?return_to=%2Fadmin%2Foauthclients');
+    expect((await admin(withVerification.id)).statusCode).toBe(200);
+  });
+});
+
+describe('REQUIRE_SECOND_FACTOR: the sessions of such a role end sooner (NIST SP 800-63B §4.2.3)', () => {
+  /** An orga member's session that signed in with two factors ("stay logged in": the limits hold all the same). */
+  async function orgaSession() {
+    const orga = await makeUser(t.db, { role: 'orga' });
+    const session = await createSession(t.db, clock.now, orga.id, true, undefined, undefined, ['pwd', 'otp', 'mfa']);
+    return { orga, cookie: `${SESSION_COOKIE}=${session.id}` };
+  }
+  const sessionsOf = async (userId: number) => (await t.db.selectFrom('sessions').select('sid').where('user_id', '=', userId).execute()).length;
+
+  it('after 25 to 30 minutes unused: ended, pages send to the login page, /api answers as without a session', async () => {
+    const { orga, cookie } = await orgaSession();
+    clock.advance(REQUIRED_ROLE_IDLE_SECONDS);
+    // Used at the limit: still live, and the use is recorded.
+    expect((await t.app.inject({ url: '/admin/oauthclients', headers: { cookie } })).statusCode).toBe(200);
+    clock.advance(REQUIRED_ROLE_IDLE_SECONDS);
+    expect((await t.app.inject({ url: '/admin/oauthclients', headers: { cookie } })).statusCode).toBe(200);
+    clock.advance(REQUIRED_ROLE_IDLE_SECONDS + 1);
+    const admin = await t.app.inject({ url: '/admin/oauthclients', headers: { cookie } });
+    expect(admin.statusCode).toBe(303);
+    expect(admin.headers.location).toBe('/login?return_to=%2Fadmin%2Foauthclients');
+    expect(await sessionsOf(orga.id)).toBe(0);
+    expect((await t.app.inject({ url: '/api/user/current', headers: { cookie } })).statusCode).toBe(401);
+  });
+
+  it('12 hours after the sign-in, however much it is used; /api ends it too', async () => {
+    const { orga, cookie } = await orgaSession();
+    for (let used = 0; used < 12 * 60; used += 20) {
+      expect((await t.app.inject({ url: '/api/user/current', headers: { cookie } })).statusCode).toBe(200);
+      clock.advance(20 * 60);
+    }
+    clock.advance(1);
+    expect((await t.app.inject({ url: '/api/user/current', headers: { cookie } })).statusCode).toBe(401);
+    expect(await sessionsOf(orga.id)).toBe(0);
+  });
+
+  it('holds no other role: a foodsaver\'s "stay logged in" session unused for a week goes on', async () => {
+    const member = await makeUser(t.db);
+    const session = await createSession(t.db, clock.now, member.id, true);
+    clock.advance(7 * 24 * 3600);
+    expect((await t.app.inject({ url: '/settings/apps', headers: { cookie: `${SESSION_COOKIE}=${session.id}` } })).statusCode).toBe(200);
   });
 });

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { expect } from 'vitest';
 import { Secret, TOTP } from 'otpauth';
-import type { TestSession } from './session.ts';
+import { renewedSession, type TestSession } from './session.ts';
 
 /** The code an authenticator app shows for `secret` (base32, spaces allowed) at `at`. */
 export function codeAt(secret: string, at: Date): string {
@@ -23,14 +23,14 @@ export async function startEnrolment(app: FastifyInstance, session: TestSession)
   return secret!.replace(/ /g, '');
 }
 
-/** Enrols with the code of `at`: the recovery codes shown. */
-export async function enrol(app: FastifyInstance, session: TestSession, at: Date): Promise<{ secret: string; recoveryCodes: string[] }> {
+/** Enrols with the code of `at`: the recovery codes shown, and the session under the new id the enrolment gave it. */
+export async function enrol(app: FastifyInstance, session: TestSession, at: Date): Promise<{ secret: string; recoveryCodes: string[]; session: TestSession }> {
   const secret = await startEnrolment(app, session);
   const confirmed = await postForm(app, '/settings/security/one-time-codes/confirm', session.cookie, { csrf_token: session.csrfToken, code: codeAt(secret, at) });
   expect(confirmed.statusCode).toBe(200);
   const recoveryCodes = [...confirmed.body.matchAll(/<li><code>([a-z0-9-]+)<\/code><\/li>/g)].map((m) => m[1]!);
   expect(recoveryCodes).toHaveLength(10);
-  return { secret, recoveryCodes };
+  return { secret, recoveryCodes, session: renewedSession(session, confirmed) };
 }
 
 /** The password step of the HTML login: the pending-login cookie (and the CSRF cookie) for the second step. */

@@ -16,3 +16,16 @@ export async function logInAs(app: FastifyInstance, user: { email: string; passw
   const csrfToken = (response.json() as { csrfToken: string }).csrfToken;
   return { cookie, csrfToken, headers: { cookie, 'x-csrf-token': csrfToken } };
 }
+
+/**
+ * The session after a response that renewed its id (a second factor set up, a password changed): the
+ * response's cookies over the old ones. Throws when the response renewed nothing.
+ */
+export function renewedSession(session: TestSession, response: { cookies: Array<{ name: string; value: string }> }): TestSession {
+  const jar = new Map(session.cookie.split('; ').map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)] as const));
+  for (const { name, value } of response.cookies) jar.set(name, value);
+  const csrfToken = jar.get('CSRF_TOKEN');
+  if (csrfToken === undefined || csrfToken === session.csrfToken) throw new Error('the response renewed no session');
+  const cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
+  return { cookie, csrfToken, headers: { ...session.headers, cookie, 'x-csrf-token': csrfToken } };
+}

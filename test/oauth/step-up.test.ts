@@ -58,8 +58,8 @@ describe('step-up', () => {
   test('acr_values: a password session is asked for a one-time code; the ID token states pwd otp mfa, the acr and a newer auth_time', async () => {
     const member = await makeUser(t.db);
     const { browser, claims: before } = await signedInWithPassword(member);
-    const csrfToken = browser.cookies.get('CSRF_TOKEN')!;
-    const { secret } = await enrol(t.app, { cookie: browser.cookieHeader(), csrfToken, headers: {} }, clock.now());
+    // Set up in another browser: this one's session was signed in with the password alone.
+    const { secret } = await enrol(t.app, await t.logIn(member), clock.now());
     clock.advance(60);
 
     const stepUp = await request({ acr_values: `${ACR_MULTI_FACTOR} phr` });
@@ -106,7 +106,7 @@ describe('step-up', () => {
   test('prompt=none with a step-up needed: login_required; through PAR the step-up is asked as from the front channel', async () => {
     const member = await makeUser(t.db);
     const { browser } = await signedInWithPassword(member);
-    const { secret } = await enrol(t.app, { cookie: browser.cookieHeader(), csrfToken: browser.cookies.get('CSRF_TOKEN')!, headers: {} }, clock.now());
+    const { secret } = await enrol(t.app, await t.logIn(member), clock.now());
     clock.advance(30);
     const silent = await request({ acr_values: ACR_MULTI_FACTOR, prompt: 'none' });
     expect(new URL((await browser.follow(silent.url.href)).location!).searchParams.get('error')).toBe('login_required');
@@ -126,7 +126,7 @@ describe('step-up', () => {
   test('phr for a member with codes and a passkey: the page offers the passkey only (a code cannot meet it)', async () => {
     const member = await makeUser(t.db);
     const { browser } = await signedInWithPassword(member);
-    await enrol(t.app, { cookie: browser.cookieHeader(), csrfToken: browser.cookies.get('CSRF_TOKEN')!, headers: {} }, clock.now());
+    await enrol(t.app, await t.logIn(member), clock.now());
     await t.db.insertInto('passkeys').values({
       user_id: member.id, credential_id: `cred-${member.id}`, public_key: Buffer.from([1]), device_type: 'singleDevice', backed_up: false, name: 'Key',
     }).execute();

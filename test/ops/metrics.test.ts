@@ -122,8 +122,7 @@ describe('/metrics', () => {
   it('counts the second factor: codes turned on, accepted, wrong, and turned off', async () => {
     const member = await makeUser(t.db);
     const before = await scrape();
-    const session = await logInAs(t.app, member);
-    const { secret, recoveryCodes } = await enrol(t.app, session, new Date());
+    const { secret, recoveryCodes, session } = await enrol(t.app, await logInAs(t.app, member), new Date());
     const step = await passwordStep(t.app, member);
     expect((await secondStep(t.app, step, 'zzzz-zzzz-zzzz')).statusCode).toBe(401);
     expect((await secondStep(t.app, step, recoveryCodes[0]!)).statusCode).toBe(303);

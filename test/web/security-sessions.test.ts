@@ -11,7 +11,7 @@ import { LAST_SEEN_RESOLUTION_SECONDS } from '../../src/accounts/sessions.ts';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/fixture.ts';
 import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
-import type { TestSession } from '../helpers/session.ts';
+import { renewedSession, type TestSession } from '../helpers/session.ts';
 
 const FIREFOX = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0';
 const IPHONE = 'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1';
@@ -170,7 +170,7 @@ describe('/settings/security: changing the password', () => {
     expect(await isLive(here)).toBe(true);
   });
 
-  it('changes it: the old password stops working, every other session ends with its grants, this one stays', async () => {
+  it('changes it: the old password stops working, every other session ends with its grants, this one stays under a new id', async () => {
     const user = await makeUser(t.db);
     const here = await logInFrom(user, FIREFOX, '198.51.100.22');
     const there = await logInFrom(user, IPHONE, '198.51.100.23');
@@ -181,7 +181,12 @@ describe('/settings/security: changing the password', () => {
     const changed = await change(here, user.password, 'Ein ganz neuer Satz zum Merken');
     expect(changed.statusCode).toBe(303);
     expect(changed.headers.location).toBe('/settings/security?changed=1');
-    expect(await isLive(here)).toBe(true);
+    // OWASP: a new session id after the change; the old cookie value signs in no more, the same session goes on.
+    const renewed = renewedSession(here, changed);
+    expect(await isLive(here)).toBe(false);
+    expect(await isLive(renewed)).toBe(true);
+    const sids = await t.db.selectFrom('sessions').select('sid').where('user_id', '=', user.id).execute();
+    expect(sids).toHaveLength(1);
     expect(await isLive(there)).toBe(false);
     const refreshed = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.clientId, client_secret: client.secret! });
     expect(refreshed.json()).toMatchObject({ error: 'invalid_grant' });
@@ -191,7 +196,7 @@ describe('/settings/security: changing the password', () => {
     // "Your password was changed", queued with the change, in the member's language.
     const mails = await t.db.selectFrom('mail_outbox').select(['kind', 'recipient', 'locale']).where('recipient', '=', user.email).execute();
     expect(mails).toEqual([{ kind: 'password-changed', recipient: user.email, locale: 'de' }]);
-    const notice = await t.app.inject({ url: '/settings/security?changed=1', headers: { cookie: here.cookie, 'accept-language': 'en' } });
+    const notice = await t.app.inject({ url: '/settings/security?changed=1', headers: { cookie: renewed.cookie, 'accept-language': 'en' } });
     expect(notice.body).toContain('<p class="notice" role="status">Your password has been changed. 1 other session(s) ended.</p>');
   });
 });

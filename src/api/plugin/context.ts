@@ -11,6 +11,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { SESSION_COOKIE } from '../../accounts/session-http.ts';
+import type { SecondFactorDemand } from '../../accounts/second-factor-requirement.ts';
 import type { SessionContext } from '../../accounts/sessions.ts';
 import { markJsonRoutes } from '../../http/security-headers.ts';
 import { authProblems } from './auth.problems.ts';
@@ -24,10 +25,14 @@ import { compiledOnFirstUse } from '../../http/validation.ts';
 /** The query schema of an operation that declares no query parameters: none are allowed. */
 const NO_QUERY = { type: 'object', properties: {}, additionalProperties: false } as const;
 
-/** REQUIRE_SECOND_FACTOR: whether a session must set up a second factor first, and where. */
+/** REQUIRE_SECOND_FACTOR: whether a session must set up a second factor first, or prove it, and where. */
 export interface EnrolmentGate {
-  mustSetUp(session: SessionContext): Promise<boolean>;
+  /** What the session (its cookie value) must do first. */
+  demand(session: SessionContext, sessionId: string): Promise<SecondFactorDemand>;
+  /** Where a second factor is set up. */
   readonly page: string;
+  /** Where a member signs in with it. */
+  readonly login: string;
 }
 
 /** What a member who must set up a second factor may still do under /api. */
@@ -51,9 +56,14 @@ export function installApiContext(api: FastifyInstance, gate?: EnrolmentGate): v
   });
   if (gate) {
     api.addHook('onRequest', async (request) => {
-      if (request.cookies[SESSION_COOKIE] === undefined || REACHABLE_BEFORE_ENROLMENT.has(request.url.split('?')[0]!)) return;
+      const sessionId = request.cookies[SESSION_COOKIE];
+      if (sessionId === undefined || REACHABLE_BEFORE_ENROLMENT.has(request.url.split('?')[0]!)) return;
       const session = await request.getSession();
-      if (session && await gate.mustSetUp(session)) throw authProblems.enrolmentRequired(gate.page);
+      const demand = session ? await gate.demand(session, sessionId) : undefined;
+      // Past its time, the session has been ended: the request goes on as one without a session.
+      if (demand === 'sign-in-again') request.sessionLookup = Promise.resolve(null);
+      if (demand === 'enrol') throw authProblems.enrolmentRequired(gate.page);
+      if (demand === 'step-up') throw authProblems.secondFactorRequired(gate.login);
     });
   }
   api.addHook('onRequest', async (request) => {

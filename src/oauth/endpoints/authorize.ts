@@ -21,6 +21,7 @@ import { AccessDenied, ConsentRequired, LoginRequired, UnmetAuthenticationRequir
 import { metAcr, unmetReason } from '../step-up.ts';
 import { meetsAcr } from '../../accounts/authentication-methods.ts';
 import { findSecondFactors } from '../../accounts/one-time-codes/one-time-codes.repository.ts';
+import { SECOND_FACTOR_PATH } from '../../accounts/second-factor-requirement.ts';
 import { noteSecondFactor } from '../../ops/metrics.ts';
 import { issueAuthorizationCode, issueAuthorizationCodeIfConsented, issueAuthorizationCodeInSession, type CodeBinding } from '../grants/code-issuance.ts';
 import type { OAuthContext } from '../oauth-context.ts';
@@ -29,7 +30,6 @@ import { logSecurityEvent } from '../../ops/security-events.ts';
 
 export const REGIONS_MESSAGE = 'User not in required regions';
 /** The page that asks for the second factor (web/login/second-factor.page.ts). */
-export const STEP_UP_PATH = '/login/second-factor';
 /** What a step-up with a one-time code signs in with (docs/oauth.md, "Authentication methods and levels"). */
 const CODE_SIGN_IN = ['pwd', 'otp', 'mfa'];
 
@@ -81,7 +81,7 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
     const returnTo = authorizeUrl(await frontChannel(req, req.parameters));
     // A one-time code cannot meet `phr`: then the page offers only the passkey.
     const codeMeets = requested.some((acr) => meetsAcr(CODE_SIGN_IN, acr));
-    return reply.redirect(`${STEP_UP_PATH}?${new URLSearchParams({ return_to: returnTo, ...(codeMeets ? {} : { passkey: 'only' }) }).toString()}`, 303);
+    return reply.redirect(`${SECOND_FACTOR_PATH}?${new URLSearchParams({ return_to: returnTo, ...(codeMeets ? {} : { passkey: 'only' }) }).toString()}`, 303);
   };
 
   /** Step 5: the 403 page with a link back carrying access_denied. */

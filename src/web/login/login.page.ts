@@ -14,7 +14,8 @@ import type { DB } from '../../db/database.ts';
 import { toLocation } from '../../http/location.ts';
 import { innerQuery } from '../language/locale.ts';
 import { holdPendingLogin, PENDING_LOGIN_SECONDS, type PendingLogin } from '../../accounts/one-time-codes/pending-logins.ts';
-import { PENDING_LOGIN_COOKIE, SECOND_FACTOR_PATH } from './second-factor.page.ts';
+import { SECOND_FACTOR_PATH } from '../../accounts/second-factor-requirement.ts';
+import { PENDING_LOGIN_COOKIE } from './second-factor.page.ts';
 import { passkeyLoginRoutes } from './passkey-login.route.ts';
 
 export interface LoginPageOptions {

@@ -10,7 +10,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import type { AuthenticationMethod } from '../../accounts/authentication-methods.ts';
+import { withOneTimeCode } from '../../accounts/authentication-methods.ts';
 import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
 import { DEVICE_COOKIE, setDeviceCookie } from '../../accounts/login-device-cookie.ts';
 import { accountOf } from '../../accounts/login-throttle.ts';
@@ -18,6 +18,7 @@ import { LoginThrottled, minutesToWait, startSession, type LoginGuard } from '..
 import { checkSecondFactor, findSecondFactors, WrongCode, type OneTimeCodeKeys } from '../../accounts/one-time-codes/one-time-codes.service.ts';
 import { findPendingLogin, takePendingLogin, type PendingLogin } from '../../accounts/one-time-codes/pending-logins.ts';
 import { safeReturnTo } from '../../accounts/return-to.ts';
+import { SECOND_FACTOR_PATH } from '../../accounts/second-factor-requirement.ts';
 import { SESSION_COOKIE, setSessionCookies } from '../../accounts/session-http.ts';
 import type { SessionContext } from '../../accounts/sessions.ts';
 import { findUserById } from '../../accounts/users.repository.ts';
@@ -28,7 +29,6 @@ import { toLocation } from '../../http/location.ts';
 import { noteSecondFactor } from '../../ops/metrics.ts';
 import { localeOf } from '../language/locale.ts';
 
-export const SECOND_FACTOR_PATH = '/login/second-factor';
 export const PENDING_LOGIN_COOKIE = 'fs_pending_login';
 
 export interface SecondFactorPageOptions {
@@ -47,11 +47,6 @@ const CodeForm = Type.Object({
 
 /** Who the step is for: a pending login, or (step-up) the browser's session. */
 type Step = { pending: PendingLogin; userId: number; returnTo: string } | { session: SessionContext; userId: number; returnTo: string };
-
-/** The step-up's new methods: the session's, with a one-time code and so two factors. */
-function steppedUp(amr: readonly string[]): AuthenticationMethod[] {
-  return [...new Set([...amr.filter((m) => m !== 'mfa'), 'otp', 'mfa'])] as AuthenticationMethod[];
-}
 
 export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions> = async (app, { config, db, clock, loginGuard, keys }) => {
   const stepOf = async (request: FastifyRequest, returnTo: unknown): Promise<Step | undefined> => {
@@ -105,7 +100,7 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
       noteSecondFactor(request, 'failure');
       return render(request, reply, step, { error: t('secondFactor.wrong') }, 401);
     }
-    const amr = steppedUp('session' in step ? step.session.amr : ['pwd']);
+    const amr = withOneTimeCode('session' in step ? step.session.amr : ['pwd']);
     // The pending login is taken once: of two right codes racing, one signs in.
     const pending = 'pending' in step ? await takePendingLogin(db, clock, request.cookies[PENDING_LOGIN_COOKIE]) : undefined;
     if ('pending' in step && !pending) return reply.redirect('/login', 303);

@@ -19,7 +19,10 @@ import {
 } from '../../accounts/one-time-codes/one-time-codes.service.ts';
 import { countUnusedRecoveryCodes } from '../../accounts/one-time-codes/one-time-codes.repository.ts';
 import { otpauthUri } from '../../accounts/one-time-codes/totp.ts';
+import { withOneTimeCode } from '../../accounts/authentication-methods.ts';
+import { signedInRecently } from '../../accounts/recent-sign-in.ts';
 import { safeReturnTo } from '../../accounts/return-to.ts';
+import { renewRequestSession } from '../../accounts/session-http.ts';
 import type { SessionContext } from '../../accounts/sessions.ts';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
@@ -105,17 +108,26 @@ export function oneTimeCodesSection(app: FastifyInstance, deps: OneTimeCodesSect
       return act(request, reply, session, request.body, returnTo);
     });
 
-  post(`${SECTION}/start`, async (_request, reply, session, _form, returnTo) => {
+  /** Turning codes on: only after a recent sign-in (accounts/recent-sign-in.ts), else the page says to sign in again. */
+  const enrolment = (path: string, act: (request: FastifyRequest, reply: FastifyReply, session: SessionContext, form: Form, returnTo: string | undefined) => Promise<FastifyReply>) =>
+    post(path, async (request, reply, session, form, returnTo) => {
+      if (signedInRecently(session, clock())) return act(request, reply, session, form, returnTo);
+      return render(request, reply, session, { otp: { error: reply.translator()('security.signInAgain.needed'), ...(returnTo ? { returnTo } : {}) } }, 403);
+    });
+
+  enrolment(`${SECTION}/start`, async (_request, reply, session, _form, returnTo) => {
     await startEnrolment(db, keys, clock, session.user.id);
     return reply.redirect(backToPage(returnTo), 303);
   });
 
-  post(`${SECTION}/confirm`, async (request, reply, session, form, returnTo) => {
+  enrolment(`${SECTION}/confirm`, async (request, reply, session, form, returnTo) => {
     const codes = await confirmEnrolment(db, keys, clock, holderOf(session, request), form.code ?? '', request.events);
     const keep = returnTo ? { returnTo } : {};
     if (!codes) return render(request, reply, session, { otp: { error: reply.translator()('security.otp.wrong'), ...keep } }, 400);
     noteSecondFactor(request, 'enrolled');
-    return render(request, reply, session, { otp: { recoveryCodes: codes, ...keep } });
+    // The session has just proved a code of the new factor besides how it signed in: two factors, under a new id.
+    await renewRequestSession(request, reply, { config, db, clock }, withOneTimeCode(session.amr));
+    return render(request, reply, (await request.getSession())!, { otp: { recoveryCodes: codes, ...keep } });
   });
 
   /** Turning off and new recovery codes: each needs a current code, counted by the login throttle. */

@@ -14,7 +14,9 @@ import { addPasskey, PasskeyNotAdded, passkeyRegistrationOptions } from '../../a
 import { isUsablePasswordHash, mayRemovePasskey } from '../../accounts/passkeys/passkey-removal.ts';
 import { deletePasskey, listPasskeys, MAX_PASSKEY_NAME_LENGTH, renamePasskey } from '../../accounts/passkeys/passkeys.repository.ts';
 import { relyingPartyOf } from '../../accounts/passkeys/relying-party.ts';
+import { signedInRecently, signInAgainHref } from '../../accounts/recent-sign-in.ts';
 import { describeDevice } from '../../accounts/session-device.ts';
+import { renewRequestSession } from '../../accounts/session-http.ts';
 import type { SessionContext } from '../../accounts/sessions.ts';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
@@ -65,12 +67,16 @@ export function passkeysSection(app: FastifyInstance, { config, db, clock }: Pas
   const typed = app.withTypeProvider<TypeBoxTypeProvider>();
   const mailEnabled = config.mail.mode !== 'off';
 
-  /** The session of a JSON request with a valid CSRF token, or the refusal already answered. */
+  /**
+   * The session of a JSON request with a valid CSRF token that signed in recently enough to add a
+   * passkey (accounts/recent-sign-in.ts), or the refusal already answered.
+   */
   const jsonSession = async (request: FastifyRequest, reply: FastifyReply, token: string | undefined) => {
     const session = await request.getSession();
     const t = reply.translator();
     if (!session) return void json(reply, 401, { error: t('passkeys.signedOut') });
     if (!(await isValidFormToken(request, token))) return void json(reply, 403, { error: t('security.csrf') });
+    if (!signedInRecently(session, clock())) return void json(reply, 403, { error: t('security.signInAgain.needed'), location: signInAgainHref(PAGE) });
     return session;
   };
 
@@ -95,6 +101,8 @@ export function passkeysSection(app: FastifyInstance, { config, db, clock }: Pas
         response: request.body.response, name: passkeyName(request.body.name, defaultName(request, t)),
         mailLocale: mailEnabled ? localeOf(request) : undefined, log: request.events, ip: request.ip,
       });
+      // A new way in: the session's id is renewed, as after a password change.
+      await renewRequestSession(request, reply, { config, db, clock });
       return json(reply, 201, { location: `${PAGE}?passkey=added` });
     } catch (error) {
       if (!(error instanceof PasskeyNotAdded)) throw error;
@@ -103,14 +111,17 @@ export function passkeysSection(app: FastifyInstance, { config, db, clock }: Pas
     }
   });
 
-  /** A form of the section: the session and the passkey id, or the answer already given. */
-  const formRoute = (path: string, handle: (session: SessionContext, id: number, name: string | undefined, request: FastifyRequest, t: Translate) => Promise<'done' | 'not-found' | 'refused'>, notice: typeof PASSKEY_NOTICES[number]) =>
+  /** A form of the section: the session and the passkey id, or the answer already given; `recent`: only after a recent sign-in. */
+  const formRoute = (path: string, handle: (session: SessionContext, id: number, name: string | undefined, request: FastifyRequest, t: Translate) => Promise<'done' | 'not-found' | 'refused'>, notice: typeof PASSKEY_NOTICES[number], recent = false) =>
     typed.post(path, { schema: { body: Type.Object({ ...Csrf, id: Id, name: Name }) } }, async (request, reply) => {
       const session = await pageSession(request, reply, { orgaOnly: false, returnTo: PAGE });
       if (!session) return reply;
       const t = reply.translator();
       const back = { href: PAGE, text: t('security.title') };
       if (!(await isValidFormToken(request, request.body.csrf_token))) return reply.render('error', { message: t('security.csrf'), link: back }, 403);
+      if (recent && !signedInRecently(session, clock())) {
+        return reply.render('error', { message: t('security.signInAgain.needed'), link: { href: signInAgainHref(PAGE), text: t('security.signInAgain.link') } }, 403);
+      }
       const outcome = request.body.id === undefined ? 'not-found' : await handle(session, Number(request.body.id), request.body.name, request, t);
       if (outcome === 'not-found') return reply.render('error', { message: t('passkeys.notFound'), link: back }, 404);
       if (outcome === 'refused') return reply.render('error', { message: t('passkeys.lastOne'), link: back }, 409);
@@ -134,7 +145,7 @@ export function passkeysSection(app: FastifyInstance, { config, db, clock }: Pas
     });
     if (outcome === 'done') logSecurityEvent(request.events, { event: 'account.passkey.removed', userId: session.user.id, passkeyId: id });
     return outcome;
-  }, 'removed');
+  }, 'removed', true);
 
   return {
     /** What the page shows of the section. */
@@ -148,3 +159,4 @@ export function passkeysSection(app: FastifyInstance, { config, db, clock }: Pas
     },
   };
 }
+

@@ -11,7 +11,9 @@ import { isValidFormToken } from '../../accounts/csrf.ts';
 import { DEVICE_COOKIE } from '../../accounts/login-device-cookie.ts';
 import { LoginThrottled, minutesToWait, type LoginGuard } from '../../accounts/login.service.ts';
 import { changePassword } from '../../accounts/password-change.ts';
+import { renewRequestSession } from '../../accounts/session-http.ts';
 import type { SessionContext } from '../../accounts/sessions.ts';
+import type { Config } from '../../config.ts';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import { InvalidInput } from '../../invalid-input.ts';
@@ -32,6 +34,7 @@ export interface SecurityView {
 }
 
 export interface PasswordChangeDeps {
+  config: Config;
   db: DB;
   /** Whether mail is sent at all (MAIL=off: no "password changed" mail). */
   mailEnabled: boolean;
@@ -46,7 +49,7 @@ const PasswordForm = Type.Object({
   csrf_token: Type.Optional(Type.String({ maxLength: 200 })),
 });
 
-export function passwordChangeRoute(app: FastifyInstance, { db, mailEnabled, clock, loginGuard, render }: PasswordChangeDeps): void {
+export function passwordChangeRoute(app: FastifyInstance, { config, db, mailEnabled, clock, loginGuard, render }: PasswordChangeDeps): void {
   app.withTypeProvider<TypeBoxTypeProvider>().post(`${PAGE}/password`, { schema: { body: PasswordForm } }, async (request, reply) => {
     const session = await pageSession(request, reply, { orgaOnly: false, returnTo: PAGE });
     if (!session) return reply;
@@ -59,6 +62,8 @@ export function passwordChangeRoute(app: FastifyInstance, { db, mailEnabled, clo
         mailLocale: mailEnabled ? localeOf(request) : undefined,
       });
       logSecurityEvent(request.events, { event: 'account.password.changed', userId: session.user.id, ...ended });
+      // The other sessions ended; this one continues under a new id (OWASP: renew the id after a privilege change).
+      await renewRequestSession(request, reply, { config, db, clock });
       return reply.redirect(`${PAGE}?changed=${ended.sessionsEnded}`, 303);
     } catch (error) {
       if (error instanceof LoginThrottled) {

@@ -1,0 +1,115 @@
+/**
+ * Changing how one signs in needs a recent sign-in (accounts/recent-sign-in.ts):
+ * 15 minutes after it, adding or removing a passkey and turning one-time codes
+ * on are refused and the page offers to sign in again, which renews the same
+ * session. Real database, app.inject().
+ */
+import { describe, expect, it } from 'vitest';
+import { RECENT_SIGN_IN_SECONDS } from '../../src/accounts/recent-sign-in.ts';
+import { makeUser, type TestUser } from '../helpers/factories.ts';
+import { FrozenClock } from '../helpers/clock.ts';
+import { useTestApp } from '../helpers/fixture.ts';
+import { postForm } from '../helpers/one-time-codes.ts';
+import { renewedSession, type TestSession } from '../helpers/session.ts';
+
+const clock = new FrozenClock(new Date('2026-03-02T09:00:10Z'));
+const t = useTestApp({ clock });
+
+const SIGN_IN_AGAIN = '<a href="/login?return_to=%2Fsettings%2Fsecurity">Sign in again</a>';
+const TOO_LONG_AGO = 'You signed in too long ago to change this. Please sign in again.';
+
+function page(session: TestSession) {
+  return t.app.inject({ url: '/settings/security', headers: { cookie: session.cookie, 'accept-language': 'en' } });
+}
+
+function json(url: string, session: TestSession, body: object) {
+  return t.app.inject({ method: 'POST', url, payload: body, headers: { cookie: session.cookie, 'accept-language': 'en' } });
+}
+
+/** A member signed in just now with the password, who then added a passkey. */
+async function memberWithPasskey(): Promise<{ member: TestUser; session: TestSession; passkeyId: number }> {
+  const member = await makeUser(t.db);
+  const session = await t.logIn(member);
+  const { id } = await t.db.insertInto('passkeys').values({
+    user_id: member.id, credential_id: `recent-${member.id}`, public_key: Buffer.from([1]), device_type: 'multiDevice', backed_up: true, name: 'Phone',
+  }).returning('id').executeTakeFirstOrThrow();
+  return { member, session, passkeyId: id };
+}
+
+/** Signs in again through the login page in the same browser (its session cookie sent along). */
+async function signInAgain(session: TestSession, member: TestUser): Promise<TestSession> {
+  const login = await t.app.inject({ url: '/login?return_to=%2Fsettings%2Fsecurity', headers: { cookie: session.cookie } });
+  const csrf = /name="csrf_token" value="([^"]+)"/.exec(login.body)![1]!;
+  const answer = await postForm(t.app, '/login', session.cookie, { csrf_token: csrf, email: member.email, password: member.password, return_to: '/settings/security' });
+  expect(answer.statusCode).toBe(303);
+  expect(answer.headers.location).toBe('/settings/security');
+  return renewedSession(session, answer);
+}
+
+describe('changing the factors needs a recent sign-in', () => {
+  it('within 15 minutes of the sign-in: the forms are there and the changes go through', async () => {
+    const { member, session } = await memberWithPasskey();
+    clock.advance(RECENT_SIGN_IN_SECONDS);
+    const shown = await page(session);
+    expect(shown.body).toContain('data-passkey-register');
+    expect(shown.body).toContain('action="/settings/security/passkeys/remove"');
+    expect(shown.body).toContain('action="/settings/security/one-time-codes/start"');
+    expect(shown.body).not.toContain(SIGN_IN_AGAIN);
+    expect((await json('/settings/security/passkeys/options', session, { csrf_token: session.csrfToken })).statusCode).toBe(200);
+    expect((await postForm(t.app, '/settings/security/one-time-codes/start', session.cookie, { csrf_token: session.csrfToken })).statusCode).toBe(303);
+    expect(await t.db.selectFrom('one_time_code_secrets').select('user_id').where('user_id', '=', member.id).execute()).toHaveLength(1);
+  });
+
+  it('later: refused with nothing written, and the page offers to sign in again', async () => {
+    const { member, session, passkeyId } = await memberWithPasskey();
+    const challenges = async () => (await t.db.selectFrom('webauthn_challenges').select('purpose').execute()).length;
+    const challengesBefore = await challenges();
+    clock.advance(RECENT_SIGN_IN_SECONDS + 1);
+
+    const shown = await page(session);
+    expect(shown.statusCode).toBe(200);
+    expect(shown.body).toContain(SIGN_IN_AGAIN);
+    expect(shown.body).not.toContain('data-passkey-register');
+    expect(shown.body).not.toContain('action="/settings/security/passkeys/remove"');
+    expect(shown.body).not.toContain('action="/settings/security/one-time-codes/start"');
+    // Renaming changes no way in: still offered.
+    expect(shown.body).toContain('action="/settings/security/passkeys/rename"');
+
+    const options = await json('/settings/security/passkeys/options', session, { csrf_token: session.csrfToken });
+    expect(options.statusCode).toBe(403);
+    expect(options.json()).toEqual({ error: TOO_LONG_AGO, location: '/login?return_to=%2Fsettings%2Fsecurity' });
+    expect(await challenges()).toBe(challengesBefore);
+    const added = await json('/settings/security/passkeys', session, { csrf_token: session.csrfToken, response: { id: 'x', rawId: 'x', type: 'public-key', response: { clientDataJSON: 'x', attestationObject: 'x' }, clientExtensionResults: {} } });
+    expect(added.statusCode).toBe(403);
+    const removed = await t.app.inject({
+      method: 'POST', url: '/settings/security/passkeys/remove', payload: new URLSearchParams({ csrf_token: session.csrfToken, id: String(passkeyId) }).toString(),
+      headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'en' },
+    });
+    expect(removed.statusCode).toBe(403);
+    expect(removed.body).toContain(TOO_LONG_AGO);
+    expect(removed.body).toContain(SIGN_IN_AGAIN);
+    const started = await t.app.inject({
+      method: 'POST', url: '/settings/security/one-time-codes/start', payload: new URLSearchParams({ csrf_token: session.csrfToken }).toString(),
+      headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'en' },
+    });
+    expect(started.statusCode).toBe(403);
+    expect(started.body).toContain(TOO_LONG_AGO);
+    expect(await t.db.selectFrom('passkeys').select('id').where('user_id', '=', member.id).execute()).toEqual([{ id: passkeyId }]);
+    expect(await t.db.selectFrom('one_time_code_secrets').select('user_id').where('user_id', '=', member.id).execute()).toEqual([]);
+  });
+
+  it('signing in again renews the same session (same sid, new auth_time) and allows them', async () => {
+    const member = await makeUser(t.db);
+    const session = await t.logIn(member);
+    const [before] = await t.db.selectFrom('sessions').select(['sid', 'auth_time']).where('user_id', '=', member.id).execute();
+    clock.advance(RECENT_SIGN_IN_SECONDS + 1);
+    expect((await json('/settings/security/passkeys/options', session, { csrf_token: session.csrfToken })).statusCode).toBe(403);
+
+    const again = await signInAgain(session, member);
+    const [after] = await t.db.selectFrom('sessions').select(['sid', 'auth_time']).where('user_id', '=', member.id).execute();
+    expect(after!.sid).toBe(before!.sid);
+    expect(after!.auth_time.getTime()).toBe(clock.now().getTime());
+    expect((await page(again)).body).toContain('data-passkey-register');
+    expect((await json('/settings/security/passkeys/options', again, { csrf_token: again.csrfToken })).statusCode).toBe(200);
+  });
+});
