@@ -1,6 +1,7 @@
 /** Finding members for the admin screen's member list (`/admin/users`) and the member page. */
 import { sql } from 'kysely';
 import type { Executor } from '../db/executor.ts';
+import { hasRefusedNameCharacters } from '../text/control-characters.ts';
 
 export interface MemberSummary {
   readonly id: number;
@@ -20,9 +21,12 @@ export interface MemberPage {
 /**
  * Members whose email or name ("first last") contains `text` (any case; all
  * when it is empty), deleted ones left out, ordered by last name, first name
- * and id — stable from page to page: `limit` after skipping `offset`.
+ * and id — stable from page to page: `limit` after skipping `offset`. A text
+ * with a character no name or address may hold finds nobody (PostgreSQL
+ * text cannot even hold NUL).
  */
 export async function searchMembers(db: Executor, text: string, limit: number, offset: number): Promise<MemberPage> {
+  if (hasRefusedNameCharacters(text)) return { members: [], more: false };
   let query = db.selectFrom('users').select(['id', 'email', 'first_name', 'last_name', 'role', 'disabled_at']).where('deleted_at', 'is', null);
   const needle = text.trim().toLowerCase();
   if (needle !== '') {

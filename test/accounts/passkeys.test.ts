@@ -114,6 +114,30 @@ describe('adding a passkey', () => {
     expect((await json('/settings/security/passkeys/options', { csrf_token: 'x' })).statusCode).toBe(401);
     expect(await countPasskeys(t.db, member.id)).toBe(before + 1);
   });
+
+  it('refuses transports WebAuthn does not name (a NUL byte among them) with the usual answer, writing nothing and keeping the challenge', async () => {
+    const user = await makeUser(t.db);
+    const own = await t.logIn(user);
+    const options = await json('/settings/security/passkeys/options', { csrf_token: own.csrfToken }, own.cookie);
+    const response = new SoftwareAuthenticator(ORIGIN).create((options.json() as { options: PublicKeyCredentialCreationOptionsJSON }).options);
+    const challenges = async () => (await t.db.selectFrom('webauthn_challenges').select('user_id').where('user_id', '=', user.id).execute()).length;
+    const mails = async () => (await t.db.selectFrom('mail_outbox').select('id').where('recipient', '=', user.email).execute()).length;
+    const withTransports = (transports: string[]) => ({ ...response, response: { ...response.response, transports } });
+    for (const transports of [['usb\u0000'], ['internal', 'bluetooth'], ['USB'], ['']]) {
+      const refused = await json('/settings/security/passkeys', { csrf_token: own.csrfToken, name: 'Key', response: withTransports(transports) }, own.cookie);
+      expect(refused.statusCode, JSON.stringify(transports)).toBe(400);
+      expect(refused.headers['content-type']).toMatch(/^application\/json/);
+      expect(refused.json()).toEqual({ error: 'The passkey could not be added. Please try again.' });
+    }
+    expect(await countPasskeys(t.db, user.id)).toBe(0);
+    expect(await mails()).toBe(0);
+    expect(await challenges()).toBe(1);
+    // The same response (transports are not signed) with the values WebAuthn names: its challenge was kept.
+    const added = await json('/settings/security/passkeys', { csrf_token: own.csrfToken, name: 'Key', response: withTransports(['usb', 'nfc', 'hybrid', 'smart-card']) }, own.cookie);
+    expect(added.statusCode).toBe(201);
+    expect((await passkeyRow(user.id)).transports).toEqual(['usb', 'nfc', 'hybrid', 'smart-card']);
+    expect(await challenges()).toBe(0);
+  });
 });
 
 describe('signing in with a passkey', () => {

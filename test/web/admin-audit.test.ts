@@ -11,6 +11,7 @@ import { useTestApp, type LoggedIn } from '../helpers/fixture.ts';
 import { makeClient, unescapeHtml } from '../helpers/oauth.ts';
 import { findClientRow } from '../../src/oauth/clients/clients.repository.ts';
 import { rememberConsent } from '../../src/oauth/consent/consents.repository.ts';
+import { installWriteLog } from '../helpers/write-log.ts';
 
 const t = useTestApp();
 let orga: LoggedIn;
@@ -118,6 +119,25 @@ describe('/admin/audit', () => {
     for (const field of ['member', 'event', 'from', 'to', 'page']) expect(response.body).toContain(`id="${field}-error"`);
     expect(response.body).toContain('Please correct the marked filters.');
     expect(response.body).not.toContain('<table');
+  });
+
+  test('a NUL byte or another control character in the member or client filter: 400 with the message at the field, nothing listed or written', async () => {
+    await insert([{ at: '2026-03-01T10:00:00Z', event: 'oauth.client.deleted', clientId: 'karte' }]);
+    await t.app.securityEvents.settled();
+    const writes = await installWriteLog(t.db);
+    for (const [query, field] of [['?client=%00', 'client'], ['?client=kar%00te', 'client'], ['?client=karte%01', 'client'], ['?client=%E2%80%AEkarte', 'client'],
+      ['?member=a%00@example.org', 'member'], ['?member=%00@x', 'member'], ['?member=a%C2%85@example.org', 'member']]) {
+      const response = await page(query);
+      expect(response.statusCode, query).toBe(400);
+      expect(response.body, query).toContain(`aria-invalid="true" aria-describedby="${field}-error"`);
+      expect(response.body, query).toContain('Please correct the marked filters.');
+      expect(response.body, query).not.toContain('<table');
+    }
+    expect((await page('?client=%00')).body).toContain('<p class="field-error" id="client-error">A client id, without control characters or invisible characters that reverse the writing direction.</p>');
+    expect((await page('?client=%00', orga.cookie, 'de')).body).toContain('<p class="field-error" id="client-error">Eine Client-ID, ohne Steuerzeichen');
+    expect((await page('?member=a%00@example.org')).body).toContain('<p class="field-error" id="member-error">A user id (a number) or an email address.</p>');
+    await t.app.securityEvents.settled();
+    expect(await writes.take()).toEqual([]);
   });
 });
 

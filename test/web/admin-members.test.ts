@@ -10,6 +10,7 @@ import { sql } from 'kysely';
 import { beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { unlockMailComposer } from '../../src/accounts/login-unlock.mail.ts';
 import { resetMailComposer } from '../../src/accounts/password-reset.mail.ts';
+import { searchMembers } from '../../src/accounts/member-search.ts';
 import { peekResetToken, storeResetToken } from '../../src/accounts/password-reset.ts';
 import { randomToken } from '../../src/accounts/sessions.ts';
 import { PAGE_SIZE } from '../../src/web/members/members.page.ts';
@@ -111,6 +112,25 @@ describe('the list', () => {
     expect((await get('/admin/users?q=anna.z')).body).toContain(`<a href="/admin/users/${anna.id}">Anna Zimmermann</a>`);
     await t.db.updateTable('users').set({ deleted_at: new Date(), disabled_at: new Date() }).where('id', '=', anna.id).execute();
     expect(await names('zimmermann')).toEqual(['Bernd Zimmermann']);
+  });
+
+  test('a search with a NUL byte or another character no name or address holds: 400, the message at the field, nothing listed or written', async () => {
+    await makeUser(t.db, { firstName: 'Nul', lastName: 'Zeichen' });
+    await writes.take();
+    for (const q of ['\u0000', 'nul\u0000', 'Nul\tZeichen', 'a\u0085', 'Nul \u202eZeichen']) {
+      const response = await get(`/admin/users?q=${encodeURIComponent(q)}`);
+      expect(response.statusCode, q).toBe(400);
+      expect(response.body, q).toContain('<p class="error" role="alert" tabindex="-1" autofocus>Please correct the search.</p>');
+      expect(response.body, q).toContain('aria-invalid="true" aria-describedby="q-error"');
+      expect(response.body, q).toContain('<p class="field-error" id="q-error">Names and email addresses contain no control characters (such as tabs or line breaks) and no invisible characters that reverse the writing direction.</p>');
+      expect(rows(response.body), q).toEqual([]);
+    }
+    const german = await get('/admin/users?q=%00', orga, 'de');
+    expect(german.statusCode).toBe(400);
+    expect(german.body).toContain('<p class="field-error" id="q-error">Namen und E-Mail-Adressen enthalten keine Steuerzeichen');
+    expect(await searchMembers(t.db, 'nul\u0000', PAGE_SIZE, 0)).toEqual({ members: [], more: false });
+    expect(await writes.take()).toEqual([]);
+    expect((await get('/admin/users?q=nul')).statusCode).toBe(200);
   });
 
   test(`${PAGE_SIZE} a page in a stable order (last name, first name, id), previous/next keeping the search`, async () => {

@@ -28,6 +28,14 @@ import { loadWebAuthnServer } from './webauthn-library.ts';
  */
 export const PASSKEY_ALGORITHMS: readonly number[] = [-8, -7, -257];
 
+/**
+ * WebAuthn §5.8.4 AuthenticatorTransport, and `cable` (hybrid's name before
+ * Level 3, still reported by older browsers): the only `transports` stored.
+ * They come unsigned and are handed back in later options; anything else (a
+ * NUL byte, which PostgreSQL cannot store) is refused.
+ */
+const AUTHENTICATOR_TRANSPORTS: ReadonlySet<string> = new Set(['usb', 'nfc', 'ble', 'smart-card', 'hybrid', 'internal', 'cable']);
+
 /** A registration that did not verify, or a credential registered already; nothing was stored. */
 export class PasskeyNotAdded extends Error {
   constructor(readonly reason: 'invalid-response' | 'already-registered', detail?: string) {
@@ -73,6 +81,8 @@ export interface NewPasskeyInput extends Registrant {
 
 /** Verifies the authenticator's response and stores the passkey; throws {@link PasskeyNotAdded}. */
 export async function addPasskey(db: DB, clock: Clock, rp: RelyingParty, input: NewPasskeyInput): Promise<{ id: number; name: string }> {
+  // Before the verification, which spends the challenge: a refused response leaves it for a retry.
+  if (!(input.response.response.transports ?? []).every((t) => AUTHENTICATOR_TRANSPORTS.has(t))) throw new PasskeyNotAdded('invalid-response', 'unknown transport');
   const binding = { purpose: 'registration', boundTo: input.sid, userId: input.userId } as const;
   const { verifyRegistrationResponse } = await loadWebAuthnServer();
   const verification = await verifyRegistrationResponse({

@@ -6,6 +6,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import type { AuditFilter } from '../../ops/audit/audit-query.ts';
 import { isSecurityEventName } from '../../ops/security-events.ts';
+import { hasRefusedNameCharacters } from '../../text/control-characters.ts';
 
 export const TIME_ZONE = 'Europe/Berlin';
 export const MAX_PAGE = 10_000;
@@ -54,6 +55,9 @@ export function readAuditQuery(query: AuditQuery): ReadFilter {
   const errors: AuditField[] = [];
   const text = (value: string | undefined) => (value?.trim() ? value.trim() : undefined);
   const member = text(query.member);
+  const client = text(query.client);
+  // No address or client id holds such a character (and PostgreSQL text no NUL): refused, not searched.
+  if (client !== undefined && hasRefusedNameCharacters(client)) errors.push('client');
   const event = text(query.event);
   if (event !== undefined && !isSecurityEventName(event)) errors.push('event');
   const at = (field: 'from' | 'to') => {
@@ -73,8 +77,8 @@ export function readAuditQuery(query: AuditQuery): ReadFilter {
     if (member.length > 9) errors.push('member');
     else userId = Number(member);
   } else if (member !== undefined) {
-    if (!member.includes('@')) errors.push('member');
+    if (!member.includes('@') || hasRefusedNameCharacters(member)) errors.push('member');
     else email = member;
   }
-  return { filter: { userId, email, clientId: text(query.client), event: event as AuditFilter['event'], since, until }, page: Math.max(page, 1), errors };
+  return { filter: { userId, email, clientId: client, event: event as AuditFilter['event'], since, until }, page: Math.max(page, 1), errors };
 }
