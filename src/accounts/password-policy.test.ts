@@ -26,6 +26,15 @@ describe('passwordProblem (NIST SP 800-63B §5.1.1.2)', () => {
     expect(await passwordProblem(password, 'mia@example.org')).toBeUndefined();
   });
 
+  test('the rules see the password in NFKC, the form it is hashed in', async () => {
+    // 9 code points decomposed, 7 composed.
+    expect(await passwordProblem('Käsebrö'.normalize('NFD'))).toBe('must be at least 8 characters');
+    // U+FB03 LATIN SMALL LIGATURE FFI: 3 code points, 9 letters.
+    expect(await passwordProblem('\uFB03\uFB03\uFB03')).toBeUndefined();
+    expect(await passwordProblem('ｐａｓｓｗｏｒｄ')).toBe('is one of the most commonly used passwords; choose another');
+    expect(await passwordProblem('ｍｉａ＠example.org', 'mia@example.org')).toBe('must not be your email address');
+  });
+
   test('the account\'s email address or its local part, in any case', async () => {
     expect(await passwordProblem('Mia.Muster@Example.org', 'mia.muster@example.org')).toBe('must not be your email address');
     expect(await passwordProblem('MIA.MUSTER', ' mia.muster@example.org ')).toBe('must not be your email address');

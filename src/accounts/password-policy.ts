@@ -5,9 +5,11 @@
  * (no "one digit, one capital"), no hints, no expiry; refused when it is a
  * commonly used password (the 49,000 most frequent of the zxcvbn-ts common
  * list, compared ignoring case) or the account's own email address or its
- * local part. Every printable character and space is allowed.
+ * local part. Every printable character and space is allowed. The rules
+ * see the password in the form it is hashed in (NFKC, passwords.ts).
  */
 import { onFirstUse } from '../on-first-use.ts';
+import { normalizePassword } from './passwords.ts';
 
 export const MIN_PASSWORD_LENGTH = 8;
 export const MAX_PASSWORD_LENGTH = 1024;
@@ -25,8 +27,9 @@ const MESSAGES: Record<PasswordProblem, string> = {
   email: 'must not be your email address',
 };
 
-/** Why `password` cannot be the account's new password, or undefined when it can. */
-export async function checkNewPassword(password: string, email?: string): Promise<PasswordProblem | undefined> {
+/** Why `typed` cannot be the account's new password, or undefined when it can. */
+export async function checkNewPassword(typed: string, email?: string): Promise<PasswordProblem | undefined> {
+  const password = normalizePassword(typed);
   const length = [...password].length;
   if (length < MIN_PASSWORD_LENGTH) return 'too-short';
   if (length > MAX_PASSWORD_LENGTH) return 'too-long';

@@ -6,6 +6,7 @@
  * issued under it are revoked, the apps it signed into are told. Real
  * database, app.inject().
  */
+import { hash } from '@node-rs/argon2';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { LAST_SEEN_RESOLUTION_SECONDS } from '../../src/accounts/sessions.ts';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
@@ -198,5 +199,21 @@ describe('/settings/security: changing the password', () => {
     expect(mails).toEqual([{ kind: 'password-changed', recipient: user.email, locale: 'de' }]);
     const notice = await t.app.inject({ url: '/settings/security?changed=1', headers: { cookie: renewed.cookie, 'accept-language': 'en' } });
     expect(notice.body).toContain('<p class="notice" role="status">Your password has been changed. 1 other session(s) ended.</p>');
+  });
+
+  it('compares passwords in NFKC: set composed (NFC), it logs in decomposed (NFD); a hash made before normalisation still takes it as typed', async () => {
+    const composed = 'Käsebrötchen am Morgen'.normalize('NFC');
+    const decomposed = composed.normalize('NFD');
+    const user = await makeUser(t.db);
+    const here = await logInFrom(user, FIREFOX, '198.51.100.24');
+    expect((await change(here, user.password, composed)).statusCode).toBe(303);
+    const login = (password: string) => t.app.inject({ method: 'POST', url: '/api/user/login', payload: { email: user.email, password }, remoteAddress: '198.51.100.25' });
+    expect((await login(decomposed)).statusCode).toBe(200);
+    expect((await login(composed)).statusCode).toBe(200);
+    // A hash made before normalisation: Argon2id of the decomposed string as typed.
+    await t.db.updateTable('users').set({ password_hash: await hash(decomposed) }).where('id', '=', user.id).execute();
+    expect((await login(decomposed)).statusCode).toBe(200);
+    expect((await change(here, decomposed, 'Ein ganz neuer Satz zum Merken')).statusCode).toBe(303);
+    expect((await login('Ein ganz neuer Satz zum Merken')).statusCode).toBe(200);
   });
 });
