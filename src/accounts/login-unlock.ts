@@ -12,7 +12,9 @@
  * Asking is answered the same way whether the address has an account or not
  * (mailed-link.ts); the mail's composer (login-unlock.mail.ts) sends nothing
  * when there is none. At most {@link UNLOCK_MAILS_PER_HOUR} mails per address
- * per hour.
+ * and {@link UNLOCK_REQUESTS_PER_IP_PER_HOUR} requests per client address (an
+ * IPv6 /64) an hour, the numbers of the password reset: one client cannot
+ * have mails sent to many members (OWASP Forgot Password Cheat Sheet).
  */
 import { sql } from 'kysely';
 import type { Clock } from '../clock.ts';
@@ -23,18 +25,21 @@ import { deleteInBatches } from '../ops/maintenance.ts';
 
 export const UNLOCK_MAIL_KIND = 'login-unlock';
 export const UNLOCK_MAILS_PER_HOUR = 3;
+export const UNLOCK_REQUESTS_PER_IP_PER_HOUR = 10;
 /** Three mails at once, then one an hour: never more than three in any hour. */
 export const UNLOCK_MAIL_POLICY: DelayPolicy = { free: UNLOCK_MAILS_PER_HOUR, baseSeconds: 3600, maxSeconds: 3600 };
+export const UNLOCK_IP_POLICY: DelayPolicy = { free: UNLOCK_REQUESTS_PER_IP_PER_HOUR, baseSeconds: 3600, maxSeconds: 3600 };
 /** How long a link works (OWASP Forgot Password Cheat Sheet: short-lived, single use). */
 export const UNLOCK_LINK_MINUTES = 30;
 
+/** The client's limit first: a flood from one address does not use up the members' own. */
 const UNLOCK_MAIL: LinkMailKind = {
   kind: UNLOCK_MAIL_KIND,
-  limits: (account) => [{ key: `unlock-mail:${account}`, policy: UNLOCK_MAIL_POLICY }],
+  limits: (account, client) => [{ key: `unlock-ip:${client}`, policy: UNLOCK_IP_POLICY }, { key: `unlock-mail:${account}`, policy: UNLOCK_MAIL_POLICY }],
   limitedEvent: 'account.login.unlock_limited',
 };
 
-/** Queues an unlock mail for this address unless it asked too often. Tells the caller nothing either way. */
+/** Queues an unlock mail for this address unless it or the client asked too often. Tells the caller nothing either way. */
 export function requestUnlockMail(db: Executor, clock: Clock, attempts: AttemptCounters, request: LinkMailRequest): Promise<void> {
   return queueLinkMail(db, clock, attempts, UNLOCK_MAIL, request);
 }

@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { Executor } from '../db/executor.ts';
+import { clientAddress } from '../http/connection-limit.ts';
 import { enqueueMail } from '../mail/mail-outbox.repository.ts';
 import type { MailLocale } from '../mail/mail.tables.ts';
 import { logSecurityEvent, type EventLog } from '../ops/security-events.ts';
@@ -38,8 +39,12 @@ export interface LinkRequestLimit {
 
 export interface LinkMailKind {
   readonly kind: string;
-  /** The limits for this address and client address, checked in order; the first one reached stops the request. */
-  limits(account: string, ip: string): readonly LinkRequestLimit[];
+  /**
+   * The limits for this address and client, checked in order; the first one
+   * reached stops the request. `client`: the client address as the connection
+   * limit counts it (http/connection-limit.ts), an IPv6 address by its /64.
+   */
+  limits(account: string, client: string): readonly LinkRequestLimit[];
   readonly limitedEvent: 'account.login.unlock_limited' | 'account.password_reset.limited';
 }
 
@@ -48,7 +53,7 @@ export async function queueLinkMail(db: Executor, clock: Clock, attempts: Attemp
   const account = accountOf(request.email);
   if (account === '' || account.length > MAX_EMAIL_LENGTH || !account.includes('@')) return;
   const now = clock();
-  for (const limit of mail.limits(account, request.ip)) {
+  for (const limit of mail.limits(account, clientAddress(request.ip))) {
     const wait = await attempts.reserve(limit.key, limit.policy, now);
     if (wait > 0) {
       logSecurityEvent(request.log, { event: mail.limitedEvent, retryAfterSeconds: wait, ip: request.ip });

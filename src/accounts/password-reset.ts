@@ -5,7 +5,7 @@
  * account or not (mailed-link.ts); the mail's composer
  * (password-reset.mail.ts) finds the account when the mail is sent. At most
  * {@link RESET_MAILS_PER_HOUR} mails per address and {@link RESET_REQUESTS_PER_IP_PER_HOUR}
- * requests per client address an hour.
+ * requests per client address (an IPv6 /64) an hour.
  *
  * A link is good for {@link RESET_LINK_MINUTES} minutes and once; a newer link for the member
  * replaces it, and any change of the password ends it (the row keeps a
@@ -32,7 +32,7 @@ export const RESET_LINK_MINUTES = 30;
 /** The client's limit first: a flood from one address does not use up the members' own. */
 const RESET_MAIL: LinkMailKind = {
   kind: RESET_MAIL_KIND,
-  limits: (account, ip) => [{ key: `reset-ip:${ip}`, policy: RESET_IP_POLICY }, { key: `reset-mail:${account}`, policy: RESET_MAIL_POLICY }],
+  limits: (account, client) => [{ key: `reset-ip:${client}`, policy: RESET_IP_POLICY }, { key: `reset-mail:${account}`, policy: RESET_MAIL_POLICY }],
   limitedEvent: 'account.password_reset.limited',
 };
 

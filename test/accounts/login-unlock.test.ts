@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEVICE_COOKIE } from '../../src/accounts/login-device-cookie.ts';
 import { PER_ACCOUNT_POLICY } from '../../src/accounts/login-throttle.ts';
-import { UNLOCK_LINK_MINUTES } from '../../src/accounts/login-unlock.ts';
+import { UNLOCK_LINK_MINUTES, UNLOCK_REQUESTS_PER_IP_PER_HOUR } from '../../src/accounts/login-unlock.ts';
 import { makeUser, TEST_PASSWORD, type TestUser } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/fixture.ts';
 import { openLoginPage, submitLoginForm } from '../helpers/login-page.ts';
@@ -41,9 +41,16 @@ function post(url: string, fields: Record<string, string>, cookie: string, ip = 
   return t.app.inject({ method: 'POST', url, payload: form(fields), headers: { ...FORM, cookie }, remoteAddress: ip });
 }
 
-async function askForLink(email: string, returnTo = '/') {
+async function askForLink(email: string, returnTo = '/', ip = nextIp()) {
   const { csrf, cookie } = await openLoginPage(t.app);
-  return post('/login/unlock', { email, csrf_token: csrf, return_to: returnTo }, cookie);
+  return post('/login/unlock', { email, csrf_token: csrf, return_to: returnTo }, cookie, ip);
+}
+
+const queuedTo = async (email: string) => (await t.db.selectFrom('mail_outbox').select('id').where('recipient', '=', email.toLowerCase()).execute()).length;
+
+/** Sends everything queued (a batch at a time), so that later tests find only their own mail waiting. */
+async function sendAll(): Promise<void> {
+  while ((await t.app.mailSender!.runOnce()) > 0);
 }
 
 /** Sends what is queued and returns the path of the link in the last message to `email`. */
@@ -144,6 +151,37 @@ describe('a member locked out by guesses from many IPs', () => {
     t.clock.advance(3600);
     await askForLink(user.email);
     expect(await t.db.selectFrom('mail_outbox').select('id').where('recipient', '=', user.email.toLowerCase()).execute()).toHaveLength(4);
+  });
+
+  it(`takes at most ${UNLOCK_REQUESTS_PER_IP_PER_HOUR} requests an hour from one client address, for whichever members: then nothing is queued, and the answer is the same`, async () => {
+    const limitedBefore = events('account.login.unlock_limited').length;
+    const answers = [];
+    for (let i = 0; i < UNLOCK_REQUESTS_PER_IP_PER_HOUR; i++) {
+      const user = await makeUser(t.db);
+      answers.push(await askForLink(user.email, '/', '203.0.113.9'));
+      expect(await queuedTo(user.email)).toBe(1);
+    }
+    expect(events('account.login.unlock_limited')).toHaveLength(limitedBefore);
+    const next = await makeUser(t.db);
+    const refused = await askForLink(next.email, '/', '203.0.113.9');
+    for (const answer of [...answers, refused]) expect([answer.statusCode, answer.body]).toEqual([200, answers[0]!.body]);
+    expect(await queuedTo(next.email)).toBe(0);
+    expect(events('account.login.unlock_limited')).toHaveLength(limitedBefore + 1);
+    // The member's own limit is untouched: from another address the mail goes out.
+    await askForLink(next.email);
+    expect(await queuedTo(next.email)).toBe(1);
+    await sendAll();
+  });
+
+  it('counts the addresses of one IPv6 /64 as one client address; another /64 is another client', async () => {
+    for (let i = 1; i <= UNLOCK_REQUESTS_PER_IP_PER_HOUR; i++) await askForLink((await makeUser(t.db)).email, '/', `2001:db8:7:8::${i.toString(16)}`);
+    const sameNetwork = await makeUser(t.db);
+    expect((await askForLink(sameNetwork.email, '/', '2001:db8:7:8:ffff:1:2:3')).statusCode).toBe(200);
+    expect(await queuedTo(sameNetwork.email)).toBe(0);
+    const otherNetwork = await makeUser(t.db);
+    await askForLink(otherNetwork.email, '/', '2001:db8:7:9::1');
+    expect(await queuedTo(otherNetwork.email)).toBe(1);
+    await sendAll();
   });
 
   it('keeps the token out of the request log', () => {

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setUserPassword } from '../../src/accounts/accounts.service.ts';
 import { PER_ACCOUNT_POLICY } from '../../src/accounts/login-throttle.ts';
-import { RESET_LINK_MINUTES, RESET_MAILS_PER_HOUR } from '../../src/accounts/password-reset.ts';
+import { RESET_LINK_MINUTES, RESET_MAILS_PER_HOUR, RESET_REQUESTS_PER_IP_PER_HOUR } from '../../src/accounts/password-reset.ts';
 import { makeUser, TEST_PASSWORD } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/fixture.ts';
 import { openLoginPage } from '../helpers/login-page.ts';
@@ -129,6 +129,18 @@ describe('asking for a link', () => {
     expect((await askForLink(user.email, '/', '192.0.2.99')).statusCode).toBe(200);
     expect(events('account.password_reset.limited')).toHaveLength(limitedBefore + 1);
     expect(await t.db.selectFrom('mail_outbox').select('id').where('recipient', '=', user.email).execute()).toHaveLength(0);
+  });
+
+  it('counts the addresses of one IPv6 /64 as one client address; another /64 is another client', async () => {
+    const queuedTo = async (email: string) => (await t.db.selectFrom('mail_outbox').select('id').where('recipient', '=', email).execute()).length;
+    for (let i = 1; i <= RESET_REQUESTS_PER_IP_PER_HOUR; i++) await askForLink(`flood6-${i}@example.org`, '/', `2001:db8:1:2::${i.toString(16)}`);
+    const sameNetwork = await makeUser(t.db);
+    const refused = await askForLink(sameNetwork.email, '/', '2001:db8:1:2:ffff:1:2:3');
+    expect(refused.statusCode).toBe(200);
+    expect(await queuedTo(sameNetwork.email)).toBe(0);
+    const otherNetwork = await makeUser(t.db);
+    await askForLink(otherNetwork.email, '/', '2001:db8:1:3::1');
+    expect(await queuedTo(otherNetwork.email)).toBe(1);
   });
 });
 
