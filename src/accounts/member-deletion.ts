@@ -30,6 +30,7 @@ const OWNED_ROWS = [
   ['oauth_grants', 'user_id'], // after being revoked; their refresh-token rows go by cascade
   ['oauth_codes', 'user_id'],
   ['oauth_consents', 'user_id'],
+  ['oauth_device_codes', 'user_id'], // devices they approved or denied (otherwise kept until they expire)
   ['region_memberships', 'user_id'],
   ['region_ambassadors', 'user_id'],
   ['forum_subscriptions', 'user_id'],
@@ -40,6 +41,12 @@ const OWNED_ROWS = [
   ['quiz_sessions', 'foodsaver_id'],
   ['reports', 'reported_id'], // what others reported about the member
   ['uploads', 'user_id'],
+  // Their ways of signing in: the row stays, so no cascade of users (id) deletes them.
+  ['passkeys', 'user_id'], // with the names the member gave them
+  ['webauthn_user_handles', 'user_id'],
+  ['webauthn_challenges', 'user_id'], // a registration begun and not finished
+  ['one_time_code_secrets', 'user_id'],
+  ['recovery_codes', 'user_id'],
 ] as const;
 
 /**

@@ -17,8 +17,9 @@ export interface SignedOut {
  * Signs a member out everywhere, in the caller's transaction: every session
  * ends as a logout ends one (the apps it signed into get back-channel logout
  * notices, queued by migration 044's trigger), every grant is revoked with
- * its refresh and access tokens, codes not yet exchanged and one-time links
- * (unlock, password reset) are deleted.
+ * its refresh and access tokens, codes not yet exchanged, one-time links
+ * (unlock, password reset) and logins waiting for their second factor are
+ * deleted.
  */
 export async function signOutEverywhere(trx: Executor, userId: number, now: Date): Promise<SignedOut> {
   // Sessions first: their codes die with them, and the grant of an exchange that held a session's row is committed before the grants are revoked.
@@ -28,6 +29,8 @@ export async function signOutEverywhere(trx: Executor, userId: number, now: Date
   await trx.deleteFrom('oauth_codes').where('user_id', '=', userId).where('used_at', 'is', null).execute();
   await trx.deleteFrom('login_unlock_tokens').where('user_id', '=', userId).execute();
   await trx.deleteFrom('password_reset_tokens').where('user_id', '=', userId).execute();
+  // A right password waiting for its second factor would start a session after the member was disabled.
+  await trx.deleteFrom('pending_logins').where('user_id', '=', userId).execute();
   return { sessionsEnded: ended.sessionsEnded, grantsRevoked: ended.grantsRevoked + Number(revoked.numUpdatedRows) };
 }
 

@@ -66,8 +66,8 @@ export type SecurityEvent =
   | { event: 'account.password_reset.completed'; userId: number; sessionsEnded: number; grantsRevoked: number; ip: string }
   /** A reset link that is unknown, used, expired, replaced or older than the password was used. */
   | { event: 'account.password_reset.invalid'; ip: string }
-  /** The right password of a disabled member: the login was refused. */
-  | { event: 'account.login.disabled'; userId: number; ip: string }
+  /** The right password, or a valid passkey assertion (`passkeyId`), of a disabled member: the login was refused. */
+  | { event: 'account.login.disabled'; userId: number; passkeyId?: number; ip: string }
   /**
    * An organisation member (`actorId`, on the admin screen) or an operator
    * (`actorId` null, the CLI) ended every session of the member `userId` and

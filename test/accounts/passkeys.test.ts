@@ -12,11 +12,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { CHALLENGE_SECONDS } from '../../src/accounts/passkeys/challenges.ts';
 import { SESSION_COOKIE } from '../../src/accounts/session-http.ts';
 import { createSession } from '../../src/accounts/sessions.ts';
+import { deleteMember } from '../../src/accounts/member-deletion.ts';
+import { disableMember, enableMember } from '../../src/accounts/member-status.ts';
 import { countPasskeys, deletePasskeysOfUser } from '../../src/accounts/passkeys/passkeys.repository.ts';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/fixture.ts';
 import { renewedSession, type TestSession } from '../helpers/session.ts';
 import { SoftwareAuthenticator } from '../helpers/software-authenticator.ts';
+import { installWriteLog, type WriteLog } from '../helpers/write-log.ts';
 
 const ORIGIN = 'http://localhost:8080';
 const lines: string[] = [];
@@ -264,6 +267,85 @@ describe('signing in with a passkey', () => {
     expect(refused.statusCode).toBe(429);
     expect(refused.headers['retry-after']).toBe('60');
     expect(events('account.login.locked').at(-1)).toMatchObject({ lockedBy: 'source', ip: '198.51.100.9' });
+  });
+});
+
+describe('a disabled or deleted member', () => {
+  const DISABLED = { error: 'This account is disabled. Please contact the organisation team.' };
+  let writes: WriteLog;
+
+  beforeAll(async () => {
+    writes = await installWriteLog(t.db);
+  });
+
+  /** What a sign-in wrote, once its security events are stored. */
+  async function written(): Promise<string[]> {
+    await t.app.securityEvents.settled();
+    return writes.take();
+  }
+
+  it('a disabled member is told so only after a valid assertion: no session, no login event, the passkey\'s use not recorded; enabled, they sign in again', async () => {
+    const user = await makeUser(t.db);
+    const key = new SoftwareAuthenticator(ORIGIN);
+    expect((await register(await t.logIn(user), key)).answer.statusCode).toBe(201);
+    expect(await disableMember(t.db, user.id, t.clock.now())).toMatchObject({ changed: true });
+    const before = await passkeyRow(user.id);
+    const logins = events('account.passkey.login').length;
+    await written();
+
+    const { answer } = await signIn(key);
+    expect(answer.statusCode).toBe(403);
+    expect(answer.json()).toEqual(DISABLED);
+    expect(answer.cookies.find((c) => c.name === 'fs_session')).toBeUndefined();
+    // The options' challenge, taken by the assertion; the attempt counted and the event stored, as for a disabled member's right password.
+    expect(await written()).toEqual(['login_throttle', 'security_events', 'webauthn_challenges']);
+    expect(await t.db.selectFrom('sessions').select('sid').where('user_id', '=', user.id).execute()).toEqual([]);
+    expect(await passkeyRow(user.id)).toEqual(before);
+    expect(events('account.passkey.login')).toHaveLength(logins);
+    expect(events('account.login.disabled').at(-1)).toMatchObject({ userId: user.id, passkeyId: before.id, ip: '127.0.0.1' });
+    expect(await t.db.selectFrom('security_events').select(['event', 'details']).where('user_id', '=', user.id).where('event', '=', 'account.login.disabled').execute())
+      .toEqual([{ event: 'account.login.disabled', details: { passkeyId: before.id } }]);
+
+    // A signature that does not verify learns nothing of the account.
+    const tampered = await signInOptions();
+    const good = key.get(tampered.options);
+    const forged = await json('/login/passkey', { csrf_token: tampered.csrf, response: { ...good, response: { ...good.response, signature: good.response.signature.slice(0, -4) + 'AAAA' } } }, tampered.cookie);
+    expect(forged.statusCode).toBe(401);
+    expect(forged.json()).toEqual(FAILED);
+
+    expect(await enableMember(t.db, user.id)).toMatchObject({ changed: true });
+    const again = await signIn(key);
+    expect(again.answer.statusCode).toBe(200);
+    expect(await t.db.selectFrom('sessions').select('amr').where('user_id', '=', user.id).execute()).toEqual([{ amr: ['hwk', 'user', 'mfa'] }]);
+    expect(events('account.passkey.login').at(-1)).toMatchObject({ userId: user.id, passkeyId: before.id });
+  });
+
+  it('a deleted member\'s passkey is gone with them: its sign-in is an unknown credential, and nothing is written for the member', async () => {
+    const user = await makeUser(t.db);
+    const key = new SoftwareAuthenticator(ORIGIN);
+    expect((await register(await t.logIn(user), key)).answer.statusCode).toBe(201);
+    const kept = await passkeyRow(user.id);
+    expect(await deleteMember(t.db, user.id, t.clock.now())).toBeDefined();
+    expect(await countPasskeys(t.db, user.id)).toBe(0);
+    await written();
+
+    const { answer } = await signIn(key);
+    expect(answer.statusCode).toBe(401);
+    expect(answer.json()).toEqual(FAILED);
+    // The options' challenge, the failure counted and its event: none of them names the member.
+    expect(await written()).toEqual(['login_throttle', 'security_events', 'webauthn_challenges']);
+    expect(events('account.passkey.login_failed').at(-1)).toMatchObject({ reason: 'unknown-credential', userId: null });
+
+    // A passkey that outlived its member's deletion (one made before deletions took passkeys) is no way back in.
+    await t.db.insertInto('passkeys').values(kept).execute();
+    await written();
+    const left = await signIn(key);
+    expect(left.answer.statusCode).toBe(401);
+    expect(left.answer.json()).toEqual(FAILED);
+    expect(await written()).toEqual(['login_throttle', 'security_events', 'webauthn_challenges']);
+    expect(events('account.passkey.login_failed').at(-1)).toMatchObject({ reason: 'unknown-credential', userId: null });
+    expect(await t.db.selectFrom('sessions').select('sid').where('user_id', '=', user.id).execute()).toEqual([]);
+    expect(await t.db.selectFrom('security_events').select('event').where('user_id', '=', user.id).execute()).toEqual([{ event: 'account.passkey.registered' }]);
   });
 });
 

@@ -5,8 +5,13 @@
  * under an anonymous author, their sessions end as logouts (back-channel
  * notices) and another member's data is untouched.
  */
+import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, test } from 'vitest';
+import { holdPendingLogin } from '../../src/accounts/one-time-codes/pending-logins.ts';
+import { replaceRecoveryCodes, storePendingSecret } from '../../src/accounts/one-time-codes/one-time-codes.repository.ts';
+import { issueChallenge } from '../../src/accounts/passkeys/challenges.ts';
+import { insertPasskey, userHandleOf } from '../../src/accounts/passkeys/passkeys.repository.ts';
 import { storeResetToken } from '../../src/accounts/password-reset.ts';
 import { storeUnlockToken } from '../../src/accounts/login-unlock.ts';
 import { randomToken } from '../../src/accounts/sessions.ts';
@@ -71,6 +76,19 @@ async function memberWithEverything(member: TestUser, other: TestUser) {
   await t.db.insertInto('login_throttle').values({ key: `account:${member.email}`, failures: 3, window_ends_at: until }).execute();
   await storeUnlockToken(t.db, { token: randomToken(), account: member.email, userId: member.id, returnTo: '/' }, now);
   await storeResetToken(t.db, { token: randomToken(), userId: member.id, passwordHash: 'x', returnTo: '/' }, now);
+  await insertPasskey(t.db, {
+    userId: member.id, credentialId: randomToken(), publicKey: new Uint8Array(77), signCount: 3, transports: ['internal'], deviceType: 'singleDevice', backedUp: false, name: 'Doras Handy',
+  }, now);
+  await userHandleOf(t.db, member.id);
+  await issueChallenge(t.db, t.clock.now, { purpose: 'registration', boundTo: 'a session id', userId: member.id });
+  await storePendingSecret(t.db, member.id, randomBytes(48), now);
+  await replaceRecoveryCodes(t.db, member.id, [randomBytes(32), randomBytes(32)]);
+  await holdPendingLogin(t.db, t.clock.now, { userId: member.id, account: member.email, remember: false, returnTo: '/' });
+  const { id: clientRowId } = await t.db.selectFrom('oauth_clients').select('id').where('client_id', '=', client.clientId).executeTakeFirstOrThrow();
+  await t.db.insertInto('oauth_device_codes').values({
+    device_code_digest: randomBytes(32), user_code_digest: randomBytes(32), client_id: clientRowId, scopes: ['openid'], status: 'approved',
+    expires_at: until, decided_at: now, user_id: member.id, auth_time: now, sid: 'a session id',
+  }).execute();
   return { wallPost, poll, filed, othersBasket };
 }
 
@@ -81,7 +99,9 @@ async function rowsOf(userId: number): Promise<Record<string, number>> {
     ['region_memberships', 'user_id'], ['region_ambassadors', 'user_id'], ['forum_subscriptions', 'user_id'], ['store_team', 'user_id'],
     ['store_pickup_signups', 'user_id'], ['baskets', 'creator_id'], ['basket_requests', 'user_id'], ['quiz_sessions', 'foodsaver_id'],
     ['reports', 'reported_id'], ['reports', 'reporter_id'], ['uploads', 'user_id'], ['store_wall_posts', 'author_id'], ['polls', 'author_id'],
-    ['login_unlock_tokens', 'user_id'], ['password_reset_tokens', 'user_id'],
+    ['login_unlock_tokens', 'user_id'], ['password_reset_tokens', 'user_id'], ['oauth_device_codes', 'user_id'],
+    ['passkeys', 'user_id'], ['webauthn_user_handles', 'user_id'], ['webauthn_challenges', 'user_id'],
+    ['one_time_code_secrets', 'user_id'], ['recovery_codes', 'user_id'], ['pending_logins', 'user_id'],
   ] as const;
   const counts: Record<string, number> = {};
   for (const [table, column] of tables) {
@@ -133,7 +153,9 @@ describe('deleting a member', () => {
       'region_memberships.user_id': 0, 'region_ambassadors.user_id': 0, 'forum_subscriptions.user_id': 0, 'store_team.user_id': 0,
       'store_pickup_signups.user_id': 0, 'baskets.creator_id': 0, 'basket_requests.user_id': 0, 'quiz_sessions.foodsaver_id': 0,
       'reports.reported_id': 0, 'reports.reporter_id': 1, 'uploads.user_id': 0, 'store_wall_posts.author_id': 1, 'polls.author_id': 1,
-      'login_unlock_tokens.user_id': 0, 'password_reset_tokens.user_id': 0,
+      'login_unlock_tokens.user_id': 0, 'password_reset_tokens.user_id': 0, 'oauth_device_codes.user_id': 0,
+      'passkeys.user_id': 0, 'webauthn_user_handles.user_id': 0, 'webauthn_challenges.user_id': 0,
+      'one_time_code_secrets.user_id': 0, 'recovery_codes.user_id': 0, 'pending_logins.user_id': 0,
     });
     expect(await t.db.selectFrom('store_wall_posts').select('text').where('id', '=', kept.wallPost).executeTakeFirst()).toEqual({ text: 'Ich hole morgen ab' });
     expect(await t.db.selectFrom('polls').select('id').where('id', '=', kept.poll).executeTakeFirst()).toEqual({ id: kept.poll });

@@ -1,14 +1,15 @@
 /**
  * The member pages of the admin screen (/admin/users): orga only, search by
  * name or email with paging, a member's page, and the actions — end every
- * session, disable (login refused with its message, sessions and tokens
- * gone, back-channel logout queued, no unlock or reset mail), enable — with
- * their security events; refusals (CSRF, oneself, a peer, a repeat) write
- * nothing.
+ * session, disable (login refused with its message, sessions, tokens and
+ * logins waiting for a second factor gone, back-channel logout queued, no
+ * unlock or reset mail), enable — with their security events; refusals
+ * (CSRF, oneself, a peer, a repeat) write nothing.
  */
 import { sql } from 'kysely';
 import { beforeAll, beforeEach, describe, expect, test } from 'vitest';
 import { unlockMailComposer } from '../../src/accounts/login-unlock.mail.ts';
+import { findPendingLogin, holdPendingLogin } from '../../src/accounts/one-time-codes/pending-logins.ts';
 import { resetMailComposer } from '../../src/accounts/password-reset.mail.ts';
 import { searchMembers } from '../../src/accounts/member-search.ts';
 import { peekResetToken, storeResetToken } from '../../src/accounts/password-reset.ts';
@@ -231,12 +232,15 @@ describe('actions', () => {
     const resetToken = randomToken();
     const hash = (await t.db.selectFrom('users').select('password_hash').where('id', '=', member.id).executeTakeFirstOrThrow()).password_hash;
     await storeResetToken(t.db, { token: resetToken, userId: member.id, passwordHash: hash, returnTo: '/' }, t.clock.now());
+    // A right password waiting for its second factor: it must not start a session once the member is disabled.
+    const pendingLogin = await holdPendingLogin(t.db, t.clock.now, { userId: member.id, account: member.email, remember: false, returnTo: '/' });
     await writes.take();
 
     const response = await post(`/admin/users/${member.id}/disable`, { csrf_token: orga.csrfToken });
     expect(response.statusCode).toBe(303);
     expect(response.headers.location).toBe(`/admin/users/${member.id}?done=disabled&sessions=1&grants=1`);
-    expect(await writes.take()).toEqual(['oauth_grants', 'oauth_logout_notices', 'oauth_session_clients', 'password_reset_tokens', 'sessions', 'users']);
+    expect(await writes.take()).toEqual(['oauth_grants', 'oauth_logout_notices', 'oauth_session_clients', 'password_reset_tokens', 'pending_logins', 'sessions', 'users']);
+    expect(await findPendingLogin(t.db, t.clock.now, pendingLogin)).toBeUndefined();
     const page = (await get(response.headers.location as string)).body;
     expect(page).toContain('The member is disabled. Sessions ended: 1; app grants revoked: 1.');
     expect(page).toContain(`action="/admin/users/${member.id}/enable"`);

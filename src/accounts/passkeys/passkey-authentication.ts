@@ -8,13 +8,17 @@
  * move forward (§6.1.1: a sign of a cloned authenticator) is refused and
  * reported. Every refusal throws the same {@link PasskeyRejected} to the
  * caller, so that the answer never tells an unknown credential from a bad
- * signature; the reason goes to the security event.
+ * signature; the reason goes to the security event. A disabled member is
+ * told so once the assertion verified, as the password login tells them
+ * after the right password; a deleted member's passkey is an unknown
+ * credential.
  */
 import type { AuthenticationResponseJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import { logSecurityEvent, type EventLog } from '../../ops/security-events.ts';
 import type { AuthenticationMethod } from '../authentication-methods.ts';
+import { AccountDisabled } from '../login.service.ts';
 import { CHALLENGE_SECONDS, consumeChallenge, issueChallenge } from './challenges.ts';
 import { findPasskeyByCredentialId, findUserHandle, recordPasskeyUse, type PasskeyRow } from './passkeys.repository.ts';
 import { passkeyAmr, type RelyingParty } from './relying-party.ts';
@@ -54,7 +58,11 @@ export interface VerifiedPasskey {
   readonly amr: AuthenticationMethod[];
 }
 
-/** Verifies a sign-in's assertion and records the passkey's use; throws {@link PasskeyRejected}. */
+/**
+ * Verifies a sign-in's assertion and records the passkey's use; throws
+ * {@link PasskeyRejected}, or {@link AccountDisabled} for a valid assertion
+ * of a disabled member.
+ */
 export async function verifyPasskeyAssertion(db: DB, clock: Clock, rp: RelyingParty, assertion: PasskeyAssertion): Promise<VerifiedPasskey> {
   const { response } = assertion;
   const passkey = /^[A-Za-z0-9_-]{1,1400}$/.test(response.id) ? await findPasskeyByCredentialId(db, response.id) : undefined;
@@ -76,11 +84,20 @@ export async function verifyPasskeyAssertion(db: DB, clock: Clock, rp: RelyingPa
   const { newCounter, userVerified, credentialBackedUp } = verification.authenticationInfo;
   // WebAuthn §7.2 step 22: a counter not above the stored one (unless both are 0) may mean a cloned authenticator.
   const regressed = (newCounter > 0 || passkey.signCount > 0) && newCounter <= passkey.signCount;
-  if (regressed || !(await recordPasskeyUse(db, passkey.id, { signCount: newCounter, backedUp: credentialBackedUp }, clock()))) {
-    logSecurityEvent(assertion.log, {
-      event: 'account.passkey.counter_regressed', userId: passkey.userId, passkeyId: passkey.id, storedCount: passkey.signCount, presentedCount: newCounter, ip: assertion.ip,
-    });
-    throw new PasskeyRejected('counter', passkey);
+  if (regressed) throw counterRegressed(assertion, passkey, newCounter);
+  // Said only to whoever holds the passkey, as the password login says it only
+  // after the right password (login.service.ts). Not recorded as a use.
+  if (passkey.ownerDisabled) {
+    logSecurityEvent(assertion.log, { event: 'account.login.disabled', userId: passkey.userId, passkeyId: passkey.id, ip: assertion.ip });
+    throw new AccountDisabled();
   }
+  if (!(await recordPasskeyUse(db, passkey.id, { signCount: newCounter, backedUp: credentialBackedUp }, clock()))) throw counterRegressed(assertion, passkey, newCounter);
   return { userId: passkey.userId, passkeyId: passkey.id, amr: passkeyAmr(passkey.deviceType, userVerified) };
+}
+
+function counterRegressed(assertion: PasskeyAssertion, passkey: PasskeyRow, presentedCount: number): PasskeyRejected {
+  logSecurityEvent(assertion.log, {
+    event: 'account.passkey.counter_regressed', userId: passkey.userId, passkeyId: passkey.id, storedCount: passkey.signCount, presentedCount, ip: assertion.ip,
+  });
+  return new PasskeyRejected('counter', passkey);
 }

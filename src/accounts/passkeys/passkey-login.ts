@@ -36,7 +36,11 @@ export interface PasskeyLoginInput extends PasskeyAssertion {
   readonly previousSessionId?: string | undefined;
 }
 
-/** Signs in; throws {@link LoginThrottled} (before anything is verified) or {@link PasskeyRejected}. */
+/**
+ * Signs in; throws {@link LoginThrottled} (before anything is verified),
+ * {@link PasskeyRejected} or `AccountDisabled` (login.service.ts; the attempt
+ * stays counted, as with a disabled member's password).
+ */
 export async function logInWithPasskey(db: DB, clock: Clock, guard: LoginGuard, rp: RelyingParty, input: PasskeyLoginInput): Promise<{ session: NewSession; userId: number }> {
   const counters = passkeyThrottleCounters(input.ip);
   const refusal = await reserveAttempt(guard.attempts, clock, counters, { log: input.log, ip: input.ip });

@@ -70,9 +70,17 @@ export async function listPasskeys(db: Executor, userId: number): Promise<Passke
   return rows.map(toPasskey);
 }
 
-export async function findPasskeyByCredentialId(db: Executor, credentialId: string): Promise<PasskeyRow | undefined> {
-  const row = await db.selectFrom('passkeys').select(COLUMNS).where('credential_id', '=', credentialId).executeTakeFirst();
-  return row && toPasskey(row);
+/** A passkey as a sign-in finds it: with whether its owner is disabled (member-status.ts). */
+export interface SignInPasskey extends PasskeyRow {
+  ownerDisabled: boolean;
+}
+
+/** The passkey with this credential id; none of a deleted member, whose passkeys are gone with them (member-deletion.ts). */
+export async function findPasskeyByCredentialId(db: Executor, credentialId: string): Promise<SignInPasskey | undefined> {
+  const row = await db.selectFrom('passkeys').innerJoin('users', 'users.id', 'passkeys.user_id')
+    .select(COLUMNS.map((column) => `passkeys.${column}` as const)).select('users.disabled_at')
+    .where('passkeys.credential_id', '=', credentialId).where('users.deleted_at', 'is', null).executeTakeFirst();
+  return row && { ...toPasskey(row), ownerDisabled: row.disabled_at !== null };
 }
 
 /** Stores a registered passkey; undefined when its credential id is registered already (to anyone). */

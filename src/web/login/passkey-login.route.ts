@@ -5,13 +5,15 @@
  * form with `csrf_token` and `return_to` (static/passkey-login.js). JSON in
  * and out; the same CSRF token as the password form, to which the challenge
  * is bound. Success answers where to go (`return_to`, as the password form
- * redirects); a refusal answers one message for every reason.
+ * redirects); a refusal answers one message for every reason, except that
+ * a disabled member's valid passkey is answered as their right password is
+ * (403, the login page's "This account is disabled" message).
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { isValidFormToken } from '../../accounts/csrf.ts';
-import { LoginThrottled, minutesToWait, type LoginGuard } from '../../accounts/login.service.ts';
+import { AccountDisabled, LoginThrottled, minutesToWait, type LoginGuard } from '../../accounts/login.service.ts';
 import { passkeyAuthenticationOptions, PasskeyRejected } from '../../accounts/passkeys/passkey-authentication.ts';
 import { logInWithPasskey } from '../../accounts/passkeys/passkey-login.ts';
 import type { RelyingParty } from '../../accounts/passkeys/relying-party.ts';
@@ -78,6 +80,7 @@ export function passkeyLoginRoutes(app: FastifyInstance, { config, db, clock, lo
         return refuse(reply, 429, t(minutes === 1 ? 'login.throttled.one' : 'login.throttled', { minutes }));
       }
       if (error instanceof PasskeyRejected) return refuse(reply, 401, t('login.passkey.failed'));
+      if (error instanceof AccountDisabled) return refuse(reply, 403, t('login.disabled'));
       throw error;
     }
   });
