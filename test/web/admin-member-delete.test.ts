@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, test } from 'vitest';
+import { deleteMember } from '../../src/accounts/member-deletion.ts';
 import { holdPendingLogin } from '../../src/accounts/one-time-codes/pending-logins.ts';
 import { replaceRecoveryCodes, storePendingSecret } from '../../src/accounts/one-time-codes/one-time-codes.repository.ts';
 import { issueChallenge } from '../../src/accounts/passkeys/challenges.ts';
@@ -19,6 +20,7 @@ import { insertBasket, upsertRequest } from '../../src/api/baskets/baskets.repos
 import { setSubscribed } from '../../src/api/forum/forum.repository.ts';
 import { insertPoll } from '../../src/api/polls/polls.repository.ts';
 import { insertUpload } from '../../src/api/uploads/uploads.repository.ts';
+import { listMigrations } from '../../src/db/migrate.ts';
 import { enqueueMail } from '../../src/mail/mail-outbox.repository.ts';
 import { makePickupSlot, makeQuiz, makeQuizSession, makeReport, makeStore, makeWallPost } from '../helpers/api-factories.ts';
 import { makeRegion, makeUser, type TestUser } from '../helpers/factories.ts';
@@ -76,6 +78,13 @@ async function memberWithEverything(member: TestUser, other: TestUser) {
   await t.db.insertInto('login_throttle').values({ key: `account:${member.email}`, failures: 3, window_ends_at: until }).execute();
   await storeUnlockToken(t.db, { token: randomToken(), account: member.email, userId: member.id, returnTo: '/' }, now);
   await storeResetToken(t.db, { token: randomToken(), userId: member.id, passwordHash: 'x', returnTo: '/' }, now);
+  await addSignInFactors(member);
+  return { wallPost, poll, filed, othersBasket };
+}
+
+/** A passkey and its user handle, a registration begun, one-time codes with recovery codes, a pending second step, a device approved. */
+async function addSignInFactors(member: TestUser): Promise<void> {
+  const now = t.clock.now();
   await insertPasskey(t.db, {
     userId: member.id, credentialId: randomToken(), publicKey: new Uint8Array(77), signCount: 3, transports: ['internal'], deviceType: 'singleDevice', backedUp: false, name: 'Doras Handy',
   }, now);
@@ -87,10 +96,11 @@ async function memberWithEverything(member: TestUser, other: TestUser) {
   const { id: clientRowId } = await t.db.selectFrom('oauth_clients').select('id').where('client_id', '=', client.clientId).executeTakeFirstOrThrow();
   await t.db.insertInto('oauth_device_codes').values({
     device_code_digest: randomBytes(32), user_code_digest: randomBytes(32), client_id: clientRowId, scopes: ['openid'], status: 'approved',
-    expires_at: until, decided_at: now, user_id: member.id, auth_time: now, sid: 'a session id',
+    expires_at: new Date(now.getTime() + 600_000), decided_at: now, user_id: member.id, auth_time: now, sid: 'a session id',
   }).execute();
-  return { wallPost, poll, filed, othersBasket };
 }
+
+const SIGN_IN_FACTORS = ['passkeys', 'webauthn_user_handles', 'webauthn_challenges', 'one_time_code_secrets', 'recovery_codes', 'pending_logins', 'oauth_device_codes'] as const;
 
 /** How many rows of each table name `userId` in the column that holds a member. */
 async function rowsOf(userId: number): Promise<Record<string, number>> {
@@ -99,9 +109,7 @@ async function rowsOf(userId: number): Promise<Record<string, number>> {
     ['region_memberships', 'user_id'], ['region_ambassadors', 'user_id'], ['forum_subscriptions', 'user_id'], ['store_team', 'user_id'],
     ['store_pickup_signups', 'user_id'], ['baskets', 'creator_id'], ['basket_requests', 'user_id'], ['quiz_sessions', 'foodsaver_id'],
     ['reports', 'reported_id'], ['reports', 'reporter_id'], ['uploads', 'user_id'], ['store_wall_posts', 'author_id'], ['polls', 'author_id'],
-    ['login_unlock_tokens', 'user_id'], ['password_reset_tokens', 'user_id'], ['oauth_device_codes', 'user_id'],
-    ['passkeys', 'user_id'], ['webauthn_user_handles', 'user_id'], ['webauthn_challenges', 'user_id'],
-    ['one_time_code_secrets', 'user_id'], ['recovery_codes', 'user_id'], ['pending_logins', 'user_id'],
+    ['login_unlock_tokens', 'user_id'], ['password_reset_tokens', 'user_id'], ...SIGN_IN_FACTORS.map((table) => [table, 'user_id'] as const),
   ] as const;
   const counts: Record<string, number> = {};
   for (const [table, column] of tables) {
@@ -153,9 +161,9 @@ describe('deleting a member', () => {
       'region_memberships.user_id': 0, 'region_ambassadors.user_id': 0, 'forum_subscriptions.user_id': 0, 'store_team.user_id': 0,
       'store_pickup_signups.user_id': 0, 'baskets.creator_id': 0, 'basket_requests.user_id': 0, 'quiz_sessions.foodsaver_id': 0,
       'reports.reported_id': 0, 'reports.reporter_id': 1, 'uploads.user_id': 0, 'store_wall_posts.author_id': 1, 'polls.author_id': 1,
-      'login_unlock_tokens.user_id': 0, 'password_reset_tokens.user_id': 0, 'oauth_device_codes.user_id': 0,
-      'passkeys.user_id': 0, 'webauthn_user_handles.user_id': 0, 'webauthn_challenges.user_id': 0,
-      'one_time_code_secrets.user_id': 0, 'recovery_codes.user_id': 0, 'pending_logins.user_id': 0,
+      'login_unlock_tokens.user_id': 0, 'password_reset_tokens.user_id': 0,
+      'passkeys.user_id': 0, 'webauthn_user_handles.user_id': 0, 'webauthn_challenges.user_id': 0, 'one_time_code_secrets.user_id': 0,
+      'recovery_codes.user_id': 0, 'pending_logins.user_id': 0, 'oauth_device_codes.user_id': 0,
     });
     expect(await t.db.selectFrom('store_wall_posts').select('text').where('id', '=', kept.wallPost).executeTakeFirst()).toEqual({ text: 'Ich hole morgen ab' });
     expect(await t.db.selectFrom('polls').select('id').where('id', '=', kept.poll).executeTakeFirst()).toEqual({ id: kept.poll });
@@ -180,5 +188,23 @@ describe('deleting a member', () => {
     expect(again.statusCode).toBe(404);
     await t.app.securityEvents.settled();
     expect(await writes.take()).toEqual([]);
+  });
+
+  test('migration 067 deletes the sign-in factors that deletions before it left behind; a live member keeps theirs', async () => {
+    const deleted = await makeUser(t.db);
+    const live = await makeUser(t.db);
+    expect(await deleteMember(t.db, deleted.id, t.clock.now())).toBeDefined();
+    // The rows a deletion made before migration 067 left behind.
+    await addSignInFactors(deleted);
+    await addSignInFactors(live);
+    const migration = (await listMigrations()).find((m) => m.version === 67)!;
+    expect(migration.name).toBe('deleted_members_sign_in_factors');
+    await sql.raw(migration.sql).execute(t.db);
+
+    const factors = (counts: Record<string, number>) => Object.fromEntries(SIGN_IN_FACTORS.map((table) => [table, counts[`${table}.user_id`]]));
+    expect(factors(await rowsOf(deleted.id))).toEqual(Object.fromEntries(SIGN_IN_FACTORS.map((table) => [table, 0])));
+    expect(factors(await rowsOf(live.id))).toEqual({
+      passkeys: 1, webauthn_user_handles: 1, webauthn_challenges: 1, one_time_code_secrets: 1, recovery_codes: 2, pending_logins: 1, oauth_device_codes: 1,
+    });
   });
 });
