@@ -110,6 +110,46 @@ describe('refused assertions answer 401 invalid_client', () => {
   });
 });
 
+describe('the audiences each endpoint accepts (RFC 9126 §2, OpenID Connect Core 1.0 §9)', () => {
+  const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+  const PAR = { response_type: 'code', redirect_uri: CALLBACK, scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbvG3GI_zONE', code_challenge_method: 'S256' };
+  const endpoints: [path: string, form: Record<string, string>, status: number][] = [
+    ['/oauth/token', { grant_type: 'refresh_token', refresh_token: 'x' }, 400],
+    ['/oauth/par', PAR, 201],
+    ['/oauth/introspect', { token: 'x' }, 200],
+    ['/oauth/revoke', { token: 'x' }, 200],
+    ['/oauth/device_authorization', { scope: 'openid' }, 200],
+  ];
+  let deviceClientId: string;
+
+  beforeAll(async () => {
+    ({ clientId: deviceClientId } = await makeClient(t, {
+      tokenEndpointAuthMethod: 'private_key_jwt', jwks: { keys: [await publicJwk(key.publicKey, 'k1')] },
+      grantTypes: ['authorization_code', 'refresh_token', DEVICE_GRANT],
+    }));
+  });
+
+  function post(path: string, form: Record<string, string>, aud: string) {
+    return assertion({ iss: deviceClientId, sub: deviceClientId, aud }).then((clientAssertion) => t.app.inject({
+      method: 'POST', url: path, headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ ...form, client_assertion_type: BEARER, client_assertion: clientAssertion }).toString(),
+    }));
+  }
+
+  test.each(endpoints)('%s accepts the issuer, the token endpoint and its own URL', async (path, form, status) => {
+    for (const aud of [t.baseUrl, `${t.baseUrl}/oauth/token`, `${t.baseUrl}${path}`]) {
+      const response = await post(path, form, aud);
+      expect({ aud, status: response.statusCode }).toEqual({ aud, status });
+    }
+  });
+
+  test.each(endpoints)('%s refuses another endpoint\'s URL', async (path, form) => {
+    const response = await post(path, form, `${t.baseUrl}/oauth/userinfo`);
+    expect(response.statusCode).toBe(401);
+    expect(response.json()).toEqual({ error: 'invalid_client', error_description: 'Unknown client or wrong credentials.' });
+  });
+});
+
 describe('keys from a jwks_uri (loopback http outside production)', () => {
   let server: Server;
   let published: unknown[] = [];

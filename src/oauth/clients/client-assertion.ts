@@ -2,8 +2,9 @@
  * Checking a client assertion (RFC 7523 §3, OpenID Connect Core 1.0 §9
  * private_key_jwt): a JWT signed with one of the client's registered keys
  * (asymmetric algorithms only: no `none`, no HMAC — RFC 8725 §3.1), `iss` and
- * `sub` the client id, `aud` the issuer or the endpoint's URL, a short `exp`
- * and a `jti` used once until it expires (recorded for every instance).
+ * `sub` the client id, `aud` the issuer, the token endpoint's URL or the
+ * endpoint's URL, a short `exp` and a `jti` used once until it expires
+ * (recorded for every instance).
  */
 import { createHash } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, type JWTPayload } from 'jose';
@@ -26,7 +27,7 @@ export class AssertionRefused extends Error {
 export interface AssertionContext {
   db: Executor;
   jwks: ClientJwks;
-  /** The audiences accepted: the issuer and this endpoint's URL. */
+  /** The audiences accepted: the issuer, the token endpoint's URL and this endpoint's URL. */
   audiences: readonly string[];
   now: Date;
   /** jti digests this request recorded itself: a repeat inside one request (the client cache's retry) is no replay. */
