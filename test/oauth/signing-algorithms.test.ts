@@ -5,7 +5,7 @@
  * remote JWKS verifies the access token); one key per algorithm in the JWKS,
  * all rotated together with the overlap; no algorithm confusion.
  */
-import { sign } from 'node:crypto';
+import { createHash, sign } from 'node:crypto';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JWK } from 'jose';
 import * as oauth from 'oauth4webapi';
 import { beforeAll, describe, expect, test } from 'vitest';
@@ -25,6 +25,17 @@ beforeAll(async () => {
   user = await makeUser(t.db, { firstName: 'Frieda' });
   cookie = (await logInAs(t.app, user)).cookie;
 });
+
+/**
+ * OpenID Connect Core §3.1.3.6: `at_hash` is the left half of the hash of the ID token's `alg`, SHA-512 for
+ * EdDSA (Ed25519). oauth4webapi checks that hash only for c_hash and s_hash of hybrid responses, not
+ * at_hash in the code flow, so the test computes it.
+ */
+const HASH_OF_ALG: Record<SigningAlg, string> = { RS256: 'sha256', ES256: 'sha256', EdDSA: 'sha512' };
+function expectedAtHash(alg: SigningAlg, accessToken: string): string {
+  const digest = createHash(HASH_OF_ALG[alg]).update(accessToken).digest();
+  return digest.subarray(0, digest.length / 2).toString('base64url');
+}
 
 const jwksKeys = async () => (await t.app.inject({ url: '/.well-known/jwks.json' })).json<{ keys: JWK[] }>().keys;
 const userinfo = (token: string) => t.app.inject({ url: '/oauth/userinfo', headers: { authorization: `Bearer ${token}` } });
@@ -71,6 +82,7 @@ describe.each(SIGNING_ALGS)('a client with id_token_signed_response_alg %s', (al
     const result = await oauth.processAuthorizationCodeResponse(as, c, response, { expectedNonce: nonce, requireIdToken: true });
     await oauth.validateApplicationLevelSignature(as, response, options);
     expect(oauth.getValidatedIdTokenClaims(result)!.sub).toBe(String(user.id));
+    expect(oauth.getValidatedIdTokenClaims(result)!.at_hash).toBe(expectedAtHash(alg, result.access_token));
     expect(decodeProtectedHeader(result.id_token!)).toMatchObject({ alg, typ: 'JWT' });
 
     const jwks = createRemoteJWKSet(new URL(as.jwks_uri!));
@@ -82,6 +94,7 @@ describe.each(SIGNING_ALGS)('a client with id_token_signed_response_alg %s', (al
     const refreshed = await oauth.processRefreshTokenResponse(as, c, await oauth.refreshTokenGrantRequest(as, c, auth, result.refresh_token!, options));
     expect(decodeProtectedHeader(refreshed.access_token).alg).toBe(alg);
     expect(decodeProtectedHeader(refreshed.id_token!).alg).toBe(alg);
+    expect(oauth.getValidatedIdTokenClaims(refreshed)!.at_hash).toBe(expectedAtHash(alg, refreshed.access_token));
   });
 });
 

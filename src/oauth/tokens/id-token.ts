@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { acrOf } from '../../accounts/authentication-methods.ts';
+import type { SigningAlg } from '../jose/algorithms.ts';
 import type { Signer } from '../keys/key-store.ts';
 import { ID_TOKEN_SECONDS } from '../lifetimes.ts';
 
@@ -25,12 +26,16 @@ export interface IdTokenClaims {
 }
 
 /**
- * OIDC Core §3.1.3.6: left half of the hash of the access token's ASCII, base64url; the hash is the one
- * of the ID token's `alg`, SHA-256 for RS256, ES256 and (Ed25519, as oauth4webapi and openid-client
- * compute it) EdDSA.
+ * OIDC Core §3.1.3.6: the hash of the ID token's `alg` (RS256 and ES256:
+ * SHA-256; EdDSA with Ed25519: SHA-512, as in oauth4webapi's `idTokenHash`,
+ * go-oidc and node-oidc-provider).
  */
-export function atHash(accessToken: string): string {
-  return createHash('sha256').update(accessToken, 'ascii').digest().subarray(0, 16).toString('base64url');
+const HASH_OF_ALG: Readonly<Record<SigningAlg, string>> = { RS256: 'sha256', ES256: 'sha256', EdDSA: 'sha512' };
+
+/** `at_hash`: the left half of that hash of the access token's ASCII, base64url. */
+export function atHash(alg: SigningAlg, accessToken: string): string {
+  const digest = createHash(HASH_OF_ALG[alg]).update(accessToken, 'ascii').digest();
+  return digest.subarray(0, digest.length / 2).toString('base64url');
 }
 
 export function signIdToken(signer: Signer, issuer: string, nowSeconds: number, claims: IdTokenClaims): Promise<string> {
@@ -44,7 +49,7 @@ export function signIdToken(signer: Signer, issuer: string, nowSeconds: number, 
     amr: [...claims.amr],
     acr: claims.acr ?? acrOf(claims.amr),
     ...(claims.nonce === null ? {} : { nonce: claims.nonce }),
-    at_hash: atHash(claims.accessToken),
+    at_hash: atHash(signer.alg, claims.accessToken),
     ...(claims.sid === null ? {} : { sid: claims.sid }),
   });
 }
