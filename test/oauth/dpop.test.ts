@@ -108,7 +108,30 @@ describe('oauth4webapi with DPoP, no server nonce', () => {
     expect(own.json().token_type).toBe('DPoP');
   });
 
-  test('a confidential client\'s refresh token is not bound: a refresh without a proof gets a bearer token', async () => {
+  test('a public client that exchanged its code without a proof: its first refresh with a proof binds the later refresh tokens to that key', async () => {
+    const tokens = await exchange(spa.clientId, undefined);
+    expect(tokens.token_type).toBe('bearer');
+    const grantId = Number(decodeJwt(tokens.access_token).jti!.split('.')[0]);
+    const grantJkt = async () => (await t.db.selectFrom('oauth_grants').select('dpop_jkt').where('id', '=', grantId).executeTakeFirstOrThrow()).dpop_jkt;
+    expect(await grantJkt()).toBeNull();
+    const refresh = (refreshToken: string, headers: Record<string, string> = {}) =>
+      tokenRequest(t, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: spa.clientId }, headers);
+    const bound = await refresh(tokens.refresh_token!, { dpop: await proof() });
+    expect(bound.statusCode).toBe(200);
+    expect(bound.json().token_type).toBe('DPoP');
+    expect(decodeJwt(bound.json().access_token).cnf).toEqual({ jkt: await thumbprint(key) });
+    expect(await grantJkt()).toBe(await thumbprint(key));
+    const refused = { error: 'invalid_grant', error_description: 'Invalid or expired refresh token' };
+    const without = await refresh(bound.json().refresh_token);
+    expect([without.statusCode, without.json()]).toEqual([400, refused]);
+    const withOther = await refresh(bound.json().refresh_token, { dpop: await proof({}, {}, await generateKeyPair('ES256', { extractable: true })) });
+    expect([withOther.statusCode, withOther.json()]).toEqual([400, refused]);
+    const own = await refresh(bound.json().refresh_token, { dpop: await proof() });
+    expect(own.statusCode).toBe(200);
+    expect(own.json().token_type).toBe('DPoP');
+  });
+
+  test('a confidential client\'s refresh token is not bound: a refresh without a proof gets a bearer token, also after one with a proof', async () => {
     const app = await makeClient(t);
     const auth = oauth.ClientSecretBasic(app.secret!);
     const tokens = await exchange(app.clientId, oauth.DPoP({}, key), auth);
@@ -116,6 +139,12 @@ describe('oauth4webapi with DPoP, no server nonce', () => {
     const refreshed = await oauth.processRefreshTokenResponse(as, { client_id: app.clientId },
       await oauth.refreshTokenGrantRequest(as, { client_id: app.clientId }, auth, tokens.refresh_token!, insecure));
     expect(refreshed.token_type).toBe('bearer');
+    const again = await oauth.processRefreshTokenResponse(as, { client_id: app.clientId },
+      await oauth.refreshTokenGrantRequest(as, { client_id: app.clientId }, auth, refreshed.refresh_token!, { ...insecure, DPoP: oauth.DPoP({}, key) }));
+    expect(again.token_type).toBe('dpop');
+    const third = await oauth.processRefreshTokenResponse(as, { client_id: app.clientId },
+      await oauth.refreshTokenGrantRequest(as, { client_id: app.clientId }, auth, again.refresh_token!, insecure));
+    expect(third.token_type).toBe('bearer');
   });
 });
 

@@ -80,7 +80,8 @@ const useStatement = statement<RefreshTokenUse>('use_refresh_token', `
     returning id
   ),
   g as (
-    update oauth_grants set expires_at = greatest(oauth_grants.expires_at, $4::timestamptz)
+    update oauth_grants set expires_at = greatest(oauth_grants.expires_at, $4::timestamptz),
+      dpop_jkt = coalesce(oauth_grants.dpop_jkt, $9::text)
     from old where oauth_grants.id = old.grant_id
   )
   select cur.*, (select id from ins) as rotated_to from cur`);
@@ -89,13 +90,14 @@ const useStatement = statement<RefreshTokenUse>('use_refresh_token', `
  * A use of a refresh token in one statement: reads the row, its grant and its
  * successor's state and, when the row is current, bound to this client, live,
  * in the required regions and the requested scopes are covered, rotates it
- * (retires it, creates its successor, extends the grant). Of two concurrent
+ * (retires it, creates its successor, extends the grant and binds it to
+ * `refreshDpopJkt` unless it is bound already). Of two concurrent
  * uses only one rotates (`rotated_at is null` is rechecked under the row lock);
  * the other sees `rotated_to: null`. Undefined when the row does not exist.
  */
 export async function useRefreshToken(db: Executor, u: RefreshTokenUseInput): Promise<RefreshTokenUse | undefined> {
   const rows = await useStatement.rows(db, [
-    u.rowId, u.now, u.clientRowId, u.expiresAt, [...u.requiredRegions], u.requestedScopes === null ? null : [...u.requestedScopes], u.clientVersion, u.dpopJkt,
+    u.rowId, u.now, u.clientRowId, u.expiresAt, [...u.requiredRegions], u.requestedScopes === null ? null : [...u.requestedScopes], u.clientVersion, u.dpopJkt, u.refreshDpopJkt,
   ]);
   return rows[0];
 }

@@ -3,7 +3,8 @@
  * the use_refresh_token statement does: rotation, the grace period, family
  * revocation on reuse (and its security event), client binding, regions,
  * scope narrowing, the race with a concurrent use (RFC 6749 §6, RFC 9700
- * §4.14.2). The statement itself is tested on a real database in
+ * §4.14.2), a public client's grant bound to the key of its first proof
+ * (RFC 9449 §5). The statement itself is tested on a real database in
  * test/oauth/refresh.test.ts.
  */
 import { describe, expect, test } from 'vitest';
@@ -26,6 +27,8 @@ class MemoryRefreshTokens implements RefreshTokenStore {
   readonly revokedGrants = new Set<number>();
   inRegions = true;
   raceOnce = false;
+  /** The grant's DPoP key (oauth_grants.dpop_jkt). */
+  grantJkt: string | null = null;
   private nextId = 2;
 
   constructor(now: Date) {
@@ -42,8 +45,10 @@ class MemoryRefreshTokens implements RefreshTokenStore {
       return { ...cur, in_regions: this.inRegions, rotated_to: null, client_current: true };
     }
     const ok = cur.rotated_at === null && cur.client_id === u.clientRowId && cur.revoked_at === null && cur.expires_at > u.now && this.inRegions
-      && (u.requestedScopes === null || u.requestedScopes.every((s) => cur.scopes.includes(s)));
+      && (u.requestedScopes === null || u.requestedScopes.every((s) => cur.scopes.includes(s)))
+      && (cur.dpop_jkt === null || cur.dpop_jkt === u.dpopJkt);
     const rotatedTo = ok ? this.rotate(u.rowId, u.now, u.expiresAt) : null;
+    if (ok) this.grantJkt ??= u.refreshDpopJkt;
     return { ...cur, in_regions: this.inRegions, rotated_to: rotatedTo, client_current: true };
   }
 
@@ -54,7 +59,7 @@ class MemoryRefreshTokens implements RefreshTokenStore {
       id: row.id, grant_id: row.grantId, scopes: row.scopes, expires_at: row.expiresAt, rotated_at: row.rotatedAt, successor_id: row.successorId,
       successor_rotated_at: row.successorId === null ? null : this.rows.get(row.successorId)!.rotatedAt,
       client_id: 1, user_id: 7, auth_time: START, amr: ['pwd'], acr: null, revoked_at: this.revokedGrants.has(row.grantId) ? START : null, sid: 'session-1',
-      dpop_jkt: null,
+      dpop_jkt: this.grantJkt,
     };
   }
 
@@ -85,7 +90,7 @@ function setup(client: Partial<ClientRow> = {}) {
   };
   const row = { id: 1, client_id: 'app', version: 1, grant_types: ['authorization_code', 'refresh_token'], required_regions: [], ...client } as ClientRow;
   const token = (rowId: number, clientId = 'app') => encryptRefreshToken(KEYS, { rowId, clientId }, Math.floor(now.getTime() / 1000), new Date(now.getTime() + 3600_000));
-  const refresh = (refresh_token: string, scope?: string) => handle(ctx, row, { refresh_token, scope });
+  const refresh = (refresh_token: string, scope?: string, dpopJkt?: string) => handle(ctx, row, { refresh_token, scope }, { dpopJkt });
   const advance = (seconds: number) => { now = new Date(now.getTime() + seconds * 1000); };
   return { store, issued, token, refresh, advance };
 }
@@ -174,5 +179,32 @@ describe('refresh_token grant', () => {
     expect(s.issued.map((i) => i.refresh!.rowId)).toEqual([2]);
     expect(s.store.rows.size).toBe(2);
     expect(s.store.revokedGrants.size).toBe(0);
+  });
+
+  test('a public client\'s first refresh with a proof binds the grant to its key (RFC 9449 §5): later refreshes need that key', async () => {
+    const s = setup({ confidential: false });
+    await s.refresh(s.token(1), undefined, 'k1');
+    expect(s.issued.map((i) => i.dpopJkt)).toEqual(['k1']);
+    expect((await refusal(s.refresh(s.token(2)))).detail).toBe('the token is DPoP-bound and no proof was sent');
+    expect((await refusal(s.refresh(s.token(2), undefined, 'k2'))).detail).toBe('the token is bound to another DPoP key');
+    await s.refresh(s.token(2), undefined, 'k1');
+    expect(s.issued.map((i) => [i.refresh!.rowId, i.dpopJkt])).toEqual([[2, 'k1'], [3, 'k1']]);
+    expect(s.store.revokedGrants.size).toBe(0);
+  });
+
+  test('a public client\'s refresh without a proof binds nothing; a later one with a proof binds', async () => {
+    const s = setup({ confidential: false });
+    await s.refresh(s.token(1));
+    expect(s.store.grantJkt).toBeNull();
+    await s.refresh(s.token(2), undefined, 'k1');
+    expect(s.store.grantJkt).toBe('k1');
+  });
+
+  test('a confidential client\'s proof binds the access token, not the grant: the next refresh needs no proof', async () => {
+    const s = setup({ confidential: true });
+    await s.refresh(s.token(1), undefined, 'k1');
+    await s.refresh(s.token(2));
+    expect(s.issued.map((i) => i.dpopJkt)).toEqual(['k1', undefined]);
+    expect(s.store.grantJkt).toBeNull();
   });
 });

@@ -3,7 +3,9 @@
  * rotation on every use, in one statement with the checks; a retry with the
  * just-rotated token inside the grace period gets the same successor (one
  * successor per token, never a second chain); any other use of a retired
- * token revokes the whole family (the grant).
+ * token revokes the whole family (the grant). A public client's grant not yet
+ * bound to a DPoP key is bound to the key of the first refresh that sends a
+ * proof (RFC 9449 §5), in the same statement.
  */
 import { StaleClient } from '../clients/client-cache.ts';
 import type { ClientRow } from '../clients/clients.repository.ts';
@@ -62,6 +64,11 @@ export interface RefreshTokenUseInput {
   requestedScopes: readonly string[] | null;
   /** The request's DPoP key thumbprint: a bound token rotates only with its key. */
   dpopJkt: string | null;
+  /**
+   * The key an unbound grant is bound to when this use rotates: a public client's proof key (RFC 9449 §5),
+   * else null. A grant already bound keeps its key.
+   */
+  refreshDpopJkt: string | null;
 }
 
 /** The storage this grant needs (implemented in grants.repository.ts). */
@@ -69,8 +76,8 @@ export interface RefreshTokenStore {
   /**
    * Reads the row, its grant and its successor's state and, when the row is
    * current, bound to this client, live, in the required regions and covering
-   * the requested scopes, rotates it — atomically: of two concurrent uses only
-   * one rotates, the other sees `rotated_to: null`. Undefined when there is no such row.
+   * the requested scopes, rotates it and binds an unbound grant to `refreshDpopJkt` — atomically: of two
+   * concurrent uses only one rotates, the other sees `rotated_to: null`. Undefined when there is no such row.
    */
   use(input: RefreshTokenUseInput): Promise<RefreshTokenUse | undefined>;
   find(rowId: number): Promise<RefreshTokenRow | undefined>;
@@ -100,7 +107,7 @@ export async function handle(
   for (let attempt = 0; attempt < 2; attempt += 1) {
     const use = await ctx.refreshTokens.use({
       rowId: payload.rowId, clientRowId: client.id, clientVersion: client.version, now, expiresAt, requiredRegions: client.required_regions, requestedScopes: requested,
-      dpopJkt: proof.dpopJkt ?? null,
+      dpopJkt: proof.dpopJkt ?? null, refreshDpopJkt: client.confidential ? null : proof.dpopJkt ?? null,
     });
     if (use && !use.client_current) throw new StaleClient();
     if (!use) throw invalid('the token names no stored row (purged after expiry)');
