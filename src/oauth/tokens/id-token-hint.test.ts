@@ -24,6 +24,15 @@ describe('id_token_hint', () => {
     expect(await verifyIdTokenHint(keys, ISSUER, await idToken())).toEqual({ clientId: 'wiki', sub: '42', sid: 'sid-1' });
   });
 
+  test.each([['ES256', 'ec'], ['EdDSA', 'ed25519']] as const)('an %s ID token of ours (the client\'s signing algorithm) is accepted too', async (alg, type) => {
+    const pair = type === 'ec' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('ed25519');
+    const token = await signIdToken(signerOf({ kid: 'k3', privateKey: pair.privateKey }), ISSUER, 1_000, claims);
+    const withKey = { verificationKey: async (kid: string | undefined) => (kid === 'k3' ? pair.publicKey : undefined) };
+    expect(JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString())).toMatchObject({ alg });
+    expect(await verifyIdTokenHint(withKey, ISSUER, token)).toEqual({ clientId: 'wiki', sub: '42', sid: 'sid-1' });
+    expect(await verifyIdTokenHint(withKey, ISSUER, withHeader(token, { alg: 'RS256', typ: 'JWT', kid: 'k3' }))).toBeUndefined();
+  });
+
   test('aud as a one-element array; no sid', async () => {
     expect(await verifyIdTokenHint(keys, ISSUER, await withPayload({ iss: ISSUER, sub: '7', aud: ['wiki'] }))).toEqual({ clientId: 'wiki', sub: '7', sid: undefined });
   });
