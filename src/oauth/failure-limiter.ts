@@ -8,10 +8,17 @@
  *   credentials from that IP (behind the same NAT as an attacker) is never
  *   refused. Client secrets are 256-bit random, so letting their (cheap,
  *   keyed-digest) check run costs nothing and a guess still never succeeds.
- * - Once the client is authenticated, what is guessed is a code, verifier or
- *   refresh token: that limit is checked *before* the grant runs, keyed by the
- *   client for confidential clients (only the secret's holder can fill it) and
- *   by client and IP for public clients (anyone can claim their id).
+ * - Once a confidential client is authenticated, failures count per client,
+ *   and again the limit only turns failing requests into 429: the grant always
+ *   runs. Its failures are not only the secret holder's own: a web app
+ *   exchanges whatever code a browser brings to its callback, and expired or
+ *   replayed refresh tokens are ordinary traffic, so refusing its valid grants
+ *   would let its users lock it out. What it could guess (codes, device codes,
+ *   refresh tokens) is 256 random bits and needs the secret besides.
+ * - A public client authenticates nothing (anyone can claim its id): its
+ *   failures count per client and IP, checked *before* the grant runs, so a
+ *   stolen code's verifier cannot be guessed faster than the limit from one
+ *   address, and a right guess past the limit gains nothing.
  *
  * Counters are per instance: a guessing attacker gains at most the number of
  * instances as a factor.
@@ -65,16 +72,21 @@ export class FailureLimiter {
 /** The limiter as one request sees it: its key moves from the IP to the client once that is authenticated. */
 export class LimitedAttempt {
   private key: string;
-  private isAuthenticated = false;
+  /** Whether the limit is checked before the request's work runs (public clients) or only when it failed. */
+  private isCheckedBefore = false;
 
   constructor(private readonly limiter: FailureLimiter, private readonly ip: string) {
     this.key = `ip:${ip}`;
   }
 
-  /** The client is authenticated: throws 429 when its own failures are over the limit, before the grant runs. */
+  /** The client is authenticated: a public client over its limit gets 429 here, before the grant runs. */
   authenticated(client: { client_id: string; confidential: boolean }): void {
-    this.isAuthenticated = true;
-    this.key = client.confidential ? `client:${client.client_id}` : `public:${client.client_id}\n${this.ip}`;
+    if (client.confidential) {
+      this.key = `client:${client.client_id}`;
+      return;
+    }
+    this.isCheckedBefore = true;
+    this.key = `public:${client.client_id}\n${this.ip}`;
     const wait = this.limiter.secondsBlocked(this.key);
     if (wait > 0) throw new TooManyRequests(wait);
   }
@@ -83,7 +95,7 @@ export class LimitedAttempt {
   failed(error: unknown): unknown {
     // RFC 9449 §8: being asked for a nonce is part of the protocol, not a failure of the client.
     if (error instanceof TooManyRequests || error instanceof UseDpopNonce || !(error instanceof OAuthError) || error.status >= 500 || !error.countsAsFailure) return error;
-    if (!this.isAuthenticated) {
+    if (!this.isCheckedBefore) {
       const wait = this.limiter.secondsBlocked(this.key);
       if (wait > 0) return new TooManyRequests(wait);
     }

@@ -1,7 +1,8 @@
 /**
  * The token and revocation endpoints' limiter of failed requests: anonymous
  * failures from an IP never refuse a client with valid credentials from that
- * IP, while guessing secrets, codes or refresh tokens still ends in 429.
+ * IP, a confidential client's failures never refuse its valid grants, while
+ * guessing secrets, or a public client's codes, still ends in 429.
  */
 import { beforeAll, describe, expect, test } from 'vitest';
 import { TOKEN_FAILURES_PER_MINUTE } from '../../src/oauth/failure-limiter.ts';
@@ -16,11 +17,15 @@ beforeAll(async () => {
   session = await logInAs(t.app, await makeUser(t.db));
 });
 
-function post(url: string, ip: string, form: Record<string, string>) {
+function post(url: string, ip: string, form: Record<string, string>, headers: Record<string, string> = {}) {
   return t.app.inject({
     method: 'POST', url, remoteAddress: ip, payload: new URLSearchParams(form).toString(),
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
   });
+}
+
+function basic(c: { clientId: string; secret: string }): Record<string, string> {
+  return { authorization: `Basic ${Buffer.from(`${encodeURIComponent(c.clientId)}:${encodeURIComponent(c.secret)}`).toString('base64')}` };
 }
 
 async function confidentialClient() {
@@ -83,18 +88,52 @@ describe('token endpoint limiter', () => {
     expect((await post('/oauth/token', ip, { grant_type: 'authorization_code', code: 'x', client_id: c.clientId, client_secret: 'guess' })).statusCode).toBe(401);
   });
 
-  test('a confidential client\'s own failures (bad codes) count on that client, not on its IP', async () => {
+  test('a confidential client\'s valid exchange, refresh and revocation succeed after 30+ junk codes and refresh tokens its users brought', async () => {
     const ip = '10.20.0.3';
+    const app = await confidentialClient();
+    const first = await post('/oauth/token', ip, await exchangeForm(app));
+    expect(first.statusCode, first.body).toBe(200);
+    const junk = await statuses(LIMIT + 5, (i) => post('/oauth/token', ip, i % 2 === 0
+      ? { grant_type: 'authorization_code', code: `junk-${i}`, redirect_uri: CALLBACK, code_verifier: TEST_VERIFIER }
+      : { grant_type: 'refresh_token', refresh_token: `expired-${i}` }, basic(app)));
+    expect(junk.slice(0, LIMIT).every((s) => s === 400)).toBe(true);
+    expect(junk.slice(LIMIT)).toEqual([429, 429, 429, 429, 429]);
+
+    const { code, redirect_uri, code_verifier } = await exchangeForm(app);
+    const exchanged = await post('/oauth/token', ip, { grant_type: 'authorization_code', code, redirect_uri, code_verifier }, basic(app));
+    expect(exchanged.statusCode, exchanged.body).toBe(200);
+    expect(exchanged.json()).toMatchObject({ token_type: 'Bearer', expires_in: 3600 });
+    const refreshed = await post('/oauth/token', '10.20.0.4', { grant_type: 'refresh_token', refresh_token: first.json().refresh_token }, basic(app));
+    expect(refreshed.statusCode, refreshed.body).toBe(200);
+    expect(typeof refreshed.json().access_token).toBe('string');
+    const revoked = await post('/oauth/revoke', ip, { token: refreshed.json().refresh_token }, basic(app));
+    expect(revoked.statusCode).toBe(200);
+  });
+
+  test('past its limit, a confidential client\'s failing requests answer 429 with Retry-After, from any IP, until the minute is over; other clients are untouched', async () => {
     const noisy = await confidentialClient();
     const other = await confidentialClient();
-    const bad = await statuses(LIMIT, () => post('/oauth/token', ip, {
+    const junkCode = (c: { clientId: string; secret: string }, ip: string) => post('/oauth/token', ip, {
       grant_type: 'authorization_code', code: 'not-a-code', redirect_uri: CALLBACK, code_verifier: TEST_VERIFIER,
-      client_id: noisy.clientId, client_secret: noisy.secret,
-    }));
+    }, basic(c));
+    const bad = await statuses(LIMIT, () => junkCode(noisy, '10.20.0.7'));
     expect(bad.every((s) => s === 400)).toBe(true);
-    // Checked before the grant runs, from any IP: even a valid code waits for the minute to end.
-    expect((await post('/oauth/token', '10.20.0.4', await exchangeForm(noisy))).statusCode).toBe(429);
-    expect((await post('/oauth/token', ip, await exchangeForm(other))).statusCode).toBe(200);
+
+    const limited = await junkCode(noisy, '10.20.0.8');
+    expect(limited.statusCode).toBe(429);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect(limited.json()).toEqual({ error: 'invalid_request', error_description: 'Too many failed requests. Please retry later.' });
+    const reused = await post('/oauth/token', '10.20.0.8', { grant_type: 'refresh_token', refresh_token: 'replayed' }, basic(noisy));
+    expect(reused.statusCode).toBe(429);
+
+    const elsewhere = await junkCode(other, '10.20.0.7');
+    expect(elsewhere.statusCode).toBe(400);
+    expect(elsewhere.json()).toEqual({ error: 'invalid_grant', error_description: 'Invalid or expired code' });
+
+    t.clock.advance(61);
+    const later = await junkCode(noisy, '10.20.0.8');
+    expect(later.statusCode).toBe(400);
+    expect(later.json()).toEqual({ error: 'invalid_grant', error_description: 'Invalid or expired code' });
   });
 
   test('guessing codes for a public client is limited per client and IP; the same client elsewhere is not', async () => {
