@@ -8,6 +8,7 @@ import { toLocation } from '../http/location.ts';
 import type { Checked } from './checks/check.ts';
 import { checkDpopJkt } from './checks/dpop-jkt.ts';
 import { checkRequestedAcr } from './checks/acr.ts';
+import { checkIdTokenHint, idTokenHintOf } from './checks/id-token-hint.ts';
 import { checkMaxAge } from './checks/max-age.ts';
 import { checkNonce } from './checks/nonce.ts';
 import { checkParameters } from './checks/parameters.ts';
@@ -21,7 +22,9 @@ import type { ClientLookup } from './clients/client-cache.ts';
 import type { ClientRow } from './clients/clients.repository.ts';
 import { CLIENT_ID_PATTERN } from './clients/client-id.ts';
 import type { OAuthError } from './errors.ts';
+import type { KeyStore } from './keys/key-store.ts';
 import type { Scope } from './scopes.ts';
+import { verifyIdTokenHint } from './tokens/id-token-hint.ts';
 
 /**
  * Ours, not OpenID's: added to a request sent to /login for a fresh login
@@ -34,7 +37,7 @@ export const LOGIN_AFTER_PARAMETER = 'login_after';
 export const AUTHORIZATION_PARAMETERS = [
   'response_type', 'client_id', 'redirect_uri', 'scope', 'state', 'code_challenge', 'code_challenge_method',
   'nonce', 'prompt', 'max_age', 'response_mode', 'login_hint', 'ui_locales', 'request', 'request_uri', 'dpop_jkt',
-  'acr_values', 'claims', LOGIN_AFTER_PARAMETER,
+  'acr_values', 'claims', 'id_token_hint', LOGIN_AFTER_PARAMETER,
 ] as const;
 
 export type RawParameters = Record<string, unknown>;
@@ -59,6 +62,12 @@ export interface AuthorizationRequest {
   acr: readonly string[] | undefined;
   /** See {@link LOGIN_AFTER_PARAMETER}; undefined when absent or malformed. */
   loginAfter: number | undefined;
+  /**
+   * The `sub` of the request's verified `id_token_hint`: the member the client
+   * expects; undefined without a hint. Set by {@link checkHintedMember}, not by
+   * the synchronous {@link checkAuthorizationRequest}.
+   */
+  hintedSubject: string | undefined;
   /** The request's own parameters, to re-send it after login or from the consent form. */
   parameters: Record<string, string>;
   /** It came by `request_uri` (RFC 9126): its parameters continue server-side, never in the front channel. */
@@ -82,6 +91,12 @@ export class AuthorizationRedirectError extends Error {
   }
 }
 
+/** What verifies an `id_token_hint`: the server's keys and issuer. */
+export interface HintVerification {
+  readonly keys: Pick<KeyStore, 'verificationKey'>;
+  readonly issuer: string;
+}
+
 /** How the request reached the endpoint: what RFC 9126 asks of it. */
 export interface RequestSource {
   /** Takes the pushed request (or continuation) a `request_uri` names, for this client; undefined when none is live. */
@@ -94,24 +109,27 @@ export interface RequestSource {
  * Parses and checks a request; throws {@link AuthorizationPageError} or {@link AuthorizationRedirectError}.
  * With `request_uri`, the pushed parameters replace those of the front channel (RFC 9126 §4).
  */
-export async function parseAuthorizationRequest(findClient: ClientLookup, raw: RawParameters, source: RequestSource): Promise<AuthorizationRequest> {
+export async function parseAuthorizationRequest(
+  findClient: ClientLookup, raw: RawParameters, source: RequestSource, hints: HintVerification,
+): Promise<AuthorizationRequest> {
   const client = await findRequestingClient(findClient, raw.client_id);
   if (raw.request_uri !== undefined) {
     const pushed = await source.takePushed(client, raw.request_uri);
     // RFC 9126 §4: the redirect URI of an unknown request is not known, so a page, not a redirect.
     if (!pushed) throw new AuthorizationPageError(400, 'invalid_request_uri', 'Invalid or expired request_uri');
-    return { ...checkAuthorizationRequest(client, { ...pushed, client_id: client.client_id }), pushed: true };
+    return checkHintedMember({ ...checkAuthorizationRequest(client, { ...pushed, client_id: client.client_id }), pushed: true }, hints);
   }
   // RFC 9126 §5, §6: a request that should have been pushed could have been tampered with: not trusted to redirect.
   if (source.requirePushed || client.require_pushed_authorization_requests) throw new AuthorizationPageError(400, 'pushed_request_required', PUSHED_REQUEST_REQUIRED);
-  return checkAuthorizationRequest(client, raw);
+  return checkHintedMember(checkAuthorizationRequest(client, raw), hints);
 }
 
 export const PUSHED_REQUEST_REQUIRED = 'Pushed authorization request required';
 
 /**
  * Steps 2–3 for a known client (also the checks of a pushed request, RFC 9126
- * §2.1); throws {@link AuthorizationPageError} or {@link AuthorizationRedirectError}.
+ * §2.1), but for the `id_token_hint`, which needs a key: {@link checkHintedMember}
+ * follows. Throws {@link AuthorizationPageError} or {@link AuthorizationRedirectError}.
  */
 export function checkAuthorizationRequest(client: ClientRow, raw: RawParameters): AuthorizationRequest {
   const redirectUri = raw.redirect_uri;
@@ -134,7 +152,20 @@ export function checkAuthorizationRequest(client: ClientRow, raw: RawParameters)
   const dpopJkt = take(checkDpopJkt(parameters));
   const acr = take(checkRequestedAcr(parameters));
   const loginAfter = /^\d{1,12}$/.test(parameters.login_after ?? '') ? Number(parameters.login_after) : undefined;
-  return { client, redirectUri, state, scopes, codeChallenge, nonce, dpopJkt, prompt, maxAge, acr, loginAfter, parameters, pushed: false };
+  return { client, redirectUri, state, scopes, codeChallenge, nonce, dpopJkt, prompt, maxAge, acr, loginAfter, hintedSubject: undefined, parameters, pushed: false };
+}
+
+/**
+ * Step 3's last check, OpenID Connect Core §3.1.2.1: the `id_token_hint`, verified as
+ * the end-session endpoint verifies its own; a hint that does not verify or names
+ * another client goes back to the client as `invalid_request`.
+ */
+export async function checkHintedMember(req: AuthorizationRequest, hints: HintVerification): Promise<AuthorizationRequest> {
+  const hint = idTokenHintOf(req.parameters);
+  if (hint === undefined) return req;
+  const checked = checkIdTokenHint(await verifyIdTokenHint(hints.keys, hints.issuer, hint), req.client.client_id);
+  if (!checked.ok) throw new AuthorizationRedirectError(req.redirectUri, req.state, checked.error);
+  return { ...req, hintedSubject: checked.value };
 }
 
 /** Step 1: a registered client, or the error page. */

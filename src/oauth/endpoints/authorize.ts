@@ -14,6 +14,7 @@ import {
   type AuthorizationRequest, type RawParameters, type RequestSource,
 } from '../authorization-request.ts';
 import type { AuthorizationPages } from '../authorization-pages.ts';
+import { idTokenHintOf } from '../checks/id-token-hint.ts';
 import { isInRequiredRegions } from '../checks/required-regions.ts';
 import { webOrigin } from '../checks/redirect-uri.ts';
 import { rememberConsent } from '../consent/consents.repository.ts';
@@ -50,7 +51,7 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
   /** Steps 1–3: the parsed request, or the error page / error redirect already sent. */
   const parse = async (request: FastifyRequest, reply: FastifyReply, raw: RawParameters): Promise<{ req: AuthorizationRequest } | { sent: FastifyReply }> => {
     try {
-      return { req: await parseAuthorizationRequest(ctx.clients.load, raw, source) };
+      return { req: await parseAuthorizationRequest(ctx.clients.load, raw, source, ctx) };
     } catch (error) {
       if (error instanceof AuthorizationPageError) return { sent: await pages.invalidRequest(request, reply, error) };
       if (error instanceof AuthorizationRedirectError) return { sent: redirectWithError(reply, error, error.error) };
@@ -82,6 +83,12 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
     // A one-time code cannot meet `phr`: then the page offers only the passkey.
     const codeMeets = requested.some((acr) => meetsAcr(CODE_SIGN_IN, acr));
     return reply.redirect(`${SECOND_FACTOR_PATH}?${new URLSearchParams({ return_to: returnTo, ...(codeMeets ? {} : { passkey: 'only' }) }).toString()}`, 303);
+  };
+
+  /** Step 4: to /login, and from there back to the same request, marked for the login about to happen. */
+  const toLogin = async (reply: FastifyReply, req: AuthorizationRequest) => {
+    const returnTo = authorizeUrl(await frontChannel(req, parametersAfterLogin(req, ctx.clock())));
+    return reply.redirect(`/login?return_to=${encodeURIComponent(returnTo)}`, 303);
   };
 
   /** Step 5: the 403 page with a link back carrying access_denied. */
@@ -158,7 +165,8 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
       if (error instanceof AuthorizationPageError || error instanceof AuthorizationRedirectError) return undefined;
       throw error;
     }
-    if (req.prompt.has('consent')) return undefined;
+    // A hint names a member to compare with the session's, and its key is read: decided from the start.
+    if (req.prompt.has('consent') || idTokenHintOf(req.parameters) !== undefined) return undefined;
     // A request that asks nothing of the session but that it is live: the session is read in the code's own statement.
     const digest = unreadSessionDigest(request);
     if (digest !== undefined && asksOnlyForLiveSession(req)) {
@@ -185,8 +193,15 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
     // Step 4; the consent decision was checked for freshness when its page was shown.
     if (!session || (!isDecision && needsFreshLogin(req, session, ctx.clock()))) {
       if (req.prompt.has('none')) return redirectWithError(reply, req, new LoginRequired('The user is not logged in.'));
-      const returnTo = authorizeUrl(await frontChannel(req, parametersAfterLogin(req, ctx.clock())));
-      return reply.redirect(`/login?return_to=${encodeURIComponent(returnTo)}`, 303);
+      return toLogin(reply, req);
+    }
+    // OpenID Connect Core §3.1.2.1: a hint naming another member asks for their login, as prompt=login would;
+    // when prompt=none forbids it, or the request's own login brought someone else, `login_required`.
+    if (isOtherThanHinted(req, session)) {
+      if (req.prompt.has('none') || isLoginForRequest(req, session, ctx.clock())) {
+        return redirectWithError(reply, req, new LoginRequired('The logged-in user is not the one the id_token_hint names.'));
+      }
+      return toLogin(reply, req);
     }
     // OpenID Connect Core §3.1.2.1, §5.5.1.1: a stronger login than the session's was asked for.
     if (req.acr !== undefined && metAcr(req.acr, session.amr) === undefined) return stepUp(request, reply, req, session);
@@ -229,24 +244,37 @@ function asksOnlyForLiveSession(req: AuthorizationRequest): boolean {
 /** A login marker older than this is ignored, so that a forged `login_after=0` cannot skip `prompt=login`. */
 const LOGIN_AFTER_VALID_SECONDS = 3600;
 
+/** The session's login was made after the request was sent to /login for it (a recent {@link LOGIN_AFTER_PARAMETER}). */
+function isLoginForRequest(req: AuthorizationRequest, session: SessionContext, now: Date): boolean {
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  return req.loginAfter !== undefined && nowSeconds - req.loginAfter <= LOGIN_AFTER_VALID_SECONDS
+    && session.authTime.getTime() >= req.loginAfter * 1000;
+}
+
 /**
  * OpenID Connect Core §3.1.2.1: `prompt=login` and `max_age` ask for a recent
  * login. A login made after the request was sent to /login satisfies both,
  * however long the way back took.
  */
 function needsFreshLogin(req: AuthorizationRequest, session: SessionContext, now: Date): boolean {
-  const nowSeconds = Math.floor(now.getTime() / 1000);
-  if (req.loginAfter !== undefined && nowSeconds - req.loginAfter <= LOGIN_AFTER_VALID_SECONDS
-    && session.authTime.getTime() >= req.loginAfter * 1000) return false;
+  if (isLoginForRequest(req, session, now)) return false;
   if (req.prompt.has('login')) return true;
+  const nowSeconds = Math.floor(now.getTime() / 1000);
   return req.maxAge !== undefined && nowSeconds - Math.floor(session.authTime.getTime() / 1000) > req.maxAge;
+}
+
+/** OpenID Connect Core §3.1.2.1: the request's `id_token_hint` names another member than the session's. */
+function isOtherThanHinted(req: AuthorizationRequest, session: SessionContext): boolean {
+  return req.hintedSubject !== undefined && req.hintedSubject !== String(session.user.id);
 }
 
 /**
  * The same request's parameters, GET or POST alike. When it asks for
  * a fresh login, it is marked so that the login about to happen satisfies it
  * (`prompt=login` dropped, `login_after` set to now) instead of sending the
- * user back to /login in a loop.
+ * user back to /login in a loop. A request with an `id_token_hint` is marked
+ * too: when the login about to happen is another member's than the hinted one,
+ * the client gets `login_required` rather than another round.
  */
 function parametersAfterLogin(req: AuthorizationRequest, now: Date): Record<string, string> {
   const parameters = { ...req.parameters };
@@ -255,7 +283,7 @@ function parametersAfterLogin(req: AuthorizationRequest, now: Date): Record<stri
     if (rest.length > 0) parameters.prompt = rest.join(' ');
     else delete parameters.prompt;
   }
-  if (req.prompt.has('login') || req.maxAge !== undefined) parameters[LOGIN_AFTER_PARAMETER] = String(Math.floor(now.getTime() / 1000));
+  if (req.prompt.has('login') || req.maxAge !== undefined || req.hintedSubject !== undefined) parameters[LOGIN_AFTER_PARAMETER] = String(Math.floor(now.getTime() / 1000));
   return parameters;
 }
 

@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import {
-  AUTHORIZATION_PARAMETERS, AuthorizationPageError, AuthorizationRedirectError, checkAuthorizationRequest, LOGIN_AFTER_PARAMETER,
+  AUTHORIZATION_PARAMETERS, AuthorizationPageError, AuthorizationRedirectError, checkAuthorizationRequest, checkHintedMember, LOGIN_AFTER_PARAMETER,
 } from '../authorization-request.ts';
 import { authenticateClient } from '../clients/client-auth.ts';
 import { findClientRow, type ClientRow } from '../clients/clients.repository.ts';
@@ -33,7 +33,7 @@ export function pushedAuthorizationRequestEndpoint(app: FastifyInstance, ctx: OA
       const params = formParameters(request, [...PUSHED_PARAMETERS, 'client_secret', ...CLIENT_ASSERTION_PARAMETERS]);
       const client = await authenticateClient((clientId) => findClientRow(ctx.db, clientId), ctx.material, request.headers.authorization, params, clientAssertionCheck(ctx, PAR_PATH));
       attempt.authenticated(client);
-      const parameters = checkPushedRequest(client, request);
+      const parameters = await checkPushedRequest(ctx, client, request);
       const proof = await readDpopProof(ctx, request, reply, PAR_PATH);
       return reply.code(201).send(await pushRequest(ctx.db, client, bindToProof(parameters, proof?.jkt), ctx.clock()));
     } catch (error) {
@@ -53,13 +53,13 @@ function bindToProof(parameters: Record<string, string>, jkt: string | undefined
   return { ...parameters, dpop_jkt: jkt };
 }
 
-/** RFC 9126 §2.1: the authorization endpoint's checks, as JSON errors; the parameters to store. */
-function checkPushedRequest(client: ClientRow, request: FastifyRequest): Record<string, string> {
+/** RFC 9126 §2.1: the authorization endpoint's checks (the `id_token_hint` too), as JSON errors; the parameters to store. */
+async function checkPushedRequest(ctx: OAuthContext, client: ClientRow, request: FastifyRequest): Promise<Record<string, string>> {
   const body = (request.body ?? {}) as Record<string, unknown>;
   if (body.request_uri !== undefined) throw new InvalidRequest('request_uri must not be sent to the pushed authorization request endpoint.');
   const raw = Object.fromEntries(PUSHED_PARAMETERS.map((name) => [name, body[name]]));
   try {
-    return checkAuthorizationRequest(client, { ...raw, client_id: client.client_id }).parameters;
+    return (await checkHintedMember(checkAuthorizationRequest(client, { ...raw, client_id: client.client_id }), ctx)).parameters;
   } catch (error) {
     if (error instanceof AuthorizationPageError) throw new InvalidRequest(error.message);
     if (error instanceof AuthorizationRedirectError) throw error.error;
