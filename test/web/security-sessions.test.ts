@@ -206,14 +206,15 @@ describe('/settings/security: changing the password', () => {
     const decomposed = composed.normalize('NFD');
     const user = await makeUser(t.db);
     const here = await logInFrom(user, FIREFOX, '198.51.100.24');
-    expect((await change(here, user.password, composed)).statusCode).toBe(303);
+    const first = await change(here, user.password, composed);
+    expect(first.statusCode).toBe(303);
     const login = (password: string) => t.app.inject({ method: 'POST', url: '/api/user/login', payload: { email: user.email, password }, remoteAddress: '198.51.100.25' });
     expect((await login(decomposed)).statusCode).toBe(200);
     expect((await login(composed)).statusCode).toBe(200);
     // A hash made before normalisation: Argon2id of the decomposed string as typed.
     await t.db.updateTable('users').set({ password_hash: await hash(decomposed) }).where('id', '=', user.id).execute();
     expect((await login(decomposed)).statusCode).toBe(200);
-    expect((await change(here, decomposed, 'Ein ganz neuer Satz zum Merken')).statusCode).toBe(303);
+    expect((await change(renewedSession(here, first), decomposed, 'Ein ganz neuer Satz zum Merken')).statusCode).toBe(303);
     expect((await login('Ein ganz neuer Satz zum Merken')).statusCode).toBe(200);
   });
 });
