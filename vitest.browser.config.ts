@@ -9,5 +9,7 @@ export default defineConfig({
     pool: 'forks',
     globalSetup: ['test/helpers/global-setup.ts'],
     fileParallelism: false,
+    // One worker for every file, its modules imported once (each file still starts its own app and Chromium).
+    isolate: false,
   },
 });
