@@ -14,6 +14,7 @@
  * out everyone behind it (a school, a mobile carrier's NAT).
  */
 import type { Clock } from '../clock.ts';
+import { clientCounterKey } from '../http/connection-limit.ts';
 import type { Executor } from '../db/executor.ts';
 import { logSecurityEvent, type EventLog } from '../ops/security-events.ts';
 import { purgeForgottenCounters, type AttemptCounters, type DelayPolicy } from './login-attempt-counters.ts';
@@ -40,7 +41,7 @@ export function accountCounterKey(account: string): string {
 export function throttleCounters(account: string, ip: string, deviceNonce: string | undefined): ThrottleCounter[] {
   if (deviceNonce !== undefined) return [{ key: `device:${deviceNonce}`, policy: PER_SOURCE_POLICY, kind: 'device' }];
   return [
-    { key: `pair:${account}|${ip.replace(/\u0000/g, '\uFFFD')}`, policy: PER_SOURCE_POLICY, kind: 'source' },
+    { key: `pair:${account}|${clientCounterKey(ip)}`, policy: PER_SOURCE_POLICY, kind: 'source' },
     { key: accountCounterKey(account), policy: PER_ACCOUNT_POLICY, kind: 'account' },
   ];
 }

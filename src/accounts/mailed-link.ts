@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../clock.ts';
 import type { Executor } from '../db/executor.ts';
-import { clientAddress } from '../http/connection-limit.ts';
+import { clientCounterKey } from '../http/connection-limit.ts';
 import { enqueueMail } from '../mail/mail-outbox.repository.ts';
 import type { MailLocale } from '../mail/mail.tables.ts';
 import { logSecurityEvent, type EventLog } from '../ops/security-events.ts';
@@ -53,7 +53,7 @@ export async function queueLinkMail(db: Executor, clock: Clock, attempts: Attemp
   const account = accountOf(request.email);
   if (account === '' || account.length > MAX_EMAIL_LENGTH || !account.includes('@')) return;
   const now = clock();
-  for (const limit of mail.limits(account, clientAddress(request.ip))) {
+  for (const limit of mail.limits(account, clientCounterKey(request.ip))) {
     const wait = await attempts.reserve(limit.key, limit.policy, now);
     if (wait > 0) {
       logSecurityEvent(request.log, { event: mail.limitedEvent, retryAfterSeconds: wait, ip: request.ip });

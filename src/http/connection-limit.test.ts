@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientAddress } from './connection-limit.ts';
+import { clientAddress, clientCounterKey } from './connection-limit.ts';
 
 describe('clientAddress', () => {
   it.each([
@@ -19,5 +19,13 @@ describe('clientAddress', () => {
     ['not an address', 'not an address'],
   ])('%s counts as %s', (remoteAddress, counted) => {
     expect(clientAddress(remoteAddress)).toBe(counted);
+  });
+});
+
+describe('clientCounterKey', () => {
+  it('is the client address, with a NUL (which PostgreSQL text cannot hold) replaced', () => {
+    expect(clientCounterKey('2001:db8:1:2::9')).toBe('2001:db8:1:2::/64');
+    expect(clientCounterKey('203.0.113.7')).toBe('203.0.113.7');
+    expect(clientCounterKey('bad\u0000address')).toBe('bad\uFFFDaddress');
   });
 });

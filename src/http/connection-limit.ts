@@ -73,3 +73,12 @@ export function clientAddress(remoteAddress: string): string {
   if (ipv6.isIPv4MappedAddress()) return ipv6.toIPv4Address().toString(); // ::ffff:a.b.c.d (RFC 4291 §2.5.5.2)
   return `${ipv6.toNormalizedString().split(':').slice(0, 4).join(':')}::/64`;
 }
+
+/**
+ * {@link clientAddress} as the key of a counter kept in PostgreSQL, whose text holds no NUL: the
+ * per-client limits of logins, passkeys, device codes and mailed links count an IPv6 /64 as one client,
+ * as the connection limit does (an IPv6 host is handed a /64 and picks addresses in it at will).
+ */
+export function clientCounterKey(remoteAddress: string): string {
+  return clientAddress(remoteAddress).replace(/\u0000/g, '\uFFFD');
+}

@@ -2,7 +2,8 @@
  * Rate limit of the token and revocation endpoints (SPEC §5.6): failed
  * requests in a sliding minute, counted where they can only hurt their author.
  *
- * - Until the client is authenticated, failures count per client IP, and the
+ * - Until the client is authenticated, failures count per client IP (an IPv6
+ *   address by its /64, as the connection limit counts clients), and the
  *   limit is applied only to requests that fail: once the IP is over it, a
  *   failing request answers 429 instead of its error. A client with valid
  *   credentials from that IP (behind the same NAT as an attacker) is never
@@ -24,6 +25,7 @@
  * instances as a factor.
  */
 import type { Clock } from '../clock.ts';
+import { clientAddress } from '../http/connection-limit.ts';
 import { OAuthError, TooManyRequests, UseDpopNonce } from './errors.ts';
 
 export const TOKEN_FAILURES_PER_MINUTE = 30;
@@ -75,8 +77,12 @@ export class LimitedAttempt {
   /** Whether the limit is checked before the request's work runs (public clients) or only when it failed. */
   private isCheckedBefore = false;
 
-  constructor(private readonly limiter: FailureLimiter, private readonly ip: string) {
-    this.key = `ip:${ip}`;
+  /** `ip` counted as the connection limit counts clients: an IPv6 address by its /64. */
+  private readonly client: string;
+
+  constructor(private readonly limiter: FailureLimiter, ip: string) {
+    this.client = clientAddress(ip);
+    this.key = `ip:${this.client}`;
   }
 
   /** The client is authenticated: a public client over its limit gets 429 here, before the grant runs. */
@@ -86,7 +92,7 @@ export class LimitedAttempt {
       return;
     }
     this.isCheckedBefore = true;
-    this.key = `public:${client.client_id}\n${this.ip}`;
+    this.key = `public:${client.client_id}\n${this.client}`;
     const wait = this.limiter.secondsBlocked(this.key);
     if (wait > 0) throw new TooManyRequests(wait);
   }

@@ -41,6 +41,13 @@ describe('failed-login throttling per (account, IP), with progressive delays', (
     expect((await login(user.email, TEST_PASSWORD, '198.51.100.2')).statusCode).toBe(200);
   });
 
+  it('counts the addresses of one IPv6 /64 as one IP (a host there picks any of them at will)', async () => {
+    const user = await makeUser(t.db);
+    for (let i = 0; i < SOURCE_FREE; i++) expect((await login(user.email, 'wrong', `2001:db8:5:6::${i + 1}`)).statusCode).toBe(401);
+    expect((await login(user.email, TEST_PASSWORD, '2001:db8:5:6:abcd::1')).statusCode).toBe(429);
+    expect((await login(user.email, TEST_PASSWORD, '2001:db8:5:7::1')).statusCode).toBe(200);
+  });
+
   it('doubles the wait with every further failure: 1, 2, 4, 8 minutes, then at most 15', async () => {
     expect([5, 6, 7, 8, 9, 10, 20].map((n) => delaySeconds(PER_SOURCE_POLICY, n))).toEqual([60, 120, 240, 480, 900, 900, 900]);
     const user = await makeUser(t.db);

@@ -73,6 +73,18 @@ describe('token endpoint limiter', () => {
     expect((await post('/oauth/token', ip, { grant_type: 'x' })).statusCode).toBe(429);
   });
 
+  test('addresses of one IPv6 /64 are one client: guesses spread over it are limited together, another /64 is not', async () => {
+    const c = await confidentialClient();
+    const guess = (ip: string, i: number) => post('/oauth/token', ip, {
+      grant_type: 'authorization_code', code: 'x', redirect_uri: CALLBACK, client_id: c.clientId, client_secret: `guess-${i}`,
+    });
+    const spread = await statuses(LIMIT + 1, (i) => guess(`2001:db8:77:1::${(i + 1).toString(16)}`, i));
+    expect(spread.slice(0, LIMIT).every((s) => s === 401)).toBe(true);
+    expect(spread[LIMIT]).toBe(429);
+    expect((await guess('2001:db8:77:1:ffff:ffff:ffff:ffff', 99)).statusCode).toBe(429);
+    expect((await guess('2001:db8:77:2::1', 100)).statusCode).toBe(401);
+  });
+
   test('an attacker guessing a client secret gets 429 after 30 wrong guesses, with Retry-After, until the minute is over', async () => {
     const ip = '10.20.0.2';
     const c = await confidentialClient();

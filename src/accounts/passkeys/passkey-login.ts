@@ -8,6 +8,7 @@
  */
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
+import { clientCounterKey } from '../../http/connection-limit.ts';
 import { logSecurityEvent } from '../../ops/security-events.ts';
 import type { DelayPolicy } from '../login-attempt-counters.ts';
 import { LoginThrottled, type LoginGuard } from '../login.service.ts';
@@ -26,7 +27,7 @@ import type { RelyingParty } from './relying-party.ts';
 export const PASSKEY_SOURCE_POLICY: DelayPolicy = { free: 10, baseSeconds: 60, maxSeconds: 15 * 60 };
 
 export function passkeyThrottleCounters(ip: string): ThrottleCounter[] {
-  return [{ key: `passkey:${ip.replace(/\u0000/g, '\uFFFD')}`, policy: PASSKEY_SOURCE_POLICY, kind: 'source' }];
+  return [{ key: `passkey:${clientCounterKey(ip)}`, policy: PASSKEY_SOURCE_POLICY, kind: 'source' }];
 }
 
 export interface PasskeyLoginInput extends PasskeyAssertion {

@@ -13,6 +13,7 @@ import type { KeyObject } from 'node:crypto';
 import type { AttemptCounters, DelayPolicy } from '../../accounts/login-attempt-counters.ts';
 import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../db/executor.ts';
+import { clientCounterKey } from '../../http/connection-limit.ts';
 import { logSecurityEvent, type EventLog } from '../../ops/security-events.ts';
 import { newReference, referenceDigest } from './device-code.ts';
 import {
@@ -64,7 +65,7 @@ async function checkUserCode<T>(deps: DeviceVerificationDeps, guess: Guess, use:
   // A code of the wrong shape is a typing slip, told as such: it cannot match, so it is no guess.
   if (code === undefined) return { kind: 'malformed' };
   const now = deps.clock();
-  const sourceKey = `device-user-code:${guess.ip.replace(/\u0000/g, '\uFFFD')}`;
+  const sourceKey = `device-user-code:${clientCounterKey(guess.ip)}`;
   const sourceWait = await deps.attempts.reserve(sourceKey, USER_CODE_SOURCE_POLICY, now);
   const globalWait = sourceWait > 0 ? 0 : await deps.attempts.reserve(GLOBAL_KEY, USER_CODE_GLOBAL_POLICY, now);
   if (sourceWait > 0 || globalWait > 0) {
