@@ -70,6 +70,20 @@ beforeAll(async () => {
 });
 
 describe('adding a passkey', () => {
+  it('answers a body of the wrong shape, or no JSON at all, with a JSON 400 the page script can show, writing nothing', async () => {
+    const before = await countPasskeys(t.db, member.id);
+    const raw = (payload: string) => t.app.inject({
+      method: 'POST', url: '/settings/security/passkeys', payload, headers: { cookie: session.cookie, 'content-type': 'application/json', 'accept-language': 'en' },
+    });
+    for (const payload of [JSON.stringify({ csrf_token: session.csrfToken, response: 5 }), JSON.stringify([]), '{"csrf_token":', 'null']) {
+      const answer = await raw(payload);
+      expect(answer.statusCode, payload).toBe(400);
+      expect(answer.headers['content-type'], payload).toMatch(/^application\/json/);
+      expect(answer.json(), payload).toEqual({ error: 'The request is invalid.' });
+    }
+    expect(await countPasskeys(t.db, member.id)).toBe(before);
+  });
+
   it('asks for a discoverable credential with user verification preferred and no attestation, for this RP ID', async () => {
     const answer = await json('/settings/security/passkeys/options', { csrf_token: session.csrfToken }, session.cookie);
     const { options } = answer.json() as { options: PublicKeyCredentialCreationOptionsJSON };
