@@ -5,12 +5,14 @@ import { defineConfig } from 'vitest/config';
  * With TEST_DATABASE_URL the run is about PostgreSQL. The CLI suites below run
  * the CLI on an embedded database in a temporary DATA_DIR whatever the run;
  * the pure unit tests beside the sources, the build step's test (a small
- * project of its own, compiled by `tsc`) and the embedded data directory's
- * lock file touch no PostgreSQL database: all ran already
+ * project of its own, compiled by `tsc`), the embedded data directory's
+ * lock file and the HTTP layer's limits, headers and schemas (no statement
+ * of theirs reaches the database) touch no PostgreSQL database: all ran already
  * in the PGlite run (`npm test`), and running them again proves nothing.
  */
 const ONLY_ON_EMBEDDED = process.env.TEST_DATABASE_URL
-  ? ['test/cli/cli-usage.test.ts', 'test/cli/cli-accounts.test.ts', 'test/cli/cli-clients.test.ts', 'test/cli/cli-client-logout.test.ts', 'test/cli/cli-demo-json.test.ts', 'test/cli/cli-demo-remove.test.ts', 'test/cli/cli-spoofed-names.test.ts', 'test/cli/cli-client-par.test.ts', 'test/cli/cli-client-dpop.test.ts', 'test/cli/cli-tokens.test.ts', 'test/cli/cli-client-transfer.test.ts', 'test/cli/cli-db-backup.test.ts', 'test/cli/cli-audit.test.ts', 'test/cli/cli-user-status.test.ts', 'test/cli/cli-second-factor.test.ts', 'test/main/build-if-stale.test.ts', 'test/db/data-dir-lock.test.ts', 'src/**/*.test.ts']
+  ? ['test/cli/cli-usage.test.ts', 'test/cli/cli-accounts.test.ts', 'test/cli/cli-clients.test.ts', 'test/cli/cli-client-logout.test.ts', 'test/cli/cli-demo-json.test.ts', 'test/cli/cli-demo-remove.test.ts', 'test/cli/cli-spoofed-names.test.ts', 'test/cli/cli-client-par.test.ts', 'test/cli/cli-client-dpop.test.ts', 'test/cli/cli-tokens.test.ts', 'test/cli/cli-client-transfer.test.ts', 'test/cli/cli-db-backup.test.ts', 'test/cli/cli-audit.test.ts', 'test/cli/cli-user-status.test.ts', 'test/cli/cli-second-factor.test.ts', 'test/main/build-if-stale.test.ts', 'test/db/data-dir-lock.test.ts',
+    'test/http/server-limits.test.ts', 'test/http/connection-limit.test.ts', 'test/http/schemas.test.ts', 'test/http/security-headers.test.ts', 'src/**/*.test.ts']
   : [];
 
 export default defineConfig({
