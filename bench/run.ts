@@ -72,7 +72,7 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 interface OurTargets { demo: OAuthTarget; es256: OAuthTarget | undefined }
 
 function ourScenarios(server: Child, targets: OurTargets, session: OurSession, options: Options, keys: ReadonlySet<ScenarioKey>): Scenario[] {
-  const o = { connections: options.connections };
+  const o = { connections: options.connections, duration: options.duration };
   const all: Partial<Record<ScenarioKey, () => Scenario | undefined>> = {
     exchange: () => exchangeScenario(targets.demo, o),
     refresh: () => refreshScenario(targets.demo, o),
@@ -125,8 +125,10 @@ async function measure(s: Scenario, group: Group, options: Options, watch?: Chil
   return summarize(s.key, s.name, group, s.unit, runs);
 }
 
-/** Seconds of load each side of a `--big` pair takes before its timed runs (the fresh server's JIT and pools). */
-const PAIR_WARM_UP = 2;
+/** Seconds of load each side of a `--big` pair takes before its timed runs (the fresh server's JIT and pools); no longer than a run. */
+function pairWarmUp(options: Options): number {
+  return Math.min(2, options.duration);
+}
 
 /**
  * The same scenario on the small and the big database (two servers), run by
@@ -137,8 +139,8 @@ async function measurePair(small: Scenario, big: Scenario, options: Options, ser
   const before = { small: servers.small.warnings.length, big: servers.big.warnings.length };
   await checkSample(small, `${small.name}, small database`);
   await checkSample(big, `${big.name}, big database`);
-  await small.run(PAIR_WARM_UP);
-  await big.run(PAIR_WARM_UP);
+  await small.run(pairWarmUp(options));
+  await big.run(pairWarmUp(options));
   const runs = { small: [] as RunResult[], big: [] as RunResult[] };
   for (let i = 1; i <= options.runs; i++) {
     runs.small.push(await timedRun(small, i, options, ', small database'));
@@ -180,7 +182,7 @@ function addEs256Client(database: BenchDatabase): OurClient {
 interface PeerRun { rows: Row[]; notes: string[] }
 
 async function measurePeer(store: PeerStore, options: Options, redis?: { client: Redis; url: string }): Promise<PeerRun> {
-  const o = { connections: options.connections };
+  const o = { connections: options.connections, duration: options.duration };
   const peer = await startPeer(store, redis);
   const rows: Row[] = [];
   const notes: string[] = [];
@@ -258,7 +260,7 @@ async function main(options: Options): Promise<number> {
     } else {
       notes.push('the database is not on this machine (or is the embedded PGlite, inside the server): its CPU is not measured separately');
     }
-    const o = { connections: options.connections };
+    const o = { connections: options.connections, duration: options.duration };
     const { target, session } = await ourTarget(server, o);
     log(`logged in as ${DEMO.email} (user ${session.userId}), consent remembered for ${DEMO.clientId}`);
     let es256: OAuthTarget | undefined;
@@ -344,7 +346,7 @@ async function main(options: Options): Promise<number> {
         bigRows.push(pair.big);
       }
       await bigServer.stop();
-      notes.push(`--big: the big database has a server of its own; each scenario runs on the two servers in turn (small, big, small, big, after ${PAIR_WARM_UP} s of load on each), `
+      notes.push(`--big: the big database has a server of its own; each scenario runs on the two servers in turn (small, big, small, big, after ${pairWarmUp(options)} s of load on each), `
         + 'so that the machine\'s drift over minutes moves both alike; the small figures of the --big table are those runs, not the first table\'s');
     }
 

@@ -99,7 +99,7 @@ async function soak(options: SoakOptions, database: BenchDatabase, db: pg.Pool):
   const setup = { databaseUrl: database.url, dataDir: database.dataDir, port: await freePort(), env: { REFRESH_TOKEN_GRACE_SECONDS: String(GRACE_SECONDS) } };
   const server = await startServer(setup);
   log(`server ready in ${(server.startupMs / 1000).toFixed(1)} s on ${server.url} (first start: migrations, keys, demo data)`);
-  const { target, session } = await ourTarget(server, { connections: 4 });
+  const { target, session } = await ourTarget(server, { connections: 4, duration: options.duration });
   const ledger = new Ledger();
   const members: Member[] = [];
   for (const email of DEMO_EMAILS) {
