@@ -15,7 +15,7 @@
 import type { Executor } from '../db/executor.ts';
 import { ACR_MULTI_FACTOR, meetsAcr } from './authentication-methods.ts';
 import { findSecondFactors, hasSecondFactor } from './one-time-codes/one-time-codes.repository.ts';
-import { deleteSession, LAST_SEEN_RESOLUTION_SECONDS, type SessionContext } from './sessions.ts';
+import { deleteSession, type SessionContext } from './sessions.ts';
 
 /** Where the member sets up a second factor. */
 export const ENROLMENT_PAGE = '/settings/security';
@@ -27,11 +27,11 @@ export const SECOND_FACTOR_PATH = '/login/second-factor';
 export const REQUIRED_ROLE_SESSION_SECONDS = 12 * 3600;
 
 /**
- * How long it may go unused (§4.2.3: after 30 minutes of inactivity). "Last used" is recorded at most every
- * {@link LAST_SEEN_RESOLUTION_SECONDS}, so the recorded time may be that much older than the last use: the
- * limit is measured from it less that resolution, and a session ends after 25 to 30 minutes without use.
+ * How long it may go unused (§4.2.3: after 30 minutes of inactivity), measured from the recorded "last used".
+ * That is written at most every five minutes (sessions.ts `LAST_SEEN_RESOLUTION_SECONDS`), so the last use may be that much
+ * later than recorded: a session ends after 25 to 30 minutes without use, never later.
  */
-export const REQUIRED_ROLE_IDLE_SECONDS = 30 * 60 - LAST_SEEN_RESOLUTION_SECONDS;
+export const REQUIRED_ROLE_IDLE_SECONDS = 30 * 60;
 
 /** What the role requirement asks of a session first: sign in again, set a factor up, prove it, or nothing. */
 export type SecondFactorDemand = 'sign-in-again' | 'enrol' | 'step-up' | undefined;
@@ -59,10 +59,17 @@ export async function secondFactorDemand(
   return hasSecondFactor(await findSecondFactors(db, session.user.id)) ? 'step-up' : 'enrol';
 }
 
-/** Paths a member who must sign in again still reaches. */
-const REACHABLE_WITHOUT_SESSION = ['/logout', '/static/', '/language/', '/login', '/health', '/metrics', '/.well-known/'];
+/** Paths that never read a session: the gate leaves them alone. */
+const SESSIONLESS = ['/static/', '/health', '/metrics', '/.well-known/'];
 
-/** Paths a member who must set up a second factor still reaches (everything under the enrolment page, too). */
+/**
+ * Paths a member who must sign in again, or prove their second factor, still reaches (the login pages,
+ * the step-up among them, logout and the language switch); the session's time limits are checked there
+ * too, so that no page that reads the session refreshes its "last used" past them.
+ */
+const REACHABLE_WITHOUT_SESSION = ['/logout', '/language/', '/login'];
+
+/** Paths a member who must set up a second factor (and has none) still reaches: the enrolment page too. */
 const REACHABLE_BEFORE_ENROLMENT = [ENROLMENT_PAGE, ...REACHABLE_WITHOUT_SESSION];
 
 function isUnder(url: string, prefixes: readonly string[]): boolean {
@@ -76,4 +83,8 @@ export function isReachableBeforeEnrolment(url: string): boolean {
 
 export function isReachableWithoutSession(url: string): boolean {
   return isUnder(url, REACHABLE_WITHOUT_SESSION);
+}
+
+export function isSessionless(url: string): boolean {
+  return isUnder(url, SESSIONLESS);
 }

@@ -5,11 +5,13 @@
  * brings them back (`return_to`) once one is set up; one who has it, but
  * whose session was signed in without it, is sent to prove it
  * (/login/second-factor, the step-up); one whose session is past its time
- * is sent to the login page. Each comes back the same way.
+ * is sent to the login page. Each comes back the same way. The time limits
+ * are checked on every path that may read the session, the login pages
+ * included, so that none of them keeps a session alive past its time.
  */
 import type { FastifyInstance } from 'fastify';
 import {
-  ENROLMENT_PAGE, isReachableBeforeEnrolment, isReachableWithoutSession, SECOND_FACTOR_PATH, secondFactorDemand,
+  ENROLMENT_PAGE, isReachableBeforeEnrolment, isReachableWithoutSession, isSessionless, SECOND_FACTOR_PATH, secondFactorDemand,
 } from '../accounts/second-factor-requirement.ts';
 import { SESSION_COOKIE } from '../accounts/session-http.ts';
 import type { Clock } from '../clock.ts';
@@ -22,10 +24,15 @@ export function installSecondFactorGate(app: FastifyInstance, db: DB, clock: Clo
   app.addHook('onRequest', async (request, reply) => {
     const url = request.url;
     const sessionId = request.cookies[SESSION_COOKIE];
-    if (url === '/api' || url.startsWith('/api/') || sessionId === undefined || isReachableWithoutSession(url)) return;
+    if (url === '/api' || url.startsWith('/api/') || sessionId === undefined || isSessionless(url)) return;
     const session = await request.getSession();
     const demand = session ? await secondFactorDemand(db, requiredRoles, session, sessionId, clock()) : undefined;
-    if (demand === undefined || (demand !== 'sign-in-again' && isReachableBeforeEnrolment(url))) return;
+    if (demand === undefined) return;
+    // Past its time, the session has been ended: the rest of the request sees none.
+    if (demand === 'sign-in-again') request.sessionLookup = Promise.resolve(null);
+    // Only a member without any factor reaches the page that sets one up; a code of a factor the
+    // session has just made itself would prove nothing of a member who has one.
+    if (isReachableWithoutSession(url) || (demand === 'enrol' && isReachableBeforeEnrolment(url))) return;
     const returnTo = request.method === 'GET' ? `?${new URLSearchParams({ return_to: url }).toString()}` : '';
     return reply.redirect(`${PAGE_OF_DEMAND[demand]}${returnTo}${demand === 'enrol' ? '#one-time-codes' : ''}`, 303);
   });

@@ -98,8 +98,12 @@ describe('REQUIRE_SECOND_FACTOR: a session signed in without the factor the memb
       status: 403, code: 'auth.second-factor-required',
       detail: 'Your role requires signing in with your second factor (a passkey or a one-time code). Log in again at http://localhost:8080/login.',
     });
-    // Its own settings stay reachable, as before enrolment.
-    expect((await t.app.inject({ url: '/settings/security', headers: { cookie: second.cookie } })).statusCode).toBe(200);
+    // Not even its own settings: a factor it set up itself would prove nothing of a member who has one.
+    const settings = await t.app.inject({ url: '/settings/security', headers: { cookie: second.cookie } });
+    expect(settings.headers.location).toBe('/login/second-factor?return_to=%2Fsettings%2Fsecurity');
+    const start = await postForm(t.app, '/settings/security/one-time-codes/start', second.cookie, { csrf_token: second.csrfToken });
+    expect(start.statusCode).toBe(303);
+    expect(start.headers.location).toBe('/login/second-factor');
 
     clock.advance(30);
     const stepped = await postForm(t.app, '/login/second-factor', second.cookie, { csrf_token: second.csrfToken, code: codeAt(secret, clock.now()), return_to: '/admin/oauthclients' });
@@ -108,6 +112,22 @@ describe('REQUIRE_SECOND_FACTOR: a session signed in without the factor the memb
     const after = renewedSession(second, stepped);
     expect((await t.app.inject({ url: '/admin/oauthclients', headers: { cookie: after.cookie } })).statusCode).toBe(200);
     expect((await t.app.inject({ url: '/api/user/current', headers: { cookie: after.cookie } })).statusCode).toBe(200);
+  });
+
+  it('turning codes on is two factors for the session only when they are the member\'s first factor', async () => {
+    const member = await makeUser(t.db);
+    await t.db.insertInto('passkeys').values({
+      user_id: member.id, credential_id: `first-${member.id}`, public_key: Buffer.from([1]), device_type: 'singleDevice', backed_up: false, name: 'Key',
+    }).execute();
+    // Signed in with a passkey that verified nobody (one factor), then codes set up in that session.
+    const created = await createSession(t.db, clock.now, member.id, false, undefined, undefined, ['hwk']);
+    const cookie = `${SESSION_COOKIE}=${created.id}`;
+    const session = { cookie, csrfToken: created.csrfToken, headers: {} };
+    const secret = await startEnrolment(t.app, session);
+    const confirmed = await postForm(t.app, '/settings/security/one-time-codes/confirm', cookie, { csrf_token: created.csrfToken, code: codeAt(secret, clock.now()) });
+    expect(confirmed.statusCode).toBe(200);
+    renewedSession(session, confirmed);
+    expect((await t.db.selectFrom('sessions').select('amr').where('user_id', '=', member.id).executeTakeFirstOrThrow()).amr).toEqual(['hwk']);
   });
 
   it('a passkey that did not verify its user is one factor; one that did is two', async () => {
@@ -145,6 +165,29 @@ describe('REQUIRE_SECOND_FACTOR: the sessions of such a role end sooner (NIST SP
     expect(admin.headers.location).toBe('/login?return_to=%2Fadmin%2Foauthclients');
     expect(await sessionsOf(orga.id)).toBe(0);
     expect((await t.app.inject({ url: '/api/user/current', headers: { cookie } })).statusCode).toBe(401);
+  });
+
+  it('past its time, the login pages end it too: neither a visit there nor a code at the step-up keeps it alive', async () => {
+    const { orga, cookie } = await orgaSession();
+    clock.advance(3 * 3600);
+    const login = await t.app.inject({ url: '/login', headers: { cookie } });
+    expect(login.statusCode).toBe(200);
+    expect(await sessionsOf(orga.id)).toBe(0);
+    expect((await t.app.inject({ url: '/admin/oauthclients', headers: { cookie } })).headers.location).toBe('/login?return_to=%2Fadmin%2Foauthclients');
+
+    // A member with codes, 13 hours after signing in, at the step-up with a right code: no session comes back.
+    const member = await makeUser(t.db, { role: 'orga' });
+    const first = await t.logIn(member);
+    const secret = await startEnrolment(t.app, first);
+    const confirmed = await postForm(t.app, '/settings/security/one-time-codes/confirm', first.cookie, { csrf_token: first.csrfToken, code: codeAt(secret, clock.now()) });
+    const renewed = renewedSession(first, confirmed);
+    // Signed in 13 hours ago, used a minute ago.
+    await t.db.updateTable('sessions').set({ auth_time: new Date(clock.now().getTime() - 13 * 3600 * 1000) }).where('user_id', '=', member.id).execute();
+    clock.advance(60);
+    const stepped = await postForm(t.app, '/login/second-factor', renewed.cookie, { csrf_token: renewed.csrfToken, code: codeAt(secret, clock.now()) });
+    expect(stepped.statusCode).toBe(303);
+    expect(stepped.headers.location).toBe('/login');
+    expect(await sessionsOf(member.id)).toBe(0);
   });
 
   it('12 hours after the sign-in, however much it is used; /api ends it too', async () => {

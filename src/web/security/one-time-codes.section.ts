@@ -14,7 +14,7 @@ import { isValidFormToken } from '../../accounts/csrf.ts';
 import { DEVICE_COOKIE } from '../../accounts/login-device-cookie.ts';
 import { LoginThrottled, minutesToWait, type LoginGuard } from '../../accounts/login.service.ts';
 import {
-  confirmEnrolment, findSecondFactors, pendingEnrolmentSecret, regenerateRecoveryCodes, startEnrolment, turnOffOneTimeCodes, WrongCode,
+  confirmEnrolment, findSecondFactors, hasSecondFactor, pendingEnrolmentSecret, regenerateRecoveryCodes, startEnrolment, turnOffOneTimeCodes, WrongCode,
   type CodeAttempt, type OneTimeCodeKeys,
 } from '../../accounts/one-time-codes/one-time-codes.service.ts';
 import { countUnusedRecoveryCodes } from '../../accounts/one-time-codes/one-time-codes.repository.ts';
@@ -121,12 +121,15 @@ export function oneTimeCodesSection(app: FastifyInstance, deps: OneTimeCodesSect
   });
 
   enrolment(`${SECTION}/confirm`, async (request, reply, session, form, returnTo) => {
+    const firstFactor = !hasSecondFactor(await findSecondFactors(db, session.user.id));
     const codes = await confirmEnrolment(db, keys, clock, holderOf(session, request), form.code ?? '', request.events);
     const keep = returnTo ? { returnTo } : {};
     if (!codes) return render(request, reply, session, { otp: { error: reply.translator()('security.otp.wrong'), ...keep } }, 400);
     noteSecondFactor(request, 'enrolled');
-    // The session has just proved a code of the new factor besides how it signed in: two factors, under a new id.
-    await renewRequestSession(request, reply, { config, db, clock }, withOneTimeCode(session.amr));
+    // A new id for the session. A member's first factor: the session, signed in with the password within the
+    // last 15 minutes, has just proved a code of it too, and counts as two factors. A member who had a passkey
+    // already proves nothing with a code of a factor this session made itself: its methods stay as they were.
+    await renewRequestSession(request, reply, { config, db, clock }, firstFactor ? withOneTimeCode(session.amr) : undefined);
     return render(request, reply, (await request.getSession())!, { otp: { recoveryCodes: codes, ...keep } });
   });
 
