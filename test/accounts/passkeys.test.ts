@@ -404,8 +404,12 @@ describe('renaming and removing', () => {
     expect(removed.headers.location).toBe('/settings/security?passkey=removed');
     expect(await countPasskeys(t.db, user.id)).toBe(0);
     expect(events('account.passkey.removed').at(-1)).toEqual(expect.objectContaining({ userId: user.id, passkeyId: row.id }));
+    // The member hears of it, in the same transaction as the removal.
+    const mails = async () => (await t.db.selectFrom('mail_outbox').select(['kind', 'params']).where('recipient', '=', user.email).orderBy('id').execute());
+    expect((await mails()).map((m) => m.kind)).toEqual(['passkey-added', 'passkey-removed']);
     expect((await signIn(key)).answer.statusCode).toBe(401);
     expect((await form('remove', { csrf_token: own.csrfToken, id: String(row.id) }, own)).statusCode).toBe(404);
+    expect(await mails()).toHaveLength(2);
   });
 
   it('deletePasskeysOfUser removes them all (an operator\'s reset of the second factor)', async () => {

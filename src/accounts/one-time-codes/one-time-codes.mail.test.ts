@@ -21,6 +21,7 @@ describe('the second factor mails', () => {
       ['Einmalcodes sind ausgeschaltet', 'One-time codes are turned off'],
       ['Ein Wiederherstellungscode wurde benutzt', 'A recovery code was used'],
       ['Neue Wiederherstellungscodes', 'New recovery codes'],
+      ['Ein Passkey wurde entfernt', 'A passkey was removed'],
       ['Dein zweiter Faktor wurde zurückgesetzt', 'Your second factor was reset'],
     ]);
   });

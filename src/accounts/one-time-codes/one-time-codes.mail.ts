@@ -2,7 +2,8 @@
  * Mails about the second factor (OWASP Multifactor Authentication Cheat
  * Sheet: notify the member of every change to it), queued in the transaction
  * of the change: one-time codes turned on, turned off, a recovery code used,
- * recovery codes regenerated, and an operator's reset.
+ * recovery codes regenerated, a passkey removed, and an operator's reset (a
+ * passkey added has its own mail: passkeys/passkey-added.mail.ts).
  */
 import type { MailContent } from '../../mail/mail-message.ts';
 import type { MailComposer } from '../../mail/mail-sender.ts';
@@ -13,6 +14,7 @@ export const ONE_TIME_CODE_MAIL_KINDS = {
   disabled: 'one-time-codes-disabled',
   recoveryCodeUsed: 'recovery-code-used',
   regenerated: 'recovery-codes-regenerated',
+  passkeyRemoved: 'passkey-removed',
   reset: 'second-factor-reset',
 } as const;
 
@@ -36,6 +38,10 @@ const TEXTS: Record<OneTimeCodeMailKind, Texts> = {
   'recovery-codes-regenerated': {
     de: { subject: 'Neue Wiederherstellungscodes', what: (when) => `Am ${when} wurden für dein Konto zehn neue Wiederherstellungscodes erzeugt. Die bisherigen gelten nicht mehr.` },
     en: { subject: 'New recovery codes', what: (when) => `On ${when}, ten new recovery codes were made for your account. The earlier ones no longer work.` },
+  },
+  'passkey-removed': {
+    de: { subject: 'Ein Passkey wurde entfernt', what: (when) => `Am ${when} wurde ein Passkey aus deinem Konto entfernt. Mit ihm kann man sich nicht mehr anmelden.` },
+    en: { subject: 'A passkey was removed', what: (when) => `On ${when}, a passkey was removed from your account. It no longer signs in.` },
   },
   'second-factor-reset': {
     de: { subject: 'Dein zweiter Faktor wurde zurückgesetzt', what: (when) => `Am ${when} hat das Team der Plattform den zweiten Faktor deines Kontos zurückgesetzt: Einmalcodes, Wiederherstellungscodes und Passkeys wurden gelöscht. Richte sie in deinen Sicherheitseinstellungen neu ein.` },

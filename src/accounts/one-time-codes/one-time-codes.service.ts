@@ -65,7 +65,7 @@ export async function confirmEnrolment(db: DB, keys: OneTimeCodeKeys, clock: Clo
   const confirmed = await inTransaction(db, async (trx) => {
     if (!(await claimTimeStep(trx, holder.userId, step, now, true))) return false;
     await replaceRecoveryCodes(trx, holder.userId, digests(keys, holder.userId, codes));
-    await queueMail(trx, holder, ONE_TIME_CODE_MAIL_KINDS.enabled, now, log);
+    await queueSecondFactorMail(trx, holder, ONE_TIME_CODE_MAIL_KINDS.enabled, now, log);
     return true;
   });
   if (!confirmed) return undefined;
@@ -121,7 +121,7 @@ async function acceptCode(db: DB, keys: OneTimeCodeKeys, clock: Clock, attempt: 
   if (recovery !== undefined) {
     const used = await inTransaction(db, async (trx) => {
       if (!(await useRecoveryCode(trx, attempt.userId, digestRecoveryCode(keys.recoveryCode, attempt.userId, recovery), now))) return undefined;
-      await queueMail(trx, attempt, ONE_TIME_CODE_MAIL_KINDS.recoveryCodeUsed, now, attempt.log);
+      await queueSecondFactorMail(trx, attempt, ONE_TIME_CODE_MAIL_KINDS.recoveryCodeUsed, now, attempt.log);
       return countUnusedRecoveryCodes(trx, attempt.userId);
     });
     if (used === undefined) return undefined;
@@ -138,7 +138,7 @@ export async function turnOffOneTimeCodes(db: DB, keys: OneTimeCodeKeys, clock: 
   await checkSecondFactor(db, keys, clock, guard, attempt);
   await inTransaction(db, async (trx) => {
     await deleteOneTimeCodes(trx, attempt.userId);
-    await queueMail(trx, attempt, ONE_TIME_CODE_MAIL_KINDS.disabled, clock(), attempt.log);
+    await queueSecondFactorMail(trx, attempt, ONE_TIME_CODE_MAIL_KINDS.disabled, clock(), attempt.log);
   });
   logSecurityEvent(attempt.log, { event: 'account.second_factor.removed', userId: attempt.userId, by: 'member', passkeysDeleted: 0 });
 }
@@ -149,7 +149,7 @@ export async function regenerateRecoveryCodes(db: DB, keys: OneTimeCodeKeys, clo
   const codes = newRecoveryCodes();
   await inTransaction(db, async (trx) => {
     await replaceRecoveryCodes(trx, attempt.userId, digests(keys, attempt.userId, codes));
-    await queueMail(trx, attempt, ONE_TIME_CODE_MAIL_KINDS.regenerated, clock(), attempt.log);
+    await queueSecondFactorMail(trx, attempt, ONE_TIME_CODE_MAIL_KINDS.regenerated, clock(), attempt.log);
   });
   logSecurityEvent(attempt.log, { event: 'account.recovery_codes.regenerated', userId: attempt.userId });
   return codes;
@@ -165,7 +165,7 @@ export async function resetSecondFactor(db: DB, clock: Clock, holder: CodeHolder
   const reset = await inTransaction(db, async (trx) => {
     const oneTimeCodes = await deleteOneTimeCodes(trx, holder.userId);
     const passkeysDeleted = await deletePasskeyRows(trx, holder.userId);
-    await queueMail(trx, holder, ONE_TIME_CODE_MAIL_KINDS.reset, clock(), log);
+    await queueSecondFactorMail(trx, holder, ONE_TIME_CODE_MAIL_KINDS.reset, clock(), log);
     return { oneTimeCodes, passkeysDeleted };
   });
   logSecurityEvent(log, { event: 'account.second_factor.removed', userId: holder.userId, by: 'operator', passkeysDeleted: reset.passkeysDeleted });
@@ -176,7 +176,8 @@ function digests(keys: OneTimeCodeKeys, userId: number, codes: readonly string[]
   return codes.map((code) => digestRecoveryCode(keys.recoveryCode, userId, normalizeRecoveryCode(code)!));
 }
 
-async function queueMail(trx: Executor, holder: CodeHolder, kind: OneTimeCodeMailKind, now: Date, log: EventLog): Promise<void> {
+/** A mail about the second factor to its holder, in the change's transaction; none when mail is off (no `mailLocale`). */
+export async function queueSecondFactorMail(trx: Executor, holder: CodeHolder, kind: OneTimeCodeMailKind, now: Date, log: EventLog): Promise<void> {
   if (holder.mailLocale === undefined) return;
   const mailId = await enqueueMail(trx, { kind, recipient: holder.email, locale: holder.mailLocale, params: { at: now.toISOString() } }, now);
   logSecurityEvent(log, { event: 'mail.queued', mailId, kind, ip: 'ip' in holder ? String(holder.ip) : 'cli' });

@@ -14,6 +14,8 @@ import { addPasskey, PasskeyNotAdded, passkeyRegistrationOptions } from '../../a
 import { isUsablePasswordHash, mayRemovePasskey } from '../../accounts/passkeys/passkey-removal.ts';
 import { deletePasskey, listPasskeys, MAX_PASSKEY_NAME_LENGTH, renamePasskey } from '../../accounts/passkeys/passkeys.repository.ts';
 import { relyingPartyOf } from '../../accounts/passkeys/relying-party.ts';
+import { ONE_TIME_CODE_MAIL_KINDS } from '../../accounts/one-time-codes/one-time-codes.mail.ts';
+import { queueSecondFactorMail } from '../../accounts/one-time-codes/one-time-codes.service.ts';
 import { signedInRecently, signInAgainHref } from '../../accounts/recent-sign-in.ts';
 import { describeDevice } from '../../accounts/session-device.ts';
 import { renewRequestSession } from '../../accounts/session-http.ts';
@@ -134,6 +136,7 @@ export function passkeysSection(app: FastifyInstance, { config, db, clock }: Pas
   }, 'renamed');
 
   formRoute(`${BASE}/remove`, async (session, id, _name, request) => {
+    const now = clock();
     const outcome = await inTransaction(db, async (trx) => {
       // The member's row locked: two removals at once cannot both see another passkey left.
       const user = await trx.selectFrom('users').select('password_hash').where('id', '=', session.user.id).forUpdate().executeTakeFirstOrThrow();
@@ -141,6 +144,9 @@ export function passkeysSection(app: FastifyInstance, { config, db, clock }: Pas
       if (!passkeys.some((p) => p.id === id)) return 'not-found' as const;
       if (!mayRemovePasskey({ passkeys: passkeys.length, hasUsablePassword: isUsablePasswordHash(user.password_hash) })) return 'refused' as const;
       await deletePasskey(trx, session.user.id, id);
+      // OWASP Multifactor Authentication Cheat Sheet: the member hears of every change to their factors.
+      const holder = { userId: session.user.id, email: session.user.email, mailLocale: mailEnabled ? localeOf(request) : undefined, ip: request.ip };
+      await queueSecondFactorMail(trx, holder, ONE_TIME_CODE_MAIL_KINDS.passkeyRemoved, now, request.events);
       return 'done' as const;
     });
     if (outcome === 'done') logSecurityEvent(request.events, { event: 'account.passkey.removed', userId: session.user.id, passkeyId: id });
