@@ -73,16 +73,16 @@ export class FailureLimiter {
 
 /** The limiter as one request sees it: its key moves from the IP to the client once that is authenticated. */
 export class LimitedAttempt {
-  private key: string;
+  /** Set once the client is authenticated; until then the key is the address's ({@link keyOf}), made only when a failure needs it. */
+  private key: string | undefined;
   /** Whether the limit is checked before the request's work runs (public clients) or only when it failed. */
   private isCheckedBefore = false;
 
-  /** `ip` counted as the connection limit counts clients: an IPv6 address by its /64. */
-  private readonly client: string;
+  constructor(private readonly limiter: FailureLimiter, private readonly ip: string) {}
 
-  constructor(private readonly limiter: FailureLimiter, ip: string) {
-    this.client = clientAddress(ip);
-    this.key = `ip:${this.client}`;
+  /** The counter's key: `ip` counted as the connection limit counts clients (an IPv6 address by its /64) until the client is known. */
+  private keyOf(): string {
+    return this.key ?? `ip:${clientAddress(this.ip)}`;
   }
 
   /** The client is authenticated: a public client over its limit gets 429 here, before the grant runs. */
@@ -92,7 +92,7 @@ export class LimitedAttempt {
       return;
     }
     this.isCheckedBefore = true;
-    this.key = `public:${client.client_id}\n${this.client}`;
+    this.key = `public:${client.client_id}\n${clientAddress(this.ip)}`;
     const wait = this.limiter.secondsBlocked(this.key);
     if (wait > 0) throw new TooManyRequests(wait);
   }
@@ -102,10 +102,10 @@ export class LimitedAttempt {
     // RFC 9449 §8: being asked for a nonce is part of the protocol, not a failure of the client.
     if (error instanceof TooManyRequests || error instanceof UseDpopNonce || !(error instanceof OAuthError) || error.status >= 500 || !error.countsAsFailure) return error;
     if (!this.isCheckedBefore) {
-      const wait = this.limiter.secondsBlocked(this.key);
+      const wait = this.limiter.secondsBlocked(this.keyOf());
       if (wait > 0) return new TooManyRequests(wait);
     }
-    this.limiter.recordFailure(this.key);
+    this.limiter.recordFailure(this.keyOf());
     return error;
   }
 }
