@@ -4,8 +4,9 @@
  *
  * Levels, weakest first (docs/oauth.md, "Authentication methods and levels"):
  * - {@link ACR_PASSWORD}: one factor (a password alone);
- * - {@link ACR_MULTI_FACTOR}: two factors — a password and a one-time code, or a
- *   passkey with user verification (the device and the member's PIN or biometric);
+ * - {@link ACR_MULTI_FACTOR}: two factors — a password and a one-time code or a
+ *   passkey, or a passkey with user verification (the device and the member's
+ *   PIN or biometric);
  * - {@link ACR_PHISHING_RESISTANT}: a passkey (OpenID "phr": the credential is bound
  *   to this server's origin, so a look-alike site cannot replay it).
  */
@@ -43,7 +44,31 @@ export function acrOf(amr: readonly string[]): string {
   return ACR_PASSWORD;
 }
 
-/** The methods of a session that has just proved a one-time code besides them: two factors. */
+const HELD: ReadonlySet<string> = new Set(['otp', 'hwk', 'swk']);
+
+/**
+ * Whether the methods are two factors (NIST SP 800-63B §4.2.1: AAL2): a passkey
+ * that verified its member (itself multi-factor: the device and a PIN or
+ * biometric), or a password (something known) with something held — a
+ * one-time code or a passkey. Two things held (a passkey that verified nobody
+ * and a code) are one factor twice.
+ */
+function isMultiFactor(amr: readonly string[]): boolean {
+  return (amr.includes('user') && amr.some((m) => PASSKEY.has(m))) || (amr.includes('pwd') && amr.some((m) => HELD.has(m)));
+}
+
+/** The methods of a session that has just proved `proved` besides `amr`: `mfa` when together they are two factors. */
+export function withFactor(amr: readonly string[], proved: readonly AuthenticationMethod[]): AuthenticationMethod[] {
+  const methods = [...new Set([...amr, ...proved].filter((m) => m !== 'mfa'))] as AuthenticationMethod[];
+  return isMultiFactor(methods) ? [...methods, 'mfa'] : methods;
+}
+
+/** The methods of a session that has just proved a one-time code besides them (two factors with a password). */
 export function withOneTimeCode(amr: readonly string[]): AuthenticationMethod[] {
-  return [...new Set([...amr.filter((m) => m !== 'mfa'), 'otp', 'mfa'])] as AuthenticationMethod[];
+  return withFactor(amr, ['otp']);
+}
+
+/** Whether a one-time code would make these methods two factors: they include the password. */
+export function completedByOneTimeCode(amr: readonly string[]): boolean {
+  return isMultiFactor(withOneTimeCode(amr));
 }

@@ -22,7 +22,7 @@ import type { SecurityEvent } from './security-events.ts';
 export const METRICS_PATH = '/metrics';
 
 /** What a request did with a second factor, counted in `second_factor_total`. */
-export type SecondFactorOutcome = 'enrolled' | 'removed' | 'code' | 'recovery_code' | 'failure' | 'step_up' | 'step_up_unmet';
+export type SecondFactorOutcome = 'enrolled' | 'removed' | 'code' | 'recovery_code' | 'passkey' | 'failure' | 'step_up' | 'step_up_unmet';
 
 const secondFactorOutcomes = new WeakMap<FastifyRequest, SecondFactorOutcome[]>();
 
@@ -33,7 +33,7 @@ export function noteSecondFactor(request: FastifyRequest, outcome: SecondFactorO
   else secondFactorOutcomes.set(request, [outcome]);
 }
 
-const LOGIN_ROUTES = new Set(['POST /login', 'POST /api/user/login', 'POST /login/second-factor', 'POST /login/passkey']);
+const LOGIN_ROUTES = new Set(['POST /login', 'POST /api/user/login', 'POST /login/second-factor', 'POST /login/second-factor/passkey', 'POST /login/passkey']);
 const TOKEN_ROUTE = 'POST /oauth/token';
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -86,8 +86,8 @@ function requestRecorder({ Counter, Histogram }: PromClient, registry: Registry)
   const loginFailures = new Counter({ name: 'login_failures_total', help: 'Logins refused for wrong credentials', labelNames: ['route'], registers: [registry] });
   const loginThrottled = new Counter({ name: 'login_throttled_total', help: 'Logins refused by the attempt limits (lockouts)', labelNames: ['route'], registers: [registry] });
   const secondFactor = new Counter({
-    name: 'second_factor_total', help: 'Second factor: one-time codes turned on (enrolled) or off (removed), codes and recovery codes accepted, '
-      + 'wrong codes (failure), step-ups done (step_up) and step-ups an app asked for that could not be met (step_up_unmet)',
+    name: 'second_factor_total', help: 'Second factor: one-time codes turned on (enrolled) or off (removed), codes, recovery codes and passkeys accepted at the second step, '
+      + 'wrong codes or refused passkeys there (failure), step-ups done (step_up) and step-ups an app asked for that could not be met (step_up_unmet)',
     labelNames: ['outcome'], registers: [registry],
   });
 

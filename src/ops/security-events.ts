@@ -92,8 +92,10 @@ export type SecurityEvent =
   | { event: 'account.second_factor.removed'; userId: number; by: 'member' | 'operator'; passkeysDeleted: number }
   /** A second factor was accepted: at the second step of a login, or in a step-up for an app. */
   | { event: 'account.second_factor.succeeded'; userId: number; method: 'otp' | 'recovery_code'; stepUp: boolean; ip: string }
-  /** A wrong one-time or recovery code (counted by the login throttle). */
+  | { event: 'account.second_factor.succeeded'; userId: number; method: 'passkey'; passkeyId: number; amr: readonly string[]; stepUp: boolean; ip: string }
+  /** A wrong one-time or recovery code, or a passkey at that step that did not verify or is another member's (counted by the login throttle). */
   | { event: 'account.second_factor.failed'; userId: number; stepUp: boolean; ip: string }
+  | { event: 'account.second_factor.failed'; userId: number; method: 'passkey'; reason: string; passkeyId: number | null; stepUp: boolean; ip: string }
   /** A recovery code was used (it is spent); `remaining` unused ones are left. */
   | { event: 'account.recovery_code.used'; userId: number; remaining: number; ip: string }
   /** The member replaced their recovery codes with ten new ones. */
@@ -155,7 +157,7 @@ const DESCRIPTIONS: Record<SecurityEventName, ['warn' | 'info', string]> = {
   'account.second_factor.enrolled': ['info', 'one-time codes turned on'],
   'account.second_factor.removed': ['info', 'second factor removed'],
   'account.second_factor.succeeded': ['info', 'second factor accepted'],
-  'account.second_factor.failed': ['warn', 'wrong one-time or recovery code'],
+  'account.second_factor.failed': ['warn', 'second factor refused'],
   'account.recovery_code.used': ['warn', 'recovery code used'],
   'account.recovery_codes.regenerated': ['info', 'recovery codes regenerated'],
   'oauth.step_up': ['info', 'stronger sign-in asked for by an app'],

@@ -279,6 +279,20 @@ const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolea
   },
   { name: 'step-up page', as: CODES_USER.email, open: async (page) => { await page.goto(`${app.baseUrl}/login/second-factor?return_to=%2Fsettings%2Fapps`); } },
   {
+    // Signed in with a passkey that verified nobody: no code field (a second thing held), a new sign-in with the password instead.
+    name: 'step-up page, signed in without the password',
+    as: CODES_USER.email,
+    open: async (page) => {
+      const { id } = await app.t.db.selectFrom('users').select('id').where('email', '=', CODES_USER.email).executeTakeFirstOrThrow();
+      const sessions = app.t.db.updateTable('sessions').where('user_id', '=', id);
+      await sessions.set({ amr: ['hwk'] }).execute();
+      await page.goto(`${app.baseUrl}/login/second-factor?return_to=%2Fsettings%2Fapps`);
+      await page.locator('a[href="/login?return_to=%2Fsettings%2Fapps"]').waitFor();
+      // Signed in with the password and a code, as before.
+      await sessions.set({ amr: ['pwd', 'otp', 'mfa'] }).execute();
+    },
+  },
+  {
     name: 'security: password form with errors',
     as: 'foodsaver@example.org',
     open: async (page, english) => {

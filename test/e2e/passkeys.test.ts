@@ -7,7 +7,8 @@
  * passkey too, renewing `auth_time` in the same session. The login page
  * offers the passkey in the email field's autofill (conditional mediation),
  * which the virtual authenticator answers at once; the button is tested on a
- * page without that field, as the second sign-in step shows it. PUBLIC_URL is
+ * page without that field, and on the second sign-in step after the
+ * password, where it completes the login as the second factor. PUBLIC_URL is
  * on `localhost`: WebAuthn takes no IP address as an RP ID.
  */
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
@@ -20,7 +21,7 @@ import { freePort } from '../helpers/oauth.ts';
 import { launchBrowser, type TestBrowser } from './helpers/browser.ts';
 import { startCallbackServer, type CallbackServer } from './helpers/callback-server.ts';
 import { CONSENT } from './helpers/consent-page.ts';
-import { logInInBrowser } from './helpers/login.ts';
+import { fillLoginForm, logInInBrowser } from './helpers/login.ts';
 import { waitForAutofocus } from './helpers/navigation.ts';
 import { authorizeUrl, exchangeCode, makePkce } from './helpers/oauth-client.ts';
 
@@ -145,6 +146,28 @@ describe('passkeys in the browser', () => {
     expect(after.sid).toBe(before.sid);
     expect(after.auth_time).toBeGreaterThanOrEqual((before.auth_time as number) + 90);
     expect(after.amr).toEqual(['hwk', 'user', 'mfa']);
+  });
+
+  it('completes the second step of a password login with the button: amr pwd, hwk, user, mfa', async () => {
+    await page.goto(`${baseUrl}/logout`);
+    await Promise.all([page.waitForURL((url) => url.pathname !== '/logout'), page.getByRole('button', { name: 'Log out' }).click()]);
+    // No autofill on the login page (opened directly: a redirect's target is not routed): the member types the password.
+    await page.route((url) => url.pathname === '/login', async (route) => {
+      if (route.request().method() !== 'GET') return route.continue();
+      const response = await route.fetch();
+      await route.fulfill({ response, body: (await response.text()).replace('autocomplete="username webauthn"', 'autocomplete="username"') });
+    });
+    await page.goto(`${baseUrl}/login`);
+    await fillLoginForm(page, member);
+    await page.unrouteAll();
+    expect(new URL(page.url()).pathname).toBe('/login/second-factor');
+    await Promise.all([page.waitForURL(`${baseUrl}/`), page.getByRole('button', { name: 'Use a passkey' }).click()]);
+    // The app's sign-in now finds the session the two factors started.
+    const pkce = makePkce();
+    await page.goto(authorizeUrl(baseUrl, { clientId: CLIENT_ID, redirectUri: callback.redirectUri, scope: 'openid', state: 'pk-s', pkce }));
+    const idToken = await allowAndExchange(pkce, 'pk-s');
+    expect(idToken.amr).toEqual(['pwd', 'hwk', 'user', 'mfa']);
+    expect(idToken.acr).toBe('phr');
   });
 
   it('is reached with the keyboard on the login page, after the password form', async () => {

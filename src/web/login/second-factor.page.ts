@@ -5,18 +5,27 @@
  * right one-time or recovery code starts the session with amr
  * `pwd otp mfa`. In step-up mode the browser already has a session: a right
  * code renews it (same `sid`, new `auth_time` and `amr`). Members with
- * passkeys also get the passkey button, which the passkey script wires.
+ * passkeys also get the passkey button, which the passkey script wires to
+ * `POST /login/second-factor/passkey` (JSON in and out, as `/login/passkey`):
+ * their own passkey completes the step with the password's (or the
+ * session's) methods and its own together (accounts/passkeys/passkey-second-step.ts).
+ * A session signed in without the password (a passkey that verified nobody)
+ * is not offered codes, which would add one more thing held, but a link to
+ * sign in again with the password.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
-import { withOneTimeCode } from '../../accounts/authentication-methods.ts';
+import { completedByOneTimeCode, withOneTimeCode, type AuthenticationMethod } from '../../accounts/authentication-methods.ts';
 import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
 import { DEVICE_COOKIE, setDeviceCookie } from '../../accounts/login-device-cookie.ts';
 import { accountOf } from '../../accounts/login-throttle.ts';
-import { LoginThrottled, minutesToWait, startSession, type LoginGuard } from '../../accounts/login.service.ts';
+import { AccountDisabled, LoginThrottled, minutesToWait, startSession, type LoginGuard } from '../../accounts/login.service.ts';
 import { checkSecondFactor, findSecondFactors, WrongCode, type OneTimeCodeKeys } from '../../accounts/one-time-codes/one-time-codes.service.ts';
 import { findPendingLogin, takePendingLogin, type PendingLogin } from '../../accounts/one-time-codes/pending-logins.ts';
+import { PasskeyRejected } from '../../accounts/passkeys/passkey-authentication.ts';
+import { AnotherMembersPasskey, proveSecondStepWithPasskey } from '../../accounts/passkeys/passkey-second-step.ts';
+import { relyingPartyOf } from '../../accounts/passkeys/relying-party.ts';
 import { safeReturnTo } from '../../accounts/return-to.ts';
 import { SECOND_FACTOR_PATH } from '../../accounts/second-factor-requirement.ts';
 import { SESSION_COOKIE, setSessionCookies } from '../../accounts/session-http.ts';
@@ -28,8 +37,12 @@ import type { DB } from '../../db/database.ts';
 import { toLocation } from '../../http/location.ts';
 import { noteSecondFactor } from '../../ops/metrics.ts';
 import { localeOf } from '../language/locale.ts';
+import { AuthenticationResponse } from '../passkey-schemas.ts';
 
 export const PENDING_LOGIN_COOKIE = 'fs_pending_login';
+
+/** Where the page's passkey button sends the assertion: under the step's path, so that the pending login's cookie comes along. */
+export const SECOND_FACTOR_PASSKEY_PATH = `${SECOND_FACTOR_PATH}/passkey`;
 
 export interface SecondFactorPageOptions {
   config: Config;
@@ -45,8 +58,19 @@ const CodeForm = Type.Object({
   return_to: Type.Optional(Type.String({ maxLength: 8192 })),
 });
 
+const PasskeyBody = Type.Object({
+  csrf_token: Type.Optional(Type.String({ maxLength: 200 })),
+  return_to: Type.Optional(Type.String({ maxLength: 8192 })),
+  response: AuthenticationResponse,
+});
+
 /** Who the step is for: a pending login, or (step-up) the browser's session. */
 type Step = { pending: PendingLogin; userId: number; returnTo: string } | { session: SessionContext; userId: number; returnTo: string };
+
+/** What the step has proved already: the password of a pending login, or the session's methods. */
+function priorMethods(step: Step): readonly string[] {
+  return 'session' in step ? step.session.amr : ['pwd'];
+}
 
 export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions> = async (app, { config, db, clock, loginGuard, keys }) => {
   const stepOf = async (request: FastifyRequest, returnTo: unknown): Promise<Step | undefined> => {
@@ -60,9 +84,12 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
     const factors = await findSecondFactors(db, step.userId);
     // A step-up to `phr` (authorize.ts): a code would not meet it, only a passkey does.
     const passkeyOnly = 'session' in step && (request.query as { passkey?: string } | undefined)?.passkey === 'only';
+    // Signed in without the password: a code would be a second thing held, not a second factor.
+    const withoutPassword = !completedByOneTimeCode(priorMethods(step));
     return reply.render('second-factor', {
       ...view, csrfToken: await formToken(request, reply, config), returnTo: step.returnTo, stepUp: 'session' in step,
-      hasCodes: factors.totp && !passkeyOnly, hasPasskeys: factors.passkeys > 0,
+      hasCodes: factors.totp && !passkeyOnly && !withoutPassword, hasPasskeys: factors.passkeys > 0, passkeyPath: SECOND_FACTOR_PASSKEY_PATH,
+      signInAgain: withoutPassword && !passkeyOnly ? `/login?${new URLSearchParams({ return_to: step.returnTo }).toString()}` : undefined,
     }, status);
   };
 
@@ -100,18 +127,60 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
       noteSecondFactor(request, 'failure');
       return render(request, reply, step, { error: t('secondFactor.wrong') }, 401);
     }
-    const amr = withOneTimeCode('session' in step ? step.session.amr : ['pwd']);
-    // The pending login is taken once: of two right codes racing, one signs in.
+    if (!(await completeStep(request, reply, step, user.email, withOneTimeCode(priorMethods(step))))) return reply.redirect('/login', 303);
+    return reply.redirect(toLocation(step.returnTo), 303);
+  });
+
+  /**
+   * The session once every factor is right: a pending login is taken (once: of two right answers racing, one
+   * signs in), a step-up's session renewed. False when the pending login was gone by then.
+   */
+  const completeStep = async (request: FastifyRequest, reply: FastifyReply, step: Step, email: string, amr: readonly AuthenticationMethod[]): Promise<boolean> => {
     const pending = 'pending' in step ? await takePendingLogin(db, clock, request.cookies[PENDING_LOGIN_COOKIE]) : undefined;
-    if ('pending' in step && !pending) return reply.redirect('/login', 303);
+    if ('pending' in step && !pending) return false;
     const { session, deviceCookie } = await startSession(db, clock, loginGuard.deviceKey, {
-      userId: user.id, account: accountOf(user.email), rememberMe: pending?.remember ?? ('session' in step && step.session.remember),
+      userId: step.userId, account: accountOf(email), rememberMe: pending?.remember ?? ('session' in step && step.session.remember),
       amr, ip: request.ip, userAgent: request.headers['user-agent'], previousSessionId: request.cookies[SESSION_COOKIE],
       deviceCookie: request.cookies[DEVICE_COOKIE],
     });
     setSessionCookies(reply, config, clock, session);
     setDeviceCookie(reply, config, deviceCookie);
     if (pending) reply.clearCookie(PENDING_LOGIN_COOKIE, { path: SECOND_FACTOR_PATH, httpOnly: true, sameSite: 'lax', secure: config.isProduction });
-    return reply.redirect(toLocation(step.returnTo), 303);
+    return true;
+  };
+
+  const rp = relyingPartyOf(config.publicUrl);
+  const refuse = (reply: FastifyReply, status: number, error: string) => reply.code(status).header('cache-control', 'no-store').send({ error });
+
+  app.post(SECOND_FACTOR_PASSKEY_PATH, { schema: { body: PasskeyBody } }, async (request, reply) => {
+    const t = reply.translator();
+    const token = request.body.csrf_token;
+    if (token === undefined || !(await isValidFormToken(request, token))) return refuse(reply, 403, t('login.csrf'));
+    const step = await stepOf(request, request.body.return_to);
+    const user = step && ('session' in step ? step.session.user : await findUserById(db, step.userId));
+    if (!step || !user) return refuse(reply, 401, t('secondFactor.expired'));
+    let amr: AuthenticationMethod[];
+    try {
+      amr = await proveSecondStepWithPasskey(db, clock, loginGuard, rp, {
+        response: request.body.response, boundTo: token, log: request.events, ip: request.ip, userId: user.id, email: user.email,
+        priorAmr: priorMethods(step), deviceCookie: request.cookies[DEVICE_COOKIE], stepUp: 'session' in step,
+      });
+    } catch (error) {
+      if (error instanceof LoginThrottled) {
+        void reply.header('retry-after', String(error.retryAfterSeconds));
+        const minutes = minutesToWait(error.retryAfterSeconds);
+        return refuse(reply, 429, t(minutes === 1 ? 'login.throttled.one' : 'login.throttled', { minutes }));
+      }
+      if (error instanceof PasskeyRejected || error instanceof AnotherMembersPasskey) {
+        noteSecondFactor(request, 'failure');
+        return refuse(reply, 401, t(error instanceof AnotherMembersPasskey ? 'secondFactor.passkey.otherAccount' : 'login.passkey.failed'));
+      }
+      if (error instanceof AccountDisabled) return refuse(reply, 403, t('login.disabled'));
+      throw error;
+    }
+    noteSecondFactor(request, 'passkey');
+    if ('session' in step) noteSecondFactor(request, 'step_up');
+    if (!(await completeStep(request, reply, step, user.email, amr))) return refuse(reply, 401, t('secondFactor.expired'));
+    return reply.header('cache-control', 'no-store').send({ location: toLocation(step.returnTo) });
   });
 };

@@ -4,8 +4,10 @@
  *
  * - Every <button data-passkey-login> inside a form runs the ceremony when
  *   pressed: POST /login/passkey/options, the authenticator, POST
- *   /login/passkey with the form's csrf_token, return_to and remember; the
- *   answer's location is where the browser goes next.
+ *   /login/passkey (or the path the attribute names: the second login
+ *   step's /login/second-factor/passkey) with the form's csrf_token,
+ *   return_to and remember; the answer's location is where the browser goes
+ *   next.
  * - An input with autocomplete="… webauthn" offers the member's passkeys in
  *   the browser's autofill (conditional mediation), where supported.
  */
@@ -40,7 +42,7 @@
     return typeof location === 'string' && location.startsWith('/') && !location.startsWith('//') && !location.startsWith('/\\');
   }
 
-  async function signIn(form, useBrowserAutofill) {
+  async function signIn(form, useBrowserAutofill, endpoint) {
     const base = { csrf_token: valueOf(form, 'csrf_token') ?? '', return_to: valueOf(form, 'return_to') ?? '/' };
     const options = await postJson('/login/passkey/options', base);
     const messages = options.data.messages ?? {};
@@ -58,7 +60,7 @@
       return;
     }
     const remember = form.elements.namedItem('remember');
-    const result = await postJson('/login/passkey', { ...base, remember: Boolean(remember && remember.checked), response });
+    const result = await postJson(endpoint, { ...base, remember: Boolean(remember && remember.checked), response });
     if (result.ok && isLocalPath(result.data.location)) {
       window.location.assign(result.data.location);
       return;
@@ -73,15 +75,17 @@
       const form = button.closest('form');
       if (!form) continue;
       button.hidden = false;
+      const named = button.getAttribute('data-passkey-login');
+      const endpoint = named && isLocalPath(named) ? named : '/login/passkey';
       button.addEventListener('click', (event) => {
         event.preventDefault();
-        void signIn(form, false);
+        void signIn(form, false, endpoint);
       });
     }
     const autofill = document.querySelector('input[autocomplete~="webauthn"]');
     if (autofill && autofill.form) {
       void browserSupportsWebAuthnAutofill().then((supported) => {
-        if (supported) void signIn(autofill.form, true);
+        if (supported) void signIn(autofill.form, true, '/login/passkey');
       });
     }
   }
