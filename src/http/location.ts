@@ -10,8 +10,12 @@
 // RFC 3986 unreserved, reserved (gen-delims and sub-delims) and `%` that starts a valid escape.
 const ALLOWED = /[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2}/y;
 
+// The same, for a whole value: what every redirect of this server's own making is (one test instead of one per character).
+const ALL_ALLOWED = /^(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})*$/;
+
 /** `value` percent-encoded where it is not a URI reference: non-ASCII, spaces, controls, a stray `%`. */
 export function toLocation(value: string): string {
+  if (ALL_ALLOWED.test(value)) return value;
   let out = '';
   let index = 0;
   while (index < value.length) {

@@ -4,7 +4,7 @@
  * failure is `invalid_grant` with the seed's message, and a second use revokes
  * what the first one issued (RFC 6749 §4.1.2).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { SecurityEvent } from '../../ops/security-events.ts';
 import { isValidVerifier, s256 } from '../checks/pkce.ts';
 import { StaleClient } from '../clients/client-cache.ts';
@@ -19,7 +19,7 @@ export const parameters = ['code', 'redirect_uri', 'code_verifier'] as const;
 
 /** Codes are stored only as their SHA-256. */
 export function digestCode(code: string): Buffer {
-  return createHash('sha256').update(code).digest();
+  return hash('sha256', code, 'buffer');
 }
 
 export interface Redemption {

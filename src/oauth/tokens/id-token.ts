@@ -5,7 +5,7 @@
  * `at_hash` of the access token issued with it, `sid` of the login session,
  * `amr` (RFC 8176) and `acr` of how the member signed in.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { acrOf } from '../../accounts/authentication-methods.ts';
 import type { SigningAlg } from '../jose/algorithms.ts';
 import type { Signer } from '../keys/key-store.ts';
@@ -34,7 +34,8 @@ const HASH_OF_ALG: Readonly<Record<SigningAlg, string>> = { RS256: 'sha256', ES2
 
 /** `at_hash`: the left half of that hash of the access token's ASCII, base64url. */
 export function atHash(alg: SigningAlg, accessToken: string): string {
-  const digest = createHash(HASH_OF_ALG[alg]).update(accessToken, 'ascii').digest();
+  // A JWT is ASCII: its UTF-8 is its ASCII.
+  const digest = hash(HASH_OF_ALG[alg], accessToken, 'buffer');
   return digest.subarray(0, digest.length / 2).toString('base64url');
 }
 
