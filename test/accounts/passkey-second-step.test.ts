@@ -8,9 +8,11 @@
  * real database.
  */
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { SESSION_COOKIE } from '../../src/accounts/session-http.ts';
 import { createSession } from '../../src/accounts/sessions.ts';
+import { listMigrations } from '../../src/db/migrate.ts';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/fixture.ts';
 import { codeAt, enrol, passwordStep, postForm, sessionCookieOf } from '../helpers/one-time-codes.ts';
@@ -38,10 +40,10 @@ async function register(session: TestSession, authenticator: SoftwareAuthenticat
 }
 
 /** A member with a passkey (and nothing else), and the authenticator holding it. */
-async function memberWithPasskey(options: { role?: 'orga'; userVerified?: boolean } = {}) {
+async function memberWithPasskey(options: { role?: 'orga'; userVerified?: boolean; remember?: boolean } = {}) {
   const member = await makeUser(t.db, { role: options.role });
   const authenticator = new SoftwareAuthenticator(ORIGIN, { userVerified: options.userVerified ?? false });
-  const session = await register(await t.logIn(member), authenticator);
+  const session = await register(await t.logIn(member, options.remember), authenticator);
   return { member, authenticator, session };
 }
 
@@ -104,14 +106,20 @@ describe('a passkey at the second step of a login', () => {
     expect(await t.db.selectFrom('login_throttle').select('key').where('failures', '>', 0).where('key', 'like', `%${member.email}%`).execute()).toEqual([]);
   });
 
-  it('refuses another member\'s passkey: no session, the pending login kept, the attempt logged', async () => {
+  it('refuses another member\'s passkey before anything is written for it: no session, the pending login kept, the attempt logged', async () => {
     const { member } = await memberWithPasskey();
     const other = await memberWithPasskey();
+    // Disabled, too: that is not said to whoever holds the passkey here.
+    await t.db.updateTable('users').set({ disabled_at: t.clock.now() }).where('id', '=', other.member.id).execute();
     const step = await passwordStep(t.app, member);
     const before = await t.db.selectFrom('sessions').select('sid').where('user_id', 'in', [member.id, other.member.id]).orderBy('sid').execute();
+    const theirPasskey = () => t.db.selectFrom('passkeys').select(['sign_count', 'last_used_at']).where('user_id', '=', other.member.id).executeTakeFirstOrThrow();
+    const passkeyBefore = await theirPasskey();
     const answer = await passkeyStep(other.authenticator, step);
     expect(answer.statusCode).toBe(401);
     expect(answer.json()).toEqual({ error: 'This passkey belongs to another account. Use a passkey of this account.' });
+    expect(await theirPasskey()).toEqual(passkeyBefore);
+    expect(events('account.login.disabled').filter((e) => e.userId === other.member.id)).toEqual([]);
     expect(answer.cookies.find((c) => c.name === SESSION_COOKIE)).toBeUndefined();
     expect(await t.db.selectFrom('sessions').select('sid').where('user_id', 'in', [member.id, other.member.id]).orderBy('sid').execute()).toEqual(before);
     expect(await pendingLogins(member.id)).toBe(1);
@@ -199,13 +207,107 @@ describe('a passkey at the step-up', () => {
     const page = await t.app.inject({ url: held.headers.location!, headers: { cookie, 'accept-language': 'en' } });
     expect(page.body).not.toContain('name="code"');
     expect(page.body).toContain('<a href="/login?return_to=%2Fadmin%2Foauthclients">Sign in again with your password and second factor</a>');
-    // A code posted all the same is right, but is not the second factor: the session still is not two-factor.
+    // A code posted all the same is refused unchecked: it would be a second thing held, not a second factor.
     t.clock.advance(30);
-    const posted = await postForm(t.app, '/login/second-factor', cookie, { csrf_token: created.csrfToken, code: codeAt(secret, t.clock.now()), return_to: '/admin/oauthclients' });
-    expect(posted.statusCode).toBe(303);
-    expect((await newestSession(member.id)).amr).toEqual(['hwk', 'otp']);
-    const stillHeld = await t.app.inject({ url: '/admin/oauthclients', headers: { cookie: sessionCookieOf(posted) } });
-    expect(stillHeld.headers.location).toBe('/login/second-factor?return_to=%2Fadmin%2Foauthclients');
+    const posted = await postForm(t.app, '/login/second-factor', `${cookie}; CSRF_TOKEN=${created.csrfToken}`, { csrf_token: created.csrfToken, code: codeAt(secret, t.clock.now()), return_to: '/admin/oauthclients' });
+    expect(posted.statusCode).toBe(400);
+    expect(posted.body).toContain('Dafür braucht es eine Anmeldung mit deinem Passwort und deinem zweiten Faktor.');
+    expect((await newestSession(member.id)).amr).toEqual(['hwk']);
+    // Not spent: the same code still signs the password in at the second step.
+    const login = await passwordStep(t.app, member, '/admin/oauthclients');
+    const second = await postForm(t.app, '/login/second-factor', login.cookie, { csrf_token: login.csrf, code: codeAt(secret, t.clock.now()) });
+    expect(second.headers.location).toBe('/admin/oauthclients');
+  });
+});
+
+describe('a step-up with the passkey alone', () => {
+  /** A browser signed in with the key alone (the login page's passkey): amr hwk. */
+  async function signedInWithKey(authenticator: SoftwareAuthenticator, remoteAddress: string) {
+    const csrf = `csrf-${Math.random().toString(36).slice(2)}-padding-to-make-it-long-enough`;
+    const options = await json('/login/passkey/options', { csrf_token: csrf }, `CSRF_TOKEN=${csrf}`, remoteAddress);
+    const response = authenticator.get((options.json() as { options: PublicKeyCredentialRequestOptionsJSON }).options);
+    const signedIn = await json('/login/passkey', { csrf_token: csrf, response }, `CSRF_TOKEN=${csrf}`, remoteAddress);
+    expect(signedIn.statusCode).toBe(200);
+    return { cookie: sessionCookieOf(signedIn), csrf: signedIn.cookies.find((c) => c.name === 'CSRF_TOKEN')!.value };
+  }
+
+  async function wrongPassword(email: string, remoteAddress: string) {
+    const page = await t.app.inject({ url: '/login', remoteAddress });
+    const csrf = /name="csrf_token" value="([^"]+)"/.exec(page.body)![1]!;
+    const cookie = page.cookies.map((c) => `${c.name}=${c.value}`).join('; ');
+    return t.app.inject({ method: 'POST', url: '/login', remoteAddress, payload: new URLSearchParams({ csrf_token: csrf, email, password: 'not the password' }).toString(),
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' } });
+  }
+
+  it('leaves the password\'s failed-login counters as they are and gives no device cookie: a key alone buys no password guesses', async () => {
+    const { member, authenticator } = await memberWithPasskey();
+    const address = '203.0.113.7';
+    const browser = await signedInWithKey(authenticator, address);
+    for (let i = 0; i < 4; i += 1) expect((await wrongPassword(member.email, address)).statusCode).toBe(401);
+    const stepped = await passkeyStep(authenticator, browser, {}, address);
+    expect(stepped.statusCode).toBe(200);
+    expect(stepped.cookies.map((c) => c.name).sort()).toEqual(['CSRF_TOKEN', SESSION_COOKIE]);
+    // The fifth wrong password is the last free one of the account and address, as without the step-up.
+    expect((await wrongPassword(member.email, address)).statusCode).toBe(401);
+    expect((await wrongPassword(member.email, address)).statusCode).toBe(429);
+  });
+
+  it('is not held up by the account\'s counter, which anybody can fill: it is counted per client address', async () => {
+    const { member, authenticator } = await memberWithPasskey();
+    for (let i = 0; i < 10; i += 1) await wrongPassword(member.email, `198.51.100.${100 + i}`);
+    expect((await wrongPassword(member.email, '198.51.100.200')).statusCode).toBe(429);
+    const browser = await signedInWithKey(authenticator, '192.0.2.44');
+    expect((await passkeyStep(authenticator, browser, {}, '192.0.2.44')).statusCode).toBe(200);
+  });
+
+  it('a key that verified nobody keeps the sign-in\'s auth_time and expiry; one that verified the member renews auth_time', async () => {
+    for (const [userVerified, renewed] of [[false, false], [true, true]] as const) {
+      const { member, authenticator, session } = await memberWithPasskey({ userVerified });
+      const before = await t.db.selectFrom('sessions').select(['sid', 'auth_time', 'expires_at']).where('user_id', '=', member.id).executeTakeFirstOrThrow();
+      t.clock.advance(600);
+      const stepped = await passkeyStep(authenticator, { cookie: session.cookie, csrf: session.csrfToken });
+      expect(stepped.statusCode).toBe(200);
+      const after = await t.db.selectFrom('sessions').select(['sid', 'auth_time', 'expires_at', 'amr']).where('user_id', '=', member.id).executeTakeFirstOrThrow();
+      expect(after.sid).toBe(before.sid);
+      expect(after.amr).toEqual(userVerified ? ['pwd', 'hwk', 'user', 'mfa'] : ['pwd', 'hwk', 'mfa']);
+      if (renewed) expect(after.auth_time.getTime() - before.auth_time.getTime()).toBeGreaterThanOrEqual(600_000);
+      else expect([after.auth_time, after.expires_at]).toEqual([before.auth_time, before.expires_at]);
+    }
+  });
+
+  it('an organisation member\'s 12 hours are counted from the password, not moved by a key that verified nobody', async () => {
+    // "Stay logged in": 14 days, but 12 hours for this role.
+    const { member, authenticator, session } = await memberWithPasskey({ role: 'orga', remember: true });
+    t.clock.advance(11 * 3600);
+    // Used all the while (the idle limit is not the subject here).
+    await t.db.updateTable('sessions').set({ last_seen_at: t.clock.now() }).where('user_id', '=', member.id).execute();
+    const stepped = await passkeyStep(authenticator, { cookie: session.cookie, csrf: session.csrfToken }, { return_to: '/admin/oauthclients' });
+    const after = renewedSession(session, stepped);
+    // Used every 20 minutes, until the 12 hours of the password's sign-in are over.
+    for (let minutes = 0; minutes < 60; minutes += 20) {
+      expect((await t.app.inject({ url: '/admin/oauthclients', headers: { cookie: after.cookie } })).statusCode).toBe(200);
+      t.clock.advance(20 * 60);
+    }
+    t.clock.advance(60);
+    const ended = await t.app.inject({ url: '/admin/oauthclients', headers: { cookie: after.cookie } });
+    expect(ended.headers.location).toBe('/login?return_to=%2Fadmin%2Foauthclients');
+    expect(await t.db.selectFrom('sessions').select('sid').where('user_id', '=', member.id).execute()).toEqual([]);
+  });
+
+  it('refuses the same assertion twice: its challenge was used', async () => {
+    const { member, authenticator, session } = await memberWithPasskey();
+    const options = await json('/login/passkey/options', { csrf_token: session.csrfToken }, session.cookie);
+    const response = authenticator.get((options.json() as { options: PublicKeyCredentialRequestOptionsJSON }).options);
+    const first = await json('/login/second-factor/passkey', { csrf_token: session.csrfToken, response }, session.cookie);
+    expect(first.statusCode).toBe(200);
+    const renewed = renewedSession(session, first);
+    // The old cookie names no session any more; the renewed one gets the assertion refused.
+    const replayed = await json('/login/second-factor/passkey', { csrf_token: session.csrfToken, response }, session.cookie);
+    expect(replayed.statusCode).toBe(401);
+    expect(replayed.json()).toEqual({ error: 'This login has expired. Please sign in again.' });
+    const again = await json('/login/second-factor/passkey', { csrf_token: renewed.csrfToken, response }, renewed.cookie);
+    expect(again.statusCode).toBe(401);
+    expect(events('account.second_factor.failed').at(-1)).toMatchObject({ userId: member.id, method: 'passkey', reason: 'invalid-response', stepUp: true });
   });
 });
 
@@ -225,5 +327,29 @@ describe('who the step is for', () => {
     expect((await newestSession(member.id)).amr).toEqual(['pwd', 'hwk', 'mfa']);
     // Their session was replaced, not renewed for the member: it is gone.
     expect(await t.db.selectFrom('sessions').select('sid').where('user_id', '=', someoneElse.id).execute()).toEqual([]);
+  });
+});
+
+describe('sessions from before the rule', () => {
+  it('migration 068 takes mfa from the sessions whose methods are things held alone; the others keep theirs', async () => {
+    const member = await makeUser(t.db);
+    const made: Record<string, string[]> = {
+      'code beside a key': ['hwk', 'otp', 'mfa'], 'code beside a synced key': ['swk', 'otp', 'mfa'],
+      'password and code': ['pwd', 'otp', 'mfa'], 'verified key': ['hwk', 'user', 'mfa'], 'key alone': ['hwk'], password: ['pwd'],
+    };
+    const ids: Record<string, string> = {};
+    for (const [name, amr] of Object.entries(made)) {
+      const session = await createSession(t.db, t.clock.now, member.id, false, undefined, undefined, amr as never);
+      ids[name] = (await t.db.selectFrom('sessions').select('sid').where('csrf_token', '=', session.csrfToken).executeTakeFirstOrThrow()).sid;
+    }
+    const migration = (await listMigrations()).find((m) => m.version === 68)!;
+    expect(migration.name).toBe('sessions_two_things_held');
+    await sql.raw(migration.sql).execute(t.db);
+    const after = Object.fromEntries(await Promise.all(Object.entries(ids).map(async ([name, sid]) =>
+      [name, (await t.db.selectFrom('sessions').select('amr').where('sid', '=', sid).executeTakeFirstOrThrow()).amr] as const)));
+    expect(after).toEqual({
+      'code beside a key': ['hwk', 'otp'], 'code beside a synced key': ['swk', 'otp'],
+      'password and code': ['pwd', 'otp', 'mfa'], 'verified key': ['hwk', 'user', 'mfa'], 'key alone': ['hwk'], password: ['pwd'],
+    });
   });
 });

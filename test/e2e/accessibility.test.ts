@@ -286,10 +286,13 @@ const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolea
       const { id } = await app.t.db.selectFrom('users').select('id').where('email', '=', CODES_USER.email).executeTakeFirstOrThrow();
       const sessions = app.t.db.updateTable('sessions').where('user_id', '=', id);
       await sessions.set({ amr: ['hwk'] }).execute();
-      await page.goto(`${app.baseUrl}/login/second-factor?return_to=%2Fsettings%2Fapps`);
-      await page.locator('a[href="/login?return_to=%2Fsettings%2Fapps"]').waitFor();
-      // Signed in with the password and a code, as before.
-      await sessions.set({ amr: ['pwd', 'otp', 'mfa'] }).execute();
+      try {
+        await page.goto(`${app.baseUrl}/login/second-factor?return_to=%2Fsettings%2Fapps`);
+        await page.locator('a[href="/login?return_to=%2Fsettings%2Fapps"]').waitFor();
+      } finally {
+        // Signed in with the password and a code, as before, for the pages after this one.
+        await sessions.set({ amr: ['pwd', 'otp', 'mfa'] }).execute();
+      }
     },
   },
   {

@@ -24,7 +24,8 @@ import { findPasskeyByCredentialId, findUserHandle, recordPasskeyUse, type Passk
 import { passkeyAmr, type RelyingParty } from './relying-party.ts';
 import { loadWebAuthnServer } from './webauthn-library.ts';
 
-export type PasskeyRejection = 'unknown-credential' | 'invalid-response' | 'signature' | 'user-handle' | 'counter';
+/** Why a passkey was refused; `other-member`: a valid passkey, but not of the member whose second step it was. */
+export type PasskeyRejection = 'unknown-credential' | 'invalid-response' | 'signature' | 'user-handle' | 'counter' | 'other-member';
 
 /** The sign-in did not verify; `reason` is for the log only. */
 export class PasskeyRejected extends Error {
@@ -50,6 +51,11 @@ export interface PasskeyAssertion {
   readonly boundTo: string;
   readonly log: EventLog;
   readonly ip: string;
+  /**
+   * The member whose passkey it must be (a second step): another's is refused right after its signature
+   * verified, before anything is written for it or said of its owner.
+   */
+  readonly ownerId?: number;
 }
 
 export interface VerifiedPasskey {
@@ -81,6 +87,7 @@ export async function verifyPasskeyAssertion(db: DB, clock: Clock, rp: RelyingPa
   // WebAuthn §7.2 step 6: the user handle, when the authenticator returns one, must be the owner's.
   const userHandle = response.response.userHandle;
   if (userHandle !== undefined && userHandle !== (await findUserHandle(db, passkey.userId))) throw new PasskeyRejected('user-handle', passkey);
+  if (assertion.ownerId !== undefined && passkey.userId !== assertion.ownerId) throw new PasskeyRejected('other-member', passkey);
   const { newCounter, userVerified, credentialBackedUp } = verification.authenticationInfo;
   // WebAuthn §7.2 step 22: a counter not above the stored one (unless both are 0) may mean a cloned authenticator.
   const regressed = (newCounter > 0 || passkey.signCount > 0) && newCounter <= passkey.signCount;

@@ -1,31 +1,29 @@
 /**
  * A passkey as the second step (`POST /login/second-factor/passkey`): after
- * the password of a login, or at the step-up of a live session. Counted on
- * the account's failed-login counters, as a one-time code at that step is
- * (login-throttle.ts), and clearing them when it verifies: the password's
- * success left them counted until the second factor's. The passkey must be
- * the member's own; the methods are the password's (or the session's) and
- * the passkey's together, so a password and a security key that verifies
- * nobody are two factors (NIST SP 800-63B §4.2.1: a memorized secret and a
- * single-factor cryptographic authenticator).
+ * the password of a login, or at the step-up of a live session. The passkey
+ * must be the member's own; the methods are the password's (or the
+ * session's) and the passkey's together, so a password and a security key
+ * that verifies nobody are two factors (NIST SP 800-63B §4.2.1: a memorized
+ * secret and a single-factor cryptographic authenticator).
+ *
+ * After a password it is counted on the account's failed-login counters, as
+ * a one-time code at that step is (login-throttle.ts), and clears them when
+ * it verifies: the password's success left them counted until the second
+ * factor's. At a step-up nothing was just proved but the passkey, which
+ * cannot be guessed: it is counted per client address, as the login page's
+ * passkey is, and leaves the password's counters alone — a key alone must
+ * not reset the guesses of the password it does not know.
  */
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import { logSecurityEvent } from '../../ops/security-events.ts';
 import { withFactor, type AuthenticationMethod } from '../authentication-methods.ts';
 import { deviceNonce } from '../login-device-cookie.ts';
-import { accountOf, recordSuccess, reserveAttempt, throttleCounters } from '../login-throttle.ts';
+import { accountOf, recordSuccess, reserveAttempt, throttleCounters, type ThrottleCounter } from '../login-throttle.ts';
 import { LoginThrottled, type LoginGuard } from '../login.service.ts';
 import { PasskeyRejected, verifyPasskeyAssertion, type PasskeyAssertion } from './passkey-authentication.ts';
+import { passkeyThrottleCounters } from './passkey-login.ts';
 import type { RelyingParty } from './relying-party.ts';
-
-/** A valid passkey, but another member's: it proves nothing of this one. */
-export class AnotherMembersPasskey extends Error {
-  constructor() {
-    super('the passkey is another member\'s');
-    this.name = 'AnotherMembersPasskey';
-  }
-}
 
 export interface PasskeyStep extends PasskeyAssertion {
   /** Whose step it is: the member of the pending login or of the session. */
@@ -37,31 +35,40 @@ export interface PasskeyStep extends PasskeyAssertion {
   readonly stepUp: boolean;
 }
 
-/**
- * The methods the session gets; throws {@link LoginThrottled} (before anything is verified),
- * {@link PasskeyRejected}, {@link AnotherMembersPasskey} (the attempt stays counted) or `AccountDisabled`.
- */
-export async function proveSecondStepWithPasskey(db: DB, clock: Clock, guard: LoginGuard, rp: RelyingParty, step: PasskeyStep): Promise<AuthenticationMethod[]> {
+export interface ProvedStep {
+  /** The session's methods from now on. */
+  readonly amr: AuthenticationMethod[];
+  /** Whether the passkey verified its member: a whole sign-in at AAL2 by itself (NIST SP 800-63B §4.2.3 reauthentication). */
+  readonly userVerified: boolean;
+}
+
+function countersOf(guard: LoginGuard, step: PasskeyStep): ThrottleCounter[] {
+  if (step.stepUp) return passkeyThrottleCounters(step.ip);
   const account = accountOf(step.email);
-  const counters = throttleCounters(account, step.ip, deviceNonce(guard.deviceKey, account, step.deviceCookie));
+  return throttleCounters(account, step.ip, deviceNonce(guard.deviceKey, account, step.deviceCookie));
+}
+
+/**
+ * Throws {@link LoginThrottled} (before anything is verified), {@link PasskeyRejected} (`other-member`
+ * for a valid passkey of someone else; the attempt stays counted) or `AccountDisabled`.
+ */
+export async function proveSecondStepWithPasskey(db: DB, clock: Clock, guard: LoginGuard, rp: RelyingParty, step: PasskeyStep): Promise<ProvedStep> {
+  const counters = countersOf(guard, step);
   const refusal = await reserveAttempt(guard.attempts, clock, counters, { log: step.log, ip: step.ip });
   if (refusal) throw new LoginThrottled(refusal.wait, refusal.lockedBy);
-  const failed = (reason: string, passkeyId: number | null) => {
-    logSecurityEvent(step.log, { event: 'account.second_factor.failed', userId: step.userId, method: 'passkey', reason, passkeyId, stepUp: step.stepUp, ip: step.ip });
-  };
   let verified;
   try {
-    verified = await verifyPasskeyAssertion(db, clock, rp, step);
+    verified = await verifyPasskeyAssertion(db, clock, rp, { ...step, ownerId: step.userId });
   } catch (error) {
-    if (error instanceof PasskeyRejected) failed(error.reason, error.passkey?.id ?? null);
+    if (error instanceof PasskeyRejected) {
+      logSecurityEvent(step.log, {
+        event: 'account.second_factor.failed', userId: step.userId, method: 'passkey', reason: error.reason, passkeyId: error.passkey?.id ?? null, stepUp: step.stepUp, ip: step.ip,
+      });
+    }
     throw error;
-  }
-  if (verified.userId !== step.userId) {
-    failed('other-member', verified.passkeyId);
-    throw new AnotherMembersPasskey();
   }
   await recordSuccess(guard.attempts, counters);
   const amr = withFactor(step.priorAmr, verified.amr);
   logSecurityEvent(step.log, { event: 'account.second_factor.succeeded', userId: step.userId, method: 'passkey', passkeyId: verified.passkeyId, amr, stepUp: step.stepUp, ip: step.ip });
-  return amr;
+  return { amr, userVerified: verified.amr.includes('user') };
 }

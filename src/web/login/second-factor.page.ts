@@ -4,14 +4,16 @@
  * holds only a pending login (accounts/one-time-codes/pending-logins.ts); a
  * right one-time or recovery code starts the session with amr
  * `pwd otp mfa`. In step-up mode the browser already has a session: a right
- * code renews it (same `sid`, new `auth_time` and `amr`). Members with
+ * code renews its id and methods (same `sid` and `auth_time`: see
+ * `completeStep`). Members with
  * passkeys also get the passkey button, which the passkey script wires to
  * `POST /login/second-factor/passkey` (JSON in and out, as `/login/passkey`):
  * their own passkey completes the step with the password's (or the
  * session's) methods and its own together (accounts/passkeys/passkey-second-step.ts).
  * A session signed in without the password (a passkey that verified nobody)
- * is not offered codes, which would add one more thing held, but a link to
- * sign in again with the password.
+ * is not offered codes, which would add one more thing held (a code posted
+ * all the same is refused unchecked), but a link to sign in again with the
+ * password.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
@@ -24,11 +26,11 @@ import { AccountDisabled, LoginThrottled, minutesToWait, startSession, type Logi
 import { checkSecondFactor, findSecondFactors, WrongCode, type OneTimeCodeKeys } from '../../accounts/one-time-codes/one-time-codes.service.ts';
 import { findPendingLogin, takePendingLogin, type PendingLogin } from '../../accounts/one-time-codes/pending-logins.ts';
 import { PasskeyRejected } from '../../accounts/passkeys/passkey-authentication.ts';
-import { AnotherMembersPasskey, proveSecondStepWithPasskey } from '../../accounts/passkeys/passkey-second-step.ts';
+import { proveSecondStepWithPasskey, type ProvedStep } from '../../accounts/passkeys/passkey-second-step.ts';
 import { relyingPartyOf } from '../../accounts/passkeys/relying-party.ts';
 import { safeReturnTo } from '../../accounts/return-to.ts';
 import { SECOND_FACTOR_PATH } from '../../accounts/second-factor-requirement.ts';
-import { SESSION_COOKIE, setSessionCookies } from '../../accounts/session-http.ts';
+import { renewRequestSession, SESSION_COOKIE, setSessionCookies } from '../../accounts/session-http.ts';
 import type { SessionContext } from '../../accounts/sessions.ts';
 import { findUserById } from '../../accounts/users.repository.ts';
 import type { Clock } from '../../clock.ts';
@@ -108,6 +110,8 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
     if (!(await isValidFormToken(request, request.body.csrf_token))) return render(request, reply, step, { error: t('login.csrf') }, 403);
     const code = request.body.code?.trim() ?? '';
     if (code === '') return render(request, reply, step, { error: t('secondFactor.missing') }, 400);
+    // Not offered to a session signed in without the password (render above): refused unchecked, counted nowhere.
+    if (!completedByOneTimeCode(priorMethods(step))) return render(request, reply, step, { error: t('secondFactor.passwordAgain') }, 400);
     const user = 'session' in step ? step.session.user : await findUserById(db, step.userId);
     if (!user) return reply.redirect('/login', 303);
     try {
@@ -127,15 +131,25 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
       noteSecondFactor(request, 'failure');
       return render(request, reply, step, { error: t('secondFactor.wrong') }, 401);
     }
-    if (!(await completeStep(request, reply, step, user.email, withOneTimeCode(priorMethods(step))))) return reply.redirect('/login', 303);
+    if (!(await completeStep(request, reply, step, user.email, withOneTimeCode(priorMethods(step)), false))) return reply.redirect('/login', 303);
     return reply.redirect(toLocation(step.returnTo), 303);
   });
 
   /**
-   * The session once every factor is right: a pending login is taken (once: of two right answers racing, one
-   * signs in), a step-up's session renewed. False when the pending login was gone by then.
+   * The session once every factor is right; false when the pending login or the session was gone by then.
+   * - A pending login (the password just proved) is taken — once: of two right answers racing, one signs
+   *   in — and starts the session (the browser's earlier one renewed or replaced) and the device cookie.
+   * - A step-up with something held alone (a code, a passkey that verified nobody) renews the session's id
+   *   with the stronger methods, and nothing else: the sign-in it adds to keeps its `auth_time` and expiry
+   *   (NIST SP 800-63B §4.2.3: reauthentication needs the password or a biometric), so a key alone does not
+   *   move an organisation member's 12 hours.
+   * - A step-up with a passkey that verified its member (`wholeSignIn`) is a sign-in by itself: a new
+   *   `auth_time`, as the login page's passkey gives.
    */
-  const completeStep = async (request: FastifyRequest, reply: FastifyReply, step: Step, email: string, amr: readonly AuthenticationMethod[]): Promise<boolean> => {
+  const completeStep = async (
+    request: FastifyRequest, reply: FastifyReply, step: Step, email: string, amr: readonly AuthenticationMethod[], wholeSignIn: boolean,
+  ): Promise<boolean> => {
+    if ('session' in step && !wholeSignIn) return renewRequestSession(request, reply, { config, db, clock }, amr);
     const pending = 'pending' in step ? await takePendingLogin(db, clock, request.cookies[PENDING_LOGIN_COOKIE]) : undefined;
     if ('pending' in step && !pending) return false;
     const { session, deviceCookie } = await startSession(db, clock, loginGuard.deviceKey, {
@@ -144,8 +158,10 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
       deviceCookie: request.cookies[DEVICE_COOKIE],
     });
     setSessionCookies(reply, config, clock, session);
+    // The device cookie says this browser completed a login with the password: not a step-up's to give.
+    if (!pending) return true;
     setDeviceCookie(reply, config, deviceCookie);
-    if (pending) reply.clearCookie(PENDING_LOGIN_COOKIE, { path: SECOND_FACTOR_PATH, httpOnly: true, sameSite: 'lax', secure: config.isProduction });
+    reply.clearCookie(PENDING_LOGIN_COOKIE, { path: SECOND_FACTOR_PATH, httpOnly: true, sameSite: 'lax', secure: config.isProduction });
     return true;
   };
 
@@ -159,9 +175,9 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
     const step = await stepOf(request, request.body.return_to);
     const user = step && ('session' in step ? step.session.user : await findUserById(db, step.userId));
     if (!step || !user) return refuse(reply, 401, t('secondFactor.expired'));
-    let amr: AuthenticationMethod[];
+    let proved: ProvedStep;
     try {
-      amr = await proveSecondStepWithPasskey(db, clock, loginGuard, rp, {
+      proved = await proveSecondStepWithPasskey(db, clock, loginGuard, rp, {
         response: request.body.response, boundTo: token, log: request.events, ip: request.ip, userId: user.id, email: user.email,
         priorAmr: priorMethods(step), deviceCookie: request.cookies[DEVICE_COOKIE], stepUp: 'session' in step,
       });
@@ -171,16 +187,16 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
         const minutes = minutesToWait(error.retryAfterSeconds);
         return refuse(reply, 429, t(minutes === 1 ? 'login.throttled.one' : 'login.throttled', { minutes }));
       }
-      if (error instanceof PasskeyRejected || error instanceof AnotherMembersPasskey) {
+      if (error instanceof PasskeyRejected) {
         noteSecondFactor(request, 'failure');
-        return refuse(reply, 401, t(error instanceof AnotherMembersPasskey ? 'secondFactor.passkey.otherAccount' : 'login.passkey.failed'));
+        return refuse(reply, 401, t(error.reason === 'other-member' ? 'secondFactor.passkey.otherAccount' : 'login.passkey.failed'));
       }
       if (error instanceof AccountDisabled) return refuse(reply, 403, t('login.disabled'));
       throw error;
     }
     noteSecondFactor(request, 'passkey');
     if ('session' in step) noteSecondFactor(request, 'step_up');
-    if (!(await completeStep(request, reply, step, user.email, amr))) return refuse(reply, 401, t('secondFactor.expired'));
+    if (!(await completeStep(request, reply, step, user.email, proved.amr, proved.userVerified))) return refuse(reply, 401, t('secondFactor.expired'));
     return reply.header('cache-control', 'no-store').send({ location: toLocation(step.returnTo) });
   });
 };
