@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { SESSION_COOKIE } from '../../src/accounts/session-http.ts';
 import { createSession } from '../../src/accounts/sessions.ts';
 import { listMigrations } from '../../src/db/migrate.ts';
+import { createClient } from '../../src/oauth/clients/clients.service.ts';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/fixture.ts';
 import { codeAt, enrol, passwordStep, postForm, sessionCookieOf } from '../helpers/one-time-codes.ts';
@@ -260,7 +261,7 @@ describe('a step-up with the passkey alone', () => {
     expect((await passkeyStep(authenticator, browser, {}, '192.0.2.44')).statusCode).toBe(200);
   });
 
-  it('a key that verified nobody keeps the sign-in\'s auth_time and expiry; one that verified the member renews auth_time', async () => {
+  it('a key that verified nobody keeps the sign-in\'s auth_time and expiry; one that verified the member is a new sign-in', async () => {
     for (const [userVerified, renewed] of [[false, false], [true, true]] as const) {
       const { member, authenticator, session } = await memberWithPasskey({ userVerified });
       const before = await t.db.selectFrom('sessions').select(['sid', 'auth_time', 'expires_at']).where('user_id', '=', member.id).executeTakeFirstOrThrow();
@@ -269,7 +270,8 @@ describe('a step-up with the passkey alone', () => {
       expect(stepped.statusCode).toBe(200);
       const after = await t.db.selectFrom('sessions').select(['sid', 'auth_time', 'expires_at', 'amr']).where('user_id', '=', member.id).executeTakeFirstOrThrow();
       expect(after.sid).toBe(before.sid);
-      expect(after.amr).toEqual(userVerified ? ['pwd', 'hwk', 'user', 'mfa'] : ['pwd', 'hwk', 'mfa']);
+      // A passkey that verified the member signs in again by itself: its own methods, not the old password's.
+      expect(after.amr).toEqual(userVerified ? ['hwk', 'user', 'mfa'] : ['pwd', 'hwk', 'mfa']);
       if (renewed) expect(after.auth_time.getTime() - before.auth_time.getTime()).toBeGreaterThanOrEqual(600_000);
       else expect([after.auth_time, after.expires_at]).toEqual([before.auth_time, before.expires_at]);
     }
@@ -331,7 +333,7 @@ describe('who the step is for', () => {
 });
 
 describe('sessions from before the rule', () => {
-  it('migration 068 takes mfa from the sessions whose methods are things held alone; the others keep theirs', async () => {
+  it('migration 068 takes mfa from the sessions and grants whose methods are things held alone, and the mfa level met; the others keep theirs', async () => {
     const member = await makeUser(t.db);
     const made: Record<string, string[]> = {
       'code beside a key': ['hwk', 'otp', 'mfa'], 'code beside a synced key': ['swk', 'otp', 'mfa'],
@@ -342,9 +344,23 @@ describe('sessions from before the rule', () => {
       const session = await createSession(t.db, t.clock.now, member.id, false, undefined, undefined, amr as never);
       ids[name] = (await t.db.selectFrom('sessions').select('sid').where('csrf_token', '=', session.csrfToken).executeTakeFirstOrThrow()).sid;
     }
+    await createClient(t.db, t.keys, {
+      clientId: 'migration-068', name: 'Migration App', confidential: true, redirectUris: ['http://127.0.0.1:3000/callback'], scopes: ['profile'], grantTypes: [], requiredRegions: [],
+    });
+    const client = await t.db.selectFrom('oauth_clients').select('id').where('client_id', '=', 'migration-068').executeTakeFirstOrThrow();
+    const grant = async (amr: string[], acr: string | null) => (await t.db.insertInto('oauth_grants').values({
+      client_id: client.id, user_id: member.id, scopes: ['openid'], auth_time: t.clock.now(), expires_at: new Date(t.clock.now().getTime() + 3600_000), amr, acr,
+    }).returning('id').executeTakeFirstOrThrow()).id;
+    const heldGrant = await grant(['hwk', 'otp', 'mfa'], 'urn:foodsharing:acr:mfa');
+    const passwordGrant = await grant(['pwd', 'otp', 'mfa'], 'urn:foodsharing:acr:mfa');
     const migration = (await listMigrations()).find((m) => m.version === 68)!;
     expect(migration.name).toBe('sessions_two_things_held');
     await sql.raw(migration.sql).execute(t.db);
+    const grants = await t.db.selectFrom('oauth_grants').select(['id', 'amr', 'acr']).where('id', 'in', [heldGrant, passwordGrant]).orderBy('id').execute();
+    expect(grants).toEqual([
+      { id: heldGrant, amr: ['hwk', 'otp'], acr: null },
+      { id: passwordGrant, amr: ['pwd', 'otp', 'mfa'], acr: 'urn:foodsharing:acr:mfa' },
+    ]);
     const after = Object.fromEntries(await Promise.all(Object.entries(ids).map(async ([name, sid]) =>
       [name, (await t.db.selectFrom('sessions').select('amr').where('sid', '=', sid).executeTakeFirstOrThrow()).amr] as const)));
     expect(after).toEqual({

@@ -68,7 +68,10 @@ export async function proveSecondStepWithPasskey(db: DB, clock: Clock, guard: Lo
     throw error;
   }
   await recordSuccess(guard.attempts, counters);
-  const amr = withFactor(step.priorAmr, verified.amr);
+  const userVerified = verified.amr.includes('user');
+  // At a step-up, a passkey that verified its member is a sign-in by itself: its own methods, as the login
+  // page's passkey gives, not a password of another time beside it.
+  const amr = step.stepUp && userVerified ? verified.amr : withFactor(step.priorAmr, verified.amr);
   logSecurityEvent(step.log, { event: 'account.second_factor.succeeded', userId: step.userId, method: 'passkey', passkeyId: verified.passkeyId, amr, stepUp: step.stepUp, ip: step.ip });
-  return { amr, userVerified: verified.amr.includes('user') };
+  return { amr, userVerified };
 }
