@@ -147,6 +147,25 @@ describe('a passkey at the second step of a login', () => {
     expect(await pendingLogins(member.id)).toBe(1);
   });
 
+  it('answers a body of the wrong shape, or no JSON at all, with a JSON 400, the pending login kept and nothing counted', async () => {
+    const { member } = await memberWithPasskey();
+    const step = await passwordStep(t.app, member);
+    const counters = () => t.db.selectFrom('login_throttle').select(['key', 'failures']).where('key', 'like', `%${member.email}%`).orderBy('key').execute();
+    const before = await counters();
+    const raw = (payload: string) => t.app.inject({
+      method: 'POST', url: '/login/second-factor/passkey', payload, headers: { cookie: step.cookie, 'content-type': 'application/json', 'accept-language': 'en' },
+    });
+    const nul = { id: 'a\u0000b', rawId: 'x', type: 'public-key', clientExtensionResults: {}, response: { clientDataJSON: 'x', authenticatorData: 'x', signature: 'x' } };
+    for (const payload of [JSON.stringify({ csrf_token: step.csrf, response: 5 }), JSON.stringify({ csrf_token: step.csrf, response: nul }), JSON.stringify([]), '{"csrf_token":', 'null']) {
+      const answer = await raw(payload);
+      expect(answer.statusCode, payload).toBe(400);
+      expect(answer.headers['content-type'], payload).toMatch(/^application\/json/);
+      expect(answer.json(), payload).toEqual({ error: 'The request is invalid.' });
+    }
+    expect(await pendingLogins(member.id)).toBe(1);
+    expect(await counters()).toEqual(before);
+  });
+
   it('counts refused passkeys on the account\'s login counters, as wrong codes are', async () => {
     const { member } = await memberWithPasskey();
     // A credential the server never stored: its registration was not completed.
