@@ -131,6 +131,24 @@ describe('oauth4webapi with DPoP, no server nonce', () => {
     expect(own.json().token_type).toBe('DPoP');
   });
 
+  test('a public client\'s retry inside the grace period that adds a proof the rotation did not have is refused; nothing is revoked or bound', async () => {
+    const tokens = await exchange(spa.clientId, undefined);
+    const grantId = Number(decodeJwt(tokens.access_token).jti!.split('.')[0]);
+    const grant = () => t.db.selectFrom('oauth_grants').select(['dpop_jkt', 'revoked_at']).where('id', '=', grantId).executeTakeFirstOrThrow();
+    const refresh = (refreshToken: string, headers: Record<string, string> = {}) =>
+      tokenRequest(t, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: spa.clientId }, headers);
+    const rotated = await refresh(tokens.refresh_token!);
+    expect(rotated.statusCode).toBe(200);
+    const retried = await refresh(tokens.refresh_token!, { dpop: await proof() });
+    expect([retried.statusCode, retried.json()]).toEqual([400, { error: 'invalid_grant', error_description: 'Invalid or expired refresh token' }]);
+    expect(await grant()).toEqual({ dpop_jkt: null, revoked_at: null });
+    // The retry as the rotation was sent is still answered (with the same successor row); the successor binds the grant at its first refresh with a proof.
+    expect((await refresh(tokens.refresh_token!)).statusCode).toBe(200);
+    const bound = await refresh(rotated.json().refresh_token, { dpop: await proof() });
+    expect(bound.statusCode).toBe(200);
+    expect(await grant()).toEqual({ dpop_jkt: await thumbprint(key), revoked_at: null });
+  });
+
   test('a confidential client\'s refresh token is not bound: a refresh without a proof gets a bearer token, also after one with a proof', async () => {
     const app = await makeClient(t);
     const auth = oauth.ClientSecretBasic(app.secret!);

@@ -5,7 +5,9 @@
  * successor per token, never a second chain); any other use of a retired
  * token revokes the whole family (the grant). A public client's grant not yet
  * bound to a DPoP key is bound to the key of the first refresh that sends a
- * proof (RFC 9449 §5), in the same statement.
+ * proof (RFC 9449 §5), in the same statement; a retry that adds a proof the
+ * rotation it repeats did not have is refused (it would get an unbound
+ * successor).
  */
 import { StaleClient } from '../clients/client-cache.ts';
 import type { ClientRow } from '../clients/clients.repository.ts';
@@ -134,6 +136,12 @@ async function decide(
   // Lost a race with a concurrent use of the same token: decide again, as a retry.
   if (use.rotated_at === null) return LOST_RACE;
   if (isRetryInGracePeriod(ctx, use, now)) {
+    // RFC 9449 §5: a public client's refresh tokens are bound to the key of its proof. A retry repeats the
+    // rotation's request; one that adds a proof the rotation did not have would get the unbound successor
+    // beside a bound access token. Refused, nothing revoked: the retry without it, or the successor, still works.
+    if (!client.confidential && use.dpop_jkt === null && dpopJkt !== undefined) {
+      throw invalid('a retry inside the grace period sent a DPoP proof that the rotation it repeats did not; the grant stays unbound until a refresh with the successor sends one');
+    }
     const successor = await ctx.refreshTokens.find(use.successor_id!);
     if (successor && successor.revoked_at === null) return issue({ rowId: successor.id, expiresAt: successor.expires_at });
   }
