@@ -85,6 +85,29 @@ describe('step-up', () => {
     expect((await again.exchange(direct.location!)).claims()!.acr).toBe(ACR_MULTI_FACTOR);
   });
 
+  test('max_age with acr_values: a step-up when the sign-in is young enough for it to end in time, else the login with both factors at once', async () => {
+    const member = await makeUser(t.db);
+    const { browser, claims: before } = await signedInWithPassword(member);
+    const { secret } = await enrol(t.app, await t.logIn(member), clock.now());
+    clock.advance(100);
+    // 100 s old: a step-up (given 5 minutes) would still end inside max_age=3600.
+    const roomy = await request({ acr_values: ACR_MULTI_FACTOR, max_age: '3600' });
+    expect((await browser.follow(roomy.url.href)).url).toMatch(new RegExp(`^${t.baseUrl}/login/second-factor\\?return_to=`));
+    // Not inside max_age=300: the login page, then the second step, then the app — one round, not a code and a login after it.
+    const tight = await request({ acr_values: ACR_MULTI_FACTOR, max_age: '300' });
+    const login = await browser.follow(tight.url.href);
+    expect(login.url).toMatch(new RegExp(`^${t.baseUrl}/login\\?return_to=%2Foauth%2Fauthorize%3F`));
+    const secondStep = await browser.logIn(login.url, member);
+    expect(secondStep.url).toBe(`${t.baseUrl}/login/second-factor`);
+    clock.advance(30);
+    const done = await browser.follow('/login/second-factor', { form: { ...formFields(await secondStep.response.text()), code: codeAt(secret, clock.now()) } });
+    expect(done.location).toMatch(/^http:\/\/127\.0\.0\.1:3000\/callback\?code=/);
+    const claims = (await tight.exchange(done.location!)).claims()!;
+    expect(claims.amr).toEqual(['pwd', 'otp', 'mfa']);
+    expect(claims.auth_time).toBe(before.auth_time! + 130);
+    expect(claims.sid).toBe(before.sid);
+  });
+
   test('a member without a second factor: unmet_authentication_requirements at the redirect URI, which openid-client reports', async () => {
     const member = await makeUser(t.db);
     const { browser } = await signedInWithPassword(member);

@@ -22,6 +22,7 @@ import { AccessDenied, ConsentRequired, LoginRequired, UnmetAuthenticationRequir
 import { metAcr, unmetReason } from '../step-up.ts';
 import { meetsAcr } from '../../accounts/authentication-methods.ts';
 import { findSecondFactors } from '../../accounts/one-time-codes/one-time-codes.repository.ts';
+import { PENDING_LOGIN_SECONDS } from '../../accounts/one-time-codes/pending-logins.ts';
 import { SECOND_FACTOR_PATH } from '../../accounts/second-factor-requirement.ts';
 import { noteSecondFactor } from '../../ops/metrics.ts';
 import { issueAuthorizationCode, issueAuthorizationCodeIfConsented, issueAuthorizationCodeInSession, type CodeBinding } from '../grants/code-issuance.ts';
@@ -77,6 +78,14 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
     if (req.prompt.has('none')) {
       logSecurityEvent(request.events, { ...event, outcome: 'login_required' });
       return redirectWithError(reply, req, new LoginRequired('The requested acr values need a second factor, which prompt=none forbids asking for.'));
+    }
+    // A step-up adds a factor to the sign-in without making it younger (docs/oauth.md, "Step-up"): when
+    // `max_age` would run out before a step-up could end (the time a login's second step is given), the
+    // login with both factors is asked for at once, rather than a code now and the login after it.
+    const now = ctx.clock();
+    if (req.maxAge !== undefined && !isLoginForRequest(req, session, now) && secondsSince(session.authTime, now) + PENDING_LOGIN_SECONDS > req.maxAge) {
+      logSecurityEvent(request.events, { ...event, outcome: 'login' });
+      return toLogin(reply, req);
     }
     logSecurityEvent(request.events, { ...event, outcome: 'asked' });
     const returnTo = authorizeUrl(await frontChannel(req, req.parameters));
@@ -259,8 +268,12 @@ function isLoginForRequest(req: AuthorizationRequest, session: SessionContext, n
 function needsFreshLogin(req: AuthorizationRequest, session: SessionContext, now: Date): boolean {
   if (isLoginForRequest(req, session, now)) return false;
   if (req.prompt.has('login')) return true;
-  const nowSeconds = Math.floor(now.getTime() / 1000);
-  return req.maxAge !== undefined && nowSeconds - Math.floor(session.authTime.getTime() / 1000) > req.maxAge;
+  return req.maxAge !== undefined && secondsSince(session.authTime, now) > req.maxAge;
+}
+
+/** Whole seconds from `then` to `now`, as `auth_time` and `max_age` count. */
+function secondsSince(then: Date, now: Date): number {
+  return Math.floor(now.getTime() / 1000) - Math.floor(then.getTime() / 1000);
 }
 
 /** OpenID Connect Core §3.1.2.1: the request's `id_token_hint` names another member than the session's. */
