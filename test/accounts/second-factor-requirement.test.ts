@@ -15,6 +15,7 @@ import { FrozenClock } from '../helpers/clock.ts';
 import { useTestApp } from '../helpers/fixture.ts';
 import { renewedSession } from '../helpers/session.ts';
 import { codeAt, postForm, startEnrolment } from '../helpers/one-time-codes.ts';
+import { CALLBACK, makeClient } from '../helpers/oauth.ts';
 
 const clock = new FrozenClock(new Date('2026-03-02T09:00:10Z'));
 const t = useTestApp({ clock, env: { REQUIRE_SECOND_FACTOR: 'orga' } });
@@ -206,5 +207,39 @@ describe('REQUIRE_SECOND_FACTOR: the sessions of such a role end sooner (NIST SP
     const session = await createSession(t.db, clock.now, member.id, true);
     clock.advance(7 * 24 * 3600);
     expect((await t.app.inject({ url: '/settings/apps', headers: { cookie: `${SESSION_COOKIE}=${session.id}` } })).statusCode).toBe(200);
+  });
+});
+
+describe('REQUIRE_SECOND_FACTOR: an app\'s silent authorization request (prompt=none, OpenID Connect Core §3.1.2.6)', () => {
+  const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSW-cM1Y';
+  async function authorize(cookie: string, prompt?: string) {
+    const client = await makeClient(t);
+    const query = new URLSearchParams({
+      response_type: 'code', client_id: client.clientId, redirect_uri: CALLBACK, scope: 'openid', state: 'silent', code_challenge: CHALLENGE, code_challenge_method: 'S256',
+      ...(prompt ? { prompt } : {}),
+    });
+    return t.app.inject({ url: `/oauth/authorize?${query.toString()}`, headers: { cookie } });
+  }
+
+  it('answers login_required at the redirect URI for a session the role may not use yet, shows no page and keeps the session', async () => {
+    const orga = await makeUser(t.db, { role: 'orga' });
+    await t.db.insertInto('passkeys').values({
+      user_id: orga.id, credential_id: `silent-${orga.id}`, public_key: Buffer.from([1]), device_type: 'singleDevice', backed_up: false, name: 'Key',
+    }).execute();
+    const stepUp = await createSession(t.db, clock.now, orga.id, false);
+    const unenrolled = await createSession(t.db, clock.now, (await makeUser(t.db, { role: 'orga' })).id, false);
+    for (const session of [stepUp, unenrolled]) {
+      const cookie = `${SESSION_COOKIE}=${session.id}`;
+      const silent = await authorize(cookie, 'none');
+      expect(silent.statusCode).toBe(303);
+      const location = new URL(silent.headers.location!);
+      expect(`${location.origin}${location.pathname}`).toBe(CALLBACK);
+      expect(location.searchParams.get('error')).toBe('login_required');
+      expect(location.searchParams.get('state')).toBe('silent');
+      expect(await t.db.selectFrom('sessions').select('sid').where('csrf_token', '=', session.csrfToken).execute()).toHaveLength(1);
+      // Not silent: the page that asks for the factor, as for any other page.
+      const asked = await authorize(cookie);
+      expect(asked.headers.location).toMatch(/^\/(login\/second-factor|settings\/security)\?return_to=%2Foauth%2Fauthorize%3F/);
+    }
   });
 });
