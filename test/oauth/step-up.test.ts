@@ -108,6 +108,17 @@ describe('step-up', () => {
     expect(claims.sid).toBe(before.sid);
   });
 
+  test('max_age with phr: the passkey-only step-up is asked for as it is (a passkey that verifies the member is a new sign-in)', async () => {
+    const member = await makeUser(t.db);
+    const { browser } = await signedInWithPassword(member);
+    await t.db.insertInto('passkeys').values({
+      user_id: member.id, credential_id: `phr-max-age-${member.id}`, public_key: Buffer.from([1]), device_type: 'singleDevice', backed_up: false, name: 'Key',
+    }).execute();
+    clock.advance(3400);
+    const stepUp = await request({ acr_values: 'phr', max_age: '3600' });
+    expect((await browser.follow(stepUp.url.href)).url).toMatch(/\/login\/second-factor\?return_to=.*&passkey=only$/);
+  });
+
   test('a member without a second factor: unmet_authentication_requirements at the redirect URI, which openid-client reports', async () => {
     const member = await makeUser(t.db);
     const { browser } = await signedInWithPassword(member);

@@ -79,18 +79,20 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
       logSecurityEvent(request.events, { ...event, outcome: 'login_required' });
       return redirectWithError(reply, req, new LoginRequired('The requested acr values need a second factor, which prompt=none forbids asking for.'));
     }
-    // A step-up adds a factor to the sign-in without making it younger (docs/oauth.md, "Step-up"): when
-    // `max_age` would run out before a step-up could end (the time a login's second step is given), the
-    // login with both factors is asked for at once, rather than a code now and the login after it.
+    // A one-time code cannot meet `phr`: then the page offers only the passkey.
+    const codeMeets = requested.some((acr) => meetsAcr(CODE_SIGN_IN, acr));
+    // A step-up with a code adds a factor to the sign-in without making it younger (docs/oauth.md, "Step-up"):
+    // when `max_age` would run out before it could end (the time a login's second step is given), the login
+    // with both factors is asked for at once, rather than a code now and the login after it. A passkey that
+    // verifies the member is a new sign-in by itself: a passkey-only step-up is asked for as it is.
     const now = ctx.clock();
-    if (req.maxAge !== undefined && !isLoginForRequest(req, session, now) && secondsSince(session.authTime, now) + PENDING_LOGIN_SECONDS > req.maxAge) {
+    if (codeMeets && req.maxAge !== undefined && !isLoginForRequest(req, session, now)
+      && secondsSince(session.authTime, now) + PENDING_LOGIN_SECONDS > req.maxAge) {
       logSecurityEvent(request.events, { ...event, outcome: 'login' });
       return toLogin(reply, req);
     }
     logSecurityEvent(request.events, { ...event, outcome: 'asked' });
     const returnTo = authorizeUrl(await frontChannel(req, req.parameters));
-    // A one-time code cannot meet `phr`: then the page offers only the passkey.
-    const codeMeets = requested.some((acr) => meetsAcr(CODE_SIGN_IN, acr));
     return reply.redirect(`${SECOND_FACTOR_PATH}?${new URLSearchParams({ return_to: returnTo, ...(codeMeets ? {} : { passkey: 'only' }) }).toString()}`, 303);
   };
 
