@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
 import { DEVICE_COOKIE, setDeviceCookie } from '../../accounts/login-device-cookie.ts';
-import { AccountDisabled, InvalidCredentials, logIn, LoginThrottled, minutesToWait, type LoginGuard } from '../../accounts/login.service.ts';
+import { AccountDisabled, InvalidCredentials, logIn, LoginThrottled, type LoginGuard } from '../../accounts/login.service.ts';
 import { relyingPartyOf } from '../../accounts/passkeys/relying-party.ts';
 import { safeReturnTo } from '../../accounts/return-to.ts';
 import { SESSION_COOKIE, setSessionCookies } from '../../accounts/session-http.ts';
@@ -12,6 +12,7 @@ import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
 import { toLocation } from '../../http/location.ts';
+import { throttledMessage } from './throttled.ts';
 import { innerQuery } from '../language/locale.ts';
 import { holdPendingLogin, PENDING_LOGIN_SECONDS, type PendingLogin } from '../../accounts/one-time-codes/pending-logins.ts';
 import { SECOND_FACTOR_PATH } from '../../accounts/second-factor-requirement.ts';
@@ -105,11 +106,9 @@ export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app
       return reply.redirect(toLocation(returnTo), 303);
     } catch (error) {
       if (error instanceof LoginThrottled) {
-        void reply.header('retry-after', String(error.retryAfterSeconds));
-        const minutes = minutesToWait(error.retryAfterSeconds);
         // The account-wide counter, which anybody can fill: this browser may be unlocked by email (unlock.page.ts).
         const unlockOffer = error.lockedBy === 'account' && config.mail.mode !== 'off';
-        return again(429, t(minutes === 1 ? 'login.throttled.one' : 'login.throttled', { minutes }), unlockOffer);
+        return again(429, throttledMessage(reply, error), unlockOffer);
       }
       if (error instanceof InvalidCredentials) return again(401, t('login.failed'));
       if (error instanceof AccountDisabled) return again(403, t('login.disabled'));

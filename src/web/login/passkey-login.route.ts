@@ -13,7 +13,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { isValidFormToken } from '../../accounts/csrf.ts';
-import { AccountDisabled, LoginThrottled, minutesToWait, type LoginGuard } from '../../accounts/login.service.ts';
+import { AccountDisabled, LoginThrottled, type LoginGuard } from '../../accounts/login.service.ts';
 import { passkeyAuthenticationOptions, PasskeyRejected } from '../../accounts/passkeys/passkey-authentication.ts';
 import { logInWithPasskey } from '../../accounts/passkeys/passkey-login.ts';
 import type { RelyingParty } from '../../accounts/passkeys/relying-party.ts';
@@ -23,6 +23,7 @@ import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
 import { toLocation } from '../../http/location.ts';
+import { throttledMessage } from './throttled.ts';
 import type { Translate } from '../i18n.ts';
 import { AuthenticationResponse } from '../passkey-schemas.ts';
 
@@ -75,9 +76,7 @@ export function passkeyLoginRoutes(app: FastifyInstance, { config, db, clock, lo
       return reply.header('cache-control', 'no-store').send({ location: toLocation(returnTo) });
     } catch (error) {
       if (error instanceof LoginThrottled) {
-        void reply.header('retry-after', String(error.retryAfterSeconds));
-        const minutes = minutesToWait(error.retryAfterSeconds);
-        return refuse(reply, 429, t(minutes === 1 ? 'login.throttled.one' : 'login.throttled', { minutes }));
+        return refuse(reply, 429, throttledMessage(reply, error));
       }
       if (error instanceof PasskeyRejected) return refuse(reply, 401, t('login.passkey.failed'));
       if (error instanceof AccountDisabled) return refuse(reply, 403, t('login.disabled'));

@@ -22,7 +22,7 @@ import { completedByOneTimeCode, withOneTimeCode, type AuthenticationMethod } fr
 import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
 import { DEVICE_COOKIE, setDeviceCookie } from '../../accounts/login-device-cookie.ts';
 import { accountOf } from '../../accounts/login-throttle.ts';
-import { AccountDisabled, LoginThrottled, minutesToWait, startSession, type LoginGuard } from '../../accounts/login.service.ts';
+import { AccountDisabled, LoginThrottled, startSession, type LoginGuard } from '../../accounts/login.service.ts';
 import { checkSecondFactor, findSecondFactors, WrongCode, type OneTimeCodeKeys } from '../../accounts/one-time-codes/one-time-codes.service.ts';
 import { findPendingLogin, takePendingLogin, type PendingLogin } from '../../accounts/one-time-codes/pending-logins.ts';
 import { PasskeyRejected } from '../../accounts/passkeys/passkey-authentication.ts';
@@ -37,6 +37,7 @@ import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
 import { toLocation } from '../../http/location.ts';
+import { throttledMessage } from './throttled.ts';
 import { noteSecondFactor } from '../../ops/metrics.ts';
 import { localeOf } from '../language/locale.ts';
 import { AuthenticationResponse } from '../passkey-schemas.ts';
@@ -123,9 +124,7 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
       if ('session' in step) noteSecondFactor(request, 'step_up');
     } catch (error) {
       if (error instanceof LoginThrottled) {
-        void reply.header('retry-after', String(error.retryAfterSeconds));
-        const minutes = minutesToWait(error.retryAfterSeconds);
-        return render(request, reply, step, { error: t(minutes === 1 ? 'login.throttled.one' : 'login.throttled', { minutes }) }, 429);
+        return render(request, reply, step, { error: throttledMessage(reply, error) }, 429);
       }
       if (!(error instanceof WrongCode)) throw error;
       noteSecondFactor(request, 'failure');
@@ -183,9 +182,7 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
       });
     } catch (error) {
       if (error instanceof LoginThrottled) {
-        void reply.header('retry-after', String(error.retryAfterSeconds));
-        const minutes = minutesToWait(error.retryAfterSeconds);
-        return refuse(reply, 429, t(minutes === 1 ? 'login.throttled.one' : 'login.throttled', { minutes }));
+        return refuse(reply, 429, throttledMessage(reply, error));
       }
       if (error instanceof PasskeyRejected) {
         noteSecondFactor(request, 'failure');
