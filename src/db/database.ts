@@ -6,9 +6,10 @@
 import path from 'node:path';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
+import type { PGlite } from '@electric-sql/pglite';
 import { lockDataDir } from './data-dir-lock.ts';
 import { listenForNotifications, type NotificationHandlers, type Subscription } from './notifications.ts';
-import { PGliteDialect } from './pglite-dialect.ts';
+import { PGliteDialect, type PGliteQueries } from './pglite-dialect.ts';
 import { guardPool } from './unavailable.ts';
 import { withStartTieringBudget } from './wasm-tiering.ts';
 import type { Database } from './schema.ts';
@@ -100,27 +101,39 @@ const EMBEDDED_SHARED_BUFFERS = '32MB';
 async function openPglite(dataDir: string | undefined, snapshot: Blob | undefined): Promise<DatabaseHandle> {
   const lock = dataDir === undefined ? undefined : lockDataDir(dataDir);
   try {
-    // Loaded only for the embedded database: a PostgreSQL deployment never pays for it.
-    const { PGlite } = await import('@electric-sql/pglite');
-    const pglite = await withStartTieringBudget(() => PGlite.create({
-      ...(dataDir === undefined ? {} : { dataDir: path.join(dataDir, 'pglite') }),
-      ...(snapshot === undefined ? {} : { loadDataDir: snapshot }),
-      parsers: { [INT8_OID]: Number, [NUMERIC_OID]: Number },
-      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`],
-    }));
-    const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
-    return {
-      db,
-      kind: 'pglite',
-      ping: async () => { await sql`select 1`.execute(db); },
-      close: async () => {
-        await db.destroy();
-        await pglite.close();
-        lock?.release();
-      },
-    };
+    const pglite = await createEmbeddedDatabase(dataDir, snapshot);
+    return embeddedHandle(pglite, async () => {
+      await pglite.close();
+      lock?.release();
+    });
   } catch (error) {
     lock?.release();
     throw error;
   }
+}
+
+/** Starts PGlite: on `<dataDir>/pglite`, or in memory (from a `dumpDataDir()` tarball when given). */
+export async function createEmbeddedDatabase(dataDir: string | undefined, snapshot: Blob | undefined): Promise<PGlite> {
+  // Loaded only for the embedded database: a PostgreSQL deployment never pays for it.
+  const { PGlite } = await import('@electric-sql/pglite');
+  return withStartTieringBudget(() => PGlite.create({
+    ...(dataDir === undefined ? {} : { dataDir: path.join(dataDir, 'pglite') }),
+    ...(snapshot === undefined ? {} : { loadDataDir: snapshot }),
+    parsers: { [INT8_OID]: Number, [NUMERIC_OID]: Number },
+    startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`],
+  }));
+}
+
+/** A handle on an embedded database's queries; `close` runs after Kysely is destroyed. */
+export function embeddedHandle(pglite: PGliteQueries, close: () => Promise<void>): DatabaseHandle {
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(pglite) });
+  return {
+    db,
+    kind: 'pglite',
+    ping: async () => { await sql`select 1`.execute(db); },
+    close: async () => {
+      await db.destroy();
+      await close();
+    },
+  };
 }

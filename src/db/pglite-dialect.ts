@@ -10,8 +10,11 @@ import {
   type TransactionSettings,
 } from 'kysely';
 
+/** What the dialect uses of PGlite. */
+export type PGliteQueries = Pick<PGlite, 'query' | 'exec'>;
+
 export class PGliteDialect implements Dialect {
-  constructor(private readonly pglite: PGlite) {}
+  constructor(private readonly pglite: PGliteQueries) {}
   createAdapter() { return new PostgresAdapter(); }
   createDriver(): Driver { return new PGliteDriver(this.pglite); }
   createIntrospector(db: Kysely<unknown>) { return new PostgresIntrospector(db); }
@@ -23,7 +26,7 @@ class PGliteDriver implements Driver {
   private queue: Promise<void> = Promise.resolve();
   private release: (() => void) | undefined;
 
-  constructor(pglite: PGlite) {
+  constructor(pglite: PGliteQueries) {
     this.connection = new PGliteConnection(pglite);
   }
 
@@ -61,7 +64,7 @@ class PGliteDriver implements Driver {
 }
 
 class PGliteConnection implements DatabaseConnection {
-  constructor(private readonly pglite: PGlite) {}
+  constructor(private readonly pglite: PGliteQueries) {}
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     if (compiled.parameters.length === 0) {

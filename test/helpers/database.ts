@@ -1,5 +1,6 @@
 /**
- * A freshly migrated database per test file: in-memory PGlite by default;
+ * A freshly migrated database per test file: in-memory PGlite by default
+ * (an instance a previous file of the worker used, emptied: pglite-pool.ts);
  * with TEST_DATABASE_URL, a new schema on that PostgreSQL, dropped afterwards,
  * so concurrent runs never see each other's data.
  */
@@ -9,6 +10,7 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { openDatabase, type DatabaseHandle } from '../../src/db/database.ts';
 import { migrate } from '../../src/db/migrate.ts';
+import { leaseDatabase } from './pglite-pool.ts';
 
 export interface TestDatabase {
   readonly handle: DatabaseHandle;
@@ -22,8 +24,7 @@ export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
 
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (TEST_DATABASE_URL === undefined) {
-    const handle = await openDatabase({ kind: 'pglite', snapshot: await migratedSnapshot() });
-    await migrate(handle.db); // a no-op on the snapshot, unless a migration was added since
+    const handle = await leaseDatabase(await migratedSnapshot());
     return { handle, drop: () => handle.close() };
   }
   const schema = `test_${randomBytes(6).toString('hex')}`;
