@@ -182,6 +182,36 @@ describe('refresh_token grant', () => {
     expect((await refresh(tokens.refresh_token)).json().error).toBe('invalid_grant');
   });
 
+  test('the grant outlives every refresh token: extended by an hour past a rotation\'s token when it would end first, else left alone', async () => {
+    session = await logInAs(t.app, await makeUser(t.db)); // the test before moved the clock a month on
+    const tokens = await tokensFor(client);
+    const rowId = decryptRefreshToken(t.keys, tokens.refresh_token, t.clock.now())!.rowId;
+    const { grant_id: grant } = await t.db.selectFrom('oauth_refresh_tokens').select('grant_id').where('id', '=', rowId).executeTakeFirstOrThrow();
+    const grantExpiry = async () => (await t.db.selectFrom('oauth_grants').select('expires_at').where('id', '=', grant).executeTakeFirstOrThrow()).expires_at.getTime();
+    const newestToken = async () => (await t.db.selectFrom('oauth_refresh_tokens').select((eb) => eb.fn.max('expires_at').as('latest'))
+      .where('grant_id', '=', grant).executeTakeFirstOrThrow()).latest as Date;
+    const HOUR = 3600 * 1000;
+    expect(await grantExpiry()).toBe((await newestToken()).getTime()); // as the exchange made it
+
+    t.clock.advance(600);
+    let current = (await refresh(tokens.refresh_token)).json() as Tokens;
+    const extended = await grantExpiry();
+    expect(extended).toBe((await newestToken()).getTime() + HOUR);
+
+    for (let i = 0; i < 5; i += 1) { // within the hour: the grant's row is not written
+      t.clock.advance(600);
+      const before = (await newestToken()).getTime();
+      current = (await refresh(current.refresh_token)).json() as Tokens;
+      expect((await newestToken()).getTime()).toBeGreaterThanOrEqual(before + 600_000);
+      expect(await grantExpiry()).toBe(extended);
+      expect((await newestToken()).getTime()).toBeLessThan(extended);
+    }
+    t.clock.advance(601); // the newest token would now end after the grant: extended again
+    current = (await refresh(current.refresh_token)).json() as Tokens;
+    expect(await grantExpiry()).toBe((await newestToken()).getTime() + HOUR);
+    expect(await userinfoStatus(current.access_token)).toBe(200);
+  });
+
   test('garbage and tampered tokens are invalid_grant', async () => {
     expect((await refresh('not-a-token')).json().error).toBe('invalid_grant');
     session = await logInAs(t.app, await makeUser(t.db));

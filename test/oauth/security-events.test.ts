@@ -51,6 +51,22 @@ describe('security events', () => {
     });
   });
 
+  test('a code reused after the grant it issued was deleted (expired and purged): refused alike, the event names no grant', async () => {
+    const code = await obtainCode(t, { clientId: client.clientId, cookie: session.cookie });
+    secrets.push(code);
+    const first = await exchange(code);
+    expect(first.statusCode).toBe(200);
+    secrets.push(first.json().access_token, first.json().refresh_token, first.json().id_token);
+    const before = events('oauth.code.reused').length;
+    const grantId = (await t.db.selectFrom('oauth_codes').select('grant_id').where('used_at', 'is not', null)
+      .orderBy('used_at', 'desc').executeTakeFirstOrThrow()).grant_id!;
+    await t.db.deleteFrom('oauth_grants').where('id', '=', grantId).execute();
+    const again = await exchange(code);
+    expect(again.statusCode).toBe(400);
+    expect(again.json()).toEqual({ error: 'invalid_grant', error_description: 'Invalid or expired code' });
+    expect(events('oauth.code.reused').slice(before)).toEqual([expect.objectContaining({ clientId: client.clientId, grantId: null })]);
+  });
+
   test('a retired refresh token used after the grace period: oauth.refresh_token.family_revoked', async () => {
     const code = await obtainCode(t, { clientId: client.clientId, cookie: session.cookie });
     const tokens = (await exchange(code)).json();

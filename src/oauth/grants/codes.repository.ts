@@ -185,10 +185,13 @@ export async function redeemCode(db: Executor, r: Redemption): Promise<{ clientC
   return { clientCurrent: client_current, code: code.grant_id === null ? undefined : code };
 }
 
-/** The grant issued from an already used code, for reuse detection (RFC 6749 §4.1.2). */
+/**
+ * The grant issued from an already used code, for reuse detection (RFC 6749 §4.1.2): null when none
+ * was, or when it was deleted since (the code's `grant_id` has no foreign key: migration 069).
+ */
 export async function findGrantOfUsedCode(db: Executor, digest: Buffer): Promise<number | null | undefined> {
-  const row = await db.selectFrom('oauth_codes').select(['used_at', 'grant_id'])
-    .where('code_digest', '=', digest).executeTakeFirst();
+  const row = await db.selectFrom('oauth_codes as c').leftJoin('oauth_grants as g', 'g.id', 'c.grant_id')
+    .select(['c.used_at', 'g.id as grant_id']).where('c.code_digest', '=', digest).executeTakeFirst();
   if (!row || row.used_at === null) return undefined;
   return row.grant_id;
 }

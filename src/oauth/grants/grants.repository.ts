@@ -52,6 +52,16 @@ export async function findRefreshToken(db: Executor, rowId: number): Promise<Ref
   return (await findRefreshTokenStatement.rows(db, [rowId]))[0];
 }
 
+/**
+ * How far past its newest refresh token a grant is kept when a rotation extends it. A rotation
+ * whose new token the grant already outlives leaves the grant's row alone: a client refreshing
+ * every few minutes writes it once an hour, where each rotation rewrote it (a new version of the
+ * row in each of its five indexes, since `expires_at` is one of them). Every token carries its
+ * own expiry; the grant's only says when its last one ends, for the purge and the member's list
+ * of apps, which may show the app up to this much longer.
+ */
+const GRANT_EXPIRY_MARGIN = '1 hour';
+
 const useStatement = statement<RefreshTokenUse>('use_refresh_token', `
   with cur as (
     select rt.id, rt.grant_id, rt.scopes, rt.expires_at, rt.rotated_at, rt.successor_id, s.rotated_at as successor_rotated_at,
@@ -80,9 +90,10 @@ const useStatement = statement<RefreshTokenUse>('use_refresh_token', `
     returning id
   ),
   g as (
-    update oauth_grants set expires_at = greatest(oauth_grants.expires_at, $4::timestamptz),
+    update oauth_grants set expires_at = greatest(oauth_grants.expires_at, $4::timestamptz + interval '${GRANT_EXPIRY_MARGIN}'),
       dpop_jkt = coalesce(oauth_grants.dpop_jkt, $9::text)
     from old where oauth_grants.id = old.grant_id
+      and (oauth_grants.expires_at < $4::timestamptz or (oauth_grants.dpop_jkt is null and $9::text is not null))
   )
   select cur.*, (select id from ins) as rotated_to from cur`);
 
@@ -90,7 +101,8 @@ const useStatement = statement<RefreshTokenUse>('use_refresh_token', `
  * A use of a refresh token in one statement: reads the row, its grant and its
  * successor's state and, when the row is current, bound to this client, live,
  * in the required regions and the requested scopes are covered, rotates it
- * (retires it, creates its successor, extends the grant and binds it to
+ * (retires it, creates its successor, extends the grant when it would end
+ * before the successor — see {@link GRANT_EXPIRY_MARGIN} — and binds it to
  * `refreshDpopJkt` unless it is bound already). Of two concurrent
  * uses only one rotates (`rotated_at is null` is rechecked under the row lock);
  * the other sees `rotated_to: null`. Undefined when the row does not exist.
