@@ -60,8 +60,10 @@ describe.skipIf(TEST_DATABASE_URL)('a PGlite database kept for the next test fil
     await second.drop();
   });
 
-  it('is closed, not kept, when a test changed the schema, even with a temporary table', async () => {
-    for (const change of ['alter table users add column left_behind integer', 'create temporary table scratch (id integer)']) {
+  it('is closed, not kept, when a test changed the schema, even with a temporary table, a comment, a large object or statistics', async () => {
+    for (const change of ['alter table users add column left_behind integer', 'create temporary table scratch (id integer)',
+      "comment on table users is 'left behind'", "select lo_from_bytea(0, 'left behind')",
+      "insert into regions (name, type, parent_id) values ('analysed', 'region', null); analyze regions"]) {
       const database = await lease();
       await sql.raw(change).execute(database.handle.db);
       const idleBefore = idleDatabases();
@@ -69,8 +71,16 @@ describe.skipIf(TEST_DATABASE_URL)('a PGlite database kept for the next test fil
       expect(idleDatabases()).toBe(idleBefore);
     }
     const next = await lease();
+    expect((await sql<{ comment: string | null }>`select obj_description('users'::regclass, 'pg_class') as comment`.execute(next.handle.db)).rows)
+      .toEqual([{ comment: null }]);
     const columns = await sql<{ name: string }>`select column_name as name from information_schema.columns where table_name = 'users' and column_name = 'left_behind'`
       .execute(next.handle.db);
     expect(columns.rows).toEqual([]);
+  });
+
+  it('keeps no more than two idle databases per worker, however many files give theirs back at once', async () => {
+    const many = await Promise.all([lease(), lease(), lease(), lease()]);
+    await Promise.all(many.map((database) => database.drop()));
+    expect(idleDatabases()).toBe(2);
   });
 });

@@ -13,8 +13,13 @@
  * discarded (settings, temporary tables, locks), every table but
  * `schema_migrations` emptied, every sequence restarted — and kept only if
  * nothing was written to the catalogs while it was lent (a test that changed
- * the schema, even a temporary table, or a failed reset closes the instance
- * instead).
+ * the schema, even a temporary table, a comment, a large object or the
+ * planner's statistics, or a failed reset closes the instance instead).
+ * What a kept instance still carries: its tables' dead rows and statistics
+ * counters (`pg_stat_*`; at most {@link MAX_LEASES} files' worth), custom
+ * settings a test defined with `set_config` (empty, where a fresh database
+ * has none), and `alter system` (never used by a test).
+ * No test may call `pg_stat_reset()`, which would hide its catalog writes.
  */
 import type { PGlite } from '@electric-sql/pglite';
 import { createEmbeddedDatabase, embeddedHandle, type DatabaseHandle } from '../../src/db/database.ts';
@@ -67,7 +72,8 @@ async function open(snapshot: Blob | undefined): Promise<Instance> {
 }
 
 async function giveBack(instance: Instance): Promise<void> {
-  const kept = instance.leases < MAX_LEASES && idle.length < MAX_IDLE && await reset(instance);
+  const kept = instance.leases < MAX_LEASES && idle.length < MAX_IDLE && await reset(instance)
+    && idle.length < MAX_IDLE; // again: other files' databases may have come back during the reset
   if (kept) idle.push(instance);
   else await instance.pglite.close();
 }
@@ -105,6 +111,7 @@ async function readResetScript(pglite: PGlite): Promise<string> {
 const SCHEMA_TABLES = [
   'pg_class', 'pg_attribute', 'pg_attrdef', 'pg_constraint', 'pg_depend', 'pg_index', 'pg_type', 'pg_namespace', 'pg_proc',
   'pg_trigger', 'pg_event_trigger', 'pg_rewrite', 'pg_sequence', 'pg_enum', 'pg_policy', 'pg_extension',
+  'pg_description', 'pg_default_acl', 'pg_publication', 'pg_largeobject_metadata', 'pg_statistic',
   'pg_authid', 'pg_auth_members', 'pg_database', 'pg_db_role_setting', 'schema_migrations',
 ];
 const CATALOG_WRITES = `select (${SCHEMA_TABLES.map((table) => `pg_stat_get_tuples_inserted('${table}'::regclass) + pg_stat_get_tuples_updated('${table}'::regclass) + pg_stat_get_tuples_deleted('${table}'::regclass)`).join(' + ')})::text as writes`;
