@@ -34,13 +34,19 @@ async function exchange(code: string) {
   return tokenRequest(t, { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: TEST_VERIFIER, client_id: client.clientId, client_secret: client.secret });
 }
 
+/** A code exchanged once (its tokens among the secrets), for a second use. */
+async function exchangedCode(): Promise<string> {
+  const code = await obtainCode(t, { clientId: client.clientId, cookie: session.cookie });
+  secrets.push(code);
+  const first = await exchange(code);
+  expect(first.statusCode).toBe(200);
+  secrets.push(first.json().access_token, first.json().refresh_token, first.json().id_token);
+  return code;
+}
+
 describe('security events', () => {
   test('a reused code: oauth.code.reused at warn, with the client and the revoked grant', async () => {
-    const code = await obtainCode(t, { clientId: client.clientId, cookie: session.cookie });
-    secrets.push(code);
-    const first = await exchange(code);
-    expect(first.statusCode).toBe(200);
-    secrets.push(first.json().access_token, first.json().refresh_token, first.json().id_token);
+    const code = await exchangedCode();
     expect(events('oauth.code.reused')).toEqual([]);
     expect((await exchange(code)).statusCode).toBe(400);
     const [event] = events('oauth.code.reused');
@@ -52,11 +58,7 @@ describe('security events', () => {
   });
 
   test('a code reused after the grant it issued was deleted (expired and purged): refused alike, the event names no grant', async () => {
-    const code = await obtainCode(t, { clientId: client.clientId, cookie: session.cookie });
-    secrets.push(code);
-    const first = await exchange(code);
-    expect(first.statusCode).toBe(200);
-    secrets.push(first.json().access_token, first.json().refresh_token, first.json().id_token);
+    const code = await exchangedCode();
     const before = events('oauth.code.reused').length;
     const grantId = (await t.db.selectFrom('oauth_codes').select('grant_id').where('used_at', 'is not', null)
       .orderBy('used_at', 'desc').executeTakeFirstOrThrow()).grant_id!;
