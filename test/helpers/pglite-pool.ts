@@ -1,7 +1,7 @@
 /**
  * The in-memory databases of the PGlite run, kept for the next test file of
  * the same worker. Opening one from the run's snapshot costs 0.4–0.6 s of CPU
- * (PostgreSQL's start in WebAssembly), ~240 times a run; emptying one that a
+ * (PostgreSQL's start in WebAssembly), ~160 times a run; emptying one that a
  * file used costs ~10 ms. A worker runs its files one after another in one
  * module registry (vitest.config.ts, `isolate: false`), so this module's pool
  * lives as long as the worker.
