@@ -75,7 +75,7 @@ export interface AuthorizationRequest {
 }
 
 /** Why steps 1–2 failed: the page says it in the member's language (web/consent/consent.messages.ts). */
-export type AuthorizationPageReason = 'invalid_client_id' | 'invalid_redirect_uri' | 'invalid_request_uri' | 'pushed_request_required';
+export type AuthorizationPageReason = 'invalid_client_id' | 'invalid_redirect_uri' | 'invalid_request_uri' | 'pushed_request_required' | 'invalid_request_body';
 
 /** Steps 1–2 failed: show a page, never redirect. `message` is the English text, for JSON answers and logs. */
 export class AuthorizationPageError extends Error {

@@ -94,6 +94,14 @@ export class InvalidToken extends OAuthError {
   }
 }
 
+/** RFC 6750 §3.1: no access token at all (or only another scheme's credentials): a challenge without an error code. */
+export class MissingToken extends InvalidToken {
+  constructor(description: string) {
+    super(description);
+    this.headers['www-authenticate'] = 'Bearer';
+  }
+}
+
 /** RFC 6750 §3.1: a valid token without the scope the resource needs, 403 with its challenge. */
 export class InsufficientScope extends OAuthError {
   readonly error = 'insufficient_scope';

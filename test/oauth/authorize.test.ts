@@ -143,6 +143,12 @@ describe.each(['GET', 'POST'] as const)('%s /oauth/authorize', (method) => {
     expect(p).toEqual({ error: 'invalid_request', error_description: 'Code challenge required', state: 'xyz', iss: ISSUER });
   });
 
+  test('a parameter sent without a value counts as omitted (RFC 6749 §3.1): an empty code_challenge is none', async () => {
+    const response = await authorize(params({ client_id: publicClient, code_challenge: '' }), method);
+    const p = redirectParams(response.headers.location as string);
+    expect(p).toEqual({ error: 'invalid_request', error_description: 'Code challenge required', state: 'xyz', iss: ISSUER });
+  });
+
   test('state is optional and echoed byte-for-byte (128 characters)', async () => {
     const state = `${'aZ09-._~+/= &?%#é'.repeat(8)}`.slice(0, 128);
     expect(state.length).toBe(128);
@@ -252,5 +258,29 @@ describe('re-authentication (OpenID Connect Core §3.1.2.1)', () => {
     expect(new URL(stale.headers.location as string, ISSUER).pathname).toBe('/login');
     const none = await authorize(params({ max_age: '60', prompt: 'none' }), 'GET', fresh.cookie);
     expect(redirectParams(none.headers.location as string).error).toBe('login_required');
+  });
+});
+
+describe('POST /oauth/authorize takes a form only (OpenID Connect Core §3.1.2.1)', () => {
+  test('a JSON, text or malformed body: 400 page before the body is read, no code stored', async () => {
+    const codesBefore = await t.db.selectFrom('oauth_codes').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    const bodies = [
+      { 'content-type': 'application/json', payload: JSON.stringify(params()) },
+      { 'content-type': 'application/json', payload: '[1,2' },
+      { 'content-type': 'text/plain', payload: new URLSearchParams(params()).toString() },
+    ];
+    for (const { payload, ...headers } of bodies) {
+      const response = await t.app.inject({ method: 'POST', url: '/oauth/authorize', payload, headers: { ...headers, 'accept-language': 'en', cookie: session.cookie } });
+      expect(response.statusCode).toBe(400);
+      expect(response.headers.location).toBeUndefined();
+      expect(response.headers['content-type']).toContain('text/html');
+      expect(response.body).toContain('The request body must be application/x-www-form-urlencoded');
+    }
+    const codesAfter = await t.db.selectFrom('oauth_codes').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow();
+    expect(codesAfter.n).toBe(codesBefore.n);
+    // The same request as a form is served: the consent page.
+    const form = await authorize(params(), 'POST');
+    expect(form.statusCode).toBe(200);
+    expect(form.body).toContain('Allow access?');
   });
 });

@@ -174,6 +174,27 @@ describe('client authentication and request errors', () => {
     expect(garbage.json().error).toBe('invalid_request');
   });
 
+  test('a parameter sent without a value counts as omitted (RFC 6749 §3.2)', async () => {
+    const emptyGrantType = await tokenRequest(t, { grant_type: '', client_id: client.clientId, client_secret: client.secret });
+    expect(emptyGrantType.statusCode).toBe(400);
+    expect(emptyGrantType.json()).toEqual({ error: 'invalid_request', error_description: 'grant_type is required.' });
+    // An empty client_secret is no secret: the confidential client is not authenticated, and the code is kept.
+    const code = await obtainCode(t, { clientId: client.clientId, cookie: session.cookie });
+    const emptySecret = await exchange(code, { client_secret: '' });
+    expect(emptySecret.statusCode).toBe(401);
+    expect(emptySecret.json().error).toBe('invalid_client');
+    expect((await exchange(code)).statusCode).toBe(200);
+  });
+
+  test('"Authorization: Basic" without credentials is an attempt at Basic: 401 with its challenge (RFC 6749 §5.2)', async () => {
+    for (const authorization of ['Basic', 'basic  ']) {
+      const response = await tokenRequest(t, { grant_type: 'authorization_code', code: 'x', redirect_uri: CALLBACK }, { authorization });
+      expect(response.statusCode).toBe(401);
+      expect(response.json().error).toBe('invalid_client');
+      expect(response.headers['www-authenticate']).toBe('Basic realm="oauth", charset="UTF-8"');
+    }
+  });
+
   test('a public client may not send a secret', async () => {
     const pub = await makeClient(t, { confidential: false });
     const response = await tokenRequest(t, { grant_type: 'authorization_code', code: 'x', redirect_uri: CALLBACK, client_id: pub.clientId, client_secret: 'anything' });

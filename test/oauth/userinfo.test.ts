@@ -80,8 +80,16 @@ describe('userinfo rejects bad tokens with 401 and WWW-Authenticate', () => {
     expect(response.json().error).toBe('invalid_token');
   }
 
-  test('missing, malformed, wrong signature, wrong typ', async () => {
-    await expectInvalid(await userinfo(undefined));
+  test('no token, or another scheme\'s credentials: 401 with a challenge that carries no error code (RFC 6750 §3.1)', async () => {
+    for (const headers of [{}, { authorization: 'Basic ZGVtby1hcHA6c2VjcmV0' }, { authorization: 'Bearer ' }]) {
+      const response = await t.app.inject({ method: 'GET', url: '/oauth/userinfo', headers });
+      expect(response.statusCode).toBe(401);
+      expect(response.headers['www-authenticate']).toBe('Bearer');
+      expect(response.json()).toEqual({ error: 'invalid_token', error_description: 'An access token is required.' });
+    }
+  });
+
+  test('malformed, wrong signature, wrong typ', async () => {
     await expectInvalid(await userinfo('abc'));
     await expectInvalid(await userinfo('a.b.c'));
     const tokens = await tokensFor('openid');

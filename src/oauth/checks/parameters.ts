@@ -12,7 +12,8 @@ export function checkParameters(raw: Record<string, unknown>, names: readonly st
   const parameters: Record<string, string> = {};
   for (const name of names) {
     const value = raw[name];
-    if (value === undefined) continue;
+    // RFC 6749 §3.1: a parameter sent without a value is treated as omitted.
+    if (value === undefined || value === '') continue;
     if (typeof value !== 'string') return refuse(new InvalidRequest(`The parameter ${name} must be given once.`));
     if (value.length > MAX_PARAMETER_LENGTH) return refuse(new InvalidRequest(`The parameter ${name} is too long.`));
     if (value.includes('\u0000')) return refuse(new InvalidRequest(`The parameter ${name} contains a NUL character.`));

@@ -43,7 +43,7 @@ function readBasic(header: string): Credentials {
 
 function readCredentials(authorization: string | undefined, body: Record<string, string | undefined>): Credentials {
   if (body.client_assertion_type !== undefined || body.client_assertion !== undefined) return readAssertion(authorization, body);
-  const basic = authorization !== undefined && /^basic /i.test(authorization) ? readBasic(authorization) : undefined;
+  const basic = authorization !== undefined && /^basic(?:\s|$)/i.test(authorization) ? readBasic(authorization) : undefined;
   if (basic) {
     if (body.client_secret !== undefined) throw new InvalidRequest('Use only one client authentication method.');
     if (body.client_id !== undefined && body.client_id !== basic.clientId) throw new InvalidRequest('client_id does not match the HTTP Basic credentials.');
@@ -57,7 +57,7 @@ function readCredentials(authorization: string | undefined, body: Record<string,
 
 /** RFC 7521 §4.2: the client id is the assertion's subject (checked with the signature later). */
 function readAssertion(authorization: string | undefined, body: Record<string, string | undefined>): Credentials {
-  if (authorization !== undefined && /^basic /i.test(authorization) || body.client_secret !== undefined) {
+  if (authorization !== undefined && /^basic(?:\s|$)/i.test(authorization) || body.client_secret !== undefined) {
     throw new InvalidRequest('Use only one client authentication method.');
   }
   if (body.client_assertion_type !== JWT_BEARER_ASSERTION_TYPE) throw new InvalidClient(`client_assertion_type must be ${JWT_BEARER_ASSERTION_TYPE}.`, false).withDetail('unsupported client_assertion_type');

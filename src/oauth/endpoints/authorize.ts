@@ -28,9 +28,11 @@ import { noteSecondFactor } from '../../ops/metrics.ts';
 import { issueAuthorizationCode, issueAuthorizationCodeIfConsented, issueAuthorizationCodeInSession, type CodeBinding } from '../grants/code-issuance.ts';
 import type { OAuthContext } from '../oauth-context.ts';
 import { continueRequest, takeRequest } from '../pushed-authorization/pushed-requests.ts';
+import { isFormRequest } from './form.ts';
 import { logSecurityEvent } from '../../ops/security-events.ts';
 
 export const REGIONS_MESSAGE = 'User not in required regions';
+const FORM_BODY_REQUIRED = 'The request body must be application/x-www-form-urlencoded';
 /** The page that asks for the second factor (web/login/second-factor.page.ts). */
 /** What a step-up with a one-time code signs in with (docs/oauth.md, "Authentication methods and levels"). */
 const CODE_SIGN_IN = ['pwd', 'otp', 'mfa'];
@@ -226,8 +228,16 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
   const onRequest = async (_request: FastifyRequest, reply: FastifyReply) => {
     void reply.header('cross-origin-opener-policy', 'unsafe-none');
   };
+  // OpenID Connect Core §3.1.2.1: a POSTed request is form-serialised. Any other body is refused
+  // before it is read, with the page of a request whose redirect URI is not known yet.
+  const onPost = async (request: FastifyRequest, reply: FastifyReply) => {
+    await onRequest(request, reply);
+    if (!isFormRequest(request)) {
+      return pages.invalidRequest(request, reply, new AuthorizationPageError(400, 'invalid_request_body', FORM_BODY_REQUIRED));
+    }
+  };
   app.get('/oauth/authorize', { onRequest }, (request, reply) => handle(request, reply, (request.query ?? {}) as RawParameters, false));
-  app.post('/oauth/authorize', { onRequest }, (request, reply) => handle(request, reply, formParameters(request.body), true));
+  app.post('/oauth/authorize', { onRequest: onPost }, (request, reply) => handle(request, reply, formParameters(request.body), true));
 }
 
 /** Step 7: what a code is bound to. */

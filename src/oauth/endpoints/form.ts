@@ -16,7 +16,8 @@ export function formParameters<K extends string>(request: FastifyRequest, names:
     if (value !== undefined && typeof value !== 'string') throw new InvalidRequest(`The parameter ${name} must be given once.`);
     // PostgreSQL text cannot hold NUL: refuse it here rather than fail in a query.
     if (value !== undefined && value.includes('\u0000')) throw new InvalidRequest(`The parameter ${name} contains a NUL character.`);
-    result[name] = value;
+    // RFC 6749 §3.2: a parameter sent without a value is treated as omitted.
+    result[name] = value === '' ? undefined : value;
   }
   return result;
 }

@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { readDpopProof } from '../dpop/dpop-request.ts';
 import { DPOP_SIGNING_ALGS } from '../dpop/dpop-proof.ts';
-import { DpopChallenge, InsufficientScope, InvalidBearerRequest, InvalidToken, OAuthError } from '../errors.ts';
+import { DpopChallenge, InsufficientScope, InvalidBearerRequest, InvalidToken, MissingToken, OAuthError } from '../errors.ts';
 import type { OAuthContext } from '../oauth-context.ts';
 import { verifyAccessToken, type VerifiedAccessToken } from '../tokens/access-token.ts';
 import { claimsFor, findUserOfLiveGrant } from '../userinfo-claims.ts';
@@ -35,7 +35,7 @@ function presentedToken(request: FastifyRequest): PresentedToken {
   }
   if (fromHeader !== undefined && fromBody !== undefined) throw new InvalidBearerRequest('Send the access token in one place only.');
   const token = fromHeader ?? fromBody;
-  if (token === undefined || token === '') throw new InvalidToken('An access token is required.');
+  if (token === undefined || token === '') throw new MissingToken('An access token is required.');
   return { token, scheme: scheme === 'dpop' && fromHeader !== undefined ? 'dpop' : 'bearer' };
 }
 
