@@ -1,6 +1,6 @@
 /**
  * The supported Node.js versions: 22 and 24 (README). Node 20 reached its end
- * of life in April 2026; `engines` refuses it, and CI (.ci/run) runs on 24,
+ * of life in April 2026; `engines` asks for 22 or later, and CI (.ci/run) runs on 24,
  * fetching it from the registry where the machine's node is older.
  */
 import { readFileSync } from 'node:fs';

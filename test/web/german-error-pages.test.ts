@@ -78,6 +78,11 @@ const PAGES: Array<{ name: string; status: number; says: string; reference?: str
   { name: 'authorization: redirect URI not registered', status: 400, says: 'Die Rücksprungadresse der App ist für sie nicht registriert (ungültige redirect_uri).', reference: 'Invalid redirect_uri', open: () => german(`/oauth/authorize?${authorizeQuery({ redirect_uri: 'https://evil.example/cb' })}`) },
   { name: 'authorization: unknown request_uri', status: 400, says: 'Die Anfrage der App ist unbekannt oder abgelaufen (ungültige request_uri).', reference: 'Invalid or expired request_uri', open: () => german(`/oauth/authorize?client_id=${clientId}&request_uri=urn%3Aietf%3Aparams%3Aoauth%3Arequest_uri%3Ax`) },
   { name: 'authorization: not pushed', status: 400, says: 'Diese App muss ihre Anfrage zuerst direkt an den Server schicken (Pushed Authorization Request).', reference: 'Pushed authorization request required', open: () => german(`/oauth/authorize?${authorizeQuery({ client_id: pushOnly })}`) },
+  {
+    name: 'authorization: a POST whose body is no form', status: 400, says: 'Die App hat ihre Anfrage nicht als Formular geschickt (application/x-www-form-urlencoded).',
+    reference: 'The request body must be application/x-www-form-urlencoded',
+    open: () => t.app.inject({ method: 'POST', url: '/oauth/authorize', payload: JSON.stringify({ client_id: clientId }), headers: { 'accept-language': 'de', 'content-type': 'application/json' } }),
+  },
   { name: 'authorization: not in the required regions', status: 403, says: 'Du gehörst keinem der Bezirke oder Arbeitsgruppen an, für die diese App freigegeben ist.', reference: 'User not in required regions', open: () => german(`/oauth/authorize?${authorizeQuery({ client_id: restricted })}`, outsider) },
   {
     name: 'authorization: consent form expired',
@@ -92,10 +97,10 @@ const PAGES: Array<{ name: string; status: number; says: string; reference?: str
       });
     },
   },
-  { name: 'logout: unknown client', status: 400, says: 'Diese App ist hier nicht registriert (ungültige client_id).', open: () => german('/oauth/logout?client_id=nobody') },
-  { name: 'logout: invalid id_token_hint', status: 400, says: 'Der id_token_hint ist ungültig.', open: () => german('/oauth/logout?id_token_hint=not.a.token') },
-  { name: 'logout: client and hint disagree', status: 400, says: 'Die client_id passt nicht zum id_token_hint.', open: () => german(`/oauth/logout?client_id=${pushOnly}&id_token_hint=${idToken}`) },
-  { name: 'logout: a parameter twice', status: 400, says: 'Ein Parameter der Anfrage ist doppelt, zu lang oder enthält ein unzulässiges Zeichen.', open: () => german('/oauth/logout?state=a&state=b') },
+  { name: 'logout: unknown client', status: 400, says: 'Diese App ist hier nicht registriert (ungültige client_id).', reference: 'Invalid client_id', open: () => german('/oauth/logout?client_id=nobody') },
+  { name: 'logout: invalid id_token_hint', status: 400, says: 'Der id_token_hint ist ungültig.', reference: 'Invalid id_token_hint', open: () => german('/oauth/logout?id_token_hint=not.a.token') },
+  { name: 'logout: client and hint disagree', status: 400, says: 'Die client_id passt nicht zum id_token_hint.', reference: 'client_id does not match the id_token_hint', open: () => german(`/oauth/logout?client_id=${pushOnly}&id_token_hint=${idToken}`) },
+  { name: 'logout: a parameter twice', status: 400, says: 'Ein Parameter der Anfrage ist doppelt, zu lang oder enthält ein unzulässiges Zeichen.', reference: 'A parameter of the request is repeated, too long or holds a forbidden character.', open: () => german('/oauth/logout?state=a&state=b') },
   { name: 'not found', status: 404, says: 'Diese Seite gibt es nicht.', open: () => german('/no-such-page') },
 ];
 

@@ -6,12 +6,17 @@
 import { formToken } from '../../accounts/csrf.ts';
 import type { Config } from '../../config.ts';
 import type { EndSessionPages } from '../../oauth/end-session-pages.ts';
+import { localeOf } from '../language/locale.ts';
+import { endSessionMessages } from './end-session.messages.ts';
 
 export function endSessionPages(config: Config): EndSessionPages {
   return {
-    invalidRequest(_request, reply, error) {
+    invalidRequest(request, reply, error) {
       const t = reply.translator();
-      return reply.render('oauth-error', { heading: t('endSession.errorTitle'), message: t(`endSession.error.${error.reason}`), hint: t('endSession.errorHint') }, error.status);
+      const key = `endSession.error.${error.reason}`;
+      // As on the authorization endpoint's pages (web/consent/consent.page.ts): the English message, for the app's developers.
+      const reference = localeOf(request) === 'en' ? undefined : endSessionMessages.en[key];
+      return reply.render('oauth-error', { heading: t('endSession.errorTitle'), message: t(key), reference, hint: t('endSession.errorHint') }, error.status);
     },
 
     async confirm(request, reply, view, expired) {
