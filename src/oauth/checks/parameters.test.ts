@@ -5,8 +5,8 @@ import { checkParameters, MAX_PARAMETER_LENGTH } from './parameters.ts';
 const NAMES = ['scope', 'state', 'nonce'];
 
 describe('checkParameters', () => {
-  test('keeps the listed parameters as strings and ignores the others', () => {
-    expect(checkParameters({ scope: 'openid', state: '', other: 'x', nonce: undefined }, NAMES)).toEqual({ ok: true, value: { scope: 'openid', state: '' } });
+  test('keeps the listed parameters as strings and ignores the others; one without a value counts as omitted', () => {
+    expect(checkParameters({ scope: 'openid', state: '', other: 'x', nonce: undefined }, NAMES)).toEqual({ ok: true, value: { scope: 'openid' } });
   });
 
   test.each([
