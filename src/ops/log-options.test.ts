@@ -9,6 +9,12 @@ describe('request URLs in the log', () => {
     ['/device?lang=de&user_code=WDJB-MJHT&x=1', '/device?lang=de&user_code=[redacted]&x=1'],
     ['/device/approve?continuation=Jm0cXYZ', '/device/approve?continuation=[redacted]'],
     ['/login?return_to=%2Fdevice%2Fapprove%3Fcontinuation%3DJm0cXYZ', '/login?return_to=%2Fdevice%2Fapprove%3Fcontinuation%3D[redacted]'],
+    ['/language/en?return_to=%2Fpassword%2Freset%2FA6LnbXvVrswejLqujkhCTsShKvwnHwMEMkEZjVRxa_c', '/language/en?return_to=%2Fpassword%2Freset%2F[redacted]'],
+    ['/language/de?return_to=%2flogin%2funlock%2Fi42YnY4crH945&x=1', '/language/de?return_to=%2flogin%2funlock%2F[redacted]&x=1'],
+    ['/language/en?return_to=/password/reset/abc', '/language/en?return_to=/password/reset/[redacted]'],
+    ['/login?return_to=%2Flanguage%2Fen%3Freturn_to%3D%252Fpassword%252Freset%252Fabc', '/login?return_to=%2Flanguage%2Fen%3Freturn_to%3D%252Fpassword%252Freset%252F[redacted]'],
+    ['/login?return_to=%2Flanguage%2Fen%3Freturn_to%3D%252Fdevice%253Fuser_code%253DWDJB-MJHT', '/login?return_to=%2Flanguage%2Fen%3Freturn_to%3D%252Fdevice%253Fuser_code%253D[redacted]'],
+    ['/password/reset', '/password/reset'],
     ['/oauth/authorize?client_id=a&scope=openid', '/oauth/authorize?client_id=a&scope=openid'],
   ])('%s is logged as %s', (url, logged) => {
     expect(redactRequestUrl(url)).toBe(logged);

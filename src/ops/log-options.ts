@@ -13,14 +13,23 @@ const REDACT = {
   censor: '[redacted]',
 };
 
-/** Paths that carry a one-time secret (the unlock and reset links): the log keeps the path, not the secret. */
-const SECRET_IN_PATH = /^(\/login\/unlock\/|\/password\/reset\/)[^/?#]+/;
+/** A `/`, `?`, `&` or `=` as a URL holds it: as is, encoded once (inside a `return_to`), or encoded again (a `return_to` inside one). */
+const SLASH = '(?:\\/|%(?:25)*2F)';
+const QUERY_START = '(?:[?&]|%(?:25)*3F|%(?:25)*26)';
+const EQUALS = '(?:=|%(?:25)*3D)';
+
+/**
+ * Paths that carry a one-time secret (the unlock and reset links): the log keeps
+ * the path, not the secret — wherever the path stands: the request's own, or the
+ * `return_to` of another page (the language switch of the link's page, a login).
+ */
+const SECRET_IN_PATH = new RegExp(`(${SLASH}(?:login${SLASH}unlock|password${SLASH}reset)${SLASH})[^/?#&%]+`, 'gi');
 
 /**
  * Query parameters that carry one: a device's user code and the device flow's
- * continuation (RFC 8628, /device), also inside a login's encoded `return_to`.
+ * continuation (RFC 8628, /device), also inside an encoded `return_to`.
  */
-const SECRET_IN_QUERY = /([?&]|%3F|%26)(user_code|continuation)(=|%3D)[^&#]*/gi;
+const SECRET_IN_QUERY = new RegExp(`(${QUERY_START})(user_code|continuation)(${EQUALS})[^&#]*`, 'gi');
 
 export function redactRequestUrl(url: string): string {
   return url.replace(SECRET_IN_PATH, '$1[redacted]').replace(SECRET_IN_QUERY, '$1$2$3[redacted]');
