@@ -120,7 +120,7 @@ export class InvalidBearerRequest extends InvalidRequest {
   }
 }
 
-/** A JSON endpoint that accepts POST only (RFC 6749 §3.2, RFC 7009 §2.1), asked with GET. */
+/** A JSON endpoint that accepts POST only (RFC 6749 §3.2, RFC 7009 §2.1), asked with another method (RFC 9110 §15.5.6). */
 export class MethodNotAllowed extends OAuthError {
   readonly error = 'invalid_request';
   override readonly status = 405;

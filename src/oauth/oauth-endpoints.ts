@@ -40,7 +40,7 @@ export async function oauthEndpoints(app: FastifyInstance, options: { ctx: OAuth
   });
 
   for (const url of ['/oauth/token', '/oauth/revoke', '/oauth/introspect', PAR_PATH, DEVICE_AUTHORIZATION_PATH]) {
-    app.get(url, async () => { throw new MethodNotAllowed(); });
+    app.route({ method: ['GET', 'PUT', 'PATCH', 'DELETE'], url, handler: async () => { throw new MethodNotAllowed(); } });
   }
   tokenEndpoint(app, ctx, limiter);
   pushedAuthorizationRequestEndpoint(app, ctx, limiter);

@@ -209,9 +209,9 @@ describe('userinfo request errors', () => {
 });
 
 describe('POST-only endpoints', () => {
-  test('GET /oauth/token and /oauth/revoke answer 405 in OAuth JSON, not an HTML page', async () => {
-    for (const url of ['/oauth/token', '/oauth/revoke']) {
-      const response = await t.app.inject({ method: 'GET', url });
+  test('GET, PUT, PATCH and DELETE of /oauth/token and /oauth/revoke answer 405 in OAuth JSON, not an HTML page', async () => {
+    for (const [url, method] of (['/oauth/token', '/oauth/revoke'] as const).flatMap((u) => (['GET', 'PUT', 'PATCH', 'DELETE'] as const).map((m) => [u, m] as const))) {
+      const response = await t.app.inject({ method, url });
       expect(response.statusCode).toBe(405);
       expect(response.headers['content-type']).toContain('application/json');
       expect(response.headers.allow).toBe('POST, OPTIONS');
