@@ -120,13 +120,16 @@ export class InvalidBearerRequest extends InvalidRequest {
   }
 }
 
-/** A JSON endpoint that accepts POST only (RFC 6749 §3.2, RFC 7009 §2.1), asked with another method (RFC 9110 §15.5.6). */
+/**
+ * A JSON endpoint asked with a method it does not take (RFC 9110 §15.5.6): POST only (RFC 6749 §3.2,
+ * RFC 7009 §2.1), or GET and POST (userinfo, OpenID Connect Core §5.3.1).
+ */
 export class MethodNotAllowed extends OAuthError {
   readonly error = 'invalid_request';
   override readonly status = 405;
-  constructor() {
-    super('This endpoint accepts POST only.');
-    this.headers.allow = 'POST, OPTIONS';
+  constructor(allowed: readonly string[] = ['POST']) {
+    super(`This endpoint accepts ${allowed.join(' and ')} only.`);
+    this.headers.allow = `${allowed.join(', ')}, OPTIONS`;
   }
 }
 

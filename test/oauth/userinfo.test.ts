@@ -209,6 +209,15 @@ describe('userinfo request errors', () => {
 });
 
 describe('POST-only endpoints', () => {
+  test('PUT, PATCH and DELETE of /oauth/userinfo answer 405 naming GET and POST', async () => {
+    for (const method of ['PUT', 'PATCH', 'DELETE'] as const) {
+      const response = await t.app.inject({ method, url: '/oauth/userinfo' });
+      expect(response.statusCode).toBe(405);
+      expect(response.headers.allow).toBe('GET, POST, OPTIONS');
+      expect(response.json()).toEqual({ error: 'invalid_request', error_description: 'This endpoint accepts GET and POST only.' });
+    }
+  });
+
   test('GET, PUT, PATCH and DELETE of /oauth/token and /oauth/revoke answer 405 in OAuth JSON, not an HTML page', async () => {
     for (const [url, method] of (['/oauth/token', '/oauth/revoke'] as const).flatMap((u) => (['GET', 'PUT', 'PATCH', 'DELETE'] as const).map((m) => [u, m] as const))) {
       const response = await t.app.inject({ method, url });

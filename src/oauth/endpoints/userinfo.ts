@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { readDpopProof } from '../dpop/dpop-request.ts';
 import { DPOP_SIGNING_ALGS } from '../dpop/dpop-proof.ts';
-import { DpopChallenge, InsufficientScope, InvalidBearerRequest, InvalidToken, MissingToken, OAuthError } from '../errors.ts';
+import { DpopChallenge, InsufficientScope, InvalidBearerRequest, InvalidToken, MethodNotAllowed, MissingToken, OAuthError } from '../errors.ts';
 import type { OAuthContext } from '../oauth-context.ts';
 import { verifyAccessToken, type VerifiedAccessToken } from '../tokens/access-token.ts';
 import { claimsFor, findUserOfLiveGrant } from '../userinfo-claims.ts';
@@ -86,4 +86,5 @@ export function userinfoEndpoint(app: FastifyInstance, ctx: OAuthContext): void 
   };
   app.get(USERINFO_PATH, async (request, reply) => reply.header('cache-control', 'no-store').send(await handler(request, reply)));
   app.post(USERINFO_PATH, async (request, reply) => reply.header('cache-control', 'no-store').send(await handler(request, reply)));
+  app.route({ method: ['PUT', 'PATCH', 'DELETE'], url: USERINFO_PATH, handler: async () => { throw new MethodNotAllowed(['GET', 'POST']); } });
 }
