@@ -29,7 +29,8 @@ import { verifyIdTokenHint } from './tokens/id-token-hint.ts';
 /**
  * Ours, not OpenID's: added to a request sent to /login for a fresh login
  * (`prompt=login`, `max_age`), it says that a login at or after this time
- * (Unix seconds) satisfies the request when it comes back.
+ * (Unix seconds) satisfies the request when it comes back. The server MACs
+ * it (oauth/login-marker.ts): a marker written by anyone else counts as none.
  */
 export const LOGIN_AFTER_PARAMETER = 'login_after';
 
@@ -60,8 +61,8 @@ export interface AuthorizationRequest {
   maxAge: number | undefined;
   /** `acr_values` or an essential `acr` claim (checks/acr.ts): the levels asked for, in the client's order; undefined: none. */
   acr: readonly string[] | undefined;
-  /** See {@link LOGIN_AFTER_PARAMETER}; undefined when absent or malformed. */
-  loginAfter: number | undefined;
+  /** See {@link LOGIN_AFTER_PARAMETER}, as sent; verified by oauth/login-marker.ts. */
+  loginMarker: string | undefined;
   /**
    * The `sub` of the request's verified `id_token_hint`: the member the client
    * expects; undefined without a hint. Set by {@link checkHintedMember}, not by
@@ -151,8 +152,8 @@ export function checkAuthorizationRequest(client: ClientRow, raw: RawParameters)
   const nonce = take(checkNonce(parameters));
   const dpopJkt = take(checkDpopJkt(parameters));
   const acr = take(checkRequestedAcr(parameters));
-  const loginAfter = /^\d{1,12}$/.test(parameters.login_after ?? '') ? Number(parameters.login_after) : undefined;
-  return { client, redirectUri, state, scopes, codeChallenge, nonce, dpopJkt, prompt, maxAge, acr, loginAfter, hintedSubject: undefined, parameters, pushed: false };
+  const loginMarker = parameters.login_after;
+  return { client, redirectUri, state, scopes, codeChallenge, nonce, dpopJkt, prompt, maxAge, acr, loginMarker, hintedSubject: undefined, parameters, pushed: false };
 }
 
 /**

@@ -10,6 +10,8 @@ import { logInAs, type TestSession } from '../helpers/session.ts';
 
 const ISSUER = 'http://localhost:8080';
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSW-cM1Y';
+/** A login marker as the server writes it: the second, a dot, a MAC (oauth/login-marker.ts). */
+const MARKER = /^\d+\.[A-Za-z0-9_-]{22}$/;
 
 const t = useTestApp();
 let user: TestUser;
@@ -220,9 +222,9 @@ describe('re-authentication (OpenID Connect Core §3.1.2.1)', () => {
     expect(location.pathname).toBe('/login');
     const returnTo = location.searchParams.get('return_to')!;
     const back = Object.fromEntries(new URL(returnTo, ISSUER).searchParams);
-    expect(back).toMatchObject({ prompt: 'consent', login_after: expect.stringMatching(/^\d+$/), client_id: confidential });
-    expect(Number(back.login_after)).toBeGreaterThanOrEqual(sent);
-    expect(Number(back.login_after)).toBeLessThanOrEqual(answered);
+    expect(back).toMatchObject({ prompt: 'consent', login_after: expect.stringMatching(MARKER), client_id: confidential });
+    expect(Number(back.login_after!.split('.')[0])).toBeGreaterThanOrEqual(sent);
+    expect(Number(back.login_after!.split('.')[0])).toBeLessThanOrEqual(answered);
     expect(back.max_age).toBeUndefined();
     // A slow way back (a mobile network, a password manager) does not loop back to /login.
     const consentPage = await logInAndReturn(returnTo, 5);
@@ -233,20 +235,47 @@ describe('re-authentication (OpenID Connect Core §3.1.2.1)', () => {
   test('max_age=0 from the client: satisfied by the login it causes, even seconds later', async () => {
     const response = await authorize(params({ max_age: '0' }));
     const returnTo = new URL(response.headers.location as string, ISSUER).searchParams.get('return_to')!;
-    expect(Object.fromEntries(new URL(returnTo, ISSUER).searchParams)).toMatchObject({ max_age: '0', login_after: expect.stringMatching(/^\d+$/) });
+    expect(Object.fromEntries(new URL(returnTo, ISSUER).searchParams)).toMatchObject({ max_age: '0', login_after: expect.stringMatching(MARKER) });
     expect((await logInAndReturn(returnTo, 3)).statusCode).toBe(200);
   });
 
   test('the login marker only counts a login made after it, and only while it is recent', async () => {
+    const fresh = await logInAs(t.app, user);
+    const toLogin = async (p: Record<string, string>) => new URL((await authorize(params(p), 'GET', fresh.cookie)).headers.location as string, ISSUER).pathname;
+    const markerOf = async (p: Record<string, string>) => {
+      const response = await authorize(params(p), 'GET', fresh.cookie);
+      return new URL(new URL(response.headers.location as string, ISSUER).searchParams.get('return_to')!, ISSUER).searchParams.get('login_after')!;
+    };
+    // A marker written after the session's login: prompt=login still asks for a login.
+    t.clock.advance(10);
+    const later = await markerOf({ prompt: 'login' });
+    expect(await toLogin({ prompt: 'login', login_after: later })).toBe('/login');
+    // A marker of the server's own older than an hour counts as none.
+    const session = await logInAs(t.app, user);
+    t.clock.advance(3601);
+    expect(new URL((await authorize(params({ max_age: '0', login_after: later }), 'GET', session.cookie)).headers.location as string, ISSUER).pathname).toBe('/login');
+  });
+
+  test('a marker counts only as this server wrote it, and for its own client (OpenID Connect Core §3.1.2.1)', async () => {
+    const fresh = await logInAs(t.app, user);
+    t.clock.advance(3);
     const now = Math.floor(t.clock.now().getTime() / 1000);
-    // The current session logged in before the marker: prompt=login still asks for a login.
-    const before = await authorize(params({ prompt: 'login', login_after: String(now + 10) }));
-    expect(new URL(before.headers.location as string, ISSUER).pathname).toBe('/login');
-    // A forged old marker (login_after=0) does not skip prompt=login.
-    const forged = await authorize(params({ prompt: 'login', login_after: '0' }));
-    expect(new URL(forged.headers.location as string, ISSUER).pathname).toBe('/login');
-    const stale = await authorize(params({ max_age: '0', login_after: String(now - 2 * 3600) }));
-    expect(new URL(stale.headers.location as string, ISSUER).pathname).toBe('/login');
+    const path = async (p: Record<string, string>) => new URL((await authorize(params(p), 'GET', fresh.cookie)).headers.location as string, ISSUER).pathname;
+    // Forged: an earlier second, bare or with a made-up MAC, would make the login of 3 s ago count as one made for the request.
+    for (const forged of ['0', String(now - 600), `${now - 600}.AAAAAAAAAAAAAAAAAAAAAA`]) {
+      expect(await path({ max_age: '0', login_after: forged })).toBe('/login');
+      expect(await path({ prompt: 'login', login_after: forged })).toBe('/login');
+    }
+    // A marker the server wrote for another client's request.
+    const other = (await makeClient(t, { redirectUris: [CALLBACK], scopes: ['openid', 'profile'] })).clientId;
+    const otherLogin = await authorize(params({ client_id: other, max_age: '0' }), 'GET', null);
+    const otherMarker = new URL(new URL(otherLogin.headers.location as string, ISSUER).searchParams.get('return_to')!, ISSUER).searchParams.get('login_after')!;
+    expect(otherMarker).toMatch(MARKER);
+    const session = await logInAs(t.app, user);
+    t.clock.advance(2);
+    expect(new URL((await authorize(params({ max_age: '0', login_after: otherMarker }), 'GET', session.cookie)).headers.location as string, ISSUER).pathname).toBe('/login');
+    // The same marker, for its own client, is satisfied by that login.
+    expect((await authorize(params({ client_id: other, max_age: '0', login_after: otherMarker }), 'GET', session.cookie)).statusCode).toBe(200);
   });
 
   test('max_age: an older login is sent to /login, a recent one passes', async () => {

@@ -150,7 +150,7 @@ describe('a hint naming another member', () => {
     const browser = await logInAs(t.app, anna);
     const before = await storedCodes();
     const { returnTo, params: back } = loginReturn(await authorize(params({ id_token_hint: bertHint }), browser.cookie));
-    expect(back).toEqual({ ...params({ id_token_hint: bertHint }), login_after: expect.stringMatching(/^\d+$/) });
+    expect(back).toEqual({ ...params({ id_token_hint: bertHint }), login_after: expect.stringMatching(/^\d+\.[A-Za-z0-9_-]{22}$/) });
     expect(await storedCodes()).toBe(before);
     // Asked, not signed out.
     const current = await t.app.inject({ method: 'GET', url: '/api/user/current', headers: { cookie: browser.cookie } });
@@ -172,7 +172,7 @@ describe('a hint naming another member', () => {
 
   test('not logged in: to /login marked for the login, as for any request', async () => {
     const { returnTo, params: back } = loginReturn(await authorize(params({ id_token_hint: bertHint }), null));
-    expect(back.login_after).toMatch(/^\d+$/);
+    expect(back.login_after).toMatch(/^\d+\.[A-Za-z0-9_-]{22}$/);
     const p = callbackParams(await logInOnTheWay('', returnTo, bert));
     expect(await exchange(p.code!)).toBe(String(bert.id));
   });

@@ -29,6 +29,8 @@ import { issueAuthorizationCode, issueAuthorizationCodeIfConsented, issueAuthori
 import type { OAuthContext } from '../oauth-context.ts';
 import { continueRequest, takeRequest } from '../pushed-authorization/pushed-requests.ts';
 import { isFormRequest } from './form.ts';
+import { derivedKeys } from '../keys/derived-keys.ts';
+import { loginMarker, loginMarkerTime } from '../login-marker.ts';
 import { logSecurityEvent } from '../../ops/security-events.ts';
 
 export const REGIONS_MESSAGE = 'User not in required regions';
@@ -44,7 +46,10 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
     requirePushed: ctx.requirePushedAuthorizationRequests,
     takePushed: (client, requestUri) => takeRequest(ctx.db, client, requestUri, ctx.clock()),
   };
-  /** What the browser carries to the next step: the parameters, or for a pushed request a continuation (pushed-requests.ts). */
+  const markerKey = derivedKeys(ctx.material).loginMarker;
+  /** The second of the request's own login marker, when this server wrote it for the request's client and it is still valid. */
+  const loginAfter = (req: AuthorizationRequest, now: Date) => loginMarkerTime(markerKey, req.client.client_id, req.loginMarker, now);
+    /** What the browser carries to the next step: the parameters, or for a pushed request a continuation (pushed-requests.ts). */
   const frontChannel = (req: AuthorizationRequest, parameters: Record<string, string>) =>
     req.pushed ? continueRequest(ctx.db, req.client, parameters, ctx.clock()) : Promise.resolve(parameters);
 
@@ -88,7 +93,7 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
     // with both factors is asked for at once, rather than a code now and the login after it. A passkey that
     // verifies the member is a new sign-in by itself: a passkey-only step-up is asked for as it is.
     const now = ctx.clock();
-    if (codeMeets && req.maxAge !== undefined && !isLoginForRequest(req, session, now)
+    if (codeMeets && req.maxAge !== undefined && !isLoginForRequest(loginAfter(req, now), session)
       && secondsSince(session.authTime, now) + PENDING_LOGIN_SECONDS > req.maxAge) {
       logSecurityEvent(request.events, { ...event, outcome: 'login' });
       return toLogin(reply, req);
@@ -100,7 +105,7 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
 
   /** Step 4: to /login, and from there back to the same request, marked for the login about to happen. */
   const toLogin = async (reply: FastifyReply, req: AuthorizationRequest) => {
-    const returnTo = authorizeUrl(await frontChannel(req, parametersAfterLogin(req, ctx.clock())));
+    const returnTo = authorizeUrl(await frontChannel(req, parametersAfterLogin(req, loginMarker(markerKey, req.client.client_id, ctx.clock()))));
     return reply.redirect(`/login?return_to=${encodeURIComponent(returnTo)}`, 303);
   };
 
@@ -187,7 +192,7 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
       return code === undefined ? undefined : codeLocation(req, code);
     }
     const session = await request.getSession();
-    if (!session || needsFreshLogin(req, session, ctx.clock()) || (req.acr !== undefined && metAcr(req.acr, session.amr) === undefined)) return undefined;
+    if (!session || needsFreshLogin(req, loginAfter(req, ctx.clock()), session, ctx.clock()) || (req.acr !== undefined && metAcr(req.acr, session.amr) === undefined)) return undefined;
     if (!isInRequiredRegions(client.required_regions, await findMemberRegionIds(ctx.db, session.user.id, client.required_regions))) return undefined;
     return approveRemembered(req, session);
   };
@@ -204,14 +209,14 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
     // request as a GET (a top-level navigation, which carries it) finds the session, if any.
     if (!session && isPost && !isDecision) return reply.redirect(authorizeUrl(await frontChannel(req, req.parameters)), 303);
     // Step 4; the consent decision was checked for freshness when its page was shown.
-    if (!session || (!isDecision && needsFreshLogin(req, session, ctx.clock()))) {
+    if (!session || (!isDecision && needsFreshLogin(req, loginAfter(req, ctx.clock()), session, ctx.clock()))) {
       if (req.prompt.has('none')) return redirectWithError(reply, req, new LoginRequired('The user is not logged in.'));
       return toLogin(reply, req);
     }
     // OpenID Connect Core §3.1.2.1: a hint naming another member asks for their login, as prompt=login would;
     // when prompt=none forbids it, or the request's own login brought someone else, `login_required`.
     if (isOtherThanHinted(req, session)) {
-      if (req.prompt.has('none') || isLoginForRequest(req, session, ctx.clock())) {
+      if (req.prompt.has('none') || isLoginForRequest(loginAfter(req, ctx.clock()), session)) {
         return redirectWithError(reply, req, new LoginRequired('The logged-in user is not the one the id_token_hint names.'));
       }
       return toLogin(reply, req);
@@ -262,23 +267,21 @@ function asksOnlyForLiveSession(req: AuthorizationRequest): boolean {
   return !req.prompt.has('login') && req.maxAge === undefined && req.acr === undefined && req.client.required_regions.length === 0;
 }
 
-/** A login marker older than this is ignored, so that a forged `login_after=0` cannot skip `prompt=login`. */
-const LOGIN_AFTER_VALID_SECONDS = 3600;
-
-/** The session's login was made after the request was sent to /login for it (a recent {@link LOGIN_AFTER_PARAMETER}). */
-function isLoginForRequest(req: AuthorizationRequest, session: SessionContext, now: Date): boolean {
-  const nowSeconds = Math.floor(now.getTime() / 1000);
-  return req.loginAfter !== undefined && nowSeconds - req.loginAfter <= LOGIN_AFTER_VALID_SECONDS
-    && session.authTime.getTime() >= req.loginAfter * 1000;
+/**
+ * The session's login was made after the request was sent to /login for it: `loginAfter` is
+ * the second of the request's {@link LOGIN_AFTER_PARAMETER}, verified (oauth/login-marker.ts).
+ */
+function isLoginForRequest(loginAfter: number | undefined, session: SessionContext): boolean {
+  return loginAfter !== undefined && session.authTime.getTime() >= loginAfter * 1000;
 }
 
 /**
  * OpenID Connect Core §3.1.2.1: `prompt=login` and `max_age` ask for a recent
  * login. A login made after the request was sent to /login satisfies both,
- * however long the way back took.
+ * however long the way back took (within the marker's hour).
  */
-function needsFreshLogin(req: AuthorizationRequest, session: SessionContext, now: Date): boolean {
-  if (isLoginForRequest(req, session, now)) return false;
+function needsFreshLogin(req: AuthorizationRequest, loginAfter: number | undefined, session: SessionContext, now: Date): boolean {
+  if (isLoginForRequest(loginAfter, session)) return false;
   if (req.prompt.has('login')) return true;
   return req.maxAge !== undefined && secondsSince(session.authTime, now) > req.maxAge;
 }
@@ -301,14 +304,14 @@ function isOtherThanHinted(req: AuthorizationRequest, session: SessionContext): 
  * too: when the login about to happen is another member's than the hinted one,
  * the client gets `login_required` rather than another round.
  */
-function parametersAfterLogin(req: AuthorizationRequest, now: Date): Record<string, string> {
+function parametersAfterLogin(req: AuthorizationRequest, marker: string): Record<string, string> {
   const parameters = { ...req.parameters };
   if (req.prompt.has('login')) {
     const rest = [...req.prompt].filter((p) => p !== 'login');
     if (rest.length > 0) parameters.prompt = rest.join(' ');
     else delete parameters.prompt;
   }
-  if (req.prompt.has('login') || req.maxAge !== undefined || req.hintedSubject !== undefined) parameters[LOGIN_AFTER_PARAMETER] = String(Math.floor(now.getTime() / 1000));
+  if (req.prompt.has('login') || req.maxAge !== undefined || req.hintedSubject !== undefined) parameters[LOGIN_AFTER_PARAMETER] = marker;
   return parameters;
 }
 

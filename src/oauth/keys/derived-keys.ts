@@ -26,6 +26,8 @@ export interface DerivedKeys {
   readonly oneTimeCodeSecret: KeyObject;
   /** HMAC-SHA256 key of recovery-code digests (accounts/one-time-codes/recovery-codes.ts). */
   readonly recoveryCode: KeyObject;
+  /** HMAC-SHA256 key of the authorization endpoint's `login_after` markers (oauth/login-marker.ts). */
+  readonly loginMarker: KeyObject;
 }
 
 const cache = new WeakMap<KeyMaterial, DerivedKeys>();
@@ -47,6 +49,7 @@ export function derivedKeys(keys: KeyMaterial): DerivedKeys {
       dpopNonce: derive(keys.encryptionKey, 'dpop-nonce'),
       oneTimeCodeSecret: derive(keys.encryptionKey, 'one-time-code-secret'),
       recoveryCode: derive(keys.encryptionKey, 'recovery-code'),
+      loginMarker: derive(keys.encryptionKey, 'login-marker'),
     });
     cache.set(keys, derived);
   }
