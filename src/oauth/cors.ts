@@ -1,6 +1,7 @@
 /**
  * CORS for browser clients (SPEC §5.6): discovery and JWKS are public
- * documents (`*`); token, userinfo and revocation answer the web origins of
+ * documents (`*`); token, userinfo, revocation and pushed authorization
+ * requests (RFC 9126, which public clients may make) answer the web origins of
  * registered redirect URIs. Headers are set before the handler runs, so error
  * responses carry them too; preflights answer 204.
  */
@@ -9,7 +10,7 @@ import type { DB } from '../db/database.ts';
 import { isRegisteredOrigin } from './clients/clients.repository.ts';
 
 export const PUBLIC_DOCUMENTS = ['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server', '/.well-known/jwks.json'];
-export const CLIENT_ENDPOINTS = ['/oauth/token', '/oauth/userinfo', '/oauth/revoke'];
+export const CLIENT_ENDPOINTS = ['/oauth/token', '/oauth/userinfo', '/oauth/revoke', '/oauth/par'];
 
 const MAX_AGE_SECONDS = '600';
 

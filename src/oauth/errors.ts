@@ -127,9 +127,10 @@ export class InvalidBearerRequest extends InvalidRequest {
 export class MethodNotAllowed extends OAuthError {
   readonly error = 'invalid_request';
   override readonly status = 405;
-  constructor(allowed: readonly string[] = ['POST']) {
+  /** `preflight`: the endpoint answers CORS preflights (oauth/cors.ts), so OPTIONS is allowed too. */
+  constructor(allowed: readonly string[] = ['POST'], preflight = true) {
     super(`This endpoint accepts ${allowed.join(' and ')} only.`);
-    this.headers.allow = `${allowed.join(', ')}, OPTIONS`;
+    this.headers.allow = [...allowed, ...(preflight ? ['OPTIONS'] : [])].join(', ');
   }
 }
 

@@ -7,7 +7,7 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { classifyFailure, logFailure } from '../http/failures.ts';
 import { markJsonRoutes } from '../http/security-headers.ts';
-import { installOAuthCors } from './cors.ts';
+import { CLIENT_ENDPOINTS, installOAuthCors } from './cors.ts';
 import { DEVICE_AUTHORIZATION_PATH, deviceAuthorizationEndpoint } from './endpoints/device-authorization.ts';
 import { discoveryEndpoints } from './endpoints/discovery.ts';
 import { introspectionEndpoint } from './endpoints/introspect.ts';
@@ -40,7 +40,8 @@ export async function oauthEndpoints(app: FastifyInstance, options: { ctx: OAuth
   });
 
   for (const url of ['/oauth/token', '/oauth/revoke', '/oauth/introspect', PAR_PATH, DEVICE_AUTHORIZATION_PATH]) {
-    app.route({ method: ['GET', 'PUT', 'PATCH', 'DELETE'], url, handler: async () => { throw new MethodNotAllowed(); } });
+    const preflight = CLIENT_ENDPOINTS.includes(url);
+    app.route({ method: ['GET', 'PUT', 'PATCH', 'DELETE'], url, handler: async () => { throw new MethodNotAllowed(['POST'], preflight); } });
   }
   tokenEndpoint(app, ctx, limiter);
   pushedAuthorizationRequestEndpoint(app, ctx, limiter);

@@ -1,4 +1,4 @@
-/** CORS for browser clients on token, userinfo, revoke, discovery and JWKS (also on errors). */
+/** CORS for browser clients on token, userinfo, revoke, PAR, discovery and JWKS (also on errors). */
 import { beforeAll, describe, expect, test } from 'vitest';
 import { useTestApp } from '../helpers/fixture.ts';
 import { makeClient } from '../helpers/oauth.ts';
@@ -11,8 +11,8 @@ beforeAll(async () => {
 });
 
 describe('CORS', () => {
-  test('preflight on token, userinfo and revoke answers registered origins only', async () => {
-    for (const url of ['/oauth/token', '/oauth/userinfo', '/oauth/revoke']) {
+  test('preflight on token, userinfo, revoke and PAR answers registered origins only', async () => {
+    for (const url of ['/oauth/token', '/oauth/userinfo', '/oauth/revoke', '/oauth/par']) {
       const ok = await t.app.inject({ method: 'OPTIONS', url, headers: { origin: SPA, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' } });
       expect(ok.statusCode).toBe(204);
       expect(ok.headers['access-control-allow-origin']).toBe(SPA);
@@ -36,6 +36,9 @@ describe('CORS', () => {
     expect(String(userinfo.headers['access-control-expose-headers'])).toContain('WWW-Authenticate');
     const revoke = await t.app.inject({ method: 'POST', url: '/oauth/revoke', headers: { origin: SPA, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'token=x' });
     expect(revoke.headers['access-control-allow-origin']).toBe(SPA);
+    const par = await t.app.inject({ method: 'POST', url: '/oauth/par', headers: { origin: SPA, 'content-type': 'application/x-www-form-urlencoded' }, payload: 'client_id=nobody' });
+    expect(par.statusCode).toBe(401);
+    expect(par.headers['access-control-allow-origin']).toBe(SPA);
     const foreign = await t.app.inject({ method: 'GET', url: '/oauth/userinfo', headers: { origin: 'https://evil.example' } });
     expect(foreign.headers['access-control-allow-origin']).toBeUndefined();
   });
@@ -52,6 +55,17 @@ describe('CORS', () => {
       const preflight = await t.app.inject({ method: 'OPTIONS', url, headers: { origin: 'https://anyone.example', 'access-control-request-method': 'GET' } });
       expect(preflight.statusCode).toBe(204);
       expect(preflight.headers['access-control-allow-origin']).toBe('*');
+    }
+  });
+
+  test('introspection and device authorization answer no preflight, and their 405 does not offer OPTIONS', async () => {
+    for (const url of ['/oauth/introspect', '/oauth/device_authorization']) {
+      const preflight = await t.app.inject({ method: 'OPTIONS', url, headers: { origin: SPA, 'access-control-request-method': 'POST' } });
+      expect(preflight.statusCode).toBe(404);
+      expect(preflight.headers['access-control-allow-origin']).toBeUndefined();
+      const put = await t.app.inject({ method: 'PUT', url });
+      expect(put.statusCode).toBe(405);
+      expect(put.headers.allow).toBe('POST');
     }
   });
 
