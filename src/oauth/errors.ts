@@ -44,6 +44,8 @@ export abstract class OAuthError extends Error {
 }
 
 export class InvalidRequest extends OAuthError { readonly error = 'invalid_request'; }
+/** RFC 9126 §2.3: a pushed authorization request beyond the size this server takes (413). */
+export class PayloadTooLarge extends InvalidRequest { override readonly status = 413; }
 export class InvalidGrant extends OAuthError { readonly error = 'invalid_grant'; }
 export class UnauthorizedClient extends OAuthError { readonly error = 'unauthorized_client'; }
 export class UnsupportedGrantType extends OAuthError { readonly error = 'unsupported_grant_type'; }

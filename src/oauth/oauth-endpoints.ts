@@ -15,7 +15,7 @@ import { PAR_PATH, pushedAuthorizationRequestEndpoint } from './endpoints/par.ts
 import { revokeEndpoint } from './endpoints/revoke.ts';
 import { tokenEndpoint } from './endpoints/token.ts';
 import { userinfoEndpoint } from './endpoints/userinfo.ts';
-import { InvalidRequest, MethodNotAllowed, OAuthError, ServerError, TemporarilyUnavailable } from './errors.ts';
+import { InvalidRequest, MethodNotAllowed, OAuthError, PayloadTooLarge, ServerError, TemporarilyUnavailable } from './errors.ts';
 import { FailureLimiter } from './failure-limiter.ts';
 import type { OAuthContext } from './oauth-context.ts';
 
@@ -33,6 +33,8 @@ export async function oauthEndpoints(app: FastifyInstance, options: { ctx: OAuth
       logFailure(request.log, error, failure);
       oauthError = failure.status === 503 ? new TemporarilyUnavailable(failure.message)
         : failure.status >= 500 ? new ServerError(failure.message)
+        // Only RFC 9126 names 413 for an OAuth endpoint; the others answer RFC 6749 §5.2's 400.
+        : failure.status === 413 && request.routeOptions.url === PAR_PATH ? new PayloadTooLarge(failure.message)
         : new InvalidRequest(failure.message);
     }
     return reply.code(oauthError.status).headers(oauthError.headers)

@@ -274,6 +274,18 @@ describe('refusals at /oauth/par: RFC 6749 JSON, nothing stored', () => {
     expect(await storedRequests()).toBe(before);
   });
 
+  test('a body beyond the size the server takes: 413 (RFC 9126 §2.3); the token endpoint answers RFC 6749\'s 400', async () => {
+    const registered = await makeClient(t);
+    const before = await storedRequests();
+    const huge = await par(authorizationParameters({ state: 'x'.repeat(70_000) }), { clientId: registered.clientId, secret: registered.secret! });
+    await expectRefusal(huge, 413, { error: 'invalid_request', error_description: 'The request body is too large.' });
+    expect(await storedRequests()).toBe(before);
+    const token = await fetch(`${t.baseUrl}/oauth/token`, {
+      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `grant_type=authorization_code&code=${'x'.repeat(70_000)}`,
+    });
+    await expectRefusal(token, 400, { error: 'invalid_request', error_description: 'The request body is too large.' });
+  });
+
   test('GET is not allowed', async () => {
     const response = await fetch(`${t.baseUrl}/oauth/par`);
     expect(response.status).toBe(405);
