@@ -110,6 +110,26 @@ describe('refused assertions answer 401 invalid_client', () => {
   });
 });
 
+describe('an Ed25519 key answers to both names of its algorithm (RFC 9864)', () => {
+  test('registered with alg EdDSA or Ed25519, it verifies assertions signed as EdDSA and as Ed25519; an ES256 key\'s alg still binds', async () => {
+    const ed = await generateKeyPair('Ed25519', { extractable: true });
+    for (const registered of ['EdDSA', 'Ed25519']) {
+      const { clientId: id } = await makeClient(t, { tokenEndpointAuthMethod: 'private_key_jwt', jwks: { keys: [{ ...(await publicJwk(ed.publicKey, 'ed')), alg: registered }] } });
+      for (const alg of ['EdDSA', 'Ed25519']) {
+        const now = Math.floor(Date.now() / 1000);
+        const signed = await new SignJWT({ iss: id, sub: id, aud: t.baseUrl, jti: crypto.randomUUID(), exp: now + 60 }).setProtectedHeader({ alg, kid: 'ed' }).sign(ed.privateKey);
+        const response = await tokenWith(signed);
+        expect(response.statusCode, `${registered} key, ${alg} assertion`).toBe(400);
+        expect(response.json().error).toBe('invalid_grant');
+      }
+    }
+    const { clientId: es } = await makeClient(t, { tokenEndpointAuthMethod: 'private_key_jwt', jwks: { keys: [{ ...(await publicJwk(key.publicKey, 'es')), alg: 'ES256' }] } });
+    const now = Math.floor(Date.now() / 1000);
+    const underAnotherAlg = await new SignJWT({ iss: es, sub: es, aud: t.baseUrl, jti: crypto.randomUUID(), exp: now + 60 }).setProtectedHeader({ alg: 'EdDSA', kid: 'es' }).sign(ed.privateKey);
+    expect((await tokenWith(underAnotherAlg)).statusCode).toBe(401);
+  });
+});
+
 describe('the audiences each endpoint accepts (RFC 9126 §2, OpenID Connect Core 1.0 §9)', () => {
   const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
   const PAR = { response_type: 'code', redirect_uri: CALLBACK, scope: 'openid', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbvG3GI_zONE', code_challenge_method: 'S256' };

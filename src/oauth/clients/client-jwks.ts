@@ -19,6 +19,22 @@ const MAX_CLIENTS = 1000;
 
 export type KeyResolver = ReturnType<typeof createLocalJWKSet>;
 
+/**
+ * The set as assertions are verified against it. `EdDSA` and `Ed25519` name one
+ * algorithm for an Ed25519 key (RFC 9864 §2.2): a key registered with either `alg`
+ * verifies an assertion signed under either name (oauth4webapi and openid-client
+ * write `Ed25519`), so such a key's `alg` is left out of the match. Every other
+ * key keeps its `alg` (RFC 7517 §4.4).
+ */
+function keySet(set: JSONWebKeySet): KeyResolver {
+  const keys = set.keys.map((key) => {
+    if (key.kty !== 'OKP' || key.crv !== 'Ed25519' || (key.alg !== 'EdDSA' && key.alg !== 'Ed25519')) return key;
+    const { alg: _either, ...rest } = key;
+    return rest;
+  });
+  return createLocalJWKSet({ ...set, keys });
+}
+
 interface Fetched {
   uri: string;
   resolver: KeyResolver | undefined;
@@ -32,7 +48,7 @@ export class ClientJwks {
 
   /** The client's keys; `refresh` asks for a refetch of a jwks_uri (an unknown kid), granted when the last fetch is old enough. */
   async keysOf(client: ClientRow, refresh = false): Promise<KeyResolver | undefined> {
-    if (client.jwks !== null) return createLocalJWKSet(client.jwks as JSONWebKeySet);
+    if (client.jwks !== null) return keySet(client.jwks as JSONWebKeySet);
     const uri = client.jwks_uri;
     if (uri === null) return undefined;
     const entry = this.fetched.get(client.client_id);
@@ -52,7 +68,7 @@ export class ClientJwks {
       if (text === null) return undefined;
       const set = JSON.parse(text) as JSONWebKeySet;
       if (!Array.isArray(set?.keys)) return undefined;
-      return createLocalJWKSet(set);
+      return keySet(set);
     } catch {
       return undefined;
     }
