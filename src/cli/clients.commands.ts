@@ -11,6 +11,18 @@ const CLIENT_ID: OptionSpec = { type: 'string', required: true, value: 'ID', fie
 const SECRET_NOTE = 'Client secret (shown only now, store it safely)';
 
 /** The client, or ClientNotFound (the CLI's message and exit code for an unknown client id). */
+/** `--public` or `--confidential` beside a `--token-endpoint-auth-method` that says the opposite. */
+function refuseContradiction(values: Record<string, unknown>): void {
+  const method = values['token-endpoint-auth-method'];
+  if (method === undefined) return;
+  if (values.public === true && method !== 'none') {
+    throw new UsageError(`--public contradicts --token-endpoint-auth-method ${String(method)}: a public client authenticates with none`);
+  }
+  if (values.confidential === true && method === 'none') {
+    throw new UsageError('--confidential contradicts --token-endpoint-auth-method none: a confidential client has a secret or keys');
+  }
+}
+
 async function requireClient(db: DB, clientId: string): Promise<Client> {
   const client = await findClient(db, clientId);
   if (!client) throw new ClientNotFound(clientId);
@@ -51,12 +63,16 @@ export const clientAddCommand: CliCommand = {
     public: { type: 'boolean', field: 'confidential', help: 'a browser or mobile app without a secret (PKCE only)' },
   },
   async run(context, values) {
+    refuseContradiction(values);
     const settings = { ...readClientSettings(values, EMPTY_SETTINGS), confidential: values.public !== true };
     const keys = await context.keys();
-    const { clientId, secret } = await createClient(await context.database(), keys, { clientId: values['client-id'] as string, ...settings }, undefined, context.storedEvents);
-    const lines = [`Client ${clientId} created (${settings.confidential ? 'confidential' : 'public'}).`];
+    const db = await context.database();
+    const { clientId, secret } = await createClient(db, keys, { clientId: values['client-id'] as string, ...settings }, undefined, context.storedEvents);
+    // As stored: the authentication method decides (`none` is public, any other confidential).
+    const { confidential } = await requireClient(db, clientId);
+    const lines = [`Client ${clientId} created (${confidential ? 'confidential' : 'public'}).`];
     if (secret !== null) lines.push(`${SECRET_NOTE}: ${secret}`);
-    return { json: { clientId, confidential: settings.confidential, secret }, text: lines };
+    return { json: { clientId, confidential, secret }, text: lines };
   },
 };
 
@@ -72,6 +88,7 @@ export const clientUpdateCommand: CliCommand = {
   },
   async run(context, values) {
     if (values.public && values.confidential) throw new UsageError('give either --public or --confidential, not both');
+    refuseContradiction(values);
     const clientId = values['client-id'] as string;
     const db = await context.database();
     const settings = readClientSettings(values, settingsOf(await requireClient(db, clientId)));

@@ -76,6 +76,25 @@ describe('client add', () => {
     expect((await cli('client', 'add', '--redirect-uris', 'https://x.example/cb')).err).toContain('unknown option "--redirect-uris"');
   });
 
+  test('--public or --confidential against the authentication method is a usage error, nothing stored; the method alone decides', async () => {
+    for (const argv of [
+      ['--client-id', 'both-ways', '--public', '--token-endpoint-auth-method', 'private_key_jwt', '--jwks-uri', 'https://keys.example/jwks.json'],
+      ['--client-id', 'both-ways', '--public', '--token-endpoint-auth-method', 'client_secret_basic'],
+    ]) {
+      const refused = await cli('client', 'add', '--name', 'X', '--redirect-uri', 'https://x.example/cb', ...argv);
+      expect(refused.code).toBe(2);
+      expect(refused.err).toContain('--public contradicts --token-endpoint-auth-method');
+    }
+    expect(await withDatabase(dataDir, (db) => clientRow(db, 'both-ways'))).toBeUndefined();
+    // Without --public, `none` makes a public client, and the answer says so.
+    const none = await cli('client', 'add', '--client-id', 'none-app', '--name', 'None', '--redirect-uri', 'https://none.example/cb', '--token-endpoint-auth-method', 'none', '--json');
+    expect(JSON.parse(none.out)).toEqual({ clientId: 'none-app', confidential: false, secret: null });
+    const update = await cli('client', 'update', '--client-id', 'none-app', '--confidential', '--token-endpoint-auth-method', 'none');
+    expect(update.code).toBe(2);
+    expect(update.err).toContain('--confidential contradicts --token-endpoint-auth-method none');
+    expect((await cli('client', 'delete', '--client-id', 'none-app')).code).toBe(0);
+  });
+
   test('--id-token-signed-response-alg: stored, shown, changed; a value not supported is refused by its option', async () => {
     const added = await cli('client', 'add', '--client-id', 'alg-app', '--name', 'Alg', '--redirect-uri', 'https://alg.example/cb', '--id-token-signed-response-alg', 'ES256');
     expect(added.code).toBe(0);
