@@ -127,6 +127,15 @@ describe('authorization code', () => {
     expect(refresh.json().error).toBe('invalid_grant');
   });
 
+  test('a second use with a malformed code_verifier revokes as well; on a live code it burns nothing', async () => {
+    const code = await obtainCode(t, { clientId: client.clientId, cookie: session.cookie });
+    expect((await exchange(code, { code_verifier: 'short' })).json()).toEqual(INVALID_CODE);
+    const first = (await exchange(code)).json();
+    expect((await userinfo(first.access_token)).statusCode).toBe(200);
+    expect((await exchange(code, { code_verifier: 'short' })).json()).toEqual(INVALID_CODE);
+    expect((await userinfo(first.access_token)).statusCode).toBe(401);
+  });
+
   test('two concurrent exchanges of one code: exactly one succeeds', async () => {
     const code = await obtainCode(t, { clientId: client.clientId, cookie: session.cookie });
     const responses = await Promise.all([exchange(code), exchange(code), exchange(code)]);

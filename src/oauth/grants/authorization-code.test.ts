@@ -133,6 +133,16 @@ describe('authorization_code grant', () => {
     expect(JSON.stringify(error.securityEvent)).not.toContain('c1');
   });
 
+  test('a second use with a malformed verifier revokes too: a reuse is found whatever the verifier', async () => {
+    const { codes, exchange } = setup();
+    codes.add('c1');
+    await exchange('c1');
+    const error = await refusal(exchange('c1', { code_verifier: 'short' }));
+    expect(error.toJSON()).toEqual({ error: 'invalid_grant', error_description: 'Invalid or expired code' });
+    expect(codes.revoked).toEqual([100]);
+    expect(error.securityEvent).toEqual({ event: 'oauth.code.reused', clientId: 'app', grantId: 100 });
+  });
+
   test('a client changed since it was read redeems nothing: StaleClient', async () => {
     const { codes, exchange } = setup();
     codes.add('c1');

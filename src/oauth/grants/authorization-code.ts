@@ -79,7 +79,9 @@ export async function handle(
   if (params.code === undefined || params.code === '') throw new InvalidRequest('code is required.');
   if (params.redirect_uri === undefined) throw new InvalidRequest('redirect_uri is required.');
   const verifier = params.code_verifier;
-  if (verifier !== undefined && !isValidVerifier(verifier)) throw invalidCode('the code_verifier is malformed (RFC 7636 §4.1)');
+  // A malformed verifier matches no code (the empty challenge is no stored one), yet the code is still
+  // looked for among the used ones below: any second use revokes what the first issued (RFC 6749 §4.1.2).
+  const malformedVerifier = verifier !== undefined && !isValidVerifier(verifier);
   if (params.code.length > 200) throw invalidCode('the code is longer than any code this server issues');
 
   const now = ctx.clock();
@@ -91,7 +93,7 @@ export async function handle(
     clientRowId: client.id,
     clientVersion: client.version,
     redirectUri: params.redirect_uri,
-    challenge: verifier === undefined ? null : s256(verifier),
+    challenge: verifier === undefined ? null : malformedVerifier ? '' : s256(verifier),
     now,
     grantExpiresAt: refreshExpiresAt ?? new Date(now.getTime() + ACCESS_TOKEN_SECONDS * 1000),
     refreshExpiresAt,
@@ -101,6 +103,7 @@ export async function handle(
   if (!clientCurrent) throw new StaleClient();
   if (!redeemed) {
     const grantId = await ctx.codes.findGrantOfUsedCode(digest);
+    if (grantId === undefined && malformedVerifier) throw invalidCode('the code_verifier is malformed (RFC 7636 §4.1)');
     if (grantId === undefined) {
       throw invalidCode('no live code matches: unknown, expired, issued under a session that has ended, or bound to another client, redirect URI, code challenge or DPoP key');
     }
