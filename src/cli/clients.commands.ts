@@ -10,7 +10,6 @@ import { ClientNotFound } from '../oauth/clients/client-errors.ts';
 const CLIENT_ID: OptionSpec = { type: 'string', required: true, value: 'ID', field: 'clientId', help: 'the client id' };
 const SECRET_NOTE = 'Client secret (shown only now, store it safely)';
 
-/** The client, or ClientNotFound (the CLI's message and exit code for an unknown client id). */
 /** `--public` or `--confidential` beside a `--token-endpoint-auth-method` that says the opposite. */
 function refuseContradiction(values: Record<string, unknown>): void {
   const method = values['token-endpoint-auth-method'];
@@ -23,6 +22,7 @@ function refuseContradiction(values: Record<string, unknown>): void {
   }
 }
 
+/** The client, or ClientNotFound (the CLI's message and exit code for an unknown client id). */
 async function requireClient(db: DB, clientId: string): Promise<Client> {
   const client = await findClient(db, clientId);
   if (!client) throw new ClientNotFound(clientId);

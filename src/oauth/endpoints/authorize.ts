@@ -35,7 +35,6 @@ import { logSecurityEvent } from '../../ops/security-events.ts';
 
 export const REGIONS_MESSAGE = 'User not in required regions';
 const FORM_BODY_REQUIRED = 'The request body must be application/x-www-form-urlencoded';
-/** The page that asks for the second factor (web/login/second-factor.page.ts). */
 /** What a step-up with a one-time code signs in with (docs/oauth.md, "Authentication methods and levels"). */
 const CODE_SIGN_IN = ['pwd', 'otp', 'mfa'];
 
@@ -49,7 +48,7 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
   const markerKey = derivedKeys(ctx.material).loginMarker;
   /** The second of the request's own login marker, when this server wrote it for the request's client and it is still valid. */
   const loginAfter = (req: AuthorizationRequest, now: Date) => loginMarkerTime(markerKey, req.client.client_id, req.loginMarker, now);
-    /** What the browser carries to the next step: the parameters, or for a pushed request a continuation (pushed-requests.ts). */
+  /** What the browser carries to the next step: the parameters, or for a pushed request a continuation (pushed-requests.ts). */
   const frontChannel = (req: AuthorizationRequest, parameters: Record<string, string>) =>
     req.pushed ? continueRequest(ctx.db, req.client, parameters, ctx.clock()) : Promise.resolve(parameters);
 
