@@ -267,16 +267,22 @@ describe('proofs refused at the token endpoint (400 invalid_dpop_proof)', () => 
     await expectRefused(await proof({ jti: undefined }), 'The DPoP proof needs a jti.');
   });
 
-  test('a private key in the jwk header, another typ, a symmetric alg, a signature by another key, two headers', async () => {
+  test('a private key in the jwk header, another typ, a symmetric alg, alg none, a signature by another key, two headers', async () => {
     await expectRefused(await proof({}, { jwk: await exportJWK(key.privateKey) }), 'The DPoP proof\'s jwk must be a public key.');
-    await expectRefused(await proof({}, { typ: 'JWT' }), 'The DPoP proof is invalid.');
+    await expectRefused(await proof({}, { typ: 'JWT' }), 'The DPoP proof\'s typ must be dpop+jwt.');
     const other = await generateKeyPair('ES256', { extractable: true });
     await expectRefused(await proof({}, { jwk: await exportJWK(other.publicKey) }), 'The DPoP proof is invalid.');
     const secret = new Uint8Array(32);
     const hmac = await new SignJWT({ jti: 'h', htm: 'POST', htu: `${t.baseUrl}/oauth/token`, iat: Math.floor(Date.now() / 1000) })
       .setProtectedHeader({ alg: 'HS256', typ: 'dpop+jwt', jwk: { kty: 'oct', k: 'AAAA' } as JWK }).sign(secret);
-    await expectRefused(hmac, 'The DPoP proof is invalid.');
+    const algs = 'The DPoP proof must be signed with one of ES256, PS256, RS256, EdDSA, Ed25519 (alg).';
+    await expectRefused(hmac, algs);
+    const unsigned = [{ alg: 'none', typ: 'dpop+jwt', jwk: await exportJWK(key.publicKey) }, { jti: 'n', htm: 'POST', htu: `${t.baseUrl}/oauth/token`, iat: Math.floor(Date.now() / 1000) }]
+      .map((part) => Buffer.from(JSON.stringify(part)).toString('base64url')).join('.');
+    await expectRefused(`${unsigned}.`, algs);
+    await expectRefused(`${unsigned}.c2ln`, algs);
     await expectRefused('not a jwt', 'The DPoP header must hold one proof JWT.');
+    await expectRefused('bm90.anNvbg.', 'The DPoP header must hold one proof JWT.');
     const response = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: 'x', client_id: client.clientId, client_secret: client.secret! },
       { dpop: `${await proof()}, ${await proof()}` });
     expect(response.json()).toEqual({ error: 'invalid_dpop_proof', error_description: 'Send exactly one DPoP header.' });

@@ -8,7 +8,7 @@
  * thumbprint (RFC 7638) is what tokens are bound to.
  */
 import { createHash } from 'node:crypto';
-import { calculateJwkThumbprint, EmbeddedJWK, errors as joseErrors, jwtVerify, type JWK } from 'jose';
+import { calculateJwkThumbprint, decodeProtectedHeader, EmbeddedJWK, errors as joseErrors, jwtVerify, type JWK } from 'jose';
 import { InvalidDpopProof, UseDpopNonce } from '../errors.ts';
 import type { DpopNonces } from './dpop-nonce.ts';
 
@@ -73,7 +73,12 @@ export async function verifyDpopProof(proof: string, expect: ProofExpectation): 
 
 /** §4.3 items 2–7: one JWT, `typ`, an accepted asymmetric `alg`, a public `jwk` and a signature by it. */
 async function verifyProofSignature(proof: string) {
-  if (!/^[\w-]+\.[\w-]+\.[\w-]+$/.test(proof) || proof.length > 8192) throw new InvalidDpopProof('The DPoP header must hold one proof JWT.');
+  if (!/^[\w-]+\.[\w-]+\.[\w-]*$/.test(proof) || proof.length > 8192) throw new InvalidDpopProof('The DPoP header must hold one proof JWT.');
+  const { alg, typ } = protectedHeader(proof);
+  if (!DPOP_SIGNING_ALGS.some((accepted) => accepted === alg)) {
+    throw new InvalidDpopProof(`The DPoP proof must be signed with one of ${DPOP_SIGNING_ALGS.join(', ')} (alg).`);
+  }
+  if (typ !== 'dpop+jwt') throw new InvalidDpopProof('The DPoP proof\'s typ must be dpop+jwt.');
   try {
     const { protectedHeader, payload } = await jwtVerify(proof, async (protectedHeader, token) => {
       const jwk = protectedHeader.jwk as Record<string, unknown> | undefined;
@@ -85,6 +90,15 @@ async function verifyProofSignature(proof: string) {
     if (error instanceof InvalidDpopProof) throw error;
     const detail = error instanceof joseErrors.JOSEError ? `${error.code}: ${error.message}` : 'malformed';
     throw new InvalidDpopProof('The DPoP proof is invalid.').withDetail(detail);
+  }
+}
+
+/** The proof's header, read before its signature is checked to name what is wrong with it; an undecodable header is not a JWT. */
+function protectedHeader(proof: string): { alg?: unknown; typ?: unknown } {
+  try {
+    return decodeProtectedHeader(proof);
+  } catch {
+    throw new InvalidDpopProof('The DPoP header must hold one proof JWT.');
   }
 }
 
