@@ -26,10 +26,16 @@ const EQUALS = '(?:=|%(?:25)*3D)';
 const SECRET_IN_PATH = new RegExp(`(${SLASH}(?:login${SLASH}unlock|password${SLASH}reset)${SLASH})[^/?#&%]+`, 'gi');
 
 /**
- * Query parameters that carry one: a device's user code and the device flow's
- * continuation (RFC 8628, /device), also inside an encoded `return_to`.
+ * Query parameters that carry a secret or a member's address, also inside an
+ * encoded `return_to`: a device's user code and the device flow's continuation
+ * (RFC 8628, /device); tokens, hints and client credentials that a client may
+ * put in a URL (userinfo's `access_token`, logout's `id_token_hint`,
+ * authorize's `login_hint` and request object, and whatever a misbehaving
+ * client sends the token endpoint in its query).
  */
-const SECRET_IN_QUERY = new RegExp(`(${QUERY_START})(user_code|continuation)(${EQUALS})[^&#]*`, 'gi');
+const SECRET_PARAMETERS = ['user_code', 'continuation', 'access_token', 'refresh_token', 'id_token_hint', 'login_hint', 'request',
+  'client_secret', 'client_assertion', 'code', 'code_verifier', 'device_code', 'token', 'password'];
+const SECRET_IN_QUERY = new RegExp(`(${QUERY_START})(${SECRET_PARAMETERS.join('|')})(${EQUALS})[^&#]*`, 'gi');
 
 export function redactRequestUrl(url: string): string {
   return url.replace(SECRET_IN_PATH, '$1[redacted]').replace(SECRET_IN_QUERY, '$1$2$3[redacted]');
