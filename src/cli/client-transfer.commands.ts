@@ -21,14 +21,14 @@ export const clientImportCommand: CliCommand = {
   details: [
     'Missing clients are created (a confidential one gets a new secret, printed once), clients whose settings',
     'differ are updated, the others left alone: importing the same file again changes nothing. Clients not in the',
-    'file are kept. Every entry is checked before anything is written.',
+    'file are kept. Every entry is checked before anything is written, and the import is one transaction.',
   ],
   arguments: [{ name: 'file', value: 'FILE', help: 'the JSON file, or - for standard input' }],
   options: {},
   async run(context, values) {
     const entries = readExportedClients(parseJson(await readSource(context, values.file as string)));
     const keys = await context.keys();
-    const report = await importClients(await context.database(), keys, entries, new Date());
+    const report = await importClients(await context.database(), keys, entries, new Date(), context.storedEvents);
     const created = report.created.flatMap((c) => [
       `created   ${c.clientId} (${c.confidential ? 'confidential' : 'public'})`,
       ...(c.secret === null ? [] : [`          Client secret (shown only now, store it safely): ${c.secret}`]),

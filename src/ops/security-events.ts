@@ -195,6 +195,20 @@ export function recordingEventLog(log: EventLog, record: (event: SecurityEvent) 
   return { info: recording('info'), warn: recording('warn') };
 }
 
+/**
+ * Events held back until `release()`: for work in one transaction, whose events
+ * must not be recorded when it rolls back. What `release` does not see is dropped.
+ */
+export function deferredEventLog(log: EventLog): { log: EventLog; release(): void } {
+  const held: ['info' | 'warn', object, string][] = [];
+  return {
+    log: { info: (fields, message) => held.push(['info', fields, message]), warn: (fields, message) => held.push(['warn', fields, message]) },
+    release: () => {
+      for (const [level, fields, message] of held.splice(0)) log[level](fields, message);
+    },
+  };
+}
+
 export function logSecurityEvent(log: EventLog, event: SecurityEvent): void {
   const [level, message] = DESCRIPTIONS[event.event];
   log[level](event, message);

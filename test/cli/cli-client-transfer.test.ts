@@ -20,6 +20,9 @@ afterAll(async () => {
   await target.remove();
 });
 
+const clientEvents = (dataDir: string) => withDatabase(dataDir, (db) => db.selectFrom('security_events')
+  .select(['event', 'client_id', 'details']).where('event', 'like', 'oauth.client.%').orderBy('id').execute());
+
 const rows = (dataDir: string) => withDatabase(dataDir, (db) => db.selectFrom('oauth_clients')
   .select(['client_id', 'name', 'confidential', 'secret_digest', 'updated_at']).orderBy('client_id').execute());
 
@@ -57,6 +60,11 @@ describe('client import', () => {
     const report = JSON.parse(run.out);
     expect(report).toEqual({ created: [{ clientId: 'spa', confidential: false, secret: null }, { clientId: 'wiki', confidential: true, secret: expect.stringMatching(/^\S{32,}$/) }], updated: [], unchanged: [] });
     expect(await rows(target.dataDir)).toMatchObject([{ client_id: 'spa', confidential: false, secret_digest: null }, { client_id: 'wiki', confidential: true }]);
+    // In the audit log as client add records them.
+    expect(await clientEvents(target.dataDir)).toEqual([
+      { event: 'oauth.client.created', client_id: 'spa', details: { confidential: false } },
+      { event: 'oauth.client.created', client_id: 'wiki', details: { confidential: true } },
+    ]);
     const exportedAgain = await runInProcess(target.dataDir, ['client', 'export']);
     expect(JSON.parse(exportedAgain.out)).toEqual(JSON.parse((await runInProcess(source.dataDir, ['client', 'export'])).out));
   });
@@ -78,6 +86,18 @@ describe('client import', () => {
     const after = await rows(target.dataDir);
     expect(after[1]).toMatchObject({ name: 'Wiki 2', secret_digest: before[1]!.secret_digest });
     expect(after[0]).toEqual(before[0]);
+    expect((await clientEvents(target.dataDir)).slice(2)).toEqual([{ event: 'oauth.client.changed', client_id: 'wiki', details: { change: 'settings' } }]);
+  });
+
+  test('an entry whose confidential contradicts its authentication method is refused, as client add refuses it', async () => {
+    const before = await rows(target.dataDir);
+    const clients = JSON.parse((await runInProcess(source.dataDir, ['client', 'export'])).out);
+    const run = await runInProcess(target.dataDir, ['client', 'import', '-'],
+      JSON.stringify([{ ...clients[0], confidential: true }, { ...clients[1], confidential: false }]));
+    expect(run).toEqual({ code: 1, out: '', err: 'error: nothing was imported: some clients\' settings are refused\n'
+      + '  [0] spa: confidential: is true, but tokenEndpointAuthMethod none is a public client\'s: a confidential client has a secret or keys\n'
+      + '  [1] wiki: confidential: is false, but tokenEndpointAuthMethod client_secret_basic is a confidential client\'s: a public client authenticates with none\n' });
+    expect(await rows(target.dataDir)).toEqual(before);
   });
 
   test('a file with a bad entry is refused, naming the entry and field, and nothing is written', async () => {
@@ -96,6 +116,7 @@ describe('client import', () => {
     expect((await runInProcess(target.dataDir, ['client', 'import', '-'], 'not json')).err).toMatch(/^error: the file is not JSON: /);
     expect((await runInProcess(target.dataDir, ['client', 'import', path.join(target.dataDir, 'missing.json')])).err).toMatch(/^error: cannot read .*missing\.json: ENOENT\n$/);
     expect(await rows(target.dataDir)).toEqual(before);
+    expect(await clientEvents(target.dataDir)).toHaveLength(3);
     const usage = await runInProcess(target.dataDir, ['client', 'import']);
     expect(usage.code).toBe(2);
     expect(usage.err).toContain('error: FILE is required\nusage: foodsharing client import FILE [--json]');

@@ -9,7 +9,9 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { DB } from '../../db/database.ts';
+import type { Executor } from '../../db/executor.ts';
 import { InvalidInput, type FieldError } from '../../invalid-input.ts';
+import { deferredEventLog, NO_EVENT_LOG, type EventLog } from '../../ops/security-events.ts';
 import type { KeyMaterial } from '../keys/key-material.ts';
 import { CLIENT_ID_PATTERN } from './client-id.ts';
 import { validateSettings, type ClientSettings } from './client-settings.ts';
@@ -67,31 +69,39 @@ export function readExportedClients(data: unknown): ExportedClient[] {
   return data as ExportedClient[];
 }
 
-export async function importClients(db: DB, keys: KeyMaterial, entries: readonly ExportedClient[], now: Date): Promise<ImportReport> {
-  const plan = await planImport(db, entries);
-  const report: ImportReport = { created: [], updated: [], unchanged: [] };
-  for (const { entry, action } of plan) {
-    const { clientId, ...settings } = entry;
-    if (action === 'create') {
-      const { secret } = await createClient(db, keys, entry);
-      report.created.push({ clientId, confidential: entry.confidential, secret });
-    } else if (action === 'update') {
-      await updateClient(db, keys, clientId, settings, now);
-      report.updated.push(clientId);
-    } else {
-      report.unchanged.push(clientId);
+/** All of the file or nothing, in one transaction; each creation and change recorded as `client add` and `client update` record theirs. */
+export async function importClients(db: DB, keys: KeyMaterial, entries: readonly ExportedClient[], now: Date, log: EventLog = NO_EVENT_LOG): Promise<ImportReport> {
+  const events = deferredEventLog(log);
+  const report = await db.transaction().execute(async (trx) => {
+    const plan = await planImport(trx, entries);
+    const done: ImportReport = { created: [], updated: [], unchanged: [] };
+    for (const { entry, action } of plan) {
+      const { clientId, ...settings } = entry;
+      if (action === 'create') {
+        const { secret } = await createClient(trx, keys, entry, undefined, events.log);
+        done.created.push({ clientId, confidential: entry.confidential, secret });
+      } else if (action === 'update') {
+        await updateClient(trx, keys, clientId, settings, now, events.log);
+        done.updated.push(clientId);
+      } else {
+        done.unchanged.push(clientId);
+      }
     }
-  }
+    return done;
+  });
+  events.release();
   return report;
 }
 
 /** Each entry checked by the service's own rules, and compared as the service would store it. */
-async function planImport(db: DB, entries: readonly ExportedClient[]) {
+async function planImport(db: Executor, entries: readonly ExportedClient[]) {
   const errors: FieldError[] = [];
   const plan: { entry: ExportedClient; action: 'create' | 'update' | 'keep' }[] = [];
   for (const [index, entry] of entries.entries()) {
     const own: FieldError[] = [];
     if (!CLIENT_ID_PATTERN.test(entry.clientId)) own.push({ field: 'clientId', message: 'must be 1 to 100 characters: letters, digits, "-", "_" or "."' });
+    const contradiction = confidentialityContradiction(entry);
+    if (contradiction) own.push({ field: 'confidential', message: contradiction });
     const wanted = await storedForm(db, entry, own);
     errors.push(...own.map((e) => ({ field: `[${index}] ${entry.clientId}: ${e.field}`, message: e.message })));
     const existing = own.length === 0 ? await findClient(db, entry.clientId) : undefined;
@@ -102,7 +112,16 @@ async function planImport(db: DB, entries: readonly ExportedClient[]) {
   return plan;
 }
 
-async function storedForm(db: DB, settings: ClientSettings, errors: FieldError[]): Promise<string> {
+/** As `client add` refuses `--public` beside a secret or key method: the method decides what is stored, the file must agree. */
+function confidentialityContradiction(entry: ExportedClient): string | undefined {
+  const method = entry.tokenEndpointAuthMethod;
+  if (method === undefined) return undefined;
+  if (!entry.confidential && method !== 'none') return `is false, but tokenEndpointAuthMethod ${method} is a confidential client's: a public client authenticates with none`;
+  if (entry.confidential && method === 'none') return 'is true, but tokenEndpointAuthMethod none is a public client\'s: a confidential client has a secret or keys';
+  return undefined;
+}
+
+async function storedForm(db: Executor, settings: ClientSettings, errors: FieldError[]): Promise<string> {
   const values = await validateSettings(db, settings, errors);
   return JSON.stringify({ ...values, requiredRegions: [...new Set(settings.requiredRegions)].sort((a, b) => a - b) });
 }

@@ -88,7 +88,7 @@ export async function createClient(db: Executor, keys: KeyMaterial, input: Clien
  * turned to a secret method gets a new secret, returned once; the reverse drops it.
  * Narrowed scopes or grant types do not touch tokens already issued.
  */
-export async function updateClient(db: DB, keys: KeyMaterial, clientId: string, input: ClientSettings, now: Date, log: EventLog = NO_EVENT_LOG): Promise<{ secret: string | null }> {
+export async function updateClient(db: Executor, keys: KeyMaterial, clientId: string, input: ClientSettings, now: Date, log: EventLog = NO_EVENT_LOG): Promise<{ secret: string | null }> {
   const existing = await findClientRow(db, clientId);
   if (!existing) throw new ClientNotFound(clientId);
   const errors: FieldError[] = [];
@@ -101,7 +101,7 @@ export async function updateClient(db: DB, keys: KeyMaterial, clientId: string, 
     secret = generateClientSecret();
     secretDigest = digestClientSecret(keys, secret);
   }
-  await db.transaction().execute(async (trx) => {
+  await inTransaction(db, async (trx) => {
     await updateClientRow(trx, existing.id, { ...settings, secretDigest }, now);
     await replaceRequiredRegions(trx, existing.id, input.requiredRegions);
   });
