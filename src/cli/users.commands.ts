@@ -20,13 +20,20 @@ const WHICH_USER: OptionSpecs = {
   email: { type: 'string', value: 'E', help: 'the user\'s email address (either this or --id)' },
 };
 
-export async function findUser(db: DB, values: OptionValues, idOption = 'id'): Promise<UserRow> {
+/**
+ * The user named by `--id` (or `idOption`) or `--email`. A deleted member's anonymised row is
+ * refused unless `deleted: 'allow'` (`user show`): nothing of it may be changed or sign in again.
+ */
+export async function findUser(db: DB, values: OptionValues, idOption = 'id', { deleted = 'refuse' }: { deleted?: 'allow' | 'refuse' } = {}): Promise<UserRow> {
   const which = oneOf(values, idOption, 'email');
   const id = optionalInteger(values, idOption);
   const email = optionalString(values, 'email');
   const found = email !== undefined ? await findUserCredentialsByEmail(db, email) : await findUserById(db, id!);
   if (!found) throw new RefusedInput(`there is no user with ${which === 'email' ? `email ${email}` : `id ${id}`}`);
   const { password_hash: _hash, ...user } = found as UserRow & { password_hash?: string };
+  if (deleted === 'refuse' && accountStatus((await findUserWithStatus(db, user.id))!) === 'deleted') {
+    throw new RefusedInput(`user ${user.id} was deleted before`);
+  }
   return user;
 }
 
@@ -66,7 +73,7 @@ export const userShowCommand: CliCommand = {
   options: WHICH_USER,
   async run(context, values) {
     const db = await context.database();
-    const user = (await findUserWithStatus(db, (await findUser(db, values)).id))!;
+    const user = (await findUserWithStatus(db, (await findUser(db, values, 'id', { deleted: 'allow' })).id))!;
     const regions = await findRegionIdsOfUser(db, user.id);
     const shown = { ...userJson(user), regionIds: regions.member, ambassadorOf: regions.ambassador };
     const notes = [shown.role, ...(shown.verified ? ['verified'] : []), ...(shown.sleeping ? ['sleeping'] : []), statusNote(shown) ?? []].flat();

@@ -117,4 +117,17 @@ describe('user delete', () => {
     const twice = await cli(['user', 'delete', '--id', String(adaId), '--confirm-email', `deleted-${adaId}@deleted.invalid`, '--json']);
     expect(JSON.parse(twice.out)).toEqual({ error: `user ${adaId} was deleted before` });
   });
+
+  test('a deleted member\'s row takes no password, status, second-factor or session change: exit 1, nothing written', async () => {
+    const row = () => withDatabase(dataDir, (db) => db.selectFrom('users').selectAll().where('id', '=', adaId).executeTakeFirstOrThrow());
+    const before = await row();
+    const eventsBefore = await memberEvents();
+    const id = ['--id', String(adaId)];
+    for (const argv of [['user', 'set-password', ...id], ['user', 'disable', ...id], ['user', 'enable', ...id], ['user', 'reset-second-factor', ...id], ['sessions', 'revoke', '--user', String(adaId)]]) {
+      expect(await cli(argv, 'a new pass phrase for a deleted row\n'), argv.join(' ')).toEqual({ code: 1, out: '', err: `error: user ${adaId} was deleted before\n` });
+    }
+    expect(await row()).toEqual(before);
+    expect(before.password_hash).toBe('!');
+    expect(await memberEvents()).toEqual(eventsBefore);
+  });
 });
