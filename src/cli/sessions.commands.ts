@@ -2,6 +2,7 @@
 import { endSessionsOfUser } from '../accounts/sessions.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { revokeGrantsOfUser } from '../oauth/grants/grants.repository.ts';
+import { logSecurityEvent } from '../ops/security-events.ts';
 import type { CliCommand } from './command.ts';
 import { findUser } from './users.commands.ts';
 
@@ -22,6 +23,7 @@ export const sessionsRevokeCommand: CliCommand = {
       const ended = await endSessionsOfUser(trx, user.id, now);
       return { sessions: ended.sessionsEnded, grants: ended.grantsRevoked + await revokeGrantsOfUser(trx, user.id, now) };
     });
+    logSecurityEvent(context.events, { event: 'account.member.sessions_ended', userId: user.id, actorId: null, sessionsEnded: sessions, grantsRevoked: grants });
     return {
       json: { userId: user.id, email: user.email, sessionsEnded: sessions, grantsRevoked: grants },
       text: [`${user.email} (user ${user.id}): ${sessions} session(s) ended, ${grants} app grant(s) revoked.`],

@@ -13,6 +13,7 @@ import { findGrantState } from '../oauth/grants/live-grant.repository.ts';
 import { loadSigningKeys } from '../oauth/keys/signing-keys.ts';
 import { introspectTokenAsOperator, type IntrospectionContext } from '../oauth/tokens/introspection.ts';
 import { findGrantOfToken } from '../oauth/tokens/token-grant.ts';
+import { logSecurityEvent } from '../ops/security-events.ts';
 import { RefusedInput, type CliCommand, type CliContext } from './command.ts';
 
 const FROM_STDIN = ['The token is read from standard input (its first line), or pasted at a prompt without echo on a terminal:',
@@ -57,6 +58,7 @@ export const tokenRevokeCommand: CliCommand = {
     const grant = found && await findGrantState(ctx.db, found.grantId);
     if (!grant) throw new RefusedInput('not a token of this server, or it has expired: there is nothing to revoke');
     const revoked = await revokeGrant(ctx.db, grant.id, now);
+    if (revoked) logSecurityEvent(context.events, { event: 'oauth.grant.revoked', grantId: grant.id, clientId: grant.client_id, userId: grant.user_id, actorId: null });
     const user = await describeUser(ctx.db, grant.user_id);
     const state = revoked ? 'Revoked' : 'Already revoked:';
     return {

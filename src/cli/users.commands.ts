@@ -105,6 +105,7 @@ export const userAddCommand: CliCommand = {
     const password = await context.readPassword('Password');
     const input = { email: values.email as string, firstName: values['first-name'] as string, lastName: values['last-name'] as string, role: role as RoleName, regionIds, ambassadorOf };
     const id = await createUser(await context.database(), { ...input, password });
+    logSecurityEvent(context.events, { event: 'account.member.created', userId: id, actorId: null, role });
     return { json: { id, ...input }, text: [`User ${id} created: ${input.email} (${role})`] };
   },
 };
@@ -123,6 +124,7 @@ export const userSetPasswordCommand: CliCommand = {
     const password = await context.readPassword(`New password for ${user.email}`);
     const ended = await setUserPassword(db, user.id, password, new Date());
     if (!ended) throw new RefusedInput(`there is no user with id ${user.id}`);
+    logSecurityEvent(context.events, { event: 'account.member.password_set', userId: user.id, actorId: null, sessionsEnded: ended.sessionsEnded, grantsRevoked: ended.grantsRevoked });
     return {
       json: { id: user.id, email: user.email, passwordChanged: true, ...ended },
       text: [`Password of ${user.email} (user ${user.id}) changed; ${ended.sessionsEnded} session(s) ended, ${ended.grantsRevoked} app grant(s) revoked.`],

@@ -76,6 +76,12 @@ export type SecurityEvent =
   | { event: 'account.member.sessions_ended'; userId: number; actorId: number | null; sessionsEnded: number; grantsRevoked: number }
   /** The member was disabled (no sign-in) and signed out everywhere; `actorId` as above. */
   | { event: 'account.member.disabled'; userId: number; actorId: number | null; sessionsEnded: number; grantsRevoked: number }
+  /** An operator (`user add`) created the member with the role `role`. */
+  | { event: 'account.member.created'; userId: number; actorId: null; role: string }
+  /** An operator (`user set-password`) set the member's password: every session of the member ended. */
+  | { event: 'account.member.password_set'; userId: number; actorId: null; sessionsEnded: number; grantsRevoked: number }
+  /** An operator (`token revoke`) revoked the app grant `grantId` of the member `userId` to the client `clientId`. */
+  | { event: 'oauth.grant.revoked'; grantId: number; clientId: string; userId: number; actorId: null }
   /** The member may sign in again; `actorId` as above. */
   | { event: 'account.member.enabled'; userId: number; actorId: number | null }
   /** The member's account was deleted: private data gone, the row anonymised; `actorId` as above. */
@@ -150,6 +156,9 @@ const DESCRIPTIONS: Record<SecurityEventName, ['warn' | 'info', string]> = {
   'account.member.sessions_ended': ['info', 'sessions of a member ended by the organisation or an operator'],
   'account.member.disabled': ['info', 'member disabled'],
   'account.member.enabled': ['info', 'member enabled'],
+  'account.member.created': ['info', 'member created by an operator'],
+  'account.member.password_set': ['info', 'password set by an operator'],
+  'oauth.grant.revoked': ['info', 'app grant revoked by an operator'],
   'account.member.deleted': ['info', 'member deleted'],
   'oauth.device.user_code_refused': ['warn', 'device user code unknown, used or expired'],
   'oauth.device.user_code_limited': ['warn', 'device user code refused unchecked: too many wrong codes'],

@@ -11,6 +11,11 @@ afterAll(() => remove());
 const cli = (argv: string[], input = '') => runInProcess(dataDir, argv, input);
 
 /** Every user and region in the CLI's data directory (opened once the CLI has let go of it). */
+/** The stored audit events named `event`: the member and the details. */
+const storedEvents = (event: string) => withDatabase(dataDir, async (db) =>
+  (await db.selectFrom('security_events').select(['user_id', 'details']).where('event', '=', event).orderBy('id').execute())
+    .map((r) => ({ userId: r.user_id, ...r.details })));
+
 function storedRows(): Promise<{ users: string[]; regions: string[] }> {
   return withDatabase(dataDir, async (db) => ({
     users: (await db.selectFrom('users').select('email').orderBy('id').execute()).map((u) => u.email),
@@ -67,6 +72,7 @@ describe('user add', () => {
       role: 'ambassador', regionIds: [region], ambassadorOf: [region] });
     expect(result.out + result.err).not.toContain('long enough');
     expect(await withApp(dataDir, async (app) => (await logIn(app, 'ada@example.test', 'long enough')).status)).toBe(200);
+    expect(await storedEvents('account.member.created')).toEqual([{ userId: JSON.parse(result.out).id, actorId: null, role: 'ambassador' }]);
   });
 
   it('takes no --password argument any more: it would end up in ps and the shell history', async () => {
@@ -155,6 +161,8 @@ describe('user list, show and set-password', () => {
       expect((await logIn(app, 'ada@example.test', 'a new pass phrase')).status).toBe(200);
     });
     expect((await cli(['user', 'set-password', '--email', 'nobody@example.test'], 'long enough\n')).code).toBe(1);
+    // The change is in the audit log, once: the refused ones wrote nothing.
+    expect(await storedEvents('account.member.password_set')).toEqual([{ userId: summary.id, actorId: null, sessionsEnded: summary.sessionsEnded, grantsRevoked: 0 }]);
   });
 });
 
@@ -181,6 +189,7 @@ describe('sessions revoke', () => {
     });
     expect((await cli(['sessions', 'revoke'])).code).toBe(2);
     expect((await cli(['sessions', 'revoke', '--user', '99999'])).code).toBe(1);
+    expect(await storedEvents('account.member.sessions_ended')).toEqual([{ userId: summary.userId, actorId: null, sessionsEnded: summary.sessionsEnded, grantsRevoked: 0 }]);
   });
 });
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { AppUnderTest } from '../helpers/app.ts';
 import { CALLBACK, obtainCode, tokenRequest, TEST_VERIFIER } from '../helpers/oauth.ts';
 import { logInAs } from '../helpers/session.ts';
-import { makeDataDir, runBin, runInProcess, withApp } from './cli-helpers.ts';
+import { makeDataDir, runBin, runInProcess, withApp, withDatabase } from './cli-helpers.ts';
 
 let dataDir: string;
 let remove: () => Promise<void>;
@@ -93,6 +93,9 @@ describe('token revoke', () => {
     });
     const again = await cli(['token', 'revoke'], tokens.access_token);
     expect(again).toEqual({ code: 0, err: '', out: `Already revoked: grant ${result.grantId} of client wiki for user ${userId} (ada@example.test): its refresh and access tokens no longer work.\n` });
+    // In the audit log once: the second revoke changed nothing.
+    expect(await withDatabase(dataDir, (db) => db.selectFrom('security_events').select(['user_id', 'client_id', 'details']).where('event', '=', 'oauth.grant.revoked').execute()))
+      .toEqual([{ user_id: userId, client_id: 'wiki', details: { grantId: result.grantId, actorId: null } }]);
   });
 
   test('an access token revokes its grant, as text; a token that is not ours is refused', async () => {
