@@ -1,57 +1,152 @@
 /**
- * `db backup FILE | restore FILE` for the embedded database (db/embedded-backup.ts).
- * On PostgreSQL its own tools do this, consistently while the server runs.
+ * `db backup FILE | restore FILE` for the embedded database (db/embedded-backup.ts)
+ * and the keys the data directory generated (backup-archive.ts): a backup
+ * brings a deployment back on another machine. On PostgreSQL its own tools do
+ * this, consistently while the server runs.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { timingSafeEqual } from 'node:crypto';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ConfigError, type Config } from '../config.ts';
 import { DataDirBusyError } from '../db/data-dir-lock.ts';
 import { checkDump, dumpEmbeddedDatabase, isEmbeddedDatabaseEmpty, restoreEmbeddedDatabase } from '../db/embedded-backup.ts';
+import { encryptionKeyFingerprint } from '../oauth/keys/key-check.ts';
+import { ENCRYPTION_KEY_FILE, existingEncryptionKey, generatedKeyFiles, SIGNING_KEY_FILE } from '../oauth/keys/key-material.ts';
+import { readBackup, writeBackup } from './backup-archive.ts';
 import { RefusedInput, type CliCommand, type CliContext } from './command.ts';
 
-const FILE = { name: 'file', value: 'FILE', help: 'the backup file (a gzipped tarball of the data directory)' };
+const FILE = { name: 'file', value: 'FILE', help: 'the backup file (a gzipped tarball: the database and the generated keys)' };
 
 export const dbBackupCommand: CliCommand = {
   words: ['db', 'backup'],
-  summary: 'copy the embedded database into FILE (the server must be stopped)',
-  details: ['A running server holds the embedded database: stop it first. On PostgreSQL (DATABASE_URL) use pg_dump.'],
+  summary: 'copy the embedded database and its generated keys into FILE (the server must be stopped)',
+  details: [
+    'A running server holds the embedded database: stop it first. On PostgreSQL (DATABASE_URL) use pg_dump.',
+    'The file holds the keys generated in the data directory (keys/): keep it as safe as they are. Keys set by',
+    'OAUTH_PRIVATE_KEY(_FILE) or OAUTH_ENCRYPTION_KEY(_FILE) are not in it; a restore needs them set as they are now.',
+  ],
   arguments: [FILE],
   options: { force: { type: 'boolean', help: 'overwrite FILE if it exists' } },
   async run(context, values) {
     const dataDir = embeddedDataDir(context, 'pg_dump');
     const file = values.file as string;
-    const dump = await whileStopped(() => dumpEmbeddedDatabase(dataDir));
-    const bytes = Buffer.from(await dump.arrayBuffer());
+    const { dump, keys } = await whileStopped(async () => ({ dump: await dumpEmbeddedDatabase(dataDir), keys: await readGeneratedKeys(context.config) }));
+    const bytes = await writeBackup({ database: dump, keys });
     try {
-      // It holds digests and encrypted keys: readable by its owner only.
+      // It holds the keys, digests and encrypted keys: readable by its owner only.
       await writeFile(file, bytes, { mode: 0o600, flag: values.force ? 'w' : 'wx' });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       throw new RefusedInput(code === 'EEXIST' ? `${file} exists: choose another name, or --force to overwrite it` : `cannot write ${file}: ${code ?? (error as Error).message}`);
     }
-    return { json: { file, bytes: bytes.length }, text: [`Backed up the embedded database in ${dataDir} to ${file} (${bytes.length} bytes).`] };
+    const names = [...keys.keys()];
+    const configured = configuredKeyVariables(context.config);
+    return {
+      json: { file, bytes: bytes.length, keys: names },
+      text: [
+        `Backed up the embedded database in ${dataDir}${names.length > 0 ? ` and its keys (${names.map((n) => `keys/${n}`).join(', ')})` : ''} to ${file} (${bytes.length} bytes).`,
+        ...(names.length > 0 ? ['The file holds the keys that decrypt its secrets: keep it as safe as the keys themselves.'] : []),
+        ...(configured.length > 0 ? [`Not in it: the keys set by ${configured.join(' and ')}; a restore needs them as they are now.`] : []),
+      ],
+    };
   },
 };
 
 export const dbRestoreCommand: CliCommand = {
   words: ['db', 'restore'],
-  summary: 'replace the embedded database with a db backup FILE (the server must be stopped)',
-  details: ['Refuses a data directory that holds a database unless --force. On PostgreSQL (DATABASE_URL) use pg_restore or psql.'],
+  summary: 'replace the embedded database and its generated keys with a db backup FILE (the server must be stopped)',
+  details: [
+    'Refuses a data directory that holds a database unless --force. On PostgreSQL (DATABASE_URL) use pg_restore or psql.',
+    'The backup\'s keys replace those in the data directory (keys/), but for a key set by configuration. Refused,',
+    'changing nothing, when the encryption key the server would then use is not the one the backup\'s database was set up with.',
+  ],
   arguments: [FILE],
   options: { force: { type: 'boolean', help: 'replace the database the data directory holds' } },
   async run(context, values) {
     const dataDir = embeddedDataDir(context, 'pg_restore or psql');
     const file = values.file as string;
-    const dump = new Blob([await readFile(file).catch((error: NodeJS.ErrnoException) => {
+    const bytes = await readFile(file).catch((error: NodeJS.ErrnoException) => {
       throw new RefusedInput(`cannot read ${file}: ${error.code ?? error.message}`);
-    })]);
-    const migrations = await checkDump(dump);
-    if (migrations === undefined) throw new RefusedInput(`${file} is not a backup of this application's embedded database (db backup writes one)`);
+    });
+    const backup = await readBackup(bytes, [SIGNING_KEY_FILE, ENCRYPTION_KEY_FILE]);
+    const checked = await checkDump(backup.database);
+    if (checked === undefined) throw new RefusedInput(`${file} is not a backup of this application's embedded database (db backup writes one)`);
     if (!values.force && !isEmbeddedDatabaseEmpty(dataDir)) {
       throw new RefusedInput(`${dataDir} already holds a database: --force replaces it (back it up first with db backup)`);
     }
-    await whileStopped(() => restoreEmbeddedDatabase(dataDir, dump));
-    return { json: { file, dataDir, migrations }, text: [`Restored ${file} into ${dataDir} (${migrations} migrations applied in it; the server applies newer ones when it starts).`] };
+    const generated = generatedKeyFiles(context.config);
+    const keys = new Map([...backup.keys].filter(([name]) => generated.includes(name)));
+    await refuseAnotherEncryptionKey(context.config, file, keys, checked.keyFingerprint);
+    await whileStopped(() => restoreEmbeddedDatabase(dataDir, backup.database, () => writeKeys(context.config, keys)));
+    const names = [...keys.keys()];
+    return {
+      json: { file, dataDir, migrations: checked.migrations, keys: names },
+      text: [
+        `Restored ${file} into ${dataDir}${names.length > 0 ? ` with its keys (${names.map((n) => `keys/${n}`).join(', ')})` : ''} `
+          + `(${checked.migrations} migrations applied in it; the server applies newer ones when it starts).`,
+      ],
+    };
   },
 };
+
+/** The key files the data directory generated and uses, as they are. */
+async function readGeneratedKeys(config: Config): Promise<Map<string, string>> {
+  const keys = new Map<string, string>();
+  for (const name of generatedKeyFiles(config)) {
+    const text = await readFile(path.join(config.dataDir, 'keys', name), 'utf8').catch(() => undefined);
+    if (text !== undefined) keys.set(name, text);
+  }
+  return keys;
+}
+
+function configuredKeyVariables(config: Config): string[] {
+  return [
+    ...(config.oauthPrivateKey !== undefined ? ['OAUTH_PRIVATE_KEY'] : config.oauthPrivateKeyFile !== undefined ? ['OAUTH_PRIVATE_KEY_FILE'] : []),
+    ...(config.oauthEncryptionKey !== undefined ? ['OAUTH_ENCRYPTION_KEY'] : config.oauthEncryptionKeyFile !== undefined ? ['OAUTH_ENCRYPTION_KEY_FILE'] : []),
+  ];
+}
+
+/**
+ * The server refuses to start on a database set up with another encryption key (key-check.ts): the
+ * restore refuses first, changing nothing, and says which key it compared. `keys`: the backup's
+ * generated key files that the restore writes.
+ */
+async function refuseAnotherEncryptionKey(config: Config, file: string, keys: ReadonlyMap<string, string>, fingerprint: Buffer | undefined): Promise<void> {
+  if (fingerprint === undefined) return;
+  const existingFile = path.join(config.dataDir, 'keys', ENCRYPTION_KEY_FILE);
+  const fromBackup = keys.get(ENCRYPTION_KEY_FILE);
+  const generatedText = fromBackup ?? await readFile(existingFile, 'utf8').catch(() => undefined);
+  let key: Uint8Array | undefined;
+  try {
+    key = await existingEncryptionKey(config, generatedText);
+  } catch (error) {
+    if (error instanceof ConfigError) throw new RefusedInput(`${error.message}; nothing was restored`);
+    throw error;
+  }
+  const configured = configuredKeyVariables(config).find((name) => name.startsWith('OAUTH_ENCRYPTION_KEY'));
+  if (key === undefined) {
+    throw new RefusedInput(`${file} holds no encryption key (a backup of an earlier version, or one whose keys were set by configuration) and ${existingFile} does not exist: `
+      + 'the database\'s signing keys, refresh tokens and client secrets need the key it was set up with. Set OAUTH_ENCRYPTION_KEY '
+      + `(or copy the old data directory's keys/ into ${path.dirname(existingFile)}) and restore again; nothing was restored`);
+  }
+  const candidate = encryptionKeyFingerprint({ encryptionKey: key });
+  if (candidate.length !== fingerprint.length || !timingSafeEqual(candidate, fingerprint)) {
+    const label = configured ?? (fromBackup !== undefined ? `the backup's keys/${ENCRYPTION_KEY_FILE}` : existingFile);
+    throw new RefusedInput(`${label} is not the encryption key the backup's database was set up with: the server would refuse to start on it; nothing was restored`);
+  }
+}
+
+/** Each key file replaced whole (written beside it, then renamed), readable by its owner only. */
+async function writeKeys(config: Config, keys: ReadonlyMap<string, string>): Promise<void> {
+  if (keys.size === 0) return;
+  const dir = path.join(config.dataDir, 'keys');
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  for (const [name, text] of keys) {
+    const target = path.join(dir, name);
+    await writeFile(`${target}.restoring`, text, { mode: 0o600 });
+    await rename(`${target}.restoring`, target);
+  }
+}
 
 function embeddedDataDir(context: CliContext, tool: string): string {
   if (context.config.databaseUrl !== undefined) {

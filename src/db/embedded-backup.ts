@@ -6,7 +6,7 @@
  * under a running server would not be consistent, and a restore under it would
  * corrupt it.
  */
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { lockDataDir } from './data-dir-lock.ts';
 
@@ -32,13 +32,26 @@ export async function dumpEmbeddedDatabase(dataDir: string): Promise<Blob> {
   }
 }
 
-/** How many migrations the dump holds, or undefined when it is no PGlite dump of this application's database. */
-export async function checkDump(dump: Blob): Promise<number | undefined> {
+export interface CheckedDump {
+  /** How many migrations the dump holds. */
+  migrations: number;
+  /** The fingerprint of the encryption key its database was set up with (a server stores it at its first start), if any. */
+  keyFingerprint: Buffer | undefined;
+}
+
+/** What the dump holds, or undefined when it is no PGlite dump of this application's database. */
+export async function checkDump(dump: Blob): Promise<CheckedDump | undefined> {
   let pglite: Awaited<ReturnType<typeof createPglite>> | undefined;
   try {
     pglite = await createPglite({ loadDataDir: dump });
     const result = await pglite.query<{ count: number }>('select count(*)::int as count from schema_migrations');
-    return result.rows[0]?.count;
+    const migrations = result.rows[0]?.count;
+    if (migrations === undefined) return undefined;
+    const hasCheck = await pglite.query<{ found: boolean }>('select to_regclass(\'encryption_key_check\') is not null as found');
+    const fingerprint = hasCheck.rows[0]?.found
+      ? (await pglite.query<{ fingerprint: Uint8Array }>('select fingerprint from encryption_key_check limit 1')).rows[0]?.fingerprint
+      : undefined;
+    return { migrations, keyFingerprint: fingerprint === undefined ? undefined : Buffer.from(fingerprint) };
   } catch {
     return undefined;
   } finally {
@@ -51,14 +64,28 @@ export function isEmbeddedDatabaseEmpty(dataDir: string): boolean {
   return !existsSync(dir) || readdirSync(dir).length === 0;
 }
 
-/** Replaces the data directory's database with the dump (the caller checked it, and whether replacing is wanted). */
-export async function restoreEmbeddedDatabase(dataDir: string, dump: Blob): Promise<void> {
+/**
+ * Replaces the data directory's database with the dump (the caller checked it, and whether replacing
+ * is wanted). The dump is loaded beside the database first: a load that fails leaves the old one as it
+ * was. `beforeSwap` runs under the lock once the dump is loaded, before the database is replaced (the
+ * CLI writes the backup's keys then).
+ */
+export async function restoreEmbeddedDatabase(dataDir: string, dump: Blob, beforeSwap: () => Promise<void> = async () => {}): Promise<void> {
   const lock = lockDataDir(dataDir);
   try {
     const dir = path.join(dataDir, 'pglite');
+    const loading = `${dir}.restoring`;
+    rmSync(loading, { recursive: true, force: true });
+    try {
+      const pglite = await createPglite({ dataDir: loading, loadDataDir: dump });
+      await pglite.close();
+      await beforeSwap();
+    } catch (error) {
+      rmSync(loading, { recursive: true, force: true });
+      throw error;
+    }
     rmSync(dir, { recursive: true, force: true });
-    const pglite = await createPglite({ dataDir: dir, loadDataDir: dump });
-    await pglite.close();
+    renameSync(loading, dir);
   } finally {
     lock.release();
   }

@@ -27,7 +27,7 @@ export class EncryptionKeyMismatchError extends Error {
 }
 
 /** HMAC-SHA256 of a fixed label under a key derived for this purpose alone: reveals nothing of the key. */
-export function encryptionKeyFingerprint(keys: KeyMaterial): Buffer {
+export function encryptionKeyFingerprint(keys: Pick<KeyMaterial, 'encryptionKey'>): Buffer {
   const checkKey = Buffer.from(hkdfSync('sha256', keys.encryptionKey, new Uint8Array(0), 'foodsharing-oauth:key-check', 32));
   return createHmac('sha256', checkKey).update(FINGERPRINT_LABEL).digest();
 }

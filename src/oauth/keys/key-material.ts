@@ -43,6 +43,29 @@ export async function loadKeyMaterial(config: Config): Promise<KeyMaterial> {
   return { signingKeyPem, encryptionKey, generatedIn: signing.generated || encryption.generated ? keysDir : undefined };
 }
 
+/** The files under `<DATA_DIR>/keys/` this configuration generates and uses (none for a key set by a variable or file). */
+export function generatedKeyFiles(config: Config): string[] {
+  const keysDir = path.join(config.dataDir, 'keys');
+  return [
+    ...(signingKeySource(config, keysDir).generated ? [SIGNING_KEY_FILE] : []),
+    ...(encryptionKeySource(config, keysDir).generated ? [ENCRYPTION_KEY_FILE] : []),
+  ];
+}
+
+/**
+ * The encryption key this configuration uses, generating none: the configured one, else the text of
+ * the generated file given (`generatedText`, undefined when there is none). Throws {@link ConfigError}
+ * for a key that cannot be read or is malformed.
+ */
+export async function existingEncryptionKey(config: Config, generatedText: string | undefined): Promise<Uint8Array | undefined> {
+  const source = encryptionKeySource(config, path.join(config.dataDir, 'keys'));
+  if (source.generated && generatedText === undefined) return undefined;
+  const problems: string[] = [];
+  const key = await readKey(source.generated ? { ...source, read: async () => generatedText! } : source, toEncryptionKey, problems);
+  if (key === undefined) throw new ConfigError(problems);
+  return key;
+}
+
 interface KeySource {
   /** How a problem names it: the variable, or the generated file. */
   readonly label: string;
