@@ -55,7 +55,8 @@ const REASONS: Readonly<Record<string, string>> = {
 
 function reasonOf(error: unknown, timeoutSeconds: number): string {
   // The server answered: its own words ("password authentication failed for user …", "database … does not exist").
-  if (error instanceof pg.DatabaseError) return error.message;
+  const answer = error instanceof pg.DatabaseError ? error : (error as { cause?: unknown }).cause;
+  if (answer instanceof pg.DatabaseError) return answer.message;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && REASONS[code]) return REASONS[code];
   if (code === 'DATABASE_UNAVAILABLE') return `no answer within ${timeoutSeconds} s (DATABASE_TIMEOUT_SECONDS)`;

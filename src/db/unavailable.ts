@@ -31,7 +31,10 @@ export function guardPool(pool: pg.Pool, queryTimeoutMs: number): PostgresPool {
   return {
     async connect() {
       const client = await pool.connect().catch((error: unknown) => {
-        throw isCodeless(error) ? new DatabaseUnavailableError(error) : error;
+        // A server that answers a new connection with an error (not accepting connections, shutting down,
+        // too many clients, a failed-over or dropped database, a password no longer valid) is unavailable
+        // to every request alike; the cause keeps the server's own words for the start-up message.
+        throw isCodeless(error) || error instanceof pg.DatabaseError ? new DatabaseUnavailableError(error) : error;
       });
       let guarded = clients.get(client);
       if (!guarded) {

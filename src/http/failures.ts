@@ -7,8 +7,12 @@ import { DATABASE_UNAVAILABLE } from '../db/unavailable.ts';
 
 const DATABASE_DOWN_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND',
-  '08000', '08001', '08003', '08006', '57P01', '57P02', '57P03', '53300',
-  DATABASE_UNAVAILABLE, // pg's code-less connection errors, tagged by src/db/unavailable.ts
+  // SQLSTATE: connection exceptions (class 08), insufficient resources (53), operator intervention
+  // (57P: shutting down, cannot connect now, database dropped), and a write on a database that failed
+  // over to a standby (25006, read-only transaction).
+  '08000', '08001', '08003', '08004', '08006', '08007', '08P01', '53000', '53100', '53200', '53300',
+  '57P01', '57P02', '57P03', '57P04', '25006',
+  DATABASE_UNAVAILABLE, // connection failures, tagged by src/db/unavailable.ts
 ]);
 
 export interface Failure {
@@ -19,6 +23,8 @@ export interface Failure {
   isServerFault: boolean;
   /** The client went away while its request was being read: nobody to answer, nothing wrong here. */
   isClientAbort?: boolean;
+  /** The database cannot be reached: the same for every request while it lasts, logged without a stack. */
+  isDatabaseDown?: boolean;
 }
 
 /** Codes of a connection the client closed. */
@@ -32,7 +38,7 @@ export function classifyFailure(error: unknown): Failure {
     return { status: 400, message: 'The request was aborted.', isServerFault: false, isClientAbort: true };
   }
   if (typeof e.code === 'string' && DATABASE_DOWN_CODES.has(e.code)) {
-    return { status: 503, message: 'The service is temporarily unavailable. Please try again shortly.', isServerFault: true };
+    return { status: 503, message: 'The service is temporarily unavailable. Please try again shortly.', isServerFault: true, isDatabaseDown: true };
   }
   const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
   if (status >= 400 && status < 500) {
@@ -54,8 +60,16 @@ function clientMessage(e: Partial<FastifyError>, status: number): string {
   }
 }
 
-/** Our faults at error level with the stack; a client that went away at info; other client errors not at all. */
+/**
+ * Our faults at error level with the stack; an unreachable database at warn with its code and message
+ * only (an outage fails every request the same way: a stack each would flood the log); a client that
+ * went away at info; other client errors not at all.
+ */
 export function logFailure(log: FastifyBaseLogger, error: unknown, failure: Failure): void {
-  if (failure.isServerFault) log.error({ err: error }, 'request failed');
+  if (failure.isDatabaseDown) {
+    const { code, message } = error as { code?: string; message?: string };
+    const cause = (error as { cause?: { code?: string } }).cause;
+    log.warn({ code, ...(cause?.code === undefined ? {} : { causeCode: cause.code }), reason: message }, 'database unavailable');
+  } else if (failure.isServerFault) log.error({ err: error }, 'request failed');
   else if (failure.isClientAbort) log.info({ code: (error as { code?: string }).code }, 'client aborted the request');
 }

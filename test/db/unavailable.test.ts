@@ -4,7 +4,8 @@ import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.ts';
 import { DATABASE_UNAVAILABLE, DatabaseUnavailableError } from '../../src/db/unavailable.ts';
-import { TEST_DATABASE_URL } from '../helpers/database.ts';
+import { classifyFailure, logFailure } from '../../src/http/failures.ts';
+import { TEST_DATABASE_URL, withAdminClient } from '../helpers/database.ts';
 
 describe('PostgreSQL outages are told by error code, not message text', () => {
   /** A TCP server on a free port; `onSocket` decides what happens to each connection. */
@@ -30,6 +31,46 @@ describe('PostgreSQL outages are told by error code, not message text', () => {
       expect(await refused.ping().catch((e: unknown) => e)).toMatchObject({ code: 'ECONNREFUSED' });
     } finally {
       await refused.close();
+    }
+  });
+
+  it('a server that answers a new connection with an error (55000: not accepting connections) is DATABASE_UNAVAILABLE: a 503, logged without a stack', async () => {
+    // PostgreSQL's ErrorResponse to the startup message (protocol 3.0): severity, SQLSTATE, message.
+    const fields = Buffer.from('SFATAL\0C55000\0Mdatabase "x" is not currently accepting connections\0\0');
+    const header = Buffer.alloc(5);
+    header.write('E');
+    header.writeInt32BE(fields.length + 4, 1);
+    const refusing = await tcpServer((socket) => socket.once('data', () => socket.end(Buffer.concat([header, fields]))));
+    const handle = await openDatabase({ kind: 'postgres', url: `postgres://x@127.0.0.1:${refusing.port}/x`, poolSize: 1 });
+    try {
+      const error = await handle.ping().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(DatabaseUnavailableError);
+      expect(error).toMatchObject({ code: DATABASE_UNAVAILABLE, message: 'database "x" is not currently accepting connections', cause: { code: '55000' } });
+      const failure = classifyFailure(error);
+      expect(failure).toMatchObject({ status: 503, isDatabaseDown: true });
+      const lines: unknown[][] = [];
+      const log = { warn: (...args: unknown[]) => lines.push(['warn', ...args]), error: (...args: unknown[]) => lines.push(['error', ...args]) };
+      logFailure(log as unknown as Parameters<typeof logFailure>[0], error, failure);
+      expect(lines).toEqual([['warn', { code: DATABASE_UNAVAILABLE, causeCode: '55000', reason: 'database "x" is not currently accepting connections' }, 'database unavailable']]);
+    } finally {
+      await handle.close();
+      await refusing.close();
+    }
+  });
+
+  it.runIf(TEST_DATABASE_URL)('a database that does not accept connections (ALLOW_CONNECTIONS false) answers 503', async () => {
+    const name = `unavailable_${process.pid}_${Date.now()}`;
+    await withAdminClient((client) => client.query(`create database ${name} allow_connections false`));
+    const url = new URL(TEST_DATABASE_URL!);
+    url.pathname = `/${name}`;
+    const handle = await openDatabase({ kind: 'postgres', url: url.toString(), poolSize: 1 });
+    try {
+      const error = await handle.ping().catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: DATABASE_UNAVAILABLE, cause: { code: '55000' } });
+      expect(classifyFailure(error).status).toBe(503);
+    } finally {
+      await handle.close();
+      await withAdminClient((client) => client.query(`drop database ${name}`));
     }
   });
 
