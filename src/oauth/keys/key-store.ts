@@ -96,8 +96,8 @@ export class KeyStore {
 
   /**
    * Loads the keys; the first load also imports the configured key when the
-   * table is empty. Lazy, so that building the app needs no database (an
-   * instance whose database is down still starts and answers 503).
+   * table is empty. Lazy, so that building the app needs no database (the
+   * tests build apps on a database that is down; `main.ts` connects first).
    */
   reload(): Promise<void> {
     this.loading ??= (async () => {
