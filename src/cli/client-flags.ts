@@ -19,8 +19,9 @@ const text = (field: keyof ClientSettings, value: string, help: string): Setting
   ({ type: 'string', field, value, help, read: (values, name) => values[name] });
 const list = (field: keyof ClientSettings, value: string, help: string): SettingOption =>
   ({ type: 'string', multiple: true, field, value, help, read: stringList });
+/** Region ids; `--option ''` alone clears the list. */
 const regions = (field: keyof ClientSettings, help: string): SettingOption =>
-  ({ type: 'string', multiple: true, field, value: 'ID', help, read: positiveIntegers });
+  ({ type: 'string', multiple: true, field, value: 'ID', help, read: (values, name) => (stringList(values, name).join('') === '' ? [] : positiveIntegers(values, name)) });
 /** A string whose empty value (`--option ''`) clears the setting. */
 const clearable = (field: keyof ClientSettings, value: string, help: string): SettingOption =>
   ({ type: 'string', field, value, help, read: (values, name) => (values[name] === '' ? null : values[name]) });
@@ -35,7 +36,7 @@ export const CLIENT_SETTING_OPTIONS: Readonly<Record<string, SettingOption>> = {
   'redirect-uri': list('redirectUris', 'URI', 'an exact redirect URI; repeat for several'),
   scope: list('scopes', 'SCOPE', `a scope the client may ask for (${SCOPES.join(', ')}); repeat; openid is always included`),
   grant: list('grantTypes', 'GRANT', `a grant type besides authorization_code (${GRANT_TYPES.filter((g) => g !== 'authorization_code').join(', ')}); repeat`),
-  'required-region': regions('requiredRegions', 'only members of this region may sign in; repeat (none given: every member)'),
+  'required-region': regions('requiredRegions', 'only members of this region may sign in; repeat (none given: every member); \'\' clears'),
   'post-logout-redirect-uri': list('postLogoutRedirectUris', 'URI', 'an exact URI the member may be sent to after logging out through the client; repeat; \'\' clears'),
   'backchannel-logout-uri': clearable('backchannelLogoutUri', 'URI', 'where logout tokens are posted when a session that signed into the client ends; \'\' clears'),
   'backchannel-logout-session-required': flag('backchannelLogoutSessionRequired', true, 'logout tokens must carry the session id (sid)'),

@@ -146,6 +146,11 @@ describe('client list, show, update, rotate-secret, delete', () => {
     expect(refused.err).toContain('--redirect-uri: "http://example.com/cb" must use https');
     expect((await cli('client', 'update', '--client-id', 'nope', '--name', 'X')).code).toBe(1);
     expect((await cli('client', 'update', '--client-id', 'wiki', '--public', '--confidential')).code).toBe(2);
+    // '' clears the required regions, as it clears the post-logout redirect URIs; a value beside it is still checked.
+    expect((await cli('client', 'update', '--client-id', 'wiki', '--required-region', '', '--required-region', 'x')).code).toBe(2);
+    const cleared = await cli('client', 'update', '--client-id', 'wiki', '--required-region', '', '--json');
+    expect(cleared.code, cleared.err).toBe(0);
+    expect(JSON.parse(cleared.out)).toMatchObject({ name: 'Wiki 2', requiredRegions: [] });
   });
 
   test('update --public drops the secret, --confidential prints a new one', async () => {
