@@ -14,6 +14,7 @@ import type { CliContext } from '../../src/cli/command.ts';
 import { userSetPasswordCommand } from '../../src/cli/users.commands.ts';
 import { findClientRow } from '../../src/oauth/clients/clients.repository.ts';
 import { rememberConsent } from '../../src/oauth/consent/consents.repository.ts';
+import { NO_EVENT_LOG } from '../../src/ops/security-events.ts';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/fixture.ts';
 import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
@@ -51,7 +52,7 @@ async function expectCodeDiesWith(end: (s: SignedIn) => Promise<void>, s?: Signe
 }
 
 function cliContext(password?: string): CliContext {
-  return { database: async () => t.db, readPassword: async () => password ?? '', say: () => {} } as unknown as CliContext;
+  return { database: async () => t.db, readPassword: async () => password ?? '', say: () => {}, events: NO_EVENT_LOG } as unknown as CliContext;
 }
 
 describe('every end of the session kills its codes not yet exchanged', () => {

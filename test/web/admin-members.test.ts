@@ -239,7 +239,8 @@ describe('actions', () => {
     const response = await post(`/admin/users/${member.id}/disable`, { csrf_token: orga.csrfToken });
     expect(response.statusCode).toBe(303);
     expect(response.headers.location).toBe(`/admin/users/${member.id}?done=disabled&sessions=1&grants=1`);
-    expect(await writes.take()).toEqual(['oauth_grants', 'oauth_logout_notices', 'oauth_session_clients', 'password_reset_tokens', 'pending_logins', 'sessions', 'users']);
+    // The audit log's row among them: stored before the answer.
+    expect(await writes.take()).toEqual(['oauth_grants', 'oauth_logout_notices', 'oauth_session_clients', 'password_reset_tokens', 'pending_logins', 'security_events', 'sessions', 'users']);
     expect(await findPendingLogin(t.db, t.clock.now, pendingLogin)).toBeUndefined();
     const page = (await get(response.headers.location as string)).body;
     expect(page).toContain('The member is disabled. Sessions ended: 1; app grants revoked: 1.');
@@ -286,7 +287,7 @@ describe('actions', () => {
     const enable = await post(`/admin/users/${member.id}/enable`, { csrf_token: orga.csrfToken });
     expect(enable.statusCode).toBe(303);
     expect(enable.headers.location).toBe(`/admin/users/${member.id}?done=enabled&sessions=0&grants=0`);
-    expect(await writes.take()).toEqual(['users']);
+    expect(await writes.take()).toEqual(['security_events', 'users']);
     expect((await apiLogin(member)).statusCode).toBe(200);
     expect((await refresh(refreshToken)).statusCode).toBe(400);
     const twice = await post(`/admin/users/${member.id}/enable`, { csrf_token: orga.csrfToken });

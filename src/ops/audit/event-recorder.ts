@@ -58,14 +58,18 @@ export class EventRecorder {
     private readonly onError: (error: unknown, rows: number) => void,
   ) {}
 
-  /** `address`: the client address of the request behind the event, when it names none of its own. */
-  record(event: SecurityEvent, address?: string): void {
+  /**
+   * `address`: the client address of the request behind the event, when it names none of its own.
+   * Resolves when the insert that holds the event is done (or its failure logged): never rejects.
+   */
+  record(event: SecurityEvent, address?: string): Promise<void> {
     for (const listener of this.listeners) listener(event);
     this.pending.push(eventRow(event, this.clock(), address));
-    if (this.scheduled) return;
+    if (this.scheduled) return this.writing;
     this.scheduled = true;
     // Events of the same moment (a request's, a command's) go out in one insert.
     this.writing = this.writing.then(() => new Promise<void>((resolve) => setImmediate(resolve))).then(() => this.flush());
+    return this.writing;
   }
 
   /** Tells `listener` of every event from now on, as it is recorded (the metrics count them). */
