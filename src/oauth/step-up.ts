@@ -7,6 +7,16 @@
 import { ACR_MULTI_FACTOR, ACR_PASSWORD, ACR_PHISHING_RESISTANT, meetsAcr } from '../accounts/authentication-methods.ts';
 import type { SecondFactors } from '../accounts/one-time-codes/one-time-codes.repository.ts';
 
+/** The authorization endpoint, where the second step of a step-up returns to. */
+export const AUTHORIZE_PATH = '/oauth/authorize';
+
+/**
+ * The parameter the step-up page's "cancel" adds to the request it returns to: a request whose step-up
+ * would be asked is then answered `access_denied` instead. Anyone may add it; it can only end a request
+ * with an error, as the member's cancel does.
+ */
+export const STEP_UP_CANCELLED = { name: 'step_up', value: 'cancelled' } as const;
+
 /** The first requested level (in the client's order) the methods meet; undefined when none is met. */
 export function metAcr(requested: readonly string[] | undefined, amr: readonly string[]): string | undefined {
   return requested?.find((acr) => meetsAcr(amr, acr));

@@ -108,6 +108,31 @@ describe('step-up', () => {
     expect(claims.sid).toBe(before.sid);
   });
 
+  test('the member cancels the step-up: access_denied at the redirect URI with the state, which openid-client reports; a login\'s second step cancels back to the login with the request', async () => {
+    const member = await makeUser(t.db);
+    const { browser } = await signedInWithPassword(member);
+    await enrol(t.app, await t.logIn(member), clock.now());
+    const stepUp = await request({ acr_values: ACR_MULTI_FACTOR });
+    const html = await (await browser.follow(stepUp.url.href)).response.text();
+    const cancel = /<a href="([^"]+)">Abbrechen und zurück zur App<\/a>/.exec(html)?.[1]?.replaceAll('&amp;', '&');
+    expect(cancel).toMatch(/^\/oauth\/authorize\?.*&step_up=cancelled$/);
+    const back = await browser.follow(cancel!);
+    expect(back.location).toMatch(/^http:\/\/127\.0\.0\.1:3000\/callback\?error=access_denied&/);
+    const answer = new URL(back.location!);
+    expect(Object.fromEntries(answer.searchParams)).toEqual({ error: 'access_denied', error_description: 'The user cancelled the stronger sign-in the app asked for.', state: stepUp.state, iss: t.baseUrl });
+    await expect(stepUp.exchange(back.location!)).rejects.toMatchObject({ error: 'access_denied' });
+    // The marker decides nothing where no step-up is asked: a request the session meets gets its code.
+    const plain = await request();
+    expect((await browser.follow(`${plain.url.href}&step_up=cancelled`)).location).toMatch(/^http:\/\/127\.0\.0\.1:3000\/callback\?code=/);
+
+    // A login's second step (a new browser): its cancel goes back to the login, with the app's request.
+    const fresh = new Browser(t.baseUrl);
+    const login = await fresh.follow(stepUp.url.href);
+    const secondStep = await fresh.logIn(login.url, member);
+    const loginCancel = /<a href="([^"]+)">Abbrechen<\/a>/.exec(await secondStep.response.text())?.[1]?.replaceAll('&amp;', '&');
+    expect(loginCancel).toBe(`/login?${new URLSearchParams({ return_to: new URL(login.url).searchParams.get('return_to')! })}`);
+  });
+
   test('max_age with phr: the passkey-only step-up is asked for as it is (a passkey that verifies the member is a new sign-in)', async () => {
     const member = await makeUser(t.db);
     const { browser } = await signedInWithPassword(member);

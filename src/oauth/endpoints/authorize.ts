@@ -19,7 +19,7 @@ import { isInRequiredRegions } from '../checks/required-regions.ts';
 import { webOrigin } from '../checks/redirect-uri.ts';
 import { rememberConsent } from '../consent/consents.repository.ts';
 import { AccessDenied, ConsentRequired, LoginRequired, UnmetAuthenticationRequirements, type OAuthError } from '../errors.ts';
-import { metAcr, unmetReason } from '../step-up.ts';
+import { metAcr, STEP_UP_CANCELLED, unmetReason } from '../step-up.ts';
 import { meetsAcr } from '../../accounts/authentication-methods.ts';
 import { findSecondFactors } from '../../accounts/one-time-codes/one-time-codes.repository.ts';
 import { PENDING_LOGIN_SECONDS } from '../../accounts/one-time-codes/pending-logins.ts';
@@ -220,8 +220,14 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
       }
       return toLogin(reply, req);
     }
-    // OpenID Connect Core §3.1.2.1, §5.5.1.1: a stronger login than the session's was asked for.
-    if (req.acr !== undefined && metAcr(req.acr, session.amr) === undefined) return stepUp(request, reply, req, session);
+    // OpenID Connect Core §3.1.2.1, §5.5.1.1: a stronger login than the session's was asked for;
+    // the member may decline it on the step-up page, and the app hears so.
+    if (req.acr !== undefined && metAcr(req.acr, session.amr) === undefined) {
+      if (raw[STEP_UP_CANCELLED.name] === STEP_UP_CANCELLED.value) {
+        return redirectWithError(reply, req, new AccessDenied('The user cancelled the stronger sign-in the app asked for.'));
+      }
+      return stepUp(request, reply, req, session);
+    }
     const memberOf = await findMemberRegionIds(ctx.db, session.user.id, req.client.required_regions);
     if (!isInRequiredRegions(req.client.required_regions, memberOf)) return regionsPage(request, reply, req);
     return isDecision ? decide(request, reply, req, session, raw) : consent(request, reply, req, session);

@@ -37,6 +37,7 @@ import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
 import { toLocation } from '../../http/location.ts';
+import { AUTHORIZE_PATH, STEP_UP_CANCELLED } from '../../oauth/step-up.ts';
 import { throttledMessage } from './throttled.ts';
 import { noteSecondFactor } from '../../ops/metrics.ts';
 import { localeOf } from '../language/locale.ts';
@@ -93,7 +94,20 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
       ...view, csrfToken: await formToken(request, reply, config), returnTo: step.returnTo, stepUp: 'session' in step,
       hasCodes: factors.totp && !passkeyOnly && !withoutPassword, hasPasskeys: factors.passkeys > 0, passkeyPath: SECOND_FACTOR_PASSKEY_PATH,
       signInAgain: withoutPassword && !passkeyOnly ? `/login?${new URLSearchParams({ return_to: step.returnTo }).toString()}` : undefined,
+      ...cancelOf(step),
     }, status);
+  };
+
+  /**
+   * The way out: a login's second step back to the login, with the page it was for (an app's request
+   * among them); an app's step-up back to the app, which answers it `access_denied` (authorize.ts).
+   */
+  const cancelOf = (step: Step): { cancelTo?: string; cancelToApp?: boolean } => {
+    if (!('session' in step)) return { cancelTo: `/login?${new URLSearchParams({ return_to: step.returnTo }).toString()}` };
+    const target = new URL(step.returnTo, config.publicUrl);
+    if (target.pathname !== AUTHORIZE_PATH) return {};
+    target.searchParams.set(STEP_UP_CANCELLED.name, STEP_UP_CANCELLED.value);
+    return { cancelTo: `${target.pathname}${target.search}`, cancelToApp: true };
   };
 
   app.get(SECOND_FACTOR_PATH, { schema: { querystring: Type.Object({
