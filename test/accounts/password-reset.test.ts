@@ -91,6 +91,16 @@ describe('asking for a link', () => {
     expect(rows[0]!.digest).toHaveLength(32);
   });
 
+  it('an empty address is asked for, beside the field; nothing is sent', async () => {
+    const before = smtp.envelopes.length;
+    const answer = await askForLink('   ');
+    expect(answer.statusCode).toBe(400);
+    expect(answer.body).toContain('<p class="error" role="alert" id="forgot-error" tabindex="-1" autofocus>Please enter your email address.</p>');
+    expect(answer.body).toMatch(/<input type="email" id="email" name="email" value="" autocomplete="username" required aria-invalid="true" aria-describedby="forgot-intro forgot-error">/);
+    await sendAll();
+    expect(smtp.envelopes.length).toBe(before);
+  });
+
   it('writes the mail in the language of the request', async () => {
     const user = await makeUser(t.db);
     const page = await t.app.inject({ url: '/password/forgot', headers: { 'accept-language': 'de' } });

@@ -55,11 +55,11 @@ export const linkRequestPages: FastifyPluginAsyncTypebox<LinkRequestOptions> = a
     const returnTo = safeReturnTo(form.return_to, config.publicUrl) ?? '/';
     const email = form.email?.trim() ?? '';
     const t = reply.translator();
-    const again = async (status: number, error: string) => reply.render(views.form, {
-      csrfToken: await formToken(request, reply, config), returnTo, email, error, loginHref: loginHref(returnTo),
+    const again = async (status: number, error: string, emailMissing = false) => reply.render(views.form, {
+      csrfToken: await formToken(request, reply, config), returnTo, email, error, emailMissing, loginHref: loginHref(returnTo),
     }, status);
     if (!(await isValidFormToken(request, form.csrf_token))) return again(403, t('login.csrf'));
-    if (email === '') return again(400, t('login.missing'));
+    if (email === '') return again(400, t('login.missingEmail'), true);
     await send({ email, locale: localeOf(request), returnTo, ip: request.ip, log: request.events });
     return reply.render(views.sent, { minutes, loginHref: loginHref(returnTo) });
   });
