@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Eta } from 'eta';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isOrga } from '../accounts/roles.ts';
 import { translator, type Messages, type Translate } from './i18n.ts';
 import { localeOf } from './language/locale.ts';
@@ -57,7 +57,7 @@ export function installPages(app: FastifyInstance, messages: Messages): void {
       user: session?.user ?? null,
       isOrga: session ? isOrga(session.user) : false,
       // Where the language switch comes back to.
-      here: request.url,
+      here: request.method === 'GET' || request.method === 'HEAD' ? request.url : pageOfSubmission(app, request),
     });
     return this.code(status)
       .header('content-type', 'text/html; charset=utf-8')
@@ -79,4 +79,16 @@ export function installPages(app: FastifyInstance, messages: Messages): void {
       .header('cache-control', 'public, max-age=3600')
       .send(source));
   }
+}
+
+/**
+ * The page a form's answer belongs to, for its language switch: a GET of a POST's own address, or of the
+ * nearest address above it that has one (`/settings/security` for `/settings/security/password`), its
+ * parameters filled in. A POST's address itself may have no page: the switch would end in a 404.
+ */
+function pageOfSubmission(app: FastifyInstance, request: FastifyRequest): string {
+  const params = (request.params ?? {}) as Record<string, unknown>;
+  let pattern = request.routeOptions.url ?? '/';
+  while (pattern.length > 1 && !app.hasRoute({ method: 'GET', url: pattern })) pattern = pattern.slice(0, pattern.lastIndexOf('/')) || '/';
+  return pattern.replace(/:(\w+)/g, (_match, name: string) => encodeURIComponent(String(params[name] ?? '')));
 }

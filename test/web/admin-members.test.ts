@@ -281,6 +281,8 @@ describe('actions', () => {
     const again = await post(`/admin/users/${member.id}/disable`, { csrf_token: orga.csrfToken });
     expect(again.statusCode).toBe(409);
     expect(again.body).toContain('This member is already disabled.');
+    // Its language switch returns to the member's page, the nearest page above the form's address.
+    expect(again.body).toContain(`<a href="/language/de?return_to=${encodeURIComponent(`/admin/users/${member.id}`)}" lang="de" hreflang="de">Deutsch</a>`);
     await t.app.securityEvents.settled();
     expect(await writes.take()).toEqual([]);
 

@@ -144,6 +144,11 @@ describe('/settings/security: changing the password', () => {
     expect(wrong.body).toContain('<p class="error" role="alert" tabindex="-1" autofocus>Bitte korrigiere die markierten Felder.</p>');
     expect(wrong.body).toContain('aria-invalid="true" aria-describedby="current_password-error"');
     expect(wrong.body).toContain('<p class="field-error" id="current_password-error">Das aktuelle Passwort ist falsch.</p>');
+    // The answer's language switch leads to the security page (the form's address has no page of its own).
+    expect(wrong.body).toContain('<a href="/language/en?return_to=%2Fsettings%2Fsecurity" lang="en" hreflang="en">English</a>');
+    const switched = await t.app.inject({ url: '/language/en?return_to=%2Fsettings%2Fsecurity', headers: { cookie: here.cookie } });
+    expect([switched.statusCode, switched.headers.location]).toEqual([303, '/settings/security']);
+    expect((await t.app.inject({ url: '/settings/security', headers: { cookie: here.cookie } })).statusCode).toBe(200);
     expect(await t.db.selectFrom('mail_outbox').select('id').where('recipient', '=', user.email).execute()).toEqual([]);
     expect((await t.db.selectFrom('users').select('password_hash').where('id', '=', user.id).executeTakeFirstOrThrow()).password_hash).toBe(hashBefore);
     // This browser's device counter: 5 free failures, then a wait (as at /login).
