@@ -11,7 +11,7 @@ import type { Clock } from '../clock.ts';
 import { authProblems } from './plugin/auth.problems.ts';
 import { enforceRouteAuth, noSessionProblem, sessionForStatement } from './plugin/route-auth.ts';
 import { isMutating } from './plugin/route-config.ts';
-import { assertValidInput, hasInvalidInput } from './plugin/validation-order.ts';
+import { assertValidInput, assertValidParams, hasInvalidInput } from './plugin/validation-order.ts';
 
 /** Who is acting: the logged-in user as the policies see them. */
 export interface Actor {
@@ -37,12 +37,13 @@ export async function requireSession(request: FastifyRequest): Promise<SessionCo
  * A reading route with `sessionInStatement` (route-config.ts): when the `/api` hook left the session
  * to the route and the request is valid, `inStatement` reads the session in the route's own statement
  * (sessions.ts `inLiveSession`) and answers undefined for no live session: the route's 401 or 403.
- * Otherwise the usual order runs: the shared checks (401, 403), the input (400), then `ordinary`.
+ * Otherwise the usual order runs: the shared checks (401, 403), the path parameters (400), then
+ * `ordinary`, which calls `checkInput` (the body and query, 400) after its own 404 and 403.
  */
 export async function inSessionStatement<T>(
   request: FastifyRequest, clock: Clock,
   inStatement: (session: LiveSessionParams) => Promise<T | undefined>,
-  ordinary: (actor: Actor) => Promise<T>,
+  ordinary: (actor: Actor, checkInput: () => void) => Promise<T>,
 ): Promise<T> {
   const session = sessionForStatement(request);
   // A state change must have its CSRF token checked: inCheckedSessionStatement's statement does, this one does not.
@@ -61,7 +62,7 @@ export async function inSessionStatement<T>(
 export async function inCheckedSessionStatement<T>(
   request: FastifyRequest, clock: Clock,
   inStatement: (session: CheckedSessionParams, checkSession: (check: SessionCheck) => void) => Promise<T>,
-  ordinary: (actor: Actor) => Promise<T>,
+  ordinary: (actor: Actor, checkInput: () => void) => Promise<T>,
 ): Promise<T> {
   const session = sessionForStatement(request);
   if (session?.csrfToken === undefined || hasInvalidInput(request)) return ordinaryOrder(request, ordinary);
@@ -71,9 +72,9 @@ export async function inCheckedSessionStatement<T>(
   });
 }
 
-async function ordinaryOrder<T>(request: FastifyRequest, ordinary: (actor: Actor) => Promise<T>): Promise<T> {
+async function ordinaryOrder<T>(request: FastifyRequest, ordinary: (actor: Actor, checkInput: () => void) => Promise<T>): Promise<T> {
   await enforceRouteAuth(request);
   const actor = await requireActor(request);
-  assertValidInput(request);
-  return ordinary(actor);
+  assertValidParams(request);
+  return ordinary(actor, () => assertValidInput(request));
 }

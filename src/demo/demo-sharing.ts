@@ -25,6 +25,8 @@ export interface DemoSharing {
 }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** The demo calls the services without a request: there is no query to check. */
+const NO_QUERY = (): void => undefined;
 /** The schema's maximum `lifeTimeInDays`. */
 const MAX_BASKET_LIFETIME_DAYS = 21;
 
@@ -51,9 +53,9 @@ async function loadBaskets(db: Executor, frieda: UserRef, fabian: UserRef, klara
     description: 'Eine Kiste Gemüse: Möhren, Lauch und etwas Kohlrabi.',
     contactTypes: [1], lat: 52.5163, lon: 13.3777, lifeTimeInDays: MAX_BASKET_LIFETIME_DAYS, weightInGrams: 4000,
   });
-  await requestBasket(db, systemClock, fabian, bread.id);
-  await requestBasket(db, systemClock, klara, bread.id);
-  await withdrawRequest(db, systemClock, klara, bread.id);
+  await requestBasket(db, systemClock, fabian, bread.id, NO_QUERY);
+  await requestBasket(db, systemClock, klara, bread.id, NO_QUERY);
+  await withdrawRequest(db, systemClock, klara, bread.id, NO_QUERY);
   return [
     { id: bread.id, description: bread.description, creator: frieda, until: bread.until, requests: [
       { user: fabian, status: 0, statusName: 'sent' }, { user: klara, status: 5, statusName: 'withdrawn' },

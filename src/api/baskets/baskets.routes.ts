@@ -29,12 +29,16 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketRoutesOptions> = asyn
 
   api.get('/baskets/:basketId', {
     config: { auth: 'required' },
+    attachValidation: true,
     schema: {
       tags: TAGS, summary: 'A basket (deleted ones: 404)',
       params: BasketParams,
       response: { 200: BasketSchema, 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema },
     },
-  }, async (request) => getBasket(db, lookupId(request.params.basketId)));
+  }, async (request) => {
+    assertValidParams(request);
+    return getBasket(db, lookupId(request.params.basketId), () => assertValidInput(request));
+  });
 
   api.patch('/baskets/:basketId', {
     config: { auth: 'required' },
@@ -53,19 +57,27 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketRoutesOptions> = asyn
 
   api.post('/baskets/:basketId/request', {
     config: { auth: 'required' },
+    attachValidation: true,
     schema: {
       tags: TAGS, summary: 'Request a basket',
       params: BasketParams,
       response: { 200: BasketSchema, ...errors, 409: ProblemSchema },
     },
-  }, async (request) => requestBasket(db, clock, await requireActor(request), lookupId(request.params.basketId)));
+  }, async (request) => {
+    assertValidParams(request);
+    return requestBasket(db, clock, await requireActor(request), lookupId(request.params.basketId), () => assertValidInput(request));
+  });
 
   api.post('/baskets/:basketId/withdraw', {
     config: { auth: 'required' },
+    attachValidation: true,
     schema: {
       tags: TAGS, summary: 'Withdraw the caller\'s open request for a basket (request status 5)',
       params: WithdrawParams,
       response: { 200: BasketSchema, ...errors },
     },
-  }, async (request) => withdrawRequest(db, clock, await requireActor(request), lookupId(request.params.basketId)));
+  }, async (request) => {
+    assertValidParams(request);
+    return withdrawRequest(db, clock, await requireActor(request), lookupId(request.params.basketId), () => assertValidInput(request));
+  });
 };

@@ -7,7 +7,7 @@ import type { Executor } from '../../db/executor.ts';
 import type { Actor } from '../actor.ts';
 import { ValidationFailed } from '../plugin/problem.ts';
 import {
-  findBasket, findRequestStatus, insertBasket, updateBasket, upsertRequest, withdrawOpenRequest,
+  findBasket, findRequestStatus, insertBasket, OPEN_REQUEST_STATUSES, updateBasket, upsertRequest, withdrawOpenRequest,
   type BasketFields, type BasketRow,
 } from './baskets.repository.ts';
 import { isAvailable, isVisible, mayEditBasket } from './baskets.policy.ts';
@@ -17,8 +17,10 @@ import { flattenContactTypes, type Basket, type BasketCreate, type BasketPatch }
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-export async function getBasket(db: Executor, basketId: number): Promise<Basket> {
+/** `checkInput` throws the query's validation error, deferred until after the 404 (SPEC-API order). */
+export async function getBasket(db: Executor, basketId: number, checkInput: () => void): Promise<Basket> {
   const basket = await findVisibleBasket(db, basketId);
+  checkInput();
   return toBasket(basket);
 }
 
@@ -76,8 +78,12 @@ function fieldsOf(row: BasketRow): BasketFields {
   };
 }
 
-export async function requestBasket(db: Executor, clock: Clock, actor: Pick<Actor, 'id'>, basketId: number): Promise<Basket> {
+/** 404 unavailable → `checkInput()` (the query) → 409 own basket, already requested. */
+export async function requestBasket(
+  db: Executor, clock: Clock, actor: Pick<Actor, 'id'>, basketId: number, checkInput: () => void,
+): Promise<Basket> {
   const basket = await findAvailableBasket(db, clock, basketId);
+  checkInput();
   if (basket.creator_id === actor.id) throw basketProblems.ownBasket();
   if (!(await upsertRequest(db, basket.id, actor.id, clock()))) {
     const status = await findRequestStatus(db, basket.id, actor.id);
@@ -86,13 +92,24 @@ export async function requestBasket(db: Executor, clock: Clock, actor: Pick<Acto
   return toBasket((await findBasket(db, basket.id))!);
 }
 
-/** The caller's open request (status 0 or 1) becomes withdrawn (5). */
-export async function withdrawRequest(db: Executor, clock: Clock, actor: Pick<Actor, 'id'>, basketId: number): Promise<Basket> {
+/**
+ * The caller's open request (status 0 or 1) becomes withdrawn (5). Both 404s (no such basket, no open
+ * request) come before `checkInput()` (the query); the update itself still requires an open request.
+ */
+export async function withdrawRequest(
+  db: Executor, clock: Clock, actor: Pick<Actor, 'id'>, basketId: number, checkInput: () => void,
+): Promise<Basket> {
   const basket = await findAvailableBasket(db, clock, basketId);
+  if (!isOpenRequest(await findRequestStatus(db, basket.id, actor.id))) throw basketProblems.noOpenRequest();
+  checkInput();
   if (!(await withdrawOpenRequest(db, basket.id, actor.id, clock()))) {
     throw basketProblems.noOpenRequest();
   }
   return toBasket((await findBasket(db, basket.id))!);
+}
+
+function isOpenRequest(status: number | undefined): boolean {
+  return (OPEN_REQUEST_STATUSES as readonly number[]).includes(status ?? -1);
 }
 
 async function findVisibleBasket(db: Executor, basketId: number): Promise<BasketRow> {

@@ -35,16 +35,21 @@ export const contentRoutes: FastifyPluginAsyncTypebox<ContentRoutesOptions> = as
   });
 
   api.get('/contents/:contentId', {
+    attachValidation: true,
     schema: {
       tags,
       summary: 'A content entry (public)',
       params: ContentParams,
       response: { 200: ContentEntrySchema, 400: ProblemSchema, 404: ProblemSchema },
     },
-  }, async (request) => readContent(db, lookupId(request.params.contentId)));
+  }, async (request) => {
+    assertValidParams(request);
+    return readContent(db, lookupId(request.params.contentId), () => assertValidInput(request));
+  });
 
   api.delete('/contents/:contentId', {
     config: { auth: 'required' },
+    attachValidation: true,
     schema: {
       tags,
       summary: 'Delete a content entry',
@@ -53,7 +58,8 @@ export const contentRoutes: FastifyPluginAsyncTypebox<ContentRoutesOptions> = as
       response: { 200: EmptyObject, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
     },
   }, async (request) => {
-    await removeContent(db, await requireActor(request), lookupId(request.params.contentId));
+    assertValidParams(request);
+    await removeContent(db, await requireActor(request), lookupId(request.params.contentId), () => assertValidInput(request));
     return {};
   });
 

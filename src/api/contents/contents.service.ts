@@ -14,8 +14,11 @@ export function stripTags(value: string): string {
   return value.replace(/<[^>]*>/g, '').replace(/<[a-zA-Z/!?][^>]*$/, '').trim();
 }
 
-export async function readContent(db: DB, contentId: number): Promise<ContentEntry> {
-  return toContentEntry(await findContentOrThrow(db, contentId));
+/** `checkInput` throws the query's validation error, deferred until after the 404 (SPEC-API order). */
+export async function readContent(db: DB, contentId: number, checkInput: () => void): Promise<ContentEntry> {
+  const row = await findContentOrThrow(db, contentId);
+  checkInput();
+  return toContentEntry(row);
 }
 
 /** `checkInput` throws the body/query validation error, deferred until after the 404 and 403 checks (SPEC-API order). */
@@ -40,9 +43,10 @@ export async function changeContent(db: DB, clock: Clock, actor: Actor, contentI
   return toContentEntry(row);
 }
 
-export async function removeContent(db: DB, actor: Actor, contentId: number): Promise<void> {
+export async function removeContent(db: DB, actor: Actor, contentId: number, checkInput: () => void): Promise<void> {
   await findContentOrThrow(db, contentId);
   checkMayEdit(actor);
+  checkInput();
   if (!(await deleteContent(db, contentId))) throw contentProblems.notFound(contentId);
 }
 

@@ -34,11 +34,15 @@ export const forumRoutes: FastifyPluginAsyncTypebox<ForumRoutesOptions> = async 
 
   api.get('/regions/:regionId/forum/subscriptions', {
     config: { auth: 'required' },
+    attachValidation: true,
     schema: {
       tags,
       summary: 'Whether the caller follows a region\'s forum',
       params: ForumRegionParams,
       response: { 200: ForumSubscriptionSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
     },
-  }, async (request) => readForumSubscription(db, await requireActor(request), lookupId(request.params.regionId)));
+  }, async (request) => {
+    assertValidParams(request);
+    return readForumSubscription(db, await requireActor(request), lookupId(request.params.regionId), () => assertValidInput(request));
+  });
 };

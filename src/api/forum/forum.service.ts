@@ -15,8 +15,9 @@ async function checkForumAccess(db: DB, actor: Actor, regionId: number): Promise
   }
 }
 
-export async function readForumSubscription(db: DB, actor: Actor, regionId: number): Promise<{ isFollowing: boolean }> {
+export async function readForumSubscription(db: DB, actor: Actor, regionId: number, checkInput: () => void): Promise<{ isFollowing: boolean }> {
   await checkForumAccess(db, actor, regionId);
+  checkInput();
   return { isFollowing: await isSubscribed(db, actor.id, regionId) };
 }
 

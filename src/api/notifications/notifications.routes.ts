@@ -26,7 +26,11 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<NotificationRoutesOpt
   }, async (request) => {
     await inCheckedSessionStatement(request, clock,
       (session, checkSession) => updateRegionNotificationsInSession(db, session, request.body, checkSession),
-      (actor) => updateRegionNotifications(db, clock, actor, request.body));
+      (actor, checkInput) => {
+        // A malformed body is a 400 before the membership check (docs/api-community.md).
+        checkInput();
+        return updateRegionNotifications(db, clock, actor, request.body);
+      });
     return {};
   });
 };

@@ -4,9 +4,9 @@
  * (validation.ts), and the order of checks every operation shares: not
  * logged in → 401 (403 for the two operations the seed lists without 401),
  * then a missing or wrong `X-CSRF-Token` on POST/PUT/PATCH/DELETE → 403, then
- * schema validation (routes that answer 404/403 first defer the body and
- * query part: validation-order.ts). A route that declares no query schema
- * takes no query parameters. Routes declare what they need in `config`
+ * schema validation (every route that can answer 404 defers the body and
+ * query part until after its 404 and 403: validation-order.ts). A route that
+ * declares no query schema takes no query parameters. Routes declare what they need in `config`
  * (route-config.ts).
  */
 import type { FastifyInstance } from 'fastify';
@@ -38,6 +38,10 @@ export interface EnrolmentGate {
 /** What a member who must set up a second factor may still do under /api. */
 const REACHABLE_BEFORE_ENROLMENT = new Set(['/api/user/logout']);
 
+function answers404(schema: { response?: unknown } | undefined): boolean {
+  return typeof schema?.response === 'object' && schema.response !== null && '404' in schema.response;
+}
+
 export function installApiContext(api: FastifyInstance, gate?: EnrolmentGate): void {
   // Swagger UI's pages under /api/doc keep the page headers (it sets its own CSP).
   markJsonRoutes(api, (url) => url.startsWith('/api/doc'));
@@ -47,6 +51,9 @@ export function installApiContext(api: FastifyInstance, gate?: EnrolmentGate): v
   // `DELETE /api/contents/2?foo=1` is a 400 like any other unknown parameter.
   api.addHook('onRoute', (route) => {
     if (route.schema?.querystring === undefined) route.schema = { ...route.schema, querystring: NO_QUERY };
+    if (answers404(route.schema) && route.attachValidation !== true) {
+      throw new Error(`${route.method} ${route.url}: a route that answers 404 needs attachValidation, or a 400 for its query or body would come before the 404`);
+    }
     if (route.config?.sessionInStatement && route.attachValidation !== true) {
       throw new Error(`${route.method} ${route.url}: sessionInStatement needs attachValidation, or a 400 would come before the 401`);
     }

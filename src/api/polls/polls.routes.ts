@@ -14,12 +14,16 @@ export interface PollRoutesOptions { db: DB; clock: Clock }
 export const pollRoutes: FastifyPluginAsyncTypebox<PollRoutesOptions> = async (api, { db, clock }) => {
   api.get('/polls/:pollId', {
     config: { auth: 'required' },
+    attachValidation: true,
     schema: {
       tags: ['polls'], summary: 'A poll (orga, its author, members of its region)',
       params: PollParams,
       response: { 200: PollSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
     },
-  }, async (request) => getPoll(db, await requireActor(request), lookupId(request.params.pollId)));
+  }, async (request) => {
+    assertValidParams(request);
+    return getPoll(db, await requireActor(request), lookupId(request.params.pollId), () => assertValidInput(request));
+  });
 
   api.patch('/polls/:pollId', {
     config: { auth: 'required' },

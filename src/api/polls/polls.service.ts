@@ -17,11 +17,13 @@ import {
 } from './polls.repository.ts';
 import type { Poll, PollPatch } from './polls.schemas.ts';
 
-export async function getPoll(db: Executor, actor: Actor, pollId: number): Promise<Poll> {
+/** 404 → 403 → `checkInput()` (the query). */
+export async function getPoll(db: Executor, actor: Actor, pollId: number, checkInput: () => void): Promise<Poll> {
   const poll = await findExistingPoll(db, pollId);
   if (!mayViewPoll(actor, poll, await isRegionMember(db, actor.id, poll.region_id))) {
     throw pollProblems.mayNotView();
   }
+  checkInput();
   return toPoll(poll);
 }
 

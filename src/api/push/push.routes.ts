@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import type { Config } from '../../config.ts';
 import type { KeyMaterial } from '../../oauth/keys/key-material.ts';
 import { ProblemSchema } from '../plugin/problem-schema.ts';
+import { assertValidInput, assertValidParams } from '../plugin/validation-order.ts';
 import { pushProblems } from './push.problems.ts';
 import { loadVapidKeys } from './vapid-keys.ts';
 
@@ -19,6 +20,7 @@ export const pushRoutes: FastifyPluginAsyncTypebox<PushRoutesOptions> = async (a
 
   api.get('/push-notification/:type/server-information', {
     config: { auth: 'required' },
+    attachValidation: true,
     schema: {
       tags: ['push-notifications'],
       summary: 'What a client needs to subscribe to a push service; `webpush` gives the VAPID public key',
@@ -26,8 +28,10 @@ export const pushRoutes: FastifyPluginAsyncTypebox<PushRoutesOptions> = async (a
       response: { 200: ServerInformationSchema, 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema },
     },
   }, async (request) => {
+    assertValidParams(request);
     const info = Object.hasOwn(serverInformation, request.params.type) ? serverInformation[request.params.type] : undefined;
     if (!info) throw pushProblems.unknownType(request.params.type);
+    assertValidInput(request);
     return info;
   });
 };

@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { DB } from '../../db/database.ts';
 import { ProblemSchema } from '../plugin/problem-schema.ts';
+import { assertValidInput, assertValidParams } from '../plugin/validation-order.ts';
 import { requireActor } from '../actor.ts';
 import { EmptyObject } from '../params.ts';
 import { lookupId } from '../row-id.ts';
@@ -15,6 +16,7 @@ const tags = ['quiz'];
 export const quizRoutes: FastifyPluginAsyncTypebox<QuizRoutesOptions> = async (api, { db }) => {
   api.get('/quiz/sessions/:foodsaverId', {
     config: { auth: 'required' },
+    attachValidation: true,
     schema: {
       tags,
       summary: 'A user\'s quiz sessions, grouped by quiz',
@@ -22,10 +24,14 @@ export const quizRoutes: FastifyPluginAsyncTypebox<QuizRoutesOptions> = async (a
       params: FoodsaverParams,
       response: { 200: QuizOverviewSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
     },
-  }, async (request) => listQuizOverview(db, await requireActor(request), lookupId(request.params.foodsaverId)));
+  }, async (request) => {
+    assertValidParams(request);
+    return listQuizOverview(db, await requireActor(request), lookupId(request.params.foodsaverId), () => assertValidInput(request));
+  });
 
   api.delete('/quiz/session/:sessionId', {
     config: { auth: 'required' },
+    attachValidation: true,
     schema: {
       tags,
       summary: 'Delete a quiz session',
@@ -34,7 +40,8 @@ export const quizRoutes: FastifyPluginAsyncTypebox<QuizRoutesOptions> = async (a
       response: { 200: EmptyObject, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
     },
   }, async (request) => {
-    await removeQuizSession(db, await requireActor(request), lookupId(request.params.sessionId));
+    assertValidParams(request);
+    await removeQuizSession(db, await requireActor(request), lookupId(request.params.sessionId), () => assertValidInput(request));
     return {};
   });
 };

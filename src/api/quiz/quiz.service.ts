@@ -8,12 +8,13 @@ import { deleteQuizSession, findQuizSession, listQuizzesByIds, listSessionsOfUse
 import { quizProblems } from './quiz.problems.ts';
 import type { QuizOverviewEntry } from './quiz.schemas.ts';
 
-/** Orga, or the user themselves. */
-export async function listQuizOverview(db: DB, actor: Actor, userId: number): Promise<QuizOverviewEntry[]> {
+/** Orga, or the user themselves: 404 → 403 → `checkInput()` (the query). */
+export async function listQuizOverview(db: DB, actor: Actor, userId: number, checkInput: () => void): Promise<QuizOverviewEntry[]> {
   if (!(await findUserById(db, userId))) throw quizProblems.userNotFound(userId);
   if (actor.id !== userId && !isOrga(actor)) {
     throw quizProblems.othersSessions();
   }
+  checkInput();
   const sessions = await listSessionsOfUser(db, userId);
   const quizzes = await listQuizzesByIds(db, [...new Set(sessions.map((s) => s.quiz_id))]);
   return quizzes.map((quiz) => ({
@@ -22,9 +23,10 @@ export async function listQuizOverview(db: DB, actor: Actor, userId: number): Pr
   }));
 }
 
-export async function removeQuizSession(db: DB, actor: Actor, sessionId: number): Promise<void> {
+export async function removeQuizSession(db: DB, actor: Actor, sessionId: number, checkInput: () => void): Promise<void> {
   if (!(await findQuizSession(db, sessionId))) throw quizProblems.sessionNotFound(sessionId);
   if (!isOrga(actor)) throw quizProblems.notOrga();
+  checkInput();
   if (!(await deleteQuizSession(db, sessionId))) throw quizProblems.sessionNotFound(sessionId);
 }
 

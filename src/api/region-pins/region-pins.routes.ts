@@ -25,7 +25,7 @@ export const regionPinRoutes: FastifyPluginAsyncTypebox<RegionPinRoutesOptions> 
     },
   }, async (request) => inSessionStatement(request, clock,
     (session) => readRegionPinInSession(db, session, lookupId(request.params.regionId)),
-    () => readRegionPin(db, lookupId(request.params.regionId))));
+    (_actor, checkInput) => readRegionPin(db, lookupId(request.params.regionId), checkInput)));
 
   api.post('/region/:regionId/pin', {
     config: { auth: 'required' },

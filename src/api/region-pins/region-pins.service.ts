@@ -10,8 +10,11 @@ import { maySetRegionPin } from './region-pins.policy.ts';
 import { findRegionWithPin, findRegionWithPinInSession, upsertRegionPin, type RegionWithPin } from './region-pins.repository.ts';
 import type { RegionPin } from './region-pins.schemas.ts';
 
-export async function readRegionPin(db: DB, regionId: number): Promise<RegionPin> {
-  return pinOf(regionId, await findRegionWithPin(db, regionId));
+/** `checkInput` throws the query's validation error, deferred until after the 404s (SPEC-API order). */
+export async function readRegionPin(db: DB, regionId: number, checkInput: () => void): Promise<RegionPin> {
+  const pin = pinOf(regionId, await findRegionWithPin(db, regionId));
+  checkInput();
+  return pin;
 }
 
 /** The same in the statement that reads the session; undefined without a live session. */
@@ -38,7 +41,7 @@ export async function setRegionPin(db: DB, clock: Clock, actor: Actor, regionId:
   }
   checkInput();
   await upsertRegionPin(db, { region_id: regionId, ...pin }, clock());
-  return readRegionPin(db, regionId);
+  return readRegionPin(db, regionId, checkInput);
 }
 
 async function findRegionOrThrow(db: DB, regionId: number): Promise<void> {

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { DB } from '../../db/database.ts';
 import { ProblemSchema } from '../plugin/problem-schema.ts';
+import { assertValidInput, assertValidParams } from '../plugin/validation-order.ts';
 import { requireActor } from '../actor.ts';
 import { EmptyObject, IdParam } from '../params.ts';
 import { lookupId } from '../row-id.ts';
@@ -13,6 +14,7 @@ export interface ReportRoutesOptions { db: DB }
 export const reportRoutes: FastifyPluginAsyncTypebox<ReportRoutesOptions> = async (api, { db }) => {
   api.delete('/report/:reportId', {
     config: { auth: 'required' },
+    attachValidation: true,
     schema: {
       tags: ['reports'],
       summary: 'Delete a report',
@@ -21,7 +23,8 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ReportRoutesOptions> = asyn
       response: { 200: EmptyObject, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
     },
   }, async (request) => {
-    await removeReport(db, await requireActor(request), lookupId(request.params.reportId));
+    assertValidParams(request);
+    await removeReport(db, await requireActor(request), lookupId(request.params.reportId), () => assertValidInput(request));
     return {};
   });
 };

@@ -5,11 +5,13 @@ import { mayDeleteReport } from './reports.policy.ts';
 import { reportProblems } from './reports.problems.ts';
 import { deleteReport, findReport } from './reports.repository.ts';
 
-export async function removeReport(db: DB, actor: Actor, reportId: number): Promise<void> {
+/** 404 → 403 → `checkInput()` (the query) → deletes. */
+export async function removeReport(db: DB, actor: Actor, reportId: number, checkInput: () => void): Promise<void> {
   const report = await findReport(db, reportId);
   if (!report) throw reportProblems.notFound(reportId);
   if (!mayDeleteReport(actor, { reportedId: report.reported_id })) {
     throw reportProblems.mayNotDelete();
   }
+  checkInput();
   if (!(await deleteReport(db, report.id))) throw reportProblems.notFound(reportId);
 }

@@ -12,14 +12,17 @@ import { countManagers, findTeamRole, insertStoreLog, setTeamRole } from './stor
 /**
  * Makes the user a team member and manager of the store and logs it. The
  * store's row lock serialises concurrent appointments, so the limit of
- * {@link MAX_STORE_MANAGERS} holds under load.
+ * {@link MAX_STORE_MANAGERS} holds under load. 404 → 403 → `checkInput()` (the query) → 422.
  */
-export async function appointStoreManager(db: DB, clock: Clock, actor: Actor, storeId: number, userId: number): Promise<void> {
+export async function appointStoreManager(
+  db: DB, clock: Clock, actor: Actor, storeId: number, userId: number, checkInput: () => void,
+): Promise<void> {
   const store = await findStoreOrThrow(db, storeId);
   const relation = await relationToStore(db, store, actor);
   if (!mayAppointManager(actor, relation)) {
     throw storeProblems.mayNotAppoint();
   }
+  checkInput();
   const user = await findUserById(db, userId);
   if (!user) throw storeProblems.userNotFound(userId);
   if (user.role < ROLES['store-manager']) {

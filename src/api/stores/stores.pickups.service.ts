@@ -34,8 +34,13 @@ export interface PickupSignupRequest {
   userId: number;
 }
 
-/** Signs the caller up for the slot; returns whether the sign-up is confirmed at once (the caller manages the store). */
-export async function signUpForPickup(db: DB, clock: Clock, actor: Actor, request: PickupSignupRequest): Promise<{ isConfirmed: boolean }> {
+/**
+ * Signs the caller up for the slot; returns whether the sign-up is confirmed at once (the caller manages the store).
+ * 404 → 403 → `checkInput()` (the query) → 409.
+ */
+export async function signUpForPickup(
+  db: DB, clock: Clock, actor: Actor, request: PickupSignupRequest, checkInput: () => void,
+): Promise<{ isConfirmed: boolean }> {
   const store = await findStoreOrThrow(db, request.storeId);
   const slotMissing = request.pickupDate.hasSubMillisecond || !isStorableInstant(request.pickupDate.date)
     || !(await findPickupSlot(db, store.id, request.pickupDate.date));
@@ -45,6 +50,7 @@ export async function signUpForPickup(db: DB, clock: Clock, actor: Actor, reques
   if (!maySignUpForPickup(actor, relation)) {
     throw storeProblems.mayNotSignUp();
   }
+  checkInput();
   const isConfirmed = relation.teamRole === 'manager';
   const now = clock();
   await db.transaction().execute(async (trx) => {

@@ -3,6 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import { ProblemSchema } from '../plugin/problem-schema.ts';
+import { assertValidInput, assertValidParams } from '../plugin/validation-order.ts';
 import { requireActor } from '../actor.ts';
 import { EmptyObject } from '../params.ts';
 import { lookupId } from '../row-id.ts';
@@ -18,6 +19,7 @@ const tags = ['stores'];
 export const storeRoutes: FastifyPluginAsyncTypebox<StoreRoutesOptions> = async (api, { db, clock }) => {
   api.get('/stores/:storeId/posts', {
     config: { auth: 'required' },
+    attachValidation: true,
     schema: {
       tags,
       summary: 'The 50 newest wall posts of a store, newest first',
@@ -25,10 +27,14 @@ export const storeRoutes: FastifyPluginAsyncTypebox<StoreRoutesOptions> = async 
       params: StoreParams,
       response: { 200: WallPostListSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
     },
-  }, async (request) => listWallPosts(db, await requireActor(request), lookupId(request.params.storeId)));
+  }, async (request) => {
+    assertValidParams(request);
+    return listWallPosts(db, await requireActor(request), lookupId(request.params.storeId), () => assertValidInput(request));
+  });
 
   api.delete('/stores/:storeId/posts/:postId', {
     config: { auth: 'required' },
+    attachValidation: true,
     schema: {
       tags,
       summary: 'Remove a wall post; writes a store-log entry',
@@ -37,13 +43,15 @@ export const storeRoutes: FastifyPluginAsyncTypebox<StoreRoutesOptions> = async 
       response: { 200: EmptyObject, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
     },
   }, async (request) => {
+    assertValidParams(request);
     const { storeId, postId } = request.params;
-    await removeWallPost(db, clock, await requireActor(request), lookupId(storeId), lookupId(postId));
+    await removeWallPost(db, clock, await requireActor(request), lookupId(storeId), lookupId(postId), () => assertValidInput(request));
     return {};
   });
 
   api.post('/stores/:storeId/pickups/:pickupDate/:fsId', {
     config: { auth: 'required' },
+    attachValidation: true,
     schema: {
       tags,
       summary: 'Sign oneself up for a pickup slot; writes a store-log entry',
@@ -55,14 +63,16 @@ export const storeRoutes: FastifyPluginAsyncTypebox<StoreRoutesOptions> = async 
       },
     },
   }, async (request) => {
+    assertValidParams(request);
     const pickupDate = parsePickupDate(request.params.pickupDate);
     return signUpForPickup(db, clock, await requireActor(request), {
       storeId: lookupId(request.params.storeId), pickupDate, userId: lookupId(request.params.fsId),
-    });
+    }, () => assertValidInput(request));
   });
 
   api.post('/stores/:storeId/managers/:userId', {
     config: { auth: 'required' },
+    attachValidation: true,
     schema: {
       tags,
       summary: 'Make a user a member and manager of the store; writes a store-log entry',
@@ -74,8 +84,9 @@ export const storeRoutes: FastifyPluginAsyncTypebox<StoreRoutesOptions> = async 
       },
     },
   }, async (request) => {
+    assertValidParams(request);
     const { storeId, userId } = request.params;
-    await appointStoreManager(db, clock, await requireActor(request), lookupId(storeId), lookupId(userId));
+    await appointStoreManager(db, clock, await requireActor(request), lookupId(storeId), lookupId(userId), () => assertValidInput(request));
     return {};
   });
 };

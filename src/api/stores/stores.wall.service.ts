@@ -13,17 +13,19 @@ import { deleteWallPost, findWallPost, listNewestWallPosts, type WallPostWithAut
 export const WALL_POST_PAGE_SIZE = 50;
 
 /** The 50 newest posts of the store's wall, newest first. */
-export async function listWallPosts(db: DB, actor: Actor, storeId: number): Promise<WallPost[]> {
+/** 404 → 403 → `checkInput()` (the query). */
+export async function listWallPosts(db: DB, actor: Actor, storeId: number, checkInput: () => void): Promise<WallPost[]> {
   const store = await findStoreOrThrow(db, storeId);
   if (!mayViewWall(actor, await relationToStore(db, store, actor))) {
     throw storeProblems.mayNotViewWall();
   }
+  checkInput();
   const rows = await listNewestWallPosts(db, store.id, WALL_POST_PAGE_SIZE);
   return rows.map(toWallPost);
 }
 
-/** Deletes a wall post and records it in the store log, in one transaction. */
-export async function removeWallPost(db: DB, clock: Clock, actor: Actor, storeId: number, postId: number): Promise<void> {
+/** Deletes a wall post and records it in the store log, in one transaction; `checkInput()` (the query) after 404 and 403. */
+export async function removeWallPost(db: DB, clock: Clock, actor: Actor, storeId: number, postId: number, checkInput: () => void): Promise<void> {
   const store = await findStoreOrThrow(db, storeId);
   const post = await findWallPost(db, postId);
   if (!post || post.store_id !== store.id) {
@@ -34,6 +36,7 @@ export async function removeWallPost(db: DB, clock: Clock, actor: Actor, storeId
   if (!mayDeleteWallPost(actor, relation, { authorId: post.author_id, createdAt: post.created_at }, now)) {
     throw storeProblems.mayNotRemovePost();
   }
+  checkInput();
   await db.transaction().execute(async (trx) => {
     if (!(await deleteWallPost(trx, post.id))) {
       throw storeProblems.postNotFound(storeId, postId);

@@ -6,6 +6,7 @@ import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
 import { requireActor } from '../actor.ts';
 import { ProblemSchema } from '../plugin/problem-schema.ts';
+import { assertValidInput, assertValidParams } from '../plugin/validation-order.ts';
 import { ImageWorkQueue } from './image-work-queue.ts';
 import { isServedInline } from './upload-content.ts';
 import { UploadBody, UploadInfoSchema, UploadParams } from './uploads.schemas.ts';
@@ -44,6 +45,7 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<UploadRoutesOptions> = asyn
   }, async (request) => storeUpload(db, clock, await requireActor(request), request.body, { maxBytes: config.maxUploadBytes, images }));
 
   api.get('/uploads/:uuid', {
+    attachValidation: true,
     schema: {
       tags: ['uploads'],
       summary: 'The uploaded file, byte for byte as stored; public and immutable; 304 when If-None-Match names it',
@@ -51,11 +53,16 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<UploadRoutesOptions> = asyn
       response: { 200: StoredFileResponse, 304: Type.Null({ description: 'the copy named by If-None-Match is current' }), 400: ProblemSchema, 404: ProblemSchema },
     },
   }, async (request, reply) => {
+    assertValidParams(request);
     const { uuid } = request.params;
     // RFC 9110 §15.4.5: a 304 carries the Cache-Control and ETag the 200 would.
     const cacheHeaders = { 'cache-control': 'public, max-age=31536000, immutable', etag: uploadEtag(uuid) };
-    if (await isUploadCurrent(db, uuid, request.headers['if-none-match'])) return reply.code(304).headers(cacheHeaders).send();
+    if (await isUploadCurrent(db, uuid, request.headers['if-none-match'])) {
+      assertValidInput(request);
+      return reply.code(304).headers(cacheHeaders).send();
+    }
     const upload = await getUpload(db, uuid);
+    assertValidInput(request);
     const disposition = isServedInline(upload.mimeType) ? 'inline' : 'attachment';
     return reply
       .header('content-type', upload.mimeType)
