@@ -13,7 +13,8 @@ import { onFirstUse } from './compile-on-first-use.ts';
 // ajv-formats ships CommonJS; its default export is the plugin function.
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
-const COMMON: Options = { useDefaults: true, removeAdditional: true, allErrors: true, addUsedSchema: false, strict: false };
+// strictNumbers: JSON.parse reads 1e309 as Infinity, which would otherwise pass as an integer or number.
+const COMMON: Options = { useDefaults: true, removeAdditional: true, allErrors: true, addUsedSchema: false, strict: false, strictNumbers: true };
 
 /** A validator engine with this project's common options (and string formats), `overrides` applied. */
 export function createAjv(overrides: Options): Ajv {

@@ -105,6 +105,18 @@ describe('PATCH /api/notifications/regions', () => {
     }
     expect(await subscriptions(member.id)).toEqual([region]);
   });
+
+  it('answers 400 for an id JSON.parse reads as Infinity (1e309), before the membership check', async () => {
+    for (const id of ['1e309', '-1e309']) {
+      const response = await t.app.inject({
+        method: 'PATCH', url: '/api/notifications/regions', headers: { ...s.member!.headers, 'content-type': 'application/json' },
+        payload: `[{"id":${id},"notifyByEmailAboutNewThreads":true}]`,
+      });
+      expectProblem(response, 400, 'request.invalid');
+      expect(response.json().errors).toEqual([{ field: 'body/0/id', message: 'must be integer' }]);
+    }
+    expect(await subscriptions(member.id)).toEqual([region]);
+  });
 });
 
 /**
