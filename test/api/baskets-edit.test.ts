@@ -74,6 +74,26 @@ describe('PATCH /api/baskets/{basketId}', () => {
     expect(await basketRow(id)).toEqual(before);
   });
 
+  it('reports a field that may take several shapes once, saying what is wrong with it', async () => {
+    const id = await createBasket();
+    const before = await basketRow(id);
+    const cases: Array<[Record<string, unknown>, Array<{ field: string; message: string }>]> = [
+      [{ mobile: 123 }, [{ field: 'body/mobile', message: 'must be string or null' }]],
+      [{ telephone: false, mobile: {} }, [
+        { field: 'body/mobile', message: 'must be string or null' }, { field: 'body/telephone', message: 'must be string or null' }]],
+      [{ mobile: '1'.repeat(51) }, [{ field: 'body/mobile', message: 'must NOT have more than 50 characters' }]],
+      [{ contactTypes: ['x'] }, [{ field: 'body/contactTypes/0', message: 'must be integer or array' }]],
+      [{ contactTypes: [3] }, [{ field: 'body/contactTypes/0', message: 'must be equal to one of the allowed values' }]],
+      [{ contactTypes: [[3]] }, [{ field: 'body/contactTypes/0/0', message: 'must be equal to one of the allowed values' }]],
+    ];
+    for (const [payload, errors] of cases) {
+      const response = await t.call('PATCH', `/api/baskets/${id}`, creator, payload);
+      expect(response.statusCode, JSON.stringify(payload)).toBe(400);
+      expect(response.json().errors, JSON.stringify(payload)).toEqual(errors);
+    }
+    expect(await basketRow(id)).toEqual(before);
+  });
+
   it('accepts the seed\'s array-of-arrays form of contactTypes, stored as integers', async () => {
     const id = await createBasket();
     const response = await t.call('PATCH', `/api/baskets/${id}`, creator, { contactTypes: [[1], [2]] });

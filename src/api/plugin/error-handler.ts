@@ -6,6 +6,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { classifyFailure, logFailure } from '../../http/failures.ts';
 import type { PrefixErrorWording } from '../../http/prefix-errors.ts';
+import { collapseAnyOfErrors } from './any-of-errors.ts';
 import { ApiProblem, problemBody, type FieldError, type ProblemBody } from './problem.ts';
 import { NAME_CHARACTERS_PROBLEM, NAME_PATTERN } from '../../text/control-characters.ts';
 import type { ProblemCode } from './problem-codes.ts';
@@ -42,7 +43,7 @@ export const API_PRE_ROUTING_ERRORS: PrefixErrorWording = {
 
 function validationErrors(error: FastifyError): FieldError[] {
   const context = error.validationContext ?? 'body';
-  return (error.validation ?? []).map((v) => {
+  return collapseAnyOfErrors(error.validation ?? []).map((v) => {
     const { missingProperty, additionalProperty } = (v.params ?? {}) as { missingProperty?: string; additionalProperty?: string };
     const key = missingProperty ?? additionalProperty;
     const path = `${v.instancePath}${key === undefined ? '' : `/${key}`}`;
