@@ -59,11 +59,13 @@ describe('GET /api/petition', () => {
     expect((await getPetition()).statusCode).toBe(503);
     expect(hits).toBe(1);
     mode = 'ok';
-    expect((await getPetition()).statusCode).toBe(503);
+    const unavailable = await getPetition();
+    expect([unavailable.statusCode, unavailable.headers['cache-control']]).toEqual([503, 'no-store']);
     expect(hits).toBe(1);
     t.clock.advance(PETITION_RETRY_SECONDS + 1);
     const response = await getPetition();
     expect(response.statusCode).toBe(200);
+    expect(response.headers['cache-control']).toBe('public, max-age=60');
     expect(response.json()).toStrictEqual({ href: 'https://petition.example/save-food', signatures: 1000, daysLeft: 12 });
     expect(hits).toBe(2);
   });

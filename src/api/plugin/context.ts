@@ -6,7 +6,8 @@
  * then a missing or wrong `X-CSRF-Token` on POST/PUT/PATCH/DELETE → 403, then
  * schema validation (every route that can answer 404 defers the body and
  * query part until after its 404 and 403: validation-order.ts). A route that
- * declares no query schema takes no query parameters. Routes declare what they need in `config`
+ * declares no query schema takes no query parameters. Answers are not stored by caches
+ * (`Cache-Control: no-store`) unless the route sets its own caching. Routes declare what they need in `config`
  * (route-config.ts).
  */
 import type { FastifyInstance } from 'fastify';
@@ -47,6 +48,12 @@ export function installApiContext(api: FastifyInstance, gate?: EnrolmentGate): v
   markJsonRoutes(api, (url) => url.startsWith('/api/doc'));
   api.setValidatorCompiler(compiledOnFirstUse(compileApiValidator));
   installApiBodyParsers(api);
+  // Answers show the caller's data (the CSRF token, phone numbers) or depend on the session: no cache
+  // may keep them (RFC 9111 §5.2.2.5). A route that may be cached sets its own header, which replaces this.
+  api.addHook('onRequest', (_request, reply, done) => {
+    void reply.header('cache-control', 'no-store');
+    done();
+  });
   // Closed query strings hold on every route, not only where one declares a query:
   // `DELETE /api/contents/2?foo=1` is a 400 like any other unknown parameter.
   api.addHook('onRoute', (route) => {
