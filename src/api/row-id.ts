@@ -6,6 +6,8 @@
  * PostgreSQL's `integer` (`2147483648`); it cannot name a row, so it becomes
  * {@link NO_ROW_ID}, the look-up finds nothing and the answer is 404 —
  * SPEC-API answers a pattern-valid id of nothing with 404, never a 500.
+ * Where the 404 names the id, the route passes {@link pathId}, which keeps
+ * the digits as sent for the message.
  */
 const MAX_INTEGER_ID = 2_147_483_647;
 
@@ -18,6 +20,17 @@ export function lookupId(digits: string | number): number {
   if (!/^\d{1,10}$/.test(text)) return NO_ROW_ID;
   const id = Number(text);
   return id >= 1 && id <= MAX_INTEGER_ID ? id : NO_ROW_ID;
+}
+
+/** A path id where an answer names it: the row id to look up ({@link lookupId}) and the id as sent. */
+export interface PathId {
+  readonly row: number;
+  /** The digits of the path, so that a 404 names `99999999999999999999999`, not the {@link NO_ROW_ID} it became. */
+  readonly sent: string;
+}
+
+export function pathId(digits: string): PathId {
+  return { row: lookupId(digits), sent: digits };
 }
 
 export const POSITIVE_ID_PATTERN = '^[1-9][0-9]*$';

@@ -51,12 +51,25 @@ const ROUTES = (): Array<[Method, string, unknown, number, string]> => [
   ['PATCH', '/api/polls/{id}', { name: 'x' }, 404, 'poll.not-found'],
 ];
 
+/** The problems whose detail names the missing thing's id. */
+const NAMES_THE_ID = new Set(['store.not-found', 'store.post-not-found', 'store.user-not-found', 'quiz.user-not-found',
+  'quiz.session-not-found', 'report.not-found', 'region.not-found', 'content.not-found']);
+
 describe('pattern-valid ids that name nothing', () => {
   it.each(['2147483648', '99999999999', '9'.repeat(40), '1'.repeat(200)])('answer 404 everywhere for %s', async (id) => {
     for (const [method, url, body, status, code] of ROUTES()) {
       const response = await t.call(method, url.replace('{id}', id), orga, body);
       expectProblem(response, status, code);
+      if (NAMES_THE_ID.has(code)) expect(response.json().detail, `${method} ${url}`).toContain(` ${id}`);
     }
+  });
+
+  it('name the id as sent, not the row id it could not become', async () => {
+    const response = await t.call('DELETE', '/api/quiz/session/99999999999999999999999', orga);
+    expectProblem(response, 404, 'quiz.session-not-found');
+    expect(response.json().detail).toBe('There is no quiz session 99999999999999999999999.');
+    const post = await t.call('DELETE', `/api/stores/${storeId}/posts/2147483648`, orga);
+    expect(post.json().detail).toBe(`Store ${storeId} has no wall post 2147483648.`);
   });
 
   it('answer 400 only beyond the 200-character guard', async () => {

@@ -2,6 +2,6 @@
 import { ApiProblem } from '../plugin/problem.ts';
 
 export const contentProblems = {
-  notFound: (contentId: number) => new ApiProblem(404, 'content.not-found', `There is no content entry ${contentId}.`),
+  notFound: (contentId: number | string) => new ApiProblem(404, 'content.not-found', `There is no content entry ${contentId}.`),
   notOrga: () => new ApiProblem(403, 'content.forbidden', 'Only orga may edit content entries.'),
 };

@@ -10,7 +10,7 @@ import { ProblemSchema } from '../plugin/problem-schema.ts';
 import { requireActor } from '../actor.ts';
 import { assertValidInput, assertValidParams } from '../plugin/validation-order.ts';
 import { EmptyObject } from '../params.ts';
-import { lookupId } from '../row-id.ts';
+import { pathId } from '../row-id.ts';
 import { ContentEntrySchema, ContentIdSchema, ContentParams, CreateContentBody, UpdateContentBody } from './contents.schemas.ts';
 import { changeContent, createContent, readContent, removeContent } from './contents.service.ts';
 
@@ -44,7 +44,7 @@ export const contentRoutes: FastifyPluginAsyncTypebox<ContentRoutesOptions> = as
     },
   }, async (request) => {
     assertValidParams(request);
-    return readContent(db, lookupId(request.params.contentId), () => assertValidInput(request));
+    return readContent(db, pathId(request.params.contentId), () => assertValidInput(request));
   });
 
   api.delete('/contents/:contentId', {
@@ -59,7 +59,7 @@ export const contentRoutes: FastifyPluginAsyncTypebox<ContentRoutesOptions> = as
     },
   }, async (request) => {
     assertValidParams(request);
-    await removeContent(db, await requireActor(request), lookupId(request.params.contentId), () => assertValidInput(request));
+    await removeContent(db, await requireActor(request), pathId(request.params.contentId), () => assertValidInput(request));
     return {};
   });
 
@@ -76,6 +76,6 @@ export const contentRoutes: FastifyPluginAsyncTypebox<ContentRoutesOptions> = as
     },
   }, async (request) => {
     assertValidParams(request);
-    return changeContent(db, clock, await requireActor(request), lookupId(request.params.contentId), request.body, () => assertValidInput(request));
+    return changeContent(db, clock, await requireActor(request), pathId(request.params.contentId), request.body, () => assertValidInput(request));
   });
 };

@@ -4,6 +4,7 @@ import type { DB } from '../../db/database.ts';
 import { ValidationFailed, type FieldError } from '../plugin/problem.ts';
 import { toRfc3339 } from '../params.ts';
 import type { Actor } from '../actor.ts';
+import type { PathId } from '../row-id.ts';
 import { mayEditContents } from './contents.policy.ts';
 import { contentProblems } from './contents.problems.ts';
 import { deleteContent, findContent, insertContent, updateContent, type ContentRow } from './contents.repository.ts';
@@ -15,7 +16,7 @@ export function stripTags(value: string): string {
 }
 
 /** `checkInput` throws the query's validation error, deferred until after the 404 (SPEC-API order). */
-export async function readContent(db: DB, contentId: number, checkInput: () => void): Promise<ContentEntry> {
+export async function readContent(db: DB, contentId: PathId, checkInput: () => void): Promise<ContentEntry> {
   const row = await findContentOrThrow(db, contentId);
   checkInput();
   return toContentEntry(row);
@@ -30,7 +31,7 @@ export async function createContent(db: DB, clock: Clock, actor: Actor, input: C
   return { id };
 }
 
-export async function changeContent(db: DB, clock: Clock, actor: Actor, contentId: number, input: UpdateContentInput, checkInput: () => void): Promise<ContentEntry> {
+export async function changeContent(db: DB, clock: Clock, actor: Actor, contentId: PathId, input: UpdateContentInput, checkInput: () => void): Promise<ContentEntry> {
   await findContentOrThrow(db, contentId);
   checkMayEdit(actor);
   checkInput();
@@ -38,16 +39,16 @@ export async function changeContent(db: DB, clock: Clock, actor: Actor, contentI
   if (input.name === undefined && input.title === undefined && input.body === undefined) {
     throw new ValidationFailed([{ field: 'body', message: 'must contain at least one of name, title, body' }]);
   }
-  const row = await updateContent(db, contentId, { ...cleanFields(input), last_modified: clock() });
-  if (!row) throw contentProblems.notFound(contentId);
+  const row = await updateContent(db, contentId.row, { ...cleanFields(input), last_modified: clock() });
+  if (!row) throw contentProblems.notFound(contentId.sent);
   return toContentEntry(row);
 }
 
-export async function removeContent(db: DB, actor: Actor, contentId: number, checkInput: () => void): Promise<void> {
+export async function removeContent(db: DB, actor: Actor, contentId: PathId, checkInput: () => void): Promise<void> {
   await findContentOrThrow(db, contentId);
   checkMayEdit(actor);
   checkInput();
-  if (!(await deleteContent(db, contentId))) throw contentProblems.notFound(contentId);
+  if (!(await deleteContent(db, contentId.row))) throw contentProblems.notFound(contentId.sent);
 }
 
 /** Strips tags from name and title; each given field must still be non-empty. */
@@ -68,9 +69,9 @@ function checkMayEdit(actor: Actor): void {
   if (!mayEditContents(actor)) throw contentProblems.notOrga();
 }
 
-async function findContentOrThrow(db: DB, contentId: number): Promise<ContentRow> {
-  const row = await findContent(db, contentId);
-  if (!row) throw contentProblems.notFound(contentId);
+async function findContentOrThrow(db: DB, contentId: PathId): Promise<ContentRow> {
+  const row = await findContent(db, contentId.row);
+  if (!row) throw contentProblems.notFound(contentId.sent);
   return row;
 }
 

@@ -6,7 +6,7 @@ import { ProblemSchema } from '../plugin/problem-schema.ts';
 import { requireActor } from '../actor.ts';
 import { assertValidInput, assertValidParams } from '../plugin/validation-order.ts';
 import { EmptyObject } from '../params.ts';
-import { lookupId } from '../row-id.ts';
+import { pathId } from '../row-id.ts';
 import { FollowQuery, ForumRegionParams, ForumSubscriptionSchema } from './forum.schemas.ts';
 import { followForum, readForumSubscription } from './forum.service.ts';
 
@@ -28,7 +28,7 @@ export const forumRoutes: FastifyPluginAsyncTypebox<ForumRoutesOptions> = async 
     },
   }, async (request) => {
     assertValidParams(request);
-    await followForum(db, clock, await requireActor(request), lookupId(request.params.regionId), request.query.isFollowing, () => assertValidInput(request));
+    await followForum(db, clock, await requireActor(request), pathId(request.params.regionId), request.query.isFollowing, () => assertValidInput(request));
     return {};
   });
 
@@ -43,6 +43,6 @@ export const forumRoutes: FastifyPluginAsyncTypebox<ForumRoutesOptions> = async 
     },
   }, async (request) => {
     assertValidParams(request);
-    return readForumSubscription(db, await requireActor(request), lookupId(request.params.regionId), () => assertValidInput(request));
+    return readForumSubscription(db, await requireActor(request), pathId(request.params.regionId), () => assertValidInput(request));
   });
 };

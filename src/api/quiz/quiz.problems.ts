@@ -2,8 +2,8 @@
 import { ApiProblem } from '../plugin/problem.ts';
 
 export const quizProblems = {
-  userNotFound: (userId: number) => new ApiProblem(404, 'quiz.user-not-found', `There is no user ${userId}.`),
-  sessionNotFound: (sessionId: number) => new ApiProblem(404, 'quiz.session-not-found', `There is no quiz session ${sessionId}.`),
+  userNotFound: (userId: number | string) => new ApiProblem(404, 'quiz.user-not-found', `There is no user ${userId}.`),
+  sessionNotFound: (sessionId: number | string) => new ApiProblem(404, 'quiz.session-not-found', `There is no quiz session ${sessionId}.`),
   othersSessions: () => new ApiProblem(403, 'quiz.forbidden', 'Only orga may see other users\' quiz sessions.'),
   notOrga: () => new ApiProblem(403, 'quiz.forbidden', 'Only orga may delete quiz sessions.'),
 };

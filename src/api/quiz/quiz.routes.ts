@@ -5,7 +5,7 @@ import { ProblemSchema } from '../plugin/problem-schema.ts';
 import { assertValidInput, assertValidParams } from '../plugin/validation-order.ts';
 import { requireActor } from '../actor.ts';
 import { EmptyObject } from '../params.ts';
-import { lookupId } from '../row-id.ts';
+import { pathId } from '../row-id.ts';
 import { FoodsaverParams, QuizOverviewSchema, QuizSessionParams } from './quiz.schemas.ts';
 import { listQuizOverview, removeQuizSession } from './quiz.service.ts';
 
@@ -26,7 +26,7 @@ export const quizRoutes: FastifyPluginAsyncTypebox<QuizRoutesOptions> = async (a
     },
   }, async (request) => {
     assertValidParams(request);
-    return listQuizOverview(db, await requireActor(request), lookupId(request.params.foodsaverId), () => assertValidInput(request));
+    return listQuizOverview(db, await requireActor(request), pathId(request.params.foodsaverId), () => assertValidInput(request));
   });
 
   api.delete('/quiz/session/:sessionId', {
@@ -41,7 +41,7 @@ export const quizRoutes: FastifyPluginAsyncTypebox<QuizRoutesOptions> = async (a
     },
   }, async (request) => {
     assertValidParams(request);
-    await removeQuizSession(db, await requireActor(request), lookupId(request.params.sessionId), () => assertValidInput(request));
+    await removeQuizSession(db, await requireActor(request), pathId(request.params.sessionId), () => assertValidInput(request));
     return {};
   });
 };

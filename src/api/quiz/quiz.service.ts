@@ -4,13 +4,15 @@ import { findUserById } from '../../accounts/users.repository.ts';
 import type { DB } from '../../db/database.ts';
 import { toRfc3339, toRfc3339OrNull } from '../params.ts';
 import type { Actor } from '../actor.ts';
+import type { PathId } from '../row-id.ts';
 import { deleteQuizSession, findQuizSession, listQuizzesByIds, listSessionsOfUser, type QuizRow, type QuizSessionRow } from './quiz.repository.ts';
 import { quizProblems } from './quiz.problems.ts';
 import type { QuizOverviewEntry } from './quiz.schemas.ts';
 
 /** Orga, or the user themselves: 404 → 403 → `checkInput()` (the query). */
-export async function listQuizOverview(db: DB, actor: Actor, userId: number, checkInput: () => void): Promise<QuizOverviewEntry[]> {
-  if (!(await findUserById(db, userId))) throw quizProblems.userNotFound(userId);
+export async function listQuizOverview(db: DB, actor: Actor, user: PathId, checkInput: () => void): Promise<QuizOverviewEntry[]> {
+  const userId = user.row;
+  if (!(await findUserById(db, userId))) throw quizProblems.userNotFound(user.sent);
   if (actor.id !== userId && !isOrga(actor)) {
     throw quizProblems.othersSessions();
   }
@@ -23,11 +25,11 @@ export async function listQuizOverview(db: DB, actor: Actor, userId: number, che
   }));
 }
 
-export async function removeQuizSession(db: DB, actor: Actor, sessionId: number, checkInput: () => void): Promise<void> {
-  if (!(await findQuizSession(db, sessionId))) throw quizProblems.sessionNotFound(sessionId);
+export async function removeQuizSession(db: DB, actor: Actor, sessionId: PathId, checkInput: () => void): Promise<void> {
+  if (!(await findQuizSession(db, sessionId.row))) throw quizProblems.sessionNotFound(sessionId.sent);
   if (!isOrga(actor)) throw quizProblems.notOrga();
   checkInput();
-  if (!(await deleteQuizSession(db, sessionId))) throw quizProblems.sessionNotFound(sessionId);
+  if (!(await deleteQuizSession(db, sessionId.row))) throw quizProblems.sessionNotFound(sessionId.sent);
 }
 
 function toQuiz(row: QuizRow): QuizOverviewEntry['quiz'] {

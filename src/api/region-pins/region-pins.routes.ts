@@ -5,7 +5,7 @@ import type { DB } from '../../db/database.ts';
 import { ProblemSchema } from '../plugin/problem-schema.ts';
 import { inSessionStatement, requireActor } from '../actor.ts';
 import { assertValidInput, assertValidParams } from '../plugin/validation-order.ts';
-import { lookupId } from '../row-id.ts';
+import { pathId } from '../row-id.ts';
 import { RegionParams, RegionPinBody, RegionPinSchema } from './region-pins.schemas.ts';
 import { readRegionPin, readRegionPinInSession, setRegionPin } from './region-pins.service.ts';
 
@@ -24,8 +24,8 @@ export const regionPinRoutes: FastifyPluginAsyncTypebox<RegionPinRoutesOptions> 
       response: { 200: RegionPinSchema, 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema },
     },
   }, async (request) => inSessionStatement(request, clock,
-    (session) => readRegionPinInSession(db, session, lookupId(request.params.regionId)),
-    (_actor, checkInput) => readRegionPin(db, lookupId(request.params.regionId), checkInput)));
+    (session) => readRegionPinInSession(db, session, pathId(request.params.regionId)),
+    (_actor, checkInput) => readRegionPin(db, pathId(request.params.regionId), checkInput)));
 
   api.post('/region/:regionId/pin', {
     config: { auth: 'required' },
@@ -40,6 +40,6 @@ export const regionPinRoutes: FastifyPluginAsyncTypebox<RegionPinRoutesOptions> 
     },
   }, async (request) => {
     assertValidParams(request);
-    return setRegionPin(db, clock, await requireActor(request), lookupId(request.params.regionId), request.body, () => assertValidInput(request));
+    return setRegionPin(db, clock, await requireActor(request), pathId(request.params.regionId), request.body, () => assertValidInput(request));
   });
 };

@@ -6,27 +6,28 @@ import type { DB } from '../../db/database.ts';
 import { regionProblems } from '../region.problems.ts';
 import { isRegionAmbassador } from '../../accounts/region-access.ts';
 import type { Actor } from '../actor.ts';
+import type { PathId } from '../row-id.ts';
 import { maySetRegionPin } from './region-pins.policy.ts';
 import { findRegionWithPin, findRegionWithPinInSession, upsertRegionPin, type RegionWithPin } from './region-pins.repository.ts';
 import type { RegionPin } from './region-pins.schemas.ts';
 
 /** `checkInput` throws the query's validation error, deferred until after the 404s (SPEC-API order). */
-export async function readRegionPin(db: DB, regionId: number, checkInput: () => void): Promise<RegionPin> {
-  const pin = pinOf(regionId, await findRegionWithPin(db, regionId));
+export async function readRegionPin(db: DB, regionId: PathId, checkInput: () => void): Promise<RegionPin> {
+  const pin = pinOf(regionId, await findRegionWithPin(db, regionId.row));
   checkInput();
   return pin;
 }
 
 /** The same in the statement that reads the session; undefined without a live session. */
-export async function readRegionPinInSession(db: DB, session: LiveSessionParams, regionId: number): Promise<RegionPin | undefined> {
-  const found = await findRegionWithPinInSession(db, session, regionId);
+export async function readRegionPinInSession(db: DB, session: LiveSessionParams, regionId: PathId): Promise<RegionPin | undefined> {
+  const found = await findRegionWithPinInSession(db, session, regionId.row);
   return found.live ? pinOf(regionId, found.region) : undefined;
 }
 
-function pinOf(regionId: number, region: RegionWithPin | undefined): RegionPin {
-  if (!region) throw regionProblems.notFound(regionId);
+function pinOf(regionId: PathId, region: RegionWithPin | undefined): RegionPin {
+  if (!region) throw regionProblems.notFound(regionId.sent);
   const { pin } = region;
-  if (!pin) throw regionProblems.pinNotFound(regionId);
+  if (!pin) throw regionProblems.pinNotFound(regionId.sent);
   return { lat: pin.lat, lon: pin.lon, description: pin.description, status: pin.status };
 }
 
@@ -34,16 +35,16 @@ function pinOf(regionId: number, region: RegionWithPin | undefined): RegionPin {
  * Sets (creates or replaces) the pin; returns it as stored. `checkInput`
  * throws the body's validation error, deferred until after 404 and 403.
  */
-export async function setRegionPin(db: DB, clock: Clock, actor: Actor, regionId: number, pin: RegionPin, checkInput: () => void): Promise<RegionPin> {
+export async function setRegionPin(db: DB, clock: Clock, actor: Actor, regionId: PathId, pin: RegionPin, checkInput: () => void): Promise<RegionPin> {
   await findRegionOrThrow(db, regionId);
-  if (!maySetRegionPin(actor, await isRegionAmbassador(db, actor.id, regionId))) {
+  if (!maySetRegionPin(actor, await isRegionAmbassador(db, actor.id, regionId.row))) {
     throw regionProblems.mayNotSetPin();
   }
   checkInput();
-  await upsertRegionPin(db, { region_id: regionId, ...pin }, clock());
+  await upsertRegionPin(db, { region_id: regionId.row, ...pin }, clock());
   return readRegionPin(db, regionId, checkInput);
 }
 
-async function findRegionOrThrow(db: DB, regionId: number): Promise<void> {
-  if (!(await findRegionById(db, regionId))) throw regionProblems.notFound(regionId);
+async function findRegionOrThrow(db: DB, regionId: PathId): Promise<void> {
+  if (!(await findRegionById(db, regionId.row))) throw regionProblems.notFound(regionId.sent);
 }

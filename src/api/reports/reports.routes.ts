@@ -6,7 +6,7 @@ import { ProblemSchema } from '../plugin/problem-schema.ts';
 import { assertValidInput, assertValidParams } from '../plugin/validation-order.ts';
 import { requireActor } from '../actor.ts';
 import { EmptyObject, IdParam } from '../params.ts';
-import { lookupId } from '../row-id.ts';
+import { pathId } from '../row-id.ts';
 import { removeReport } from './reports.service.ts';
 
 export interface ReportRoutesOptions { db: DB }
@@ -24,7 +24,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ReportRoutesOptions> = asyn
     },
   }, async (request) => {
     assertValidParams(request);
-    await removeReport(db, await requireActor(request), lookupId(request.params.reportId), () => assertValidInput(request));
+    await removeReport(db, await requireActor(request), pathId(request.params.reportId), () => assertValidInput(request));
     return {};
   });
 };

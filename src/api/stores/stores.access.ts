@@ -2,13 +2,16 @@
 import type { Executor } from '../../db/executor.ts';
 import { isRegionAmbassador } from '../../accounts/region-access.ts';
 import type { Actor } from '../actor.ts';
+import type { PathId } from '../row-id.ts';
 import type { StoreRelation } from './stores.policy.ts';
 import { storeProblems } from './stores.problems.ts';
 import { findStore, findTeamRole, lockStore, type StoreRow } from './stores.repository.ts';
 
-export async function findStoreOrThrow(db: Executor, storeId: number, options: { lock?: boolean } = {}): Promise<StoreRow> {
-  const store = options.lock ? await lockStore(db, storeId) : await findStore(db, storeId);
-  if (!store) throw storeProblems.notFound(storeId);
+/** `storeId` is a store's row id, or a path id as sent (which the 404 names). */
+export async function findStoreOrThrow(db: Executor, storeId: number | PathId, options: { lock?: boolean } = {}): Promise<StoreRow> {
+  const { row, sent } = typeof storeId === 'number' ? { row: storeId, sent: storeId } : storeId;
+  const store = options.lock ? await lockStore(db, row) : await findStore(db, row);
+  if (!store) throw storeProblems.notFound(sent);
   return store;
 }
 

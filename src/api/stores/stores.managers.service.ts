@@ -4,6 +4,7 @@ import { findUserById } from '../../accounts/users.repository.ts';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import type { Actor } from '../actor.ts';
+import type { PathId } from '../row-id.ts';
 import { findStoreOrThrow, relationToStore } from './stores.access.ts';
 import { storeProblems } from './stores.problems.ts';
 import { MAX_STORE_MANAGERS, mayAppointManager, mayExceedManagerLimit } from './stores.policy.ts';
@@ -15,7 +16,7 @@ import { countManagers, findTeamRole, insertStoreLog, setTeamRole } from './stor
  * {@link MAX_STORE_MANAGERS} holds under load. 404 → 403 → `checkInput()` (the query) → 422.
  */
 export async function appointStoreManager(
-  db: DB, clock: Clock, actor: Actor, storeId: number, userId: number, checkInput: () => void,
+  db: DB, clock: Clock, actor: Actor, storeId: PathId, userId: PathId, checkInput: () => void,
 ): Promise<void> {
   const store = await findStoreOrThrow(db, storeId);
   const relation = await relationToStore(db, store, actor);
@@ -23,8 +24,8 @@ export async function appointStoreManager(
     throw storeProblems.mayNotAppoint();
   }
   checkInput();
-  const user = await findUserById(db, userId);
-  if (!user) throw storeProblems.userNotFound(userId);
+  const user = await findUserById(db, userId.row);
+  if (!user) throw storeProblems.userNotFound(userId.sent);
   if (user.role < ROLES['store-manager']) {
     throw storeProblems.roleTooLow();
   }

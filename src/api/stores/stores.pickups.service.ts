@@ -3,6 +3,7 @@ import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import { ValidationFailed } from '../plugin/problem.ts';
 import type { Actor } from '../actor.ts';
+import type { PathId } from '../row-id.ts';
 import { parseRfc3339, type ParsedDateTime } from '../rfc3339.ts';
 import { findStoreOrThrow, relationToStore } from './stores.access.ts';
 import { maySignUpForPickup } from './stores.policy.ts';
@@ -29,7 +30,7 @@ function isStorableInstant(date: Date): boolean {
 }
 
 export interface PickupSignupRequest {
-  storeId: number;
+  storeId: PathId;
   pickupDate: ParsedDateTime;
   userId: number;
 }

@@ -2,12 +2,12 @@
 import { ApiProblem } from '../plugin/problem.ts';
 
 export const storeProblems = {
-  notFound: (storeId: number) => new ApiProblem(404, 'store.not-found', `There is no store ${storeId}.`),
-  postNotFound: (storeId: number, postId: number) => new ApiProblem(404, 'store.post-not-found', `Store ${storeId} has no wall post ${postId}.`),
+  notFound: (storeId: number | string) => new ApiProblem(404, 'store.not-found', `There is no store ${storeId}.`),
+  postNotFound: (storeId: number, postId: number | string) => new ApiProblem(404, 'store.post-not-found', `Store ${storeId} has no wall post ${postId}.`),
   mayNotViewWall: () => new ApiProblem(403, 'store.forbidden', 'You may not view this store\'s wall.'),
   mayNotRemovePost: () => new ApiProblem(403, 'store.forbidden', 'You may not remove this wall post.'),
   mayNotAppoint: () => new ApiProblem(403, 'store.forbidden', 'Only orga, the store\'s managers and ambassadors of its region may appoint store managers.'),
-  userNotFound: (userId: number) => new ApiProblem(422, 'store.user-not-found', `There is no user ${userId}.`),
+  userNotFound: (userId: number | string) => new ApiProblem(422, 'store.user-not-found', `There is no user ${userId}.`),
   roleTooLow: () => new ApiProblem(422, 'store.role-too-low', 'The user\'s role is below store manager: they must pass the store manager quiz first.'),
   alreadyManager: () => new ApiProblem(422, 'store.already-manager', 'The user already manages this store.'),
   managerLimit: (limit: number) => new ApiProblem(422, 'store.manager-limit', `A store has at most ${limit} managers.`),

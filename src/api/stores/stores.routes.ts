@@ -6,7 +6,7 @@ import { ProblemSchema } from '../plugin/problem-schema.ts';
 import { assertValidInput, assertValidParams } from '../plugin/validation-order.ts';
 import { requireActor } from '../actor.ts';
 import { EmptyObject } from '../params.ts';
-import { lookupId } from '../row-id.ts';
+import { lookupId, pathId } from '../row-id.ts';
 import { parsePickupDate, signUpForPickup } from './stores.pickups.service.ts';
 import { appointStoreManager } from './stores.managers.service.ts';
 import { ManagerParams, PickupParams, PickupSignupSchema, StoreParams, StorePostParams, WallPostListSchema } from './stores.schemas.ts';
@@ -29,7 +29,7 @@ export const storeRoutes: FastifyPluginAsyncTypebox<StoreRoutesOptions> = async 
     },
   }, async (request) => {
     assertValidParams(request);
-    return listWallPosts(db, await requireActor(request), lookupId(request.params.storeId), () => assertValidInput(request));
+    return listWallPosts(db, await requireActor(request), pathId(request.params.storeId), () => assertValidInput(request));
   });
 
   api.delete('/stores/:storeId/posts/:postId', {
@@ -45,7 +45,7 @@ export const storeRoutes: FastifyPluginAsyncTypebox<StoreRoutesOptions> = async 
   }, async (request) => {
     assertValidParams(request);
     const { storeId, postId } = request.params;
-    await removeWallPost(db, clock, await requireActor(request), lookupId(storeId), lookupId(postId), () => assertValidInput(request));
+    await removeWallPost(db, clock, await requireActor(request), pathId(storeId), pathId(postId), () => assertValidInput(request));
     return {};
   });
 
@@ -66,7 +66,7 @@ export const storeRoutes: FastifyPluginAsyncTypebox<StoreRoutesOptions> = async 
     assertValidParams(request);
     const pickupDate = parsePickupDate(request.params.pickupDate);
     return signUpForPickup(db, clock, await requireActor(request), {
-      storeId: lookupId(request.params.storeId), pickupDate, userId: lookupId(request.params.fsId),
+      storeId: pathId(request.params.storeId), pickupDate, userId: lookupId(request.params.fsId),
     }, () => assertValidInput(request));
   });
 
@@ -86,7 +86,7 @@ export const storeRoutes: FastifyPluginAsyncTypebox<StoreRoutesOptions> = async 
   }, async (request) => {
     assertValidParams(request);
     const { storeId, userId } = request.params;
-    await appointStoreManager(db, clock, await requireActor(request), lookupId(storeId), lookupId(userId), () => assertValidInput(request));
+    await appointStoreManager(db, clock, await requireActor(request), pathId(storeId), pathId(userId), () => assertValidInput(request));
     return {};
   });
 };

@@ -3,6 +3,7 @@ import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import { toRfc3339 } from '../params.ts';
 import type { Actor } from '../actor.ts';
+import type { PathId } from '../row-id.ts';
 import { findStoreOrThrow, relationToStore } from './stores.access.ts';
 import { mayDeleteWallPost, mayViewWall } from './stores.policy.ts';
 import { storeProblems } from './stores.problems.ts';
@@ -14,7 +15,7 @@ export const WALL_POST_PAGE_SIZE = 50;
 
 /** The 50 newest posts of the store's wall, newest first. */
 /** 404 → 403 → `checkInput()` (the query). */
-export async function listWallPosts(db: DB, actor: Actor, storeId: number, checkInput: () => void): Promise<WallPost[]> {
+export async function listWallPosts(db: DB, actor: Actor, storeId: PathId, checkInput: () => void): Promise<WallPost[]> {
   const store = await findStoreOrThrow(db, storeId);
   if (!mayViewWall(actor, await relationToStore(db, store, actor))) {
     throw storeProblems.mayNotViewWall();
@@ -25,11 +26,11 @@ export async function listWallPosts(db: DB, actor: Actor, storeId: number, check
 }
 
 /** Deletes a wall post and records it in the store log, in one transaction; `checkInput()` (the query) after 404 and 403. */
-export async function removeWallPost(db: DB, clock: Clock, actor: Actor, storeId: number, postId: number, checkInput: () => void): Promise<void> {
+export async function removeWallPost(db: DB, clock: Clock, actor: Actor, storeId: PathId, postId: PathId, checkInput: () => void): Promise<void> {
   const store = await findStoreOrThrow(db, storeId);
-  const post = await findWallPost(db, postId);
+  const post = await findWallPost(db, postId.row);
   if (!post || post.store_id !== store.id) {
-    throw storeProblems.postNotFound(storeId, postId);
+    throw storeProblems.postNotFound(store.id, postId.sent);
   }
   const now = clock();
   const relation = await relationToStore(db, store, actor);
@@ -39,7 +40,7 @@ export async function removeWallPost(db: DB, clock: Clock, actor: Actor, storeId
   checkInput();
   await db.transaction().execute(async (trx) => {
     if (!(await deleteWallPost(trx, post.id))) {
-      throw storeProblems.postNotFound(storeId, postId);
+      throw storeProblems.postNotFound(store.id, postId.sent);
     }
     await insertStoreLog(trx, {
       storeId: store.id,
