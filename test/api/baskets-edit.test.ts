@@ -74,6 +74,21 @@ describe('PATCH /api/baskets/{basketId}', () => {
     expect(await basketRow(id)).toEqual(before);
   });
 
+  it('reports every refused field in one answer: a contact type listed twice with the other rules', async () => {
+    const id = await createBasket();
+    const before = await basketRow(id);
+    const response = await t.call('PATCH', `/api/baskets/${id}`, creator, { description: ' ', contactTypes: [1, 1], mobile: 'abc' });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().errors).toEqual([
+      { field: 'body/contactTypes', message: 'must not list a contact type twice' },
+      { field: 'body/description', message: 'must not be empty' },
+      { field: 'body/mobile', message: 'may contain only digits, spaces, - and /, and a leading +' },
+    ]);
+    const same = await t.call('PATCH', `/api/baskets/${id}`, creator, { contactTypes: [1, 1] });
+    expect(same.json().errors).toEqual([{ field: 'body/contactTypes', message: 'must not list a contact type twice' }]);
+    expect(await basketRow(id)).toEqual(before);
+  });
+
   it('reports a field that may take several shapes once, saying what is wrong with it', async () => {
     const id = await createBasket();
     const before = await basketRow(id);

@@ -44,6 +44,33 @@ describe('POST /api/contents', () => {
   });
 });
 
+describe('every refused field of a content entry in one answer', () => {
+  it('reports the schema\'s errors and the fields left empty once their tags are gone together, creating nothing', async () => {
+    const before = await countContents();
+    const response = await t.call('POST', '/api/contents', s.orga, { name: '<b></b>', title: '<i></i>', body: '' });
+    expectProblem(response, 400, 'request.invalid');
+    expect(response.json().errors).toEqual([
+      { field: 'body/body', message: 'must NOT have fewer than 1 characters' },
+      { field: 'body/name', message: 'must not be empty' },
+      { field: 'body/title', message: 'must not be empty' },
+    ]);
+    expect(await countContents()).toBe(before);
+  });
+
+  it('names a field once when both the schema and a rule refuse it, and leaves values of the wrong type to the schema', async () => {
+    const id = await makeContent(t.db);
+    const before = await row(id);
+    const response = await t.call('PATCH', `/api/content/${id}`, s.orga, { name: 5, title: '<p> </p>', body: '' });
+    expectProblem(response, 400, 'request.invalid');
+    expect(response.json().errors).toEqual([
+      { field: 'body/name', message: 'must be string' },
+      { field: 'body/body', message: 'must NOT have fewer than 1 characters' },
+      { field: 'body/title', message: 'must not be empty' },
+    ]);
+    expect(await row(id)).toEqual(before);
+  });
+});
+
 describe('GET /api/contents/{contentId}, PATCH /api/content/{contentId}', () => {
   it('returns the entry {id, name, title, body, lastModified}, to anyone', async () => {
     const id = await makeContent(t.db);

@@ -131,6 +131,20 @@ describe('PATCH /api/polls/{pollId}', () => {
     expect(await snapshot(id)).toEqual(before);
   });
 
+  it('reports every refused field in one answer, and changes nothing', async () => {
+    const id = await makePoll(24);
+    const before = await snapshot(id);
+    const response = await t.call('PATCH', `/api/polls/${id}`, author, { name: ' ', description: ' ', options: ['a', ' ', 'a '] });
+    expect(response.statusCode).toBe(400);
+    expect(response.json().errors).toEqual([
+      { field: 'body/name', message: 'must not be empty' },
+      { field: 'body/description', message: 'must not be empty' },
+      { field: 'body/options/1', message: 'must not be empty' },
+      { field: 'body/options/2', message: 'repeats an earlier option' },
+    ]);
+    expect(await snapshot(id)).toEqual(before);
+  });
+
   it.each([['U+0085', '\u0085'], ['U+009B', '\u009b'], ['U+202E', '\u202e'], ['U+2067', '\u2067']])(
     'refuses a name with %s (docs/security.md "Spoofed names"): 400 naming the field, nothing changes', async (_code, c) => {
       const id = await makePoll(24);

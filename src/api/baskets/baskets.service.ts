@@ -5,7 +5,7 @@
 import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { Actor } from '../actor.ts';
-import { ValidationFailed } from '../plugin/problem.ts';
+import { ValidationFailed, type FieldError } from '../plugin/problem.ts';
 import {
   findBasket, findRequestStatus, insertBasket, OPEN_REQUEST_STATUSES, updateBasket, upsertRequest, withdrawOpenRequest,
   type BasketFields, type BasketRow,
@@ -25,10 +25,11 @@ export async function getBasket(db: Executor, basketId: number, checkInput: () =
 }
 
 export async function createBasket(db: Executor, clock: Clock, actor: Pick<Actor, 'id'>, input: BasketCreate): Promise<Basket> {
+  const contactTypes = contactTypesOf(input.contactTypes);
   const fields: BasketFields = {
     description: input.description.trim(),
     pictures: input.pictures ?? [],
-    contactTypes: contactTypesOf(input.contactTypes),
+    contactTypes: contactTypes.types,
     mobile: normalisePhone(input.mobile),
     telephone: normalisePhone(input.telephone),
     lat: input.lat,
@@ -36,7 +37,7 @@ export async function createBasket(db: Executor, clock: Clock, actor: Pick<Actor
     lifeTimeInDays: input.lifeTimeInDays,
     weightInGrams: input.weightInGrams ?? 0,
   };
-  await assertValidFields(db, actor.id, fields);
+  await assertValidFields(db, actor.id, fields, contactTypes.errors);
   const now = clock();
   const id = await insertBasket(db, actor.id, fields, now, new Date(now.getTime() + fields.lifeTimeInDays * DAY_MS));
   return toBasket((await findBasket(db, id))!);
@@ -54,10 +55,11 @@ export async function editBasket(
   if (!mayEditBasket(actor, basket)) throw basketProblems.notCreator();
   checkInput();
   const current = fieldsOf(basket);
+  const contactTypes = patch.contactTypes ? contactTypesOf(patch.contactTypes) : { types: current.contactTypes, errors: [] };
   const fields: BasketFields = {
     description: patch.description?.trim() ?? current.description,
     pictures: patch.pictures ?? current.pictures,
-    contactTypes: patch.contactTypes ? contactTypesOf(patch.contactTypes) : current.contactTypes,
+    contactTypes: contactTypes.types,
     mobile: patch.mobile === undefined ? current.mobile : normalisePhone(patch.mobile),
     telephone: patch.telephone === undefined ? current.telephone : normalisePhone(patch.telephone),
     lat: patch.lat ?? current.lat,
@@ -65,8 +67,8 @@ export async function editBasket(
     lifeTimeInDays: patch.lifeTimeInDays ?? current.lifeTimeInDays,
     weightInGrams: patch.weightInGrams ?? current.weightInGrams,
   };
-  if (JSON.stringify(fields) === JSON.stringify(current)) return toBasket(basket);
-  await assertValidFields(db, actor.id, fields);
+  if (contactTypes.errors.length === 0 && JSON.stringify(fields) === JSON.stringify(current)) return toBasket(basket);
+  await assertValidFields(db, actor.id, fields, contactTypes.errors);
   if (!(await updateBasket(db, basket.id, fields, clock()))) throw basketProblems.notFound();
   return toBasket((await findBasket(db, basket.id))!);
 }
@@ -124,14 +126,16 @@ async function findAvailableBasket(db: Executor, clock: Clock, basketId: number)
   return basket;
 }
 
-function contactTypesOf(raw: readonly (number | readonly number[])[]): number[] {
+/** The contact types as integers; a type listed twice is an error, and counts once for the other rules. */
+function contactTypesOf(raw: readonly (number | readonly number[])[]): { types: number[]; errors: FieldError[] } {
   const flat = flattenContactTypes(raw);
-  if (!flat) throw new ValidationFailed([{ field: 'body/contactTypes', message: 'must not list a contact type twice' }]);
-  return flat;
+  if (flat) return { types: flat, errors: [] };
+  return { types: [...new Set(raw.flat())], errors: [{ field: 'body/contactTypes', message: 'must not list a contact type twice' }] };
 }
 
-async function assertValidFields(db: Executor, userId: number, fields: BasketFields): Promise<void> {
-  const errors = await checkBasketFields(db, userId, fields);
+/** Every refused field in one answer (SPEC-API: one entry per offending field). */
+async function assertValidFields(db: Executor, userId: number, fields: BasketFields, earlier: readonly FieldError[]): Promise<void> {
+  const errors = [...earlier, ...await checkBasketFields(db, userId, fields)];
   if (errors.length > 0) throw new ValidationFailed(errors);
 }
 

@@ -31,7 +31,7 @@ export const contentRoutes: FastifyPluginAsyncTypebox<ContentRoutesOptions> = as
     },
   }, async (request) => {
     assertValidParams(request);
-    return createContent(db, clock, await requireActor(request), request.body, () => assertValidInput(request));
+    return createContent(db, clock, await requireActor(request), request.body, (errors) => assertValidInput(request, errors));
   });
 
   api.get('/contents/:contentId', {
@@ -76,6 +76,6 @@ export const contentRoutes: FastifyPluginAsyncTypebox<ContentRoutesOptions> = as
     },
   }, async (request) => {
     assertValidParams(request);
-    return changeContent(db, clock, await requireActor(request), pathId(request.params.contentId), request.body, () => assertValidInput(request));
+    return changeContent(db, clock, await requireActor(request), pathId(request.params.contentId), request.body, (errors) => assertValidInput(request, errors));
   });
 };

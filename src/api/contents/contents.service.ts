@@ -22,24 +22,32 @@ export async function readContent(db: DB, contentId: PathId, checkInput: () => v
   return toContentEntry(row);
 }
 
-/** `checkInput` throws the body/query validation error, deferred until after the 404 and 403 checks (SPEC-API order). */
-export async function createContent(db: DB, clock: Clock, actor: Actor, input: CreateContentInput, checkInput: () => void): Promise<{ id: number }> {
+/**
+ * `checkInput` throws the body/query validation error, deferred until after the 404 and 403 checks (SPEC-API
+ * order), together with the errors of the fields' own rules (a name that is empty once its tags are gone).
+ */
+export async function createContent(
+  db: DB, clock: Clock, actor: Actor, input: CreateContentInput, checkInput: (ruleErrors: readonly FieldError[]) => void,
+): Promise<{ id: number }> {
   checkMayEdit(actor);
-  checkInput();
-  const fields = cleanFields(input) as Required<UpdateContentInput>;
-  const id = await insertContent(db, { ...fields, lastModified: clock() });
+  const { fields, errors } = cleanFields(input);
+  checkInput(errors);
+  const id = await insertContent(db, { ...(fields as Required<UpdateContentInput>), lastModified: clock() });
   return { id };
 }
 
-export async function changeContent(db: DB, clock: Clock, actor: Actor, contentId: PathId, input: UpdateContentInput, checkInput: () => void): Promise<ContentEntry> {
+export async function changeContent(
+  db: DB, clock: Clock, actor: Actor, contentId: PathId, input: UpdateContentInput, checkInput: (ruleErrors: readonly FieldError[]) => void,
+): Promise<ContentEntry> {
   await findContentOrThrow(db, contentId);
   checkMayEdit(actor);
-  checkInput();
+  const { fields, errors } = cleanFields(input);
+  checkInput(errors);
   // The schema's minProperties counts unknown fields before they are dropped: `{"id": 7}` arrives as `{}`.
   if (input.name === undefined && input.title === undefined && input.body === undefined) {
     throw new ValidationFailed([{ field: 'body', message: 'must contain at least one of name, title, body' }]);
   }
-  const row = await updateContent(db, contentId.row, { ...cleanFields(input), last_modified: clock() });
+  const row = await updateContent(db, contentId.row, { ...fields, last_modified: clock() });
   if (!row) throw contentProblems.notFound(contentId.sent);
   return toContentEntry(row);
 }
@@ -51,18 +59,25 @@ export async function removeContent(db: DB, actor: Actor, contentId: PathId, che
   if (!(await deleteContent(db, contentId.row))) throw contentProblems.notFound(contentId.sent);
 }
 
-/** Strips tags from name and title; each given field must still be non-empty. */
-function cleanFields(input: UpdateContentInput): UpdateContentInput {
-  const cleaned: UpdateContentInput = {};
+/**
+ * Strips tags from name and title; each given field must still be non-empty. Called before the
+ * schema's verdict is reported, so it looks only at fields that are strings (a body that failed to
+ * parse arrives as undefined).
+ */
+function cleanFields(input: UpdateContentInput | undefined): { fields: UpdateContentInput; errors: FieldError[] } {
+  const given = (field: 'name' | 'title' | 'body') => (typeof input?.[field] === 'string' ? input[field] : undefined);
+  const fields: UpdateContentInput = {};
+  const name = given('name');
+  const title = given('title');
+  const body = given('body');
+  if (name !== undefined) fields.name = stripTags(name);
+  if (title !== undefined) fields.title = stripTags(title);
+  if (body !== undefined) fields.body = body;
   const errors: FieldError[] = [];
-  if (input.name !== undefined) cleaned.name = stripTags(input.name);
-  if (input.title !== undefined) cleaned.title = stripTags(input.title);
-  if (input.body !== undefined) cleaned.body = input.body;
   for (const field of ['name', 'title', 'body'] as const) {
-    if (cleaned[field] !== undefined && cleaned[field].trim() === '') errors.push({ field: `body/${field}`, message: 'must not be empty' });
+    if (fields[field] !== undefined && fields[field].trim() === '') errors.push({ field: `body/${field}`, message: 'must not be empty' });
   }
-  if (errors.length > 0) throw new ValidationFailed(errors);
-  return cleaned;
+  return { fields, errors };
 }
 
 function checkMayEdit(actor: Actor): void {

@@ -41,7 +41,8 @@ export const API_PRE_ROUTING_ERRORS: PrefixErrorWording = {
   body: (status, detail) => problemBody(status, codeForStatus(status), detail),
 };
 
-function validationErrors(error: FastifyError): FieldError[] {
+/** A schema failure as `errors` entries: one per field. */
+export function validationErrors(error: FastifyError): FieldError[] {
   const context = error.validationContext ?? 'body';
   return collapseAnyOfErrors(error.validation ?? []).map((v) => {
     const { missingProperty, additionalProperty } = (v.params ?? {}) as { missingProperty?: string; additionalProperty?: string };

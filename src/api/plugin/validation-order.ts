@@ -6,8 +6,9 @@
  * usual problem (400 with one entry per field, or 415 for a media type that
  * is not JSON).
  */
-import type { FastifyRequest } from 'fastify';
-import type { ApiProblem } from './problem.ts';
+import type { FastifyError, FastifyRequest } from 'fastify';
+import { validationErrors } from './error-handler.ts';
+import { ValidationFailed, type ApiProblem, type FieldError } from './problem.ts';
 
 /** A body that could not be parsed, kept until the route checks its input. */
 const deferredBodyFailures = new WeakMap<FastifyRequest, ApiProblem>();
@@ -23,11 +24,22 @@ export function assertValidParams(request: FastifyRequest): void {
   if (error && (error as { validationContext?: string }).validationContext === 'params') throw error;
 }
 
-/** Throws when the body could not be parsed, or the body, query or headers failed their schema. */
-export function assertValidInput(request: FastifyRequest): void {
+/**
+ * Throws when the body could not be parsed, or the body, query or headers failed their schema, or a
+ * service's own rules refused a field (`ruleErrors`, found on what the schema accepted): all of them in
+ * one answer, one entry per field, the schema's first.
+ */
+export function assertValidInput(request: FastifyRequest, ruleErrors: readonly FieldError[] = []): void {
   const bodyFailure = deferredBodyFailures.get(request);
   if (bodyFailure) throw bodyFailure;
-  if (request.validationError) throw request.validationError;
+  const error = request.validationError;
+  if (ruleErrors.length === 0) {
+    if (error) throw error;
+    return;
+  }
+  const schemaErrors = error ? validationErrors(error as FastifyError) : [];
+  const refused = new Set(schemaErrors.map((e) => e.field));
+  throw new ValidationFailed([...schemaErrors, ...ruleErrors.filter((e) => !refused.has(e.field))]);
 }
 
 /** Whether {@link assertValidInput} would throw. */

@@ -8,7 +8,7 @@ import type { DB } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
 import { isRegionMember } from '../../accounts/region-access.ts';
 import type { Actor } from '../actor.ts';
-import { ValidationFailed } from '../plugin/problem.ts';
+import { ValidationFailed, type FieldError } from '../plugin/problem.ts';
 import { hasStarted, isAuthor, mayViewPoll, valuesOfType } from './polls.policy.ts';
 import { pollProblems } from './polls.problems.ts';
 import {
@@ -33,12 +33,17 @@ export async function editPoll(db: DB, clock: Clock, actor: Actor, pollId: numbe
   if (!isAuthor(actor, poll)) throw pollProblems.notAuthor();
   if (hasStarted(poll, clock())) throw pollProblems.started();
   checkInput();
+  const name = patch.name?.trim();
+  const description = patch.description?.trim();
+  const options = patch.options?.map((o) => o.trim());
+  // Every refused field in one answer (SPEC-API: one entry per offending field).
+  const errors = [...emptyTextErrors({ name, description }), ...(options === undefined ? [] : optionErrors(options))];
+  if (errors.length > 0) throw new ValidationFailed(errors);
   const changes = {
-    ...(patch.name === undefined ? {} : { name: requireText(patch.name, 'name') }),
-    ...(patch.description === undefined ? {} : { description: requireText(patch.description, 'description') }),
+    ...(name === undefined ? {} : { name }),
+    ...(description === undefined ? {} : { description }),
     ...(patch.shuffleOptions === undefined ? {} : { shuffleOptions: patch.shuffleOptions }),
   };
-  const options = patch.options === undefined ? undefined : cleanOptions(patch.options);
   await db.transaction().execute(async (trx) => {
     if (!(await updatePollTexts(trx, poll.id, changes, clock()))) throw pollProblems.started();
     if (options) await replaceOptions(trx, poll.id, options, valuesOfType(poll.type));
@@ -58,17 +63,21 @@ export async function createPoll(db: DB, clock: Clock, poll: Omit<NewPoll, 'elig
 
 function cleanOptions(options: readonly string[]): string[] {
   const trimmed = options.map((o) => o.trim());
-  const errors = trimmed.flatMap((text, index) => text === '' ? [{ field: `body/options/${index}`, message: 'must not be empty' }]
-    : trimmed.indexOf(text) !== index ? [{ field: `body/options/${index}`, message: 'repeats an earlier option' }] : []);
-  if (trimmed.length === 0) errors.push({ field: 'body/options', message: 'must name at least one option' });
+  const errors = optionErrors(trimmed);
   if (errors.length > 0) throw new ValidationFailed(errors);
   return trimmed;
 }
 
-function requireText(value: string, field: string): string {
-  const text = value.trim();
-  if (text === '') throw new ValidationFailed([{ field: `body/${field}`, message: 'must not be empty' }]);
-  return text;
+function optionErrors(trimmed: readonly string[]): FieldError[] {
+  const errors = trimmed.flatMap((text, index) => text === '' ? [{ field: `body/options/${index}`, message: 'must not be empty' }]
+    : trimmed.indexOf(text) !== index ? [{ field: `body/options/${index}`, message: 'repeats an earlier option' }] : []);
+  if (trimmed.length === 0) errors.push({ field: 'body/options', message: 'must name at least one option' });
+  return errors;
+}
+
+/** Given texts (already trimmed) that are empty. */
+function emptyTextErrors(texts: Readonly<Record<string, string | undefined>>): FieldError[] {
+  return Object.entries(texts).flatMap(([field, text]) => text === '' ? [{ field: `body/${field}`, message: 'must not be empty' }] : []);
 }
 
 async function findExistingPoll(db: Executor, pollId: number): Promise<PollRow> {
