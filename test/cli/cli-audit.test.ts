@@ -41,12 +41,13 @@ afterAll(() => remove());
 describe('audit list', () => {
   test('every event, newest first, with its fields (--json)', async () => {
     const events = await list();
-    expect(events.map((e) => e.event)).toEqual(['oauth.client.authentication_failed', 'oauth.key.rotated', 'oauth.client.created', 'oauth.consent.revoked']);
+    expect(events.map((e) => e.event)).toEqual(['oauth.client.authentication_failed', 'oauth.key.rotated', 'oauth.client.created', 'account.member.created', 'oauth.consent.revoked']);
     expect(events[0]).toMatchObject({ level: 'warn', clientId: 'wiki', ip: '192.0.2.7', userId: null, details: { reason: 'wrong client secret' } });
     expect(events[1]).toMatchObject({ level: 'info', clientId: null, details: { kids: expect.any(Array), retired: expect.any(Array) } });
     expect((events[1]!.details as { kids: string[] }).kids.length).toBeGreaterThan(0);
     expect(events[2]).toMatchObject({ clientId: 'wiki', details: { confidential: true } });
-    expect(events[3]).toEqual({
+    expect(events[3]).toMatchObject({ userId, email: 'Ada@example.test', clientId: null, details: { actorId: null, role: 'foodsharer' } });
+    expect(events[4]).toEqual({
       id: expect.any(Number), occurredAt: '2020-01-01T00:00:00.000Z', event: 'oauth.consent.revoked', level: 'info',
       userId, email: 'Ada@example.test', clientId: 'wiki', ip: null, details: {},
     });
@@ -55,8 +56,8 @@ describe('audit list', () => {
   test('filters: event, client, member by id or email (any case), time; --limit', async () => {
     expect((await list('--event', 'oauth.key.rotated')).map((e) => e.event)).toEqual(['oauth.key.rotated']);
     expect((await list('--client', 'wiki')).map((e) => e.event)).toEqual(['oauth.client.authentication_failed', 'oauth.client.created', 'oauth.consent.revoked']);
-    expect((await list('--user', String(userId))).map((e) => e.event)).toEqual(['oauth.consent.revoked']);
-    expect((await list('--email', 'ada@EXAMPLE.test')).map((e) => e.event)).toEqual(['oauth.consent.revoked']);
+    expect((await list('--user', String(userId))).map((e) => e.event)).toEqual(['account.member.created', 'oauth.consent.revoked']);
+    expect((await list('--email', 'ada@EXAMPLE.test')).map((e) => e.event)).toEqual(['account.member.created', 'oauth.consent.revoked']);
     expect(await list('--email', 'nobody@example.test')).toEqual([]);
     expect((await list('--until', '2021-01-01')).map((e) => e.event)).toEqual(['oauth.consent.revoked']);
     expect((await list('--since', '2021-01-01T00:00:00Z')).map((e) => e.event)).not.toContain('oauth.consent.revoked');
@@ -68,7 +69,8 @@ describe('audit list', () => {
     const run = await cli(['audit', 'list', '--limit', '1']);
     expect(run.code).toBe(0);
     expect(run.out).toMatch(/^\d{4}-\d{2}-\d{2}T[\d:.]+Z {2}warn {2}oauth\.client\.authentication_failed {2}client wiki {2}ip 192\.0\.2\.7 {2}\{"reason":"wrong client secret"\}\nMore events match; narrow the filters or raise --limit\.\n$/);
-    expect((await cli(['audit', 'list', '--user', String(userId)])).out).toBe(`2020-01-01T00:00:00.000Z  info  oauth.consent.revoked  user ${userId} <Ada@example.test>  client wiki\n`);
+    expect((await cli(['audit', 'list', '--user', String(userId)])).out).toMatch(new RegExp(`^\\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z {2}info {2}account\\.member\\.created {2}user ${userId} <Ada@example\\.test> {2}\\{"role":"foodsharer","actorId":null\\}\\n`
+      + `2020-01-01T00:00:00\\.000Z {2}info {2}oauth\\.consent\\.revoked {2}user ${userId} <Ada@example\\.test> {2}client wiki\\n$`));
     expect((await cli(['audit', 'list', '--event', 'demo.removed'])).out).toBe('No security events match.\n');
   });
 

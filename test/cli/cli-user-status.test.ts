@@ -72,6 +72,7 @@ describe('user disable and enable', () => {
     expect((await cli(['user', 'enable', '--email', ADA])).out).toBe(`${ADA} (user ${adaId}) enabled.\n`);
 
     expect(await memberEvents()).toEqual([
+      { event: 'account.member.created', userId: adaId, actorId: null, role: 'foodsharer' },
       { event: 'account.member.disabled', userId: adaId, actorId: null, sessionsEnded: 1, grantsRevoked: 0 },
       { event: 'account.member.enabled', userId: adaId, actorId: null },
       { event: 'account.member.disabled', userId: adaId, actorId: null, sessionsEnded: 1, grantsRevoked: 0 },
@@ -85,7 +86,7 @@ describe('user disable and enable', () => {
     expect(unknown.err).toContain('there is no user with email nobody@example.test');
     expect((await cli(['user', 'enable'])).code).toBe(2);
     expect((await cli(['user', 'disable', '--id', '1', '--email', ADA])).code).toBe(2);
-    expect(await memberEvents()).toHaveLength(4);
+    expect(await memberEvents()).toHaveLength(5);
   });
 });
 
@@ -98,7 +99,7 @@ describe('user delete', () => {
     expect(wrong.code).toBe(1);
     expect(JSON.parse(wrong.out)).toEqual({ error: `--confirm-email does not match the email of user ${adaId}; nothing was deleted` });
     expect(await loginStatus()).toBe(200);
-    expect(await memberEvents()).toHaveLength(4);
+    expect(await memberEvents()).toHaveLength(5);
   });
 
   test('deletes: the login and the address are gone, the row anonymised, the event stored (through the bin)', async () => {
