@@ -10,31 +10,44 @@ import type { MailLocale } from '../mail/mail.tables.ts';
 
 export const PASSWORD_CHANGED_MAIL_KIND = 'password-changed';
 
-/** The mail names the time of the change, in Berlin's time zone, and where to change it back. */
+/** How the password was changed: by the member knowing the old one (`change`, also an operator's), or through a reset link. */
+export type PasswordChangeWay = 'change' | 'reset';
+
+/** The mail names the time of the change, in Berlin's time zone, where to look at the account, and how to get it back. */
 export function passwordChangedMailComposer(publicUrl: string): MailComposer {
   return async (_db, mail) => ({
     to: mail.recipient,
-    content: passwordChangedContent(mail.locale, new Date(mail.params.changedAt ?? Date.now()), `${publicUrl}/settings/security`),
+    content: passwordChangedContent(mail.locale, new Date(mail.params.changedAt ?? Date.now()), publicUrl, mail.params.way === 'reset' ? 'reset' : 'change'),
   });
 }
 
-export function passwordChangedContent(locale: MailLocale, changedAt: Date, settings: string): MailContent {
+export function passwordChangedContent(locale: MailLocale, changedAt: Date, publicUrl: string, way: PasswordChangeWay = 'change'): MailContent {
   const when = new Intl.DateTimeFormat(locale === 'de' ? 'de-DE' : 'en-GB', { dateStyle: 'long', timeStyle: 'short', timeZone: 'Europe/Berlin' }).format(changedAt);
+  const settings = `${publicUrl}/settings/security`;
+  const forgot = `${publicUrl}/password/forgot`;
   return locale === 'de' ? {
     subject: 'Dein Passwort wurde geändert',
     intro: [
-      `Das Passwort deines Kontos wurde am ${when} geändert. Alle anderen Anmeldungen wurden dabei beendet.`,
+      way === 'reset'
+        ? `Das Passwort deines Kontos wurde am ${when} über einen Link zum Zurücksetzen neu gesetzt. Alle Anmeldungen wurden dabei beendet.`
+        : `Das Passwort deines Kontos wurde am ${when} geändert. Alle anderen Anmeldungen wurden dabei beendet.`,
       'Warst du das, ist nichts weiter zu tun.',
     ],
     action: { label: 'Sicherheitseinstellungen öffnen', href: settings },
-    outro: ['Warst du es nicht, kennt jemand dein Passwort: Melde dich sofort beim Team der Plattform, damit es dir hilft, dein Konto zurückzubekommen.'],
+    outro: [
+      `Warst du es nicht, hat jemand anderes jetzt dein Passwort: Setze es sofort selbst neu (${forgot}), prüfe, wer außer dir dein E-Mail-Postfach lesen kann, und melde dich beim Team der Plattform.`,
+    ],
   } : {
     subject: 'Your password was changed',
     intro: [
-      `The password of your account was changed on ${when}. Every other session was ended with it.`,
+      way === 'reset'
+        ? `The password of your account was set anew through a reset link on ${when}. Every session was ended with it.`
+        : `The password of your account was changed on ${when}. Every other session was ended with it.`,
       'If that was you, there is nothing else to do.',
     ],
     action: { label: 'Open your security settings', href: settings },
-    outro: ['If it was not you, somebody knows your password: contact the platform\'s team at once, so that they can help you get your account back.'],
+    outro: [
+      `If it was not you, somebody else now has your password: set a new one yourself at once (${forgot}), check who besides you can read your mailbox, and tell the platform's team.`,
+    ],
   };
 }

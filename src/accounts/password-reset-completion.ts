@@ -58,7 +58,7 @@ export async function resetPassword(db: DB, clock: Clock, attempts: AttemptCount
     await updatePasswordHash(trx, redeemed.userId, passwordHash);
     const ended = await endSessionsOfUser(trx, redeemed.userId, now);
     const grantsRevoked = ended.grantsRevoked + await revokeGrantsOfUser(trx, redeemed.userId, now);
-    const mailId = await enqueueMail(trx, { kind: PASSWORD_CHANGED_MAIL_KIND, recipient: redeemed.email, locale: reset.mailLocale, params: { changedAt: now.toISOString() } }, now);
+    const mailId = await enqueueMail(trx, { kind: PASSWORD_CHANGED_MAIL_KIND, recipient: redeemed.email, locale: reset.mailLocale, params: { changedAt: now.toISOString(), way: 'reset' } }, now);
     return { redeemed, sessionsEnded: ended.sessionsEnded, grantsRevoked, mailId };
   });
   if (!done) return invalid(reset);

@@ -193,6 +193,12 @@ describe('following the link', () => {
     expect(events('account.password_reset.completed')).toContainEqual(expect.objectContaining({ userId: user.id, sessionsEnded: 1, grantsRevoked: 1 }));
     const mails = await t.db.selectFrom('mail_outbox').select('kind').where('recipient', '=', user.email).orderBy('id').execute();
     expect(mails.map((m) => m.kind)).toEqual(['password-reset', 'password-changed']);
+    // The mail says what happened: a reset, which ended every session.
+    await sendAll();
+    const changedMail = smtp.received[smtp.envelopes.map((to) => to.includes(user.email)).lastIndexOf(true)]!;
+    expect(changedMail.subject).toBe('Your password was changed');
+    expect(changedMail.text).toContain('set anew through a reset link');
+    expect(changedMail.text).toContain('Every session was ended with it.');
     // Used once: the same link again is refused.
     const again = await setPassword(link, 'yet another pass phrase');
     expect(again.statusCode).toBe(410);
