@@ -184,5 +184,15 @@ describe('passkeys in the browser', () => {
     expect(order.indexOf('Sign in with a passkey')).toBeGreaterThan(order.indexOf('password'));
     await plain.close();
   });
+
+  it('says in the page\'s language that it did not work when the server answers no JSON (a proxy\'s error page)', async () => {
+    const { context: plain, page } = await browser.newPage();
+    await page.route((url) => url.pathname === '/login/passkey/options', (route) => route.fulfill({ status: 502, contentType: 'text/html', body: '<h1>Bad Gateway</h1>' }));
+    await page.goto(`${baseUrl}/language/de?return_to=%2Flogin`);
+    expect(new URL(page.url()).pathname).toBe('/login');
+    await page.getByRole('button', { name: 'Mit einem Passkey anmelden' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Die Anmeldung mit diesem Passkey hat nicht geklappt. Versuche es noch einmal oder melde dich mit deinem Passwort an.');
+    await plain.close();
+  });
 });
 

@@ -45,9 +45,10 @@
   async function signIn(form, useBrowserAutofill, endpoint) {
     const base = { csrf_token: valueOf(form, 'csrf_token') ?? '', return_to: valueOf(form, 'return_to') ?? '/' };
     const options = await postJson('/login/passkey/options', base);
-    const messages = options.data.messages ?? {};
+    // The page's own words when the server sent none (no JSON: a network failure, a proxy's error page).
+    const messages = { failed: form.dataset.passkeyFailed, cancelled: form.dataset.passkeyCancelled, ...options.data.messages };
     if (!options.ok || !options.data.options) {
-      if (!useBrowserAutofill) showError(form, options.data.error ?? messages.failed ?? 'Error');
+      if (!useBrowserAutofill) showError(form, options.data.error ?? messages.failed);
       return;
     }
     let response;
@@ -56,7 +57,7 @@
     } catch (error) {
       // A ceremony replaced by another (the button pressed while autofill waited) ends quietly.
       if (error && error.name === 'AbortError') return;
-      if (!useBrowserAutofill) showError(form, messages.cancelled ?? 'Cancelled');
+      if (!useBrowserAutofill) showError(form, messages.cancelled);
       return;
     }
     const remember = form.elements.namedItem('remember');
@@ -65,7 +66,7 @@
       window.location.assign(result.data.location);
       return;
     }
-    showError(form, result.data.error ?? messages.failed ?? 'Error');
+    showError(form, result.data.error ?? messages.failed);
   }
 
   function start() {
