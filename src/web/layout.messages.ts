@@ -13,6 +13,7 @@ export const layoutMessages: Messages = {
     'nav.login': 'Anmelden',
     'nav.label': 'Hauptnavigation',
     'nav.language': 'Sprache',
+    'layout.tableOf': 'Tabelle: {name}',
   },
   en: {
     'app.name': 'Foodsharing',
@@ -25,5 +26,6 @@ export const layoutMessages: Messages = {
     'nav.login': 'Log in',
     'nav.label': 'Main navigation',
     'nav.language': 'Language',
+    'layout.tableOf': 'Table: {name}',
   },
 };

@@ -59,7 +59,8 @@ async function violationsOf(page: Page): Promise<string[]> {
   const result = await page.evaluate(async (tags) => {
     const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: Violation[] }> } }).axe;
     // Violations only: axe then keeps no detail of the passed and incomplete checks.
-    return axe.run(document, { runOnly: { type: 'tag', values: tags }, resultTypes: ['violations'] });
+    // Beside WCAG A and AA, one best practice: landmarks of one kind have distinct names (a screen reader's list of them).
+    return axe.run(document, { runOnly: { type: 'tag', values: tags }, rules: { 'landmark-unique': { enabled: true } }, resultTypes: ['violations'] });
   }, WCAG_AA);
   return result.violations.map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.map((n) => JSON.stringify(n.target)).join(', ')}`);
 }
