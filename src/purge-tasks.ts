@@ -15,6 +15,7 @@
  * | oauth_signing_keys | when their last token expired |
  * | oauth_logout_notices | sent or abandoned 7 days ago |
  * | oauth_pushed_requests, oauth_client_assertions | at expiry |
+ * | oauth_failure_windows | when the window ends |
  * | security_events | after AUDIT_RETENTION_DAYS |
  */
 import { purgeExpiredThrottles } from './accounts/login-throttle.ts';

@@ -21,21 +21,22 @@
  *   stolen code's verifier cannot be guessed faster than the limit from one
  *   address, and a right guess past the limit gains nothing.
  *
- * Counters are per instance: a guessing attacker gains at most the number of
- * instances as a factor.
+ * The counters are in the database (failure-windows.repository.ts), shared by
+ * every instance (SPEC §3): N instances limit as one. Only a failing request
+ * and a public client's request touch them, so a valid confidential client's
+ * exchange or refresh costs nothing more.
  */
 import type { Clock } from '../clock.ts';
+import type { Executor } from '../db/executor.ts';
 import { clientAddress } from '../http/connection-limit.ts';
 import { OAuthError, TooManyRequests, UseDpopNonce } from './errors.ts';
+import { countFailure, secondsBlocked } from './failure-windows.repository.ts';
 
 export const TOKEN_FAILURES_PER_MINUTE = 30;
 const WINDOW_MS = 60_000;
-const MAX_TRACKED = 100_000;
 
 export class FailureLimiter {
-  private readonly windows = new Map<string, { failures: number; resetAt: number }>();
-
-  constructor(private readonly clock: Clock, private readonly limit = TOKEN_FAILURES_PER_MINUTE) {}
+  constructor(private readonly db: Executor, private readonly clock: Clock, private readonly limit = TOKEN_FAILURES_PER_MINUTE) {}
 
   /** One request's attempt, starting unauthenticated from `ip`. */
   begin(ip: string): LimitedAttempt {
@@ -43,31 +44,13 @@ export class FailureLimiter {
   }
 
   /** Seconds until `key` may fail again, or 0 when it is under the limit. */
-  secondsBlocked(key: string): number {
-    const entry = this.windows.get(key);
-    const now = this.clock().getTime();
-    if (!entry) return 0;
-    if (entry.resetAt <= now) {
-      this.windows.delete(key);
-      return 0;
-    }
-    return entry.failures >= this.limit ? Math.ceil((entry.resetAt - now) / 1000) : 0;
+  secondsBlocked(key: string): Promise<number> {
+    return secondsBlocked(this.db, key, this.limit, this.clock());
   }
 
-  recordFailure(key: string): void {
-    const now = this.clock().getTime();
-    const entry = this.windows.get(key);
-    if (entry && entry.resetAt > now) {
-      entry.failures += 1;
-      return;
-    }
-    if (this.windows.size >= MAX_TRACKED) this.prune(now);
-    this.windows.set(key, { failures: 1, resetAt: now + WINDOW_MS });
-  }
-
-  private prune(now: number): void {
-    for (const [key, entry] of this.windows) if (entry.resetAt <= now) this.windows.delete(key);
-    if (this.windows.size >= MAX_TRACKED) this.windows.clear();
+  /** Counts a failure of `key` unless it is over the limit: 0 when counted, else the seconds it is blocked for. */
+  countFailure(key: string): Promise<number> {
+    return countFailure(this.db, key, this.limit, WINDOW_MS, this.clock());
   }
 }
 
@@ -86,26 +69,23 @@ export class LimitedAttempt {
   }
 
   /** The client is authenticated: a public client over its limit gets 429 here, before the grant runs. */
-  authenticated(client: { client_id: string; confidential: boolean }): void {
+  async authenticated(client: { client_id: string; confidential: boolean }): Promise<void> {
     if (client.confidential) {
       this.key = `client:${client.client_id}`;
       return;
     }
     this.isCheckedBefore = true;
     this.key = `public:${client.client_id}\n${clientAddress(this.ip)}`;
-    const wait = this.limiter.secondsBlocked(this.key);
+    const wait = await this.limiter.secondsBlocked(this.key);
     if (wait > 0) throw new TooManyRequests(wait);
   }
 
   /** The error to answer a failed request with; counts it unless it is the limiter's own 429, our fault (5xx) or no failure (a pending device code). */
-  failed(error: unknown): unknown {
+  async failed(error: unknown): Promise<unknown> {
     // RFC 9449 §8: being asked for a nonce is part of the protocol, not a failure of the client.
     if (error instanceof TooManyRequests || error instanceof UseDpopNonce || !(error instanceof OAuthError) || error.status >= 500 || !error.countsAsFailure) return error;
-    if (!this.isCheckedBefore) {
-      const wait = this.limiter.secondsBlocked(this.keyOf());
-      if (wait > 0) return new TooManyRequests(wait);
-    }
-    this.limiter.recordFailure(this.keyOf());
-    return error;
+    const wait = await this.limiter.countFailure(this.keyOf());
+    // Over the limit: the failure is answered 429 instead (a public client's was checked before its grant ran, and is counted only).
+    return wait > 0 && !this.isCheckedBefore ? new TooManyRequests(wait) : error;
   }
 }

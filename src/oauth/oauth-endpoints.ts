@@ -23,7 +23,7 @@ export async function oauthEndpoints(app: FastifyInstance, options: { ctx: OAuth
   const { ctx } = options;
   markJsonRoutes(app);
   installOAuthCors(app, ctx.db);
-  const limiter = new FailureLimiter(ctx.clock);
+  const limiter = new FailureLimiter(ctx.db, ctx.clock);
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     let oauthError: OAuthError;

@@ -1,7 +1,8 @@
 /**
  * Purge of expired OAuth rows (SPEC §8): codes, grants with their refresh tokens, retired signing keys,
  * logout notices sent or abandoned a week ago,
- * pushed authorization requests and their continuations, used client assertions and DPoP proofs, device authorizations.
+ * pushed authorization requests and their continuations, used client assertions and DPoP proofs, device authorizations,
+ * the failed-request limiter's ended windows.
  */
 import type { Clock } from '../clock.ts';
 import type { DB } from '../db/database.ts';
@@ -9,6 +10,7 @@ import { purgeExpiredAssertions } from './clients/client-assertions.repository.t
 import { purgeExpiredDeviceCodes } from './device-authorization/device-codes.repository.ts';
 import { purgeFinishedNotices } from './backchannel/logout-notices.repository.ts';
 import { purgeExpiredDpopProofs } from './dpop/dpop-proofs.repository.ts';
+import { purgeEndedFailureWindows } from './failure-windows.repository.ts';
 import { purgeExpiredCodes } from './grants/codes.repository.ts';
 import { purgeExpiredGrants } from './grants/grants.repository.ts';
 import { purgeRetiredSigningKeys } from './keys/signing-keys.ts';
@@ -24,5 +26,6 @@ export async function purgeExpiredOAuthRows(db: DB, clock: Clock): Promise<numbe
   const pushed = await purgeExpiredPushedRequests(db, now);
   const assertions = await purgeExpiredAssertions(db, now);
   const proofs = await purgeExpiredDpopProofs(db, now);
-  return codes + grants + keys + notices + pushed + assertions + proofs;
+  const windows = await purgeEndedFailureWindows(db, now);
+  return codes + grants + keys + notices + pushed + assertions + proofs + windows;
 }

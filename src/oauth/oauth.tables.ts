@@ -161,6 +161,13 @@ export interface OAuthDpopProofsTable {
   expires_at: Date;
 }
 
+/** The failed-request limiter's windows (migration 070, failure-limiter.ts): failures counted for `key` until `resets_at`. */
+export interface OAuthFailureWindowsTable {
+  key: string;
+  failures: number;
+  resets_at: Date;
+}
+
 export interface OAuthTables {
   oauth_clients: OAuthClientsTable;
   oauth_client_regions: OAuthClientRegionsTable;
@@ -174,4 +181,5 @@ export interface OAuthTables {
   oauth_client_assertions: OAuthClientAssertionsTable;
   oauth_device_codes: OAuthDeviceCodesTable;
   oauth_dpop_proofs: OAuthDpopProofsTable;
+  oauth_failure_windows: OAuthFailureWindowsTable;
 }

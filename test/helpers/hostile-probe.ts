@@ -16,10 +16,10 @@ const ANSWER_WITHIN_MS = 15_000;
 
 /**
  * Tables a refused request may write by design: the failed-login counters,
- * and the audit log, which records refusals (a failed client authentication,
- * a locked login) and is written just after the answer.
+ * the OAuth endpoints' failed-request counters, and the audit log, which
+ * records refusals (a failed client authentication, a locked login).
  */
-const COUNTERS_OF_REFUSALS = ['login_throttle', 'security_events'];
+const COUNTERS_OF_REFUSALS = ['login_throttle', 'oauth_failure_windows', 'security_events'];
 
 function withoutCounters(digest: string): string {
   return digest.split('\n').filter((line) => !COUNTERS_OF_REFUSALS.some((t) => line.startsWith(`${t}:`))).join('\n');

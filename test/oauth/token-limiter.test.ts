@@ -4,7 +4,9 @@
  * IP, a confidential client's failures never refuse its valid grants, while
  * guessing secrets, or a public client's codes, still ends in 429.
  */
+import type { FastifyInstance } from 'fastify';
 import { beforeAll, describe, expect, test } from 'vitest';
+import { buildApp } from '../../src/app.ts';
 import { TOKEN_FAILURES_PER_MINUTE } from '../../src/oauth/failure-limiter.ts';
 import { makeUser } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/fixture.ts';
@@ -83,6 +85,26 @@ describe('token endpoint limiter', () => {
     expect(spread[LIMIT]).toBe(429);
     expect((await guess('2001:db8:77:1:ffff:ffff:ffff:ffff', 99)).statusCode).toBe(429);
     expect((await guess('2001:db8:77:2::1', 100)).statusCode).toBe(401);
+  });
+
+  test('two instances on one database count as one: guesses spread over both are limited together', async () => {
+    const ip = '10.20.0.9';
+    const c = await confidentialClient();
+    const handle = { db: t.db, kind: 'pglite' as const, ping: async () => {}, close: async () => {} };
+    const second = await buildApp(t.config, { database: handle, keys: t.keys, clock: t.clock.now });
+    try {
+      const guess = (app: FastifyInstance, i: number) => app.inject({
+        method: 'POST', url: '/oauth/token', remoteAddress: ip, headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ grant_type: 'authorization_code', code: 'x', client_id: c.clientId, client_secret: `guess-${i}` }).toString(),
+      });
+      const spread = await statuses(LIMIT, (i) => guess(i % 2 === 0 ? t.app : second, i));
+      expect(spread.every((s) => s === 401)).toBe(true);
+      expect((await guess(second, LIMIT)).statusCode).toBe(429);
+      expect((await guess(t.app, LIMIT + 1)).statusCode).toBe(429);
+      expect(await t.db.selectFrom('oauth_failure_windows').select('failures').where('key', '=', `ip:${ip}`).executeTakeFirst()).toEqual({ failures: LIMIT });
+    } finally {
+      await second.close();
+    }
   });
 
   test('an attacker guessing a client secret gets 429 after 30 wrong guesses, with Retry-After, until the minute is over', async () => {

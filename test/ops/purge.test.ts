@@ -44,6 +44,8 @@ beforeAll(async () => {
     (sha256('live-2'::bytea), ${userId}, 'c', true, ${at(-DAY)}, ${at(30 * DAY)}, 'live-2')`.execute(db);
   await sql`insert into login_throttle (key, failures, window_ends_at) values
     ('ended', 3, ${at(-1)}), ('ends-now', 1, ${at(0)}), ('running', 2, ${at(60_000)})`.execute(db);
+  await sql`insert into oauth_failure_windows (key, failures, resets_at) values
+    ('ended', 30, ${at(-1)}), ('ends-now', 1, ${at(0)}), ('running', 5, ${at(30_000)})`.execute(db);
   await sql`insert into login_unlock_tokens (digest, account, user_id, return_to, expires_at) values
     ('\\x01', 'expired', ${userId}, '/', ${at(-1)}), ('\\x02', 'live', ${userId}, '/', ${at(60_000)})`.execute(db);
   await sql`insert into password_reset_tokens (digest, user_id, return_to, password_hash_digest, expires_at) values
@@ -84,8 +86,9 @@ describe('one run of the scheduled purge', () => {
     expect(await labels('sessions', 'sid')).toEqual(['live-1', 'live-2']);
   });
 
-  test('login counters whose window ended, unlock and reset links past expiry', async () => {
+  test('login and token-endpoint counters whose window ended, unlock and reset links past expiry', async () => {
     expect(await labels('login_throttle', 'key')).toEqual(['running']);
+    expect(await labels('oauth_failure_windows', 'key')).toEqual(['running']);
     expect(await labels('login_unlock_tokens', 'account')).toEqual(['live']);
     expect(await labels('password_reset_tokens', 'return_to')).toEqual(['/live']);
   });

@@ -30,7 +30,7 @@ export function deviceAuthorizationEndpoint(app: FastifyInstance, ctx: OAuthCont
       const params = formParameters(request, PARAMETERS);
       const client = await authenticateClient((clientId) => findClientRow(ctx.db, clientId), ctx.material, request.headers.authorization, params,
         clientAssertionCheck(ctx, DEVICE_AUTHORIZATION_PATH));
-      attempt.authenticated(client);
+      await attempt.authenticated(client);
       if (!client.grant_types.includes(DEVICE_CODE_GRANT_TYPE)) {
         throw new UnauthorizedClient('The client is not allowed to use the device authorization grant.');
       }
@@ -39,7 +39,7 @@ export function deviceAuthorizationEndpoint(app: FastifyInstance, ctx: OAuthCont
       return reply.send(await startDeviceAuthorization(ctx, client, scopes.value));
     } catch (error) {
       new Refusals().log(request, error);
-      throw attempt.failed(error);
+      throw await attempt.failed(error);
     }
   });
 }

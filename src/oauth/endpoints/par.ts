@@ -32,13 +32,13 @@ export function pushedAuthorizationRequestEndpoint(app: FastifyInstance, ctx: OA
     try {
       const params = formParameters(request, [...PUSHED_PARAMETERS, 'client_secret', ...CLIENT_ASSERTION_PARAMETERS]);
       const client = await authenticateClient((clientId) => findClientRow(ctx.db, clientId), ctx.material, request.headers.authorization, params, clientAssertionCheck(ctx, PAR_PATH));
-      attempt.authenticated(client);
+      await attempt.authenticated(client);
       const parameters = await checkPushedRequest(ctx, client, request);
       const proof = await readDpopProof(ctx, request, reply, PAR_PATH);
       return reply.code(201).send(await pushRequest(ctx.db, client, bindToProof(parameters, proof?.jkt), ctx.clock()));
     } catch (error) {
       new Refusals().log(request, error);
-      throw attempt.failed(error);
+      throw await attempt.failed(error);
     }
   });
 }

@@ -32,12 +32,12 @@ export async function readTokenRequest(
     const params = formParameters(request, PARAMETERS);
     const client = await authenticateClient((clientId) => findClientRow(ctx.db, clientId), ctx.material, request.headers.authorization, params, clientAssertionCheck(ctx, request.routeOptions.url ?? request.url));
     acceptClient(client);
-    attempt.authenticated(client);
+    await attempt.authenticated(client);
     const token = params.token;
     if (token === undefined || token === '') throw new InvalidRequest('token is required.');
     return { client, token };
   } catch (error) {
     new Refusals().log(request, error);
-    throw attempt.failed(error);
+    throw await attempt.failed(error);
   }
 }

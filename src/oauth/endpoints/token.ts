@@ -47,7 +47,7 @@ export function tokenEndpoint(app: FastifyInstance, ctx: OAuthContext, limiter: 
       const dpopJkt = (await readDpopProof(ctx, request, reply, '/oauth/token'))?.jkt;
       const body = await ctx.clients.run(async (find) => {
         const client = await authenticateClient(find, ctx.material, request.headers.authorization, params, checkAssertion);
-        attempt.authenticated(client);
+        await attempt.authenticated(client);
         // RFC 9449 §5.2: such a client's token requests must carry a proof.
         if (client.dpop_bound_access_tokens && dpopJkt === undefined) throw new InvalidRequest('A DPoP proof is required for this client.');
         return grant.handle(grantContext, client, grantParams, { dpopJkt }).catch(refusals.note);
@@ -55,7 +55,7 @@ export function tokenEndpoint(app: FastifyInstance, ctx: OAuthContext, limiter: 
       return reply.send(body);
     } catch (error) {
       refusals.log(request, error);
-      throw attempt.failed(error);
+      throw await attempt.failed(error);
     }
   });
 }
