@@ -28,9 +28,11 @@ export function installRequestEvents(app: FastifyInstance, recorder: EventRecord
       return this.eventLog;
     },
   });
-  // Only this request's insert is waited for, not every event recorded meanwhile (a flood of refused requests).
-  app.addHook('onSend', async (request, _reply, payload) => {
-    await stored.get(request);
-    return payload;
+  // Only this request's insert is waited for, not every event recorded meanwhile (a flood of refused requests);
+  // a request that recorded none (the hot paths) passes without a promise.
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    const insert = stored.get(request);
+    if (insert === undefined) done(null, payload);
+    else void insert.then(() => done(null, payload));
   });
 }
