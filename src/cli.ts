@@ -52,7 +52,10 @@ export async function runCli(argv: readonly string[], given: CliIo = { out: proc
   if (!command) {
     if (args.length === 0 && help) return io.out.write(`${programHelp(COMMANDS, PROGRAM)}\n`), 0;
     if (args[0] === 'help') return io.out.write(`${helpFor(args.slice(1))}\n`), 0;
-    const message = args.length === 0 ? 'no command given' : `unknown command "${args.join(' ')}"`;
+    const group = args.length === 0 ? [] : COMMANDS.filter((c) => c.words.length > 1 && c.words[0] === args[0]);
+    const message = args.length === 0 ? 'no command given'
+      : group.length > 0 && args.length === 1 ? `"${args[0]}" needs a subcommand: ${group.map((c) => c.words.slice(1).join(' ')).join(', ')}`
+        : `unknown command "${args.join(' ')}"`;
     return report(2, new UsageError(`${message}\n${programHelp(COMMANDS, PROGRAM)}`));
   }
   if (help) return io.out.write(`${commandHelp(command, PROGRAM)}\n`), 0;

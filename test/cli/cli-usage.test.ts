@@ -72,6 +72,9 @@ describe('usage errors exit 2 with a message naming the command\'s real options'
     expect(result.err).toMatch(/^error: unknown command "frobnicate"\nUsage: foodsharing <command>/);
     expect(result.out).toBe('');
     expect((await cli()).code).toBe(2);
-    expect((await cli('client')).err).toContain('unknown command "client"');
+    // A group's name alone: what may follow it.
+    expect((await cli('client')).err).toMatch(/^error: "client" needs a subcommand: list, show, add, update, delete, rotate-secret, export, import\nUsage: foodsharing <command>/);
+    expect((await cli('user')).err).toMatch(/^error: "user" needs a subcommand: list, show, add, set-password, disable, enable, delete, reset-second-factor\n/);
+    expect((await cli('client', 'frob')).err).toContain('unknown command "client frob"');
   });
 });
