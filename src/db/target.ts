@@ -59,6 +59,11 @@ function reasonOf(error: unknown, timeoutSeconds: number): string {
   if (answer instanceof pg.DatabaseError) return answer.message;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && REASONS[code]) return REASONS[code];
-  if (code === 'DATABASE_UNAVAILABLE') return `no answer within ${timeoutSeconds} s (DATABASE_TIMEOUT_SECONDS)`;
+  // pg's code-less connection errors: a timeout ("timeout exceeded when trying to connect"), or a connection
+  // the other side accepted and then closed ("Connection terminated unexpectedly": a server or pooler restarting).
+  if (code === 'DATABASE_UNAVAILABLE') {
+    const text = error instanceof Error ? error.message : '';
+    return /timeout/i.test(text) || text === '' ? `no answer within ${timeoutSeconds} s (DATABASE_TIMEOUT_SECONDS)` : `${text.replace(/\.$/, '')} (the address answered, then closed the connection)`;
+  }
   return error instanceof Error ? error.message : String(error);
 }

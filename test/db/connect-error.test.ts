@@ -23,7 +23,7 @@ describe('a database that cannot be reached', () => {
     expect((error as Error).message).toBe(`cannot connect to the database at 127.0.0.1:${port} (DATABASE_URL): connection refused`);
   });
 
-  it('a host that does not resolve, and one that accepts but never answers', async () => {
+  it('a host that does not resolve, one that accepts but never answers, and one that closes at once', async () => {
     // ENOTFOUND, or EAI_AGAIN where no DNS server answers: "host not found" either way.
     expect((await refusalOf('postgres://fs:pw@no-such-host.invalid:5433/x') as Error).message)
       .toMatch(/^cannot connect to the database at no-such-host\.invalid:5433 \(DATABASE_URL\): host not found/);
@@ -35,6 +35,16 @@ describe('a database that cannot be reached', () => {
         .toBe(`cannot connect to the database at 127.0.0.1:${port} (DATABASE_URL): no answer within 1 s (DATABASE_TIMEOUT_SECONDS)`);
     } finally {
       silent.close();
+    }
+    // One that accepts and closes at once (a server or pooler restarting): not a timeout.
+    const closing = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => closing.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (closing.address() as AddressInfo).port;
+      expect((await refusalOf(`postgres://fs:pw@127.0.0.1:${port}/x`) as Error).message)
+        .toBe(`cannot connect to the database at 127.0.0.1:${port} (DATABASE_URL): Connection terminated unexpectedly (the address answered, then closed the connection)`);
+    } finally {
+      closing.close();
     }
   });
 
