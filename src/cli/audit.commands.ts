@@ -21,9 +21,12 @@ function filterOf(values: OptionValues): AuditFilter {
     throw new UsageError(`--event must be one of ${SECURITY_EVENT_NAMES.join(', ')}, got ${JSON.stringify(event)}`);
   }
   if (values.user !== undefined && values.email !== undefined) throw new UsageError('give at most one of --user, --email');
+  if (values.actor !== undefined && values['actor-email'] !== undefined) throw new UsageError('give at most one of --actor, --actor-email');
   return {
     userId: optionalInteger(values, 'user'),
     email: optionalString(values, 'email'),
+    actorId: optionalInteger(values, 'actor'),
+    actorEmail: optionalString(values, 'actor-email'),
     clientId: optionalString(values, 'client'),
     event,
     since: instant(values, 'since'),
@@ -44,6 +47,8 @@ export const auditListCommand: CliCommand = {
   options: {
     user: { type: 'string', value: 'ID', help: 'only events of this member (user id)' },
     email: { type: 'string', value: 'EMAIL', help: 'only events of the member with this email' },
+    actor: { type: 'string', value: 'ID', help: 'only what this organisation member did on the admin screen (user id)' },
+    'actor-email': { type: 'string', value: 'EMAIL', help: 'the same, by their email' },
     client: { type: 'string', value: 'ID', help: 'only events of this client (client_id)' },
     event: { type: 'string', value: 'NAME', help: 'only events of this name (docs/security-events.md)' },
     since: { type: 'string', value: 'ISO', help: 'only events at or after this time' },

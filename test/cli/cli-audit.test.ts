@@ -74,6 +74,17 @@ describe('audit list', () => {
     expect((await cli(['audit', 'list', '--event', 'demo.removed'])).out).toBe('No security events match.\n');
   });
 
+  test('--actor and --actor-email: what an organisation member did on the admin screen', async () => {
+    await withDatabase(dataDir, (db) => db.insertInto('security_events').values([
+      { occurred_at: new Date('2020-02-01T00:00:00Z'), event: 'account.member.disabled', level: 'info', user_id: 999, client_id: null, ip: null, details: JSON.stringify({ actorId: userId, sessionsEnded: 0, grantsRevoked: 0 }) },
+      { occurred_at: new Date('2020-02-02T00:00:00Z'), event: 'account.member.enabled', level: 'info', user_id: 999, client_id: null, ip: null, details: JSON.stringify({ actorId: null }) },
+    ]).execute());
+    expect((await list('--actor', String(userId))).map((e) => e.event)).toEqual(['account.member.disabled']);
+    expect((await list('--actor-email', 'ADA@example.test')).map((e) => e.event)).toEqual(['account.member.disabled']);
+    expect(await list('--actor', '998')).toEqual([]);
+    expect(await cli(['audit', 'list', '--actor', '1', '--actor-email', 'a@b.c'])).toMatchObject({ code: 2, err: expect.stringContaining('give at most one of --actor, --actor-email') });
+  });
+
   test('bad filters are usage errors (exit 2)', async () => {
     for (const argv of [['--event', 'nope'], ['--since', 'yesterday'], ['--until', '2020-13-45'], ['--limit', '0'], ['--user', '1', '--email', 'a@b.c'], ['--limit', '10001']]) {
       const run = await cli(['audit', 'list', ...argv]);

@@ -99,6 +99,24 @@ describe('/admin/audit', () => {
     expect(form).toContain('name="client" value="karte"');
   });
 
+  test('filter by who acted: an organisation member\'s admin actions, by id or email, kept in the page links', async () => {
+    await insert([
+      { at: '2026-03-01T10:00:00Z', event: 'account.member.disabled', userId: member.user.id, details: { actorId: orga.user.id, sessionsEnded: 1, grantsRevoked: 0 } },
+      { at: '2026-03-02T10:00:00Z', event: 'account.member.enabled', userId: member.user.id, details: { actorId: orga.user.id } },
+      { at: '2026-03-03T10:00:00Z', event: 'account.member.disabled', userId: member.user.id, details: { actorId: null, sessionsEnded: 0, grantsRevoked: 0 } },
+      { at: '2026-03-04T10:00:00Z', event: 'account.password.changed', userId: orga.user.id },
+    ]);
+    const events = async (query: string) => rows((await page(query)).body).map((r) => r[1]);
+    expect(await events(`?actor=${orga.user.id}`)).toEqual(['account.member.enabled', 'account.member.disabled']);
+    expect(await events(`?actor=${encodeURIComponent(orga.user.email.toUpperCase())}`)).toEqual(['account.member.enabled', 'account.member.disabled']);
+    expect(await events(`?actor=${member.user.id}`)).toEqual([]);
+    expect(await events(`?actor=${orga.user.id}&event=account.member.disabled`)).toEqual(['account.member.disabled']);
+    expect((await page(`?actor=${orga.user.id}`)).body).toContain(`name="actor" value="${orga.user.id}"`);
+    const bad = await page('?actor=nobody');
+    expect(bad.statusCode).toBe(400);
+    expect(bad.body).toContain('<p class="field-error" id="actor-error">A user id (a number) or an email address.</p>');
+  });
+
   test('50 a page, newest first, with newer/older links keeping the filters', async () => {
     const start = Date.parse('2026-02-01T00:00:00Z');
     await insert(Array.from({ length: 120 }, (_, i) => ({ at: new Date(start + i * 60_000).toISOString(), event: 'oauth.client.deleted', clientId: `c${i}` })));

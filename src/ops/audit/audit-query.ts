@@ -1,6 +1,7 @@
 /**
  * Reading the audit log (/admin/audit, `audit list`): newest first, filtered
- * by member (id or email), client, event and time, a page at a time.
+ * by member (id or email), by who acted (the organisation member of an admin
+ * action, id or email), client, event and time, a page at a time.
  */
 import { sql } from 'kysely';
 import type { DB } from '../../db/database.ts';
@@ -10,6 +11,10 @@ export interface AuditFilter {
   readonly userId?: number;
   /** The member's email, any case; an email no account has finds nothing. */
   readonly email?: string;
+  /** The organisation member who acted (`actorId` in the details: admin actions). */
+  readonly actorId?: number;
+  /** The same by their email, any case. */
+  readonly actorEmail?: string;
   readonly clientId?: string;
   readonly event?: SecurityEventName;
   /** Inclusive. */
@@ -45,6 +50,13 @@ export async function listSecurityEvents(db: DB, filter: AuditFilter, limit: num
   if (filter.email !== undefined) {
     const email = filter.email;
     query = query.where('e.user_id', 'in', (q) => q.selectFrom('users').select('id').where(sql<string>`lower(email)`, '=', email.toLowerCase()));
+  }
+  // `details ? 'actorId'` lets the partial index of migration 071 serve these.
+  if (filter.actorId !== undefined) {
+    query = query.where(sql<boolean>`e.details ? 'actorId' and e.details ->> 'actorId' = ${String(filter.actorId)}`);
+  }
+  if (filter.actorEmail !== undefined) {
+    query = query.where(sql<boolean>`e.details ? 'actorId' and e.details ->> 'actorId' in (select id::text from users where lower(email) = ${filter.actorEmail.toLowerCase()})`);
   }
   if (filter.clientId !== undefined) query = query.where('e.client_id', '=', filter.clientId);
   if (filter.event !== undefined) query = query.where('e.event', '=', filter.event);

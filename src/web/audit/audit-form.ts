@@ -13,6 +13,7 @@ export const MAX_PAGE = 10_000;
 
 export const AuditQuery = Type.Object({
   member: Type.Optional(Type.String({ maxLength: 320 })),
+  actor: Type.Optional(Type.String({ maxLength: 320 })),
   client: Type.Optional(Type.String({ maxLength: 200 })),
   event: Type.Optional(Type.String({ maxLength: 100 })),
   from: Type.Optional(Type.String({ maxLength: 40 })),
@@ -21,7 +22,7 @@ export const AuditQuery = Type.Object({
 }, { additionalProperties: false });
 export type AuditQuery = Static<typeof AuditQuery>;
 
-export type AuditField = 'member' | 'client' | 'event' | 'from' | 'to' | 'page';
+export type AuditField = 'member' | 'actor' | 'client' | 'event' | 'from' | 'to' | 'page';
 
 /** Minutes Berlin is ahead of UTC at `instant`. */
 function berlinOffsetMinutes(instant: number): number {
@@ -54,7 +55,6 @@ export interface ReadFilter {
 export function readAuditQuery(query: AuditQuery): ReadFilter {
   const errors: AuditField[] = [];
   const text = (value: string | undefined) => (value?.trim() ? value.trim() : undefined);
-  const member = text(query.member);
   const client = text(query.client);
   // No address or client id holds such a character (and PostgreSQL text no NUL): refused, not searched.
   if (client !== undefined && hasRefusedNameCharacters(client)) errors.push('client');
@@ -71,14 +71,23 @@ export function readAuditQuery(query: AuditQuery): ReadFilter {
   const pageText = text(query.page) ?? '1';
   const page = /^[1-9]\d{0,4}$/.test(pageText) && Number(pageText) <= MAX_PAGE ? Number(pageText) : 0;
   if (page === 0) errors.push('page');
-  let userId: number | undefined;
-  let email: string | undefined;
-  if (member !== undefined && /^\d+$/.test(member)) {
-    if (member.length > 9) errors.push('member');
-    else userId = Number(member);
-  } else if (member !== undefined) {
-    if (!member.includes('@') || hasRefusedNameCharacters(member)) errors.push('member');
-    else email = member;
+  const who = memberOf(text(query.member), 'member', errors);
+  const actor = memberOf(text(query.actor), 'actor', errors);
+  return {
+    filter: { userId: who.id, email: who.email, actorId: actor.id, actorEmail: actor.email, clientId: client, event: event as AuditFilter['event'], since, until },
+    page: Math.max(page, 1),
+    errors,
+  };
+}
+
+/** A member named by id or by email; a value that is neither is refused as `field`. */
+function memberOf(value: string | undefined, field: 'member' | 'actor', errors: AuditField[]): { id?: number; email?: string } {
+  if (value === undefined) return {};
+  if (/^\d+$/.test(value)) {
+    if (value.length <= 9) return { id: Number(value) };
+  } else if (value.includes('@') && !hasRefusedNameCharacters(value)) {
+    return { email: value };
   }
-  return { filter: { userId, email, clientId: client, event: event as AuditFilter['event'], since, until }, page: Math.max(page, 1), errors };
+  errors.push(field);
+  return {};
 }

@@ -25,7 +25,7 @@ export interface AuditPageOptions {
 /** The query string of another page of the same filters. */
 function pageLink(query: AuditQuery, page: number): string {
   const params = new URLSearchParams();
-  for (const key of ['member', 'client', 'event', 'from', 'to'] as const) {
+  for (const key of ['member', 'actor', 'client', 'event', 'from', 'to'] as const) {
     const value = query[key]?.trim();
     if (value) params.set(key, value);
   }
