@@ -37,7 +37,8 @@ describe('enrolment on /settings/security', () => {
 
     const wrong = await postForm(t.app, '/settings/security/one-time-codes/confirm', session.cookie, { csrf_token: session.csrfToken, code: '000000' === codeAt(secret, clock.now()) ? '111111' : '000000' });
     expect(wrong.statusCode).toBe(400);
-    expect(wrong.body).toContain('Dieser Code stimmt nicht oder wurde schon benutzt.');
+    // Beside the field it is about, which points to it.
+    expect(wrong.body).toContain('aria-describedby="otp-setup-intro otp-error" aria-invalid="true">\n    <p class="field-error" role="alert" id="otp-error" tabindex="-1" autofocus>Dieser Code stimmt nicht oder wurde schon benutzt.</p>');
     expect((await t.db.selectFrom('one_time_code_secrets').select('enabled_at').where('user_id', '=', member.id).executeTakeFirstOrThrow()).enabled_at).toBeNull();
 
     const right = await postForm(t.app, '/settings/security/one-time-codes/confirm', session.cookie, { csrf_token: session.csrfToken, code: codeAt(secret, clock.now()) });
@@ -162,6 +163,11 @@ describe('turning codes off and new recovery codes', () => {
     clock.advance(30);
     const wrong = await postForm(t.app, '/settings/security/one-time-codes/disable', session.cookie, { csrf_token: session.csrfToken, code: '' });
     expect(wrong.statusCode).toBe(400);
+    // The error stands beside the field of the form it is about, not beside the other form's.
+    expect(wrong.body).toContain('<label for="otp-disable-code">Aktueller Code aus der App, um Einmalcodes auszuschalten</label>');
+    expect(wrong.body).toMatch(/<input type="text" id="otp-disable-code" [^>]* aria-invalid="true" aria-describedby="otp-error">\n {4}<p class="field-error" role="alert" id="otp-error"/);
+    expect(wrong.body).toMatch(/<input type="text" id="otp-regenerate-code" [^>]*required>/);
+    expect(wrong.body.match(/id="otp-error"/g)).toHaveLength(1);
     expect(await t.db.selectFrom('one_time_code_secrets').select('user_id').where('user_id', '=', member.id).execute()).toHaveLength(1);
 
     const regenerated = await postForm(t.app, '/settings/security/one-time-codes/recovery-codes', session.cookie, { csrf_token: session.csrfToken, code: codeAt(secret, clock.now()) });

@@ -35,6 +35,9 @@ import { pageSession } from '../page-access.ts';
 const PAGE = '/settings/security';
 const SECTION = `${PAGE}/one-time-codes`;
 
+/** The section's forms that take a code. */
+export type OneTimeCodeForm = 'confirm' | 'regenerate' | 'disable';
+
 /** What the section shows. */
 export interface OneTimeCodesView {
   enabled: boolean;
@@ -45,6 +48,8 @@ export interface OneTimeCodesView {
   recoveryCodes?: string[];
   /** The section's form error, already in the page's language. */
   error?: string;
+  /** The form whose code the error is about: shown beside that field (else at the section's top). */
+  errorAt?: OneTimeCodeForm;
   /** Where to continue (a path on this site). */
   returnTo?: string;
   /** Codes were just turned off. */
@@ -124,7 +129,7 @@ export function oneTimeCodesSection(app: FastifyInstance, deps: OneTimeCodesSect
     const firstFactor = !hasSecondFactor(await findSecondFactors(db, session.user.id));
     const codes = await confirmEnrolment(db, keys, clock, holderOf(session, request), form.code ?? '', request.events);
     const keep = returnTo ? { returnTo } : {};
-    if (!codes) return render(request, reply, session, { otp: { error: reply.translator()('security.otp.wrong'), ...keep } }, 400);
+    if (!codes) return render(request, reply, session, { otp: { error: reply.translator()('security.otp.wrong'), errorAt: 'confirm', ...keep } }, 400);
     noteSecondFactor(request, 'enrolled');
     // A new id for the session. A member's first factor: the session, signed in with the password within the
     // last 15 minutes, has just proved a code of it too, and counts as two factors. A member who had a passkey
@@ -134,7 +139,7 @@ export function oneTimeCodesSection(app: FastifyInstance, deps: OneTimeCodesSect
   });
 
   /** Turning off and new recovery codes: each needs a current code, counted by the login throttle. */
-  const withCode = (path: string, act: (request: FastifyRequest, reply: FastifyReply, session: SessionContext, attempt: CodeAttempt) => Promise<FastifyReply>) =>
+  const withCode = (path: string, errorAt: OneTimeCodeForm, act: (request: FastifyRequest, reply: FastifyReply, session: SessionContext, attempt: CodeAttempt) => Promise<FastifyReply>) =>
     post(path, async (request, reply, session, form) => {
       const t = reply.translator();
       const attempt = {
@@ -145,21 +150,21 @@ export function oneTimeCodesSection(app: FastifyInstance, deps: OneTimeCodesSect
       } catch (error) {
         if (error instanceof LoginThrottled) {
           void reply.header('retry-after', String(error.retryAfterSeconds));
-          return render(request, reply, session, { otp: { error: t('security.password.throttled', { minutes: minutesToWait(error.retryAfterSeconds) }) } }, 429);
+          return render(request, reply, session, { otp: { error: t('security.password.throttled', { minutes: minutesToWait(error.retryAfterSeconds) }), errorAt } }, 429);
         }
         if (!(error instanceof WrongCode)) throw error;
         noteSecondFactor(request, 'failure');
-        return render(request, reply, session, { otp: { error: t('security.otp.wrong') } }, 400);
+        return render(request, reply, session, { otp: { error: t('security.otp.wrong'), errorAt } }, 400);
       }
     });
 
-  withCode(`${SECTION}/disable`, async (request, reply, _session, attempt) => {
+  withCode(`${SECTION}/disable`, 'disable', async (request, reply, _session, attempt) => {
     await turnOffOneTimeCodes(db, keys, clock, loginGuard, attempt);
     noteSecondFactor(request, 'removed');
     return reply.redirect(`${PAGE}?otp=off#one-time-codes`, 303);
   });
 
-  withCode(`${SECTION}/recovery-codes`, async (request, reply, session, attempt) => {
+  withCode(`${SECTION}/recovery-codes`, 'regenerate', async (request, reply, session, attempt) => {
     const codes = await regenerateRecoveryCodes(db, keys, clock, loginGuard, attempt);
     return render(request, reply, session, { otp: { recoveryCodes: codes } });
   });
