@@ -10,6 +10,7 @@
  * elsewhere it answers at once. A body over the size limit is cut off before
  * any parser runs (413), whatever the route.
  */
+import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiProblem } from './problem.ts';
 import { deferBodyFailure } from './validation-order.ts';
@@ -22,9 +23,12 @@ export function installApiBodyParsers(api: FastifyInstance): void {
   // a body-less DELETE too: an empty body is no body, not a syntax error.
   const parseJson = api.getDefaultJsonParser('error', 'error');
   api.removeContentTypeParser('application/json');
-  api.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    if (body === '') return done(null, undefined);
-    parseJson(request, body as string, (error: Error | null, value?: unknown) => {
+  api.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const bytes = body as Buffer;
+    if (bytes.length === 0) return done(null, undefined);
+    // RFC 8259 §8.1: JSON text is UTF-8. Decoding other bytes would store U+FFFD in their place, unannounced.
+    if (!isUtf8(bytes)) return refuseBody(request, done, notUtf8());
+    parseJson(request, bytes.toString('utf8'), (error: Error | null, value?: unknown) => {
       if (error) refuseBody(request, done, notJson());
       else done(null, value);
     });
@@ -46,6 +50,10 @@ function refuseBody(request: FastifyRequest, done: Done, failure: ApiProblem): v
 
 function notJson(): ApiProblem {
   return new ApiProblem(400, 'request.invalid', 'The request body is not valid JSON.', [{ field: 'body', message: 'is not valid JSON' }]);
+}
+
+function notUtf8(): ApiProblem {
+  return new ApiProblem(400, 'request.invalid', 'The request body is not valid UTF-8.', [{ field: 'body', message: 'is not valid UTF-8' }]);
 }
 
 function unsupportedMediaType(): ApiProblem {

@@ -96,4 +96,18 @@ describe('bodies that cannot be parsed come last in the order of checks', () => 
     expect(response.json().errors).toEqual([{ field: 'body', message: 'is not valid JSON' }]);
     expectProblem(await t.call('POST', '/api/baskets', s.author, '<x/>', { 'content-type': 'application/xml' }), 415, 'request.unsupported-media-type');
   });
+
+  it('refuses a body that is not UTF-8 (RFC 8259 §8.1) instead of storing U+FFFD for its bytes, writing nothing', async () => {
+    const before = await t.db.selectFrom('baskets').select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const rest = 'se und Brot","contactTypes":[2],"mobile":"+49 170/123-45","lat":52.5,"lon":13.4,"lifeTimeInDays":3,"weightInGrams":1500}';
+    const latin1 = Buffer.concat([Buffer.from('{"description":"K'), Buffer.from([0xe4]), Buffer.from(rest)]);
+    const response = await t.call('POST', '/api/baskets', s.author, latin1, { 'content-type': 'application/json' });
+    expectProblem(response, 400, 'request.invalid');
+    expect(response.json()).toMatchObject({ detail: 'The request body is not valid UTF-8.', errors: [{ field: 'body', message: 'is not valid UTF-8' }] });
+    expect(await t.db.selectFrom('baskets').select(({ fn }) => fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).toEqual(before);
+    // The same text in UTF-8 is taken.
+    const utf8 = await t.call('POST', '/api/baskets', s.author, Buffer.from(`{"description":"Kä${rest}`), { 'content-type': 'application/json' });
+    expect(utf8.statusCode, utf8.body).toBe(201);
+    expect(utf8.json().description).toBe('Käse und Brot');
+  });
 });
