@@ -13,6 +13,16 @@ describe('page strings', () => {
     expect(() => combineMessages([{ de: { k: '1' }, en: { k: '1' } }, { de: { k: '2' }, en: { k: '2' } }])).toThrow('Message key defined twice: k');
   });
 
+  it('takes a message\'s singular form when its count (or minutes) is one', () => {
+    const messages = { de: { s: '{count} Anmeldungen beendet.', 's.one': 'Eine Anmeldung beendet.', m: 'in {minutes} Minuten', 'm.one': 'in einer Minute', plain: '{count} x' },
+      en: { s: '{count} sessions ended.', 's.one': 'One session ended.', m: 'in {minutes} minutes', 'm.one': 'in one minute', plain: '{count} x' } };
+    const de = translator(messages, 'de');
+    expect([0, 1, 2].map((count) => de('s', { count }))).toEqual(['0 Anmeldungen beendet.', 'Eine Anmeldung beendet.', '2 Anmeldungen beendet.']);
+    expect([de('m', { minutes: 1 }), de('m', { minutes: 5 })]).toEqual(['in einer Minute', 'in 5 Minuten']);
+    expect(translator(messages, 'en')('s', { count: 1 })).toBe('One session ended.');
+    expect(de('plain', { count: 1 })).toBe('1 x');
+  });
+
   it('speaks German unless the browser ranks English higher', () => {
     expect(pickLocale(undefined)).toBe('de');
     expect(pickLocale('en-GB,en;q=0.9,de;q=0.5')).toBe('en');

@@ -53,10 +53,24 @@ export function pickLocale(acceptLanguage: string | undefined): Locale {
   return ranked[0]?.lang === 'en' ? 'en' : 'de';
 }
 
+/** The number a message's plural form depends on: its `count`, else its `minutes`. */
+function quantityOf(params: Record<string, string | number> | undefined): number | undefined {
+  const value = params?.count ?? params?.minutes;
+  return typeof value === 'number' ? value : undefined;
+}
+
+/**
+ * A message in the page's language, its `{name}` placeholders filled. A message with a `<key>.one`
+ * variant takes it when its quantity (`count`, else `minutes`) is one in the language's plural rules
+ * ("1 Anmeldung", not "1 Anmeldung(en)").
+ */
 export function translator(messages: Messages, locale: Locale): Translate {
   const dictionary = messages[locale];
+  const plurals = new Intl.PluralRules(locale);
   return (key, params) => {
-    const text = dictionary[key] ?? messages.de[key] ?? key;
+    const quantity = quantityOf(params);
+    const singular = quantity !== undefined && plurals.select(quantity) === 'one' ? dictionary[`${key}.one`] : undefined;
+    const text = singular ?? dictionary[key] ?? messages.de[key] ?? key;
     return params ? text.replace(/\{(\w+)\}/g, (_, name: string) => String(params[name] ?? `{${name}}`)) : text;
   };
 }

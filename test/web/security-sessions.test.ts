@@ -106,7 +106,7 @@ describe('/settings/security: sessions', () => {
     const refreshed = await tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.clientId, client_secret: client.secret! });
     expect(refreshed.json()).toMatchObject({ error: 'invalid_grant' });
     const notice = await t.app.inject({ url: ended.headers.location as string, headers: { cookie: here.cookie } });
-    expect(notice.body).toContain('<p class="notice" role="status">1 Anmeldung(en) beendet.</p>');
+    expect(notice.body).toContain('<p class="notice" role="status">Eine Anmeldung beendet.</p>');
   });
 
   it('ends every other session, keeping this one', async () => {
@@ -156,7 +156,7 @@ describe('/settings/security: changing the password', () => {
     const throttled = await change(here, user.password, 'a brand new pass phrase');
     expect(throttled.statusCode).toBe(429);
     expect(throttled.headers['retry-after']).toBe('60');
-    expect(throttled.body).toContain('Zu viele falsche Passwörter. Versuche es in 1 Minute(n) noch einmal.');
+    expect(throttled.body).toContain('Zu viele falsche Passwörter. Versuche es in einer Minute noch einmal.');
     expect((await change(here, user.password, 'a brand new pass phrase', 'forged')).statusCode).toBe(403);
   });
 
@@ -203,7 +203,7 @@ describe('/settings/security: changing the password', () => {
     const mails = await t.db.selectFrom('mail_outbox').select(['kind', 'recipient', 'locale']).where('recipient', '=', user.email).execute();
     expect(mails).toEqual([{ kind: 'password-changed', recipient: user.email, locale: 'de' }]);
     const notice = await t.app.inject({ url: '/settings/security?changed=1', headers: { cookie: renewed.cookie, 'accept-language': 'en' } });
-    expect(notice.body).toContain('<p class="notice" role="status">Your password has been changed. 1 other session(s) ended.</p>');
+    expect(notice.body).toContain('<p class="notice" role="status">Your password has been changed. One other session ended.</p>');
   });
 
   it('compares passwords in NFKC: set composed (NFC), it logs in decomposed (NFD); a hash made before normalisation still takes it as typed', async () => {
