@@ -144,6 +144,8 @@ describe('/settings/security: changing the password', () => {
     expect(wrong.body).toContain('<p class="error" role="alert" tabindex="-1" autofocus>Bitte korrigiere die markierten Felder.</p>');
     expect(wrong.body).toContain('aria-invalid="true" aria-describedby="current_password-error"');
     expect(wrong.body).toContain('<p class="field-error" id="current_password-error">Das aktuelle Passwort ist falsch.</p>');
+    // The form leaves checking to the server, whose messages stand beside the fields in the page's language.
+    expect(wrong.body).toContain('<form method="post" action="/settings/security/password" novalidate>');
     // The answer's language switch leads to the security page (the form's address has no page of its own).
     expect(wrong.body).toContain('<a href="/language/en?return_to=%2Fsettings%2Fsecurity" lang="en" hreflang="en">English</a>');
     const switched = await t.app.inject({ url: '/language/en?return_to=%2Fsettings%2Fsecurity', headers: { cookie: here.cookie } });
@@ -164,6 +166,7 @@ describe('/settings/security: changing the password', () => {
     const user = await makeUser(t.db, { email: 'lotte.linse@example.org' });
     const here = await logInFrom(user, FIREFOX, '198.51.100.21');
     for (const [next, message] of [
+      ['', 'Das neue Passwort muss mindestens 8 Zeichen lang sein.'],
       ['short', 'Das neue Passwort muss mindestens 8 Zeichen lang sein.'],
       ['password123', 'Dieses Passwort gehört zu den am häufigsten benutzten. Bitte wähle ein anderes.'],
       ['Lotte.Linse', 'Das neue Passwort darf nicht deine E-Mail-Adresse sein.'],
