@@ -66,7 +66,8 @@ describe('a passkey at the second step of a login', () => {
     const step = await passwordStep(t.app, member);
     expect(step.response.headers.location).toBe('/login/second-factor');
     const page = await t.app.inject({ url: '/login/second-factor', headers: { cookie: step.cookie, 'accept-language': 'en' } });
-    expect(page.body).toContain('<button type="button" data-passkey-login="/login/second-factor/passkey">Use a passkey</button>');
+    // The only way on: focused, so that Enter or a tap starts it.
+    expect(page.body).toContain('<button type="button" data-passkey-login="/login/second-factor/passkey" autofocus>Use a passkey</button>');
     expect(page.body).toContain('Confirm the login with your passkey.');
     expect(page.body).not.toContain('name="code"');
   });
