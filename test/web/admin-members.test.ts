@@ -110,6 +110,9 @@ describe('the list', () => {
     expect((await get('/admin/users?q=nobody-has-this')).body).toContain('No members found.');
     const row = rows((await get('/admin/users?q=anna.z')).body)[0];
     expect(row).toEqual(['Anna Zimmermann', 'anna.z@example.test', 'foodsaver', 'active']);
+    // The role in the page's language, not the CLI's token.
+    expect(rows((await get('/admin/users?q=anna.z', orga, 'de')).body)[0]![2]).toBe('Foodsaver*in');
+    expect((await get(`/admin/users/${anna.id}`, orga, 'de')).body).toContain('<dd>Foodsaver*in</dd>');
     expect((await get('/admin/users?q=anna.z')).body).toContain(`<a href="/admin/users/${anna.id}">Anna Zimmermann</a>`);
     await t.db.updateTable('users').set({ deleted_at: new Date(), disabled_at: new Date() }).where('id', '=', anna.id).execute();
     expect(await names('zimmermann')).toEqual(['Bernd Zimmermann']);

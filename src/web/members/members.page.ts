@@ -76,7 +76,7 @@ export const membersPage: FastifyPluginAsyncTypebox<MembersPageOptions> = async 
       query: text,
       queryError: refused ? t('members.error.q') : undefined,
       formError: refused ? t('members.invalid') : undefined,
-      members: result.members.map((m) => ({ ...m, roleName: roleName(m.role), href: memberPath(m.id) })),
+      members: result.members.map((m) => ({ ...m, roleName: t(`members.role.${roleName(m.role)}`), href: memberPath(m.id) })),
       page,
       previous: page > 1 && !refused ? listLink(text, page - 1) : undefined,
       next: result.more ? listLink(text, page + 1) : undefined,
@@ -115,7 +115,7 @@ export const membersPage: FastifyPluginAsyncTypebox<MembersPageOptions> = async 
     const named = (ids: readonly number[]) => ids.map((id) => labels.get(id) ?? `#${id}`);
     return {
       member,
-      roleName: roleName(member.role),
+      roleName: t(`members.role.${roleName(member.role)}`),
       memberOf: named(regions.member),
       ambassadorOf: named(regions.ambassador),
       homeRegion: member.homeRegionId === null ? undefined : named([member.homeRegionId])[0],
