@@ -102,7 +102,7 @@ describe('members on the admin screen', () => {
 
     await page.getByLabel('Event').selectOption('account.member.disabled');
     await afterNavigation(page, () => page.getByRole('button', { name: 'Filter' }).click());
-    expect(page.url()).toBe(`${app.baseUrl}/admin/audit?member=${klara.id}&client=&from=&to=&event=account.member.disabled`);
+    expect(page.url()).toBe(`${app.baseUrl}/admin/audit?member=${klara.id}&actor=&client=&from=&to=&event=account.member.disabled`);
     await expect(page.locator('tbody th').allTextContents()).resolves.toEqual(['account.member.disabled']);
     expect(JSON.parse(await page.locator('tbody td').nth(4).textContent() ?? '')).toEqual({ actorId: app.user('orga@example.org').id, sessionsEnded: 0, grantsRevoked: 0 });
 
