@@ -18,6 +18,7 @@ import type { Config } from './config.ts';
 import type { DatabaseHandle } from './db/database.ts';
 import { clientErrorHandler } from './http/client-errors.ts';
 import { frameworkErrorHandler } from './http/framework-errors.ts';
+import { ServerClosing } from './http/failures.ts';
 import { serverLimits } from './http/server-timeouts.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { compiledOnFirstUse, compileValidator } from './http/validation.ts';
@@ -122,7 +123,9 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
     frameworkErrors: frameworkErrorHandler(API_PRE_ROUTING_ERRORS),
     clientErrorHandler: clientErrorHandler(API_PRE_ROUTING_ERRORS),
-    return503OnClosing: true,
+    // Requests that still arrive while the server closes get the door's own 503 (problem+json, the OAuth
+    // error, the error page) from the onRequest hook below, not Fastify's bare JSON.
+    return503OnClosing: false,
     ...serverLimits(config, (address, refused) => logSecurityEvent(appEvents, {
       event: 'http.connections.refused', address, refused, limit: config.maxConnectionsPerAddress,
     })),
@@ -145,10 +148,15 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     },
     hsts: config.isProduction,
   }, config.isProduction);
+  let closing = false;
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
+  });
   app.addHook('onRequest', (request, reply, done) => {
     const set = request.routeOptions.config.securityHeaders === 'json' ? headers.json : headers.page;
     void reply.headers(set).header(REQUEST_ID_HEADER, request.id);
-    done();
+    done(closing ? new ServerClosing() : undefined);
   });
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: 64 * 1024 });

@@ -30,8 +30,18 @@ export interface Failure {
 /** Codes of a connection the client closed. */
 const CLIENT_GONE_CODES = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE']);
 
+/** The server is shutting down: a request that still reaches it (on a kept-alive connection) is sent elsewhere. */
+export class ServerClosing extends Error {
+  readonly code = 'SERVER_CLOSING';
+  constructor() {
+    super('The server is shutting down.');
+    this.name = 'ServerClosing';
+  }
+}
+
 export function classifyFailure(error: unknown): Failure {
   const e = error as Partial<FastifyError> & { code?: string };
+  if (error instanceof ServerClosing) return { status: 503, message: 'The service is temporarily unavailable. Please try again shortly.', isServerFault: false };
   // Reading the request body failed because the client closed the connection (Node's "aborted",
   // given a 4xx status by Fastify's body parser); the same codes from the database have no status.
   if (typeof e.code === 'string' && CLIENT_GONE_CODES.has(e.code) && typeof e.statusCode === 'number' && e.statusCode < 500) {
