@@ -104,5 +104,9 @@ describe('the start page', () => {
     const english = await home(session, 'en');
     expect(english.body).toContain('<h2 id="home-admin">Administration</h2>');
     expect(english.body).toContain('<li><a href="/admin/oauthclients">OAuth clients</a></li>\n    <li><a href="/admin/audit">Audit log</a></li>\n    <li><a href="/admin/users">Members</a></li>');
+    // The main navigation leads to all three on every page.
+    const nav = (body: string) => /<nav aria-label="[^"]+">([\s\S]*?)<\/nav>/.exec(body)?.[1] ?? '';
+    expect(nav(english.body)).toMatch(/href="\/admin\/oauthclients">OAuth clients<\/a>\s+<a href="\/admin\/users">Members<\/a>\s+<a href="\/admin\/audit">Audit log<\/a>/);
+    expect(nav((await home(await logInAs(t.app, await makeUser(t.db)))).body)).not.toContain('/admin/');
   });
 });
