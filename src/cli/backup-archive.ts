@@ -38,14 +38,31 @@ export async function writeBackup(contents: BackupContents): Promise<Buffer> {
   });
 }
 
-/** The backup's contents; a file of earlier versions (the dump alone) comes back with no keys. */
+/** The file is a backup of this format, but damaged (cut short, or its database entry is not a file). */
+export class DamagedBackup extends Error {}
+
+/**
+ * The backup's contents; a file of earlier versions (the dump alone) comes back with no keys.
+ * Throws {@link DamagedBackup} for a file of this format that cannot be read whole.
+ */
 export async function readBackup(bytes: Buffer<ArrayBuffer>, keyNames: readonly string[]): Promise<BackupContents> {
+  try {
+    return await unpack(bytes, keyNames);
+  } catch (error) {
+    if (error instanceof NotThisFormat) return { database: new Blob([bytes]), keys: new Map() };
+    throw new DamagedBackup(error instanceof Error ? error.message : String(error), { cause: error });
+  }
+}
+
+class NotThisFormat extends Error {}
+
+async function unpack(bytes: Buffer<ArrayBuffer>, keyNames: readonly string[]): Promise<BackupContents> {
   return inTemporaryDirectory(async (dir) => {
     const file = path.join(dir, 'backup.tar.gz');
     await writeFile(file, bytes, { mode: 0o600 });
     const names = new Set<string>();
     await list({ file, onReadEntry: (entry) => { names.add(entry.path); } }).catch(() => undefined);
-    if (!names.has(DATABASE_ENTRY)) return { database: new Blob([bytes]), keys: new Map() };
+    if (!names.has(DATABASE_ENTRY)) throw new NotThisFormat();
     const wanted = new Set([DATABASE_ENTRY, ...keyNames.map((name) => `${KEYS_DIR}/${name}`)]);
     const out = path.join(dir, 'contents');
     await mkdir(out, { mode: 0o700 });

@@ -5,14 +5,14 @@
  * this, consistently while the server runs.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError, type Config } from '../config.ts';
 import { DataDirBusyError } from '../db/data-dir-lock.ts';
 import { checkDump, dumpEmbeddedDatabase, isEmbeddedDatabaseEmpty, restoreEmbeddedDatabase } from '../db/embedded-backup.ts';
 import { encryptionKeyFingerprint } from '../oauth/keys/key-check.ts';
 import { ENCRYPTION_KEY_FILE, existingEncryptionKey, generatedKeyFiles, SIGNING_KEY_FILE } from '../oauth/keys/key-material.ts';
-import { readBackup, writeBackup } from './backup-archive.ts';
+import { DamagedBackup, readBackup, writeBackup } from './backup-archive.ts';
 import { RefusedInput, type CliCommand, type CliContext } from './command.ts';
 
 const FILE = { name: 'file', value: 'FILE', help: 'the backup file (a gzipped tarball: the database and the generated keys)' };
@@ -33,8 +33,10 @@ export const dbBackupCommand: CliCommand = {
     const { dump, keys } = await whileStopped(async () => ({ dump: await dumpEmbeddedDatabase(dataDir), keys: await readGeneratedKeys(context.config) }));
     const bytes = await writeBackup({ database: dump, keys });
     try {
-      // It holds the keys, digests and encrypted keys: readable by its owner only.
+      // It holds the keys, digests and encrypted keys: readable by its owner only, also where --force
+      // overwrites a file that was readable by others (a mode given to writeFile applies to a new file only).
       await writeFile(file, bytes, { mode: 0o600, flag: values.force ? 'w' : 'wx' });
+      await chmod(file, 0o600);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       throw new RefusedInput(code === 'EEXIST' ? `${file} exists: choose another name, or --force to overwrite it` : `cannot write ${file}: ${code ?? (error as Error).message}`);
@@ -68,7 +70,10 @@ export const dbRestoreCommand: CliCommand = {
     const bytes = await readFile(file).catch((error: NodeJS.ErrnoException) => {
       throw new RefusedInput(`cannot read ${file}: ${error.code ?? error.message}`);
     });
-    const backup = await readBackup(bytes, [SIGNING_KEY_FILE, ENCRYPTION_KEY_FILE]);
+    const backup = await readBackup(bytes, [SIGNING_KEY_FILE, ENCRYPTION_KEY_FILE]).catch((error: unknown) => {
+      if (error instanceof DamagedBackup) throw new RefusedInput(`${file} is a damaged db backup (cut short, or altered): nothing was restored`);
+      throw error;
+    });
     const checked = await checkDump(backup.database);
     if (checked === undefined) throw new RefusedInput(`${file} is not a backup of this application's embedded database (db backup writes one)`);
     if (!values.force && !isEmbeddedDatabaseEmpty(dataDir)) {

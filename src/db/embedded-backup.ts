@@ -84,8 +84,12 @@ export async function restoreEmbeddedDatabase(dataDir: string, dump: Blob, befor
       rmSync(loading, { recursive: true, force: true });
       throw error;
     }
-    rmSync(dir, { recursive: true, force: true });
+    // The old database aside, the new one in, then the old one gone: at no moment is there none.
+    const replaced = `${dir}.replaced`;
+    rmSync(replaced, { recursive: true, force: true });
+    if (existsSync(dir)) renameSync(dir, replaced);
     renameSync(loading, dir);
+    rmSync(replaced, { recursive: true, force: true });
   } finally {
     lock.release();
   }

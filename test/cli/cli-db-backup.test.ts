@@ -7,7 +7,7 @@
  * was not set up with, and on PostgreSQL (whose own tools do this).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { dumpEmbeddedDatabase } from '../../src/db/embedded-backup.ts';
@@ -56,7 +56,10 @@ describe('db backup and restore', () => {
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     const again = await runInProcess(source.dataDir, ['db', 'backup', file]);
     expect(again).toEqual({ code: 1, out: '', err: `error: ${file} exists: choose another name, or --force to overwrite it\n` });
+    // --force over a file others could read: readable by its owner only afterwards, as it holds the keys.
+    await chmod(file, 0o644);
     expect((await runInProcess(source.dataDir, ['db', 'backup', file, '--force'])).code).toBe(0);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
   });
 
   test('refused while another process holds the database (a running server), saying what to do', async () => {
@@ -140,6 +143,12 @@ describe('db backup and restore', () => {
     await writeFile(junk, 'not a backup');
     expect(await runInProcess(target.dataDir, ['db', 'restore', junk, '--force']))
       .toEqual({ code: 1, out: '', err: `error: ${junk} is not a backup of this application's embedded database (db backup writes one)\n` });
+    expect(await emails(target.dataDir)).toEqual(['ada@example.test']);
+    const whole = await readFile(file);
+    const cut = path.join(target.dataDir, 'cut.tar.gz');
+    await writeFile(cut, whole.subarray(0, Math.floor(whole.length * 0.6)));
+    expect(await runInProcess(target.dataDir, ['db', 'restore', cut, '--force']))
+      .toEqual({ code: 1, out: '', err: `error: ${cut} is a damaged db backup (cut short, or altered): nothing was restored\n` });
     expect(await emails(target.dataDir)).toEqual(['ada@example.test']);
     expect((await runInProcess(target.dataDir, ['db', 'backup'])).code).toBe(2);
     const postgres = await runInProcess(target.dataDir, ['db', 'backup', junk], '', { DATABASE_URL: 'postgres://app@127.0.0.1:1/app' });
