@@ -36,13 +36,27 @@ describe('a database that cannot be reached', () => {
     } finally {
       silent.close();
     }
+    // One that lets us in (AuthenticationOk, ReadyForQuery: a pooler whose database is down) and never answers the query.
+    const pooler = createServer((socket) => socket.once('data', () => {
+      const ok = Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 0]);
+      const ready = Buffer.from([0x5a, 0, 0, 0, 5, 0x49]);
+      socket.write(Buffer.concat([ok, ready]));
+    }));
+    await new Promise<void>((resolve) => pooler.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (pooler.address() as AddressInfo).port;
+      expect((await refusalOf(`postgres://fs:pw@127.0.0.1:${port}/x`, { DATABASE_TIMEOUT_SECONDS: '1' }) as Error).message)
+        .toBe(`cannot connect to the database at 127.0.0.1:${port} (DATABASE_URL): no answer within 1 s (DATABASE_TIMEOUT_SECONDS)`);
+    } finally {
+      pooler.close();
+    }
     // One that accepts and closes at once (a server or pooler restarting): not a timeout.
     const closing = createServer((socket) => socket.destroy());
     await new Promise<void>((resolve) => closing.listen(0, '127.0.0.1', resolve));
     try {
       const port = (closing.address() as AddressInfo).port;
       expect((await refusalOf(`postgres://fs:pw@127.0.0.1:${port}/x`) as Error).message)
-        .toBe(`cannot connect to the database at 127.0.0.1:${port} (DATABASE_URL): Connection terminated unexpectedly (the address answered, then closed the connection)`);
+        .toBe(`cannot connect to the database at 127.0.0.1:${port} (DATABASE_URL): the address answered, then closed the connection`);
     } finally {
       closing.close();
     }
