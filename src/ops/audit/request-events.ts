@@ -4,7 +4,10 @@
  * names none of its own). Routes pass it where a service wants an EventLog.
  * A request that recorded an event is answered once the event is stored (or
  * its failure logged): an action acknowledged to its author — disabling a
- * member, changing a client — is in the audit log by then (SPEC §8).
+ * member, changing a client — is in the audit log by then (SPEC §8). The
+ * insert of its event goes after those queued before it: under a flood of
+ * events (a guessing attack) that could take long, so the answer waits at
+ * most {@link MAX_AUDIT_WAIT_MS}, then goes out and the wait is logged.
  */
 import type { FastifyInstance } from 'fastify';
 import { recordingEventLog, type EventLog } from '../security-events.ts';
@@ -17,6 +20,9 @@ declare module 'fastify' {
   }
 }
 
+/** How long an answer waits for its security event's insert. */
+export const MAX_AUDIT_WAIT_MS = 2_000;
+
 export function installRequestEvents(app: FastifyInstance, recorder: EventRecorder): void {
   /** Per request that recorded events: the insert of its last one (the events of one request go out in order). */
   const stored = new WeakMap<object, Promise<void>>();
@@ -28,11 +34,22 @@ export function installRequestEvents(app: FastifyInstance, recorder: EventRecord
       return this.eventLog;
     },
   });
-  // Only this request's insert is waited for, not every event recorded meanwhile (a flood of refused requests);
-  // a request that recorded none (the hot paths) passes without a promise.
+  // Waited for up to its own insert, not for events recorded after it; a request that recorded none (the
+  // hot paths) passes without a promise.
   app.addHook('onSend', (request, _reply, payload, done) => {
     const insert = stored.get(request);
-    if (insert === undefined) done(null, payload);
-    else void insert.then(() => done(null, payload));
+    if (insert === undefined) return done(null, payload);
+    let answered = false;
+    const answer = () => {
+      if (answered) return;
+      answered = true;
+      clearTimeout(timer);
+      done(null, payload);
+    };
+    const timer = setTimeout(() => {
+      request.log.warn({ waitedMs: MAX_AUDIT_WAIT_MS }, 'answered before its security event was stored: the audit log is behind');
+      answer();
+    }, MAX_AUDIT_WAIT_MS);
+    void insert.then(answer);
   });
 }
