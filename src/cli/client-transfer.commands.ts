@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { exportClients, importClients, readExportedClients } from '../oauth/clients/client-transfer.ts';
 import { RefusedInput, type CliCommand, type CliContext } from './command.ts';
+import { withActor } from '../ops/security-events.ts';
 
 export const clientExportCommand: CliCommand = {
   words: ['client', 'export'],
@@ -28,7 +29,7 @@ export const clientImportCommand: CliCommand = {
   async run(context, values) {
     const entries = readExportedClients(parseJson(await readSource(context, values.file as string)));
     const keys = await context.keys();
-    const report = await importClients(await context.database(), keys, entries, new Date(), context.storedEvents);
+    const report = await importClients(await context.database(), keys, entries, new Date(), withActor(context.storedEvents, null));
     const created = report.created.flatMap((c) => [
       `created   ${c.clientId} (${c.confidential ? 'confidential' : 'public'})`,
       ...(c.secret === null ? [] : [`          Client secret (shown only now, store it safely): ${c.secret}`]),

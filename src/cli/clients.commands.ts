@@ -5,6 +5,7 @@ import {
 } from '../oauth/clients/clients.service.ts';
 import { CLIENT_SETTING_OPTIONS, clientJson, describeClient, EMPTY_SETTINGS, readClientSettings, settingsOf } from './client-flags.ts';
 import { UsageError, type CliCommand, type OptionSpec } from './command.ts';
+import { withActor } from '../ops/security-events.ts';
 import { ClientNotFound } from '../oauth/clients/client-errors.ts';
 
 const CLIENT_ID: OptionSpec = { type: 'string', required: true, value: 'ID', field: 'clientId', help: 'the client id' };
@@ -67,7 +68,7 @@ export const clientAddCommand: CliCommand = {
     const settings = { ...readClientSettings(values, EMPTY_SETTINGS), confidential: values.public !== true };
     const keys = await context.keys();
     const db = await context.database();
-    const { clientId, secret } = await createClient(db, keys, { clientId: values['client-id'] as string, ...settings }, undefined, context.storedEvents);
+    const { clientId, secret } = await createClient(db, keys, { clientId: values['client-id'] as string, ...settings }, undefined, withActor(context.storedEvents, null));
     // As stored: the authentication method decides (`none` is public, any other confidential).
     const { confidential } = await requireClient(db, clientId);
     const lines = [`Client ${clientId} created (${confidential ? 'confidential' : 'public'}).`];
@@ -97,7 +98,7 @@ export const clientUpdateCommand: CliCommand = {
       // The method follows --public/--confidential unless given too.
       if (values['token-endpoint-auth-method'] === undefined) delete settings.tokenEndpointAuthMethod;
     }
-    const { secret } = await updateClient(db, await context.keys(), clientId, settings, new Date(), context.storedEvents);
+    const { secret } = await updateClient(db, await context.keys(), clientId, settings, new Date(), withActor(context.storedEvents, null));
     const client = await requireClient(db, clientId);
     const lines = [`Client ${clientId} updated.`, ...describeClient(client)];
     if (secret !== null) lines.push(`${SECRET_NOTE}: ${secret}`);
@@ -111,7 +112,7 @@ export const clientDeleteCommand: CliCommand = {
   options: { 'client-id': CLIENT_ID },
   async run(context, values) {
     const clientId = values['client-id'] as string;
-    await deleteClient(await context.database(), clientId, context.storedEvents);
+    await deleteClient(await context.database(), clientId, withActor(context.storedEvents, null));
     return { json: { clientId, deleted: true }, text: [`Client ${clientId} deleted.`] };
   },
 };
@@ -123,7 +124,7 @@ export const clientRotateSecretCommand: CliCommand = {
   async run(context, values) {
     const clientId = values['client-id'] as string;
     const keys = await context.keys();
-    const secret = await regenerateClientSecret(await context.database(), keys, clientId, new Date(), context.storedEvents);
+    const secret = await regenerateClientSecret(await context.database(), keys, clientId, new Date(), withActor(context.storedEvents, null));
     return { json: { clientId, secret }, text: [`New secret for ${clientId}.`, `${SECRET_NOTE}: ${secret}`] };
   },
 };

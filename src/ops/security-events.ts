@@ -32,9 +32,10 @@ export type SecurityEvent =
   | { event: 'account.password.changed'; userId: number; sessionsEnded: number; grantsRevoked: number }
   /** A client's logout request ended the session (RP-Initiated Logout); `confirmed` when the member was asked. */
   | { event: 'oauth.logout'; userId: number; clientId: string | null; confirmed: boolean; grantsRevoked: number }
-  | { event: 'oauth.client.created'; clientId: string; confidential: boolean }
-  | { event: 'oauth.client.changed'; clientId: string; change: 'settings' | 'secret' }
-  | { event: 'oauth.client.deleted'; clientId: string }
+  /** A client registered, changed or deleted; `actorId`: the organisation member on the admin screen, null for an operator (the CLI). */
+  | { event: 'oauth.client.created'; clientId: string; confidential: boolean; actorId?: number | null }
+  | { event: 'oauth.client.changed'; clientId: string; change: 'settings' | 'secret'; actorId?: number | null }
+  | { event: 'oauth.client.deleted'; clientId: string; actorId?: number | null }
   | { event: 'oauth.key.rotated'; kids: readonly string[]; retired: readonly string[] }
   /** `demo remove` deleted the demo accounts and clients (their published credentials stop working). */
   | { event: 'demo.removed'; userIds: readonly number[]; clientIds: readonly string[] }
@@ -216,6 +217,12 @@ export function deferredEventLog(log: EventLog): { log: EventLog; release(): voi
       for (const [level, fields, message] of held.splice(0)) log[level](fields, message);
     },
   };
+}
+
+/** `log`, each security event of it naming who acted: `actorId`, an organisation member's id on the admin screen, null for an operator. */
+export function withActor(log: EventLog, actorId: number | null): EventLog {
+  const adding = (level: 'info' | 'warn') => (fields: object, message: string) => log[level](asSecurityEvent(fields) ? { ...fields, actorId } : fields, message);
+  return { info: adding('info'), warn: adding('warn') };
 }
 
 export function logSecurityEvent(log: EventLog, event: SecurityEvent): void {

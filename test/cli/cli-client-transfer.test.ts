@@ -60,10 +60,10 @@ describe('client import', () => {
     const report = JSON.parse(run.out);
     expect(report).toEqual({ created: [{ clientId: 'spa', confidential: false, secret: null }, { clientId: 'wiki', confidential: true, secret: expect.stringMatching(/^\S{32,}$/) }], updated: [], unchanged: [] });
     expect(await rows(target.dataDir)).toMatchObject([{ client_id: 'spa', confidential: false, secret_digest: null }, { client_id: 'wiki', confidential: true }]);
-    // In the audit log as client add records them.
+    // In the audit log as client add records them: done by an operator (actorId null).
     expect(await clientEvents(target.dataDir)).toEqual([
-      { event: 'oauth.client.created', client_id: 'spa', details: { confidential: false } },
-      { event: 'oauth.client.created', client_id: 'wiki', details: { confidential: true } },
+      { event: 'oauth.client.created', client_id: 'spa', details: { confidential: false, actorId: null } },
+      { event: 'oauth.client.created', client_id: 'wiki', details: { confidential: true, actorId: null } },
     ]);
     const exportedAgain = await runInProcess(target.dataDir, ['client', 'export']);
     expect(JSON.parse(exportedAgain.out)).toEqual(JSON.parse((await runInProcess(source.dataDir, ['client', 'export'])).out));
@@ -86,7 +86,7 @@ describe('client import', () => {
     const after = await rows(target.dataDir);
     expect(after[1]).toMatchObject({ name: 'Wiki 2', secret_digest: before[1]!.secret_digest });
     expect(after[0]).toEqual(before[0]);
-    expect((await clientEvents(target.dataDir)).slice(2)).toEqual([{ event: 'oauth.client.changed', client_id: 'wiki', details: { change: 'settings' } }]);
+    expect((await clientEvents(target.dataDir)).slice(2)).toEqual([{ event: 'oauth.client.changed', client_id: 'wiki', details: { change: 'settings', actorId: null } }]);
   });
 
   test('an entry whose confidential contradicts its authentication method is refused, as client add refuses it', async () => {

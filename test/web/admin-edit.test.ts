@@ -98,6 +98,12 @@ describe('regenerate secret', () => {
     expect(isClientSecretValid(t.keys, digest, oldSecret)).toBe(false);
     expect(isClientSecretValid(t.keys, digest, newSecret)).toBe(true);
     expect((await get('/admin/oauthclients', orga)).body).not.toContain(newSecret);
+    // The audit log names who did it: the organisation member.
+    const stored = await t.db.selectFrom('security_events').select(['event', 'details']).where('client_id', '=', 'rotating').orderBy('id').execute();
+    expect(stored).toEqual([
+      { event: 'oauth.client.created', details: { confidential: true, actorId: orgaId } },
+      { event: 'oauth.client.changed', details: { change: 'secret', actorId: orgaId } },
+    ]);
   });
 
   it('has no secret to regenerate for a public client', async () => {

@@ -10,6 +10,7 @@ import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
 import { ClientNotFound } from '../../oauth/clients/client-errors.ts';
 import { ClientIdParams } from '../../oauth/clients/client-id.ts';
 import { deleteClient, findClient, regenerateClientSecret, type Client } from '../../oauth/clients/clients.service.ts';
+import { withActor } from '../../ops/security-events.ts';
 import { pageSession } from '../page-access.ts';
 import { ADMIN_BASE, renderNotFound, renderSecret, type AdminPageOptions } from './admin-view.ts';
 
@@ -51,7 +52,9 @@ export const adminActionRoutes: FastifyPluginAsyncTypebox<AdminPageOptions> = as
     });
 
     app.post(`${ADMIN_BASE}/:clientId/${path}`, { schema: { params: ClientIdParams, body: ConfirmForm } }, async (request, reply) => {
-      if (!(await pageSession(request, reply, access))) return reply;
+      const session = await pageSession(request, reply, access);
+      if (!session) return reply;
+      const events = withActor(request.events, session.user.id);
       const client = await clientFor(request, reply, request.params.clientId, action);
       if (!client) return reply;
       if (!(await isValidFormToken(request, request.body.csrf_token))) {
@@ -59,10 +62,10 @@ export const adminActionRoutes: FastifyPluginAsyncTypebox<AdminPageOptions> = as
       }
       try {
         if (action === 'delete') {
-          await deleteClient(db, client.clientId, request.events);
+          await deleteClient(db, client.clientId, events);
           return reply.redirect(`${ADMIN_BASE}?deleted=${encodeURIComponent(client.clientId)}`, 303);
         }
-        return renderSecret(reply, client, await regenerateClientSecret(db, keys, client.clientId, clock(), request.events));
+        return renderSecret(reply, client, await regenerateClientSecret(db, keys, client.clientId, clock(), events));
       } catch (error) {
         // Deleted by someone else between the look-up and the change.
         if (error instanceof ClientNotFound) return renderNotFound(reply);

@@ -10,6 +10,7 @@ import { isValidFormToken } from '../../accounts/csrf.ts';
 import { ClientNotFound, InvalidClientInput } from '../../oauth/clients/client-errors.ts';
 import { ClientIdParams } from '../../oauth/clients/client-id.ts';
 import { createClient, findClient, updateClient } from '../../oauth/clients/clients.service.ts';
+import { withActor } from '../../ops/security-events.ts';
 import { pageSession } from '../page-access.ts';
 import { adminActionRoutes } from './admin-actions.ts';
 import { adminListRoute } from './admin-list.ts';
@@ -27,7 +28,8 @@ export const adminPage: FastifyPluginAsyncTypebox<AdminPageOptions> = async (app
   });
 
   app.post(ADMIN_BASE, { schema: { body: ClientForm } }, async (request, reply) => {
-    if (!(await pageSession(request, reply, access))) return reply;
+    const session = await pageSession(request, reply, access);
+    if (!session) return reply;
     const t = reply.translator();
     const values = readClientForm(request.body);
     const again = (status: number, page: { errors?: FieldMessages; formError?: string }) =>
@@ -36,7 +38,7 @@ export const adminPage: FastifyPluginAsyncTypebox<AdminPageOptions> = async (app
     const errors = checkClientForm(values, t, { checkClientId: true });
     if (Object.keys(errors).length > 0) return again(400, { errors, formError: t('admin.invalid') });
     try {
-      const { clientId, secret } = await createClient(db, keys, toClientInput(values), undefined, request.events);
+      const { clientId, secret } = await createClient(db, keys, toClientInput(values), undefined, withActor(request.events, session.user.id));
       const client = { clientId, name: values.name.trim() };
       if (secret === null) return reply.redirect(`${ADMIN_BASE}?created=${encodeURIComponent(clientId)}`, 303);
       return renderSecret(reply, client, secret, t('admin.created', { name: client.name }));
@@ -54,7 +56,8 @@ export const adminPage: FastifyPluginAsyncTypebox<AdminPageOptions> = async (app
   });
 
   app.post(`${ADMIN_BASE}/:clientId`, { schema: { params: ClientIdParams, body: ClientForm } }, async (request, reply) => {
-    if (!(await pageSession(request, reply, access))) return reply;
+    const session = await pageSession(request, reply, access);
+    if (!session) return reply;
     const t = reply.translator();
     const client = await findClient(db, request.params.clientId);
     if (!client) return renderNotFound(reply);
@@ -65,7 +68,7 @@ export const adminPage: FastifyPluginAsyncTypebox<AdminPageOptions> = async (app
     const errors = checkClientForm(values, t, { checkClientId: false });
     if (Object.keys(errors).length > 0) return again(400, { errors, formError: t('admin.invalid') });
     try {
-      const { secret } = await updateClient(db, keys, client.clientId, toClientInput(values), clock(), request.events);
+      const { secret } = await updateClient(db, keys, client.clientId, toClientInput(values), clock(), withActor(request.events, session.user.id));
       const saved = { clientId: client.clientId, name: values.name.trim() };
       // A public client made confidential gets its first secret: shown once, here.
       if (secret !== null) return renderSecret(reply, saved, secret, t('admin.updated', { name: saved.name }));
