@@ -84,11 +84,17 @@ export function installPages(app: FastifyInstance, messages: Messages): void {
 /**
  * The page a form's answer belongs to, for its language switch: a GET of a POST's own address, or of the
  * nearest address above it that has one (`/settings/security` for `/settings/security/password`), its
- * parameters filled in. A POST's address itself may have no page: the switch would end in a 404.
+ * parameters filled in. A POST's address itself may have no page: the switch would end in a 404. The
+ * form's own page gets the form's `return_to` back (the app's request a failed login was for), which
+ * that page checks as it checks any.
  */
 function pageOfSubmission(app: FastifyInstance, request: FastifyRequest): string {
   const params = (request.params ?? {}) as Record<string, unknown>;
-  let pattern = request.routeOptions.url ?? '/';
+  const own = request.routeOptions.url ?? '/';
+  let pattern = own;
   while (pattern.length > 1 && !app.hasRoute({ method: 'GET', url: pattern })) pattern = pattern.slice(0, pattern.lastIndexOf('/')) || '/';
-  return pattern.replace(/:(\w+)/g, (_match, name: string) => encodeURIComponent(String(params[name] ?? '')));
+  const path = pattern.replace(/:(\w+)/g, (_match, name: string) => encodeURIComponent(String(params[name] ?? '')));
+  const returnTo = (request.body as { return_to?: unknown } | undefined)?.return_to;
+  const keeps = pattern === own && typeof returnTo === 'string' && returnTo.startsWith('/') && !returnTo.startsWith('//') && returnTo !== '/';
+  return keeps ? `${path}?${new URLSearchParams({ return_to: returnTo })}` : path;
 }

@@ -91,6 +91,20 @@ describe('POST /login', () => {
     expect(await t.db.selectFrom('sessions').select('id_digest').execute()).toHaveLength(sessionsBefore.length);
   });
 
+  it('the language switch of a failed login keeps the app\'s request the login was for', async () => {
+    const returnTo = '/oauth/authorize?client_id=demo-app&scope=openid';
+    const { csrf, cookie } = await openLoginPage(t.app, `?return_to=${encodeURIComponent(returnTo)}`);
+    const failed = await submitLoginForm(t.app, { email: user.email, password: 'wrong-password', csrf_token: csrf, return_to: returnTo }, cookie);
+    expect(failed.statusCode).toBe(401);
+    const back = `/login?${new URLSearchParams({ return_to: returnTo })}`;
+    expect(failed.body).toContain(`<a href="/language/en?return_to=${encodeURIComponent(back)}" lang="en" hreflang="en">English</a>`);
+    const switched = await t.app.inject({ url: `/language/en?return_to=${encodeURIComponent(back)}`, headers: { cookie } });
+    expect([switched.statusCode, switched.headers.location]).toEqual([303, back]);
+    // A return_to of another site is not carried: the switch leads to the login alone.
+    const foreign = await submitLoginForm(t.app, { email: user.email, password: 'wrong-password', csrf_token: csrf, return_to: '//evil.example/x' }, cookie);
+    expect(foreign.body).toContain('<a href="/language/en?return_to=%2Flogin" lang="en" hreflang="en">English</a>');
+  });
+
   it('answers an email with a NUL byte with the wrong-credentials message, not an error page', async () => {
     const { csrf, cookie } = await openLoginPage(t.app);
     const response = await t.app.inject({ method: 'POST', url: '/login',
