@@ -47,6 +47,14 @@ export interface PasswordChange {
  * `PasswordProblem`). Returns what ended with it.
  */
 export async function changePassword(db: DB, clock: Clock, guard: LoginGuard, change: PasswordChange): Promise<EndedSessions> {
+  // What the form lacks or breaks is said first, every field at once, without counting a try: none of it
+  // depends on the current password (an empty one is no guess at it).
+  const problem = await checkNewPassword(change.newPassword, change.email);
+  const formErrors = [
+    ...(change.currentPassword === '' ? [{ field: 'current_password', message: 'missing' }] : []),
+    ...(problem ? [{ field: 'new_password', message: problem }] : []),
+  ];
+  if (formErrors.length > 0) throw new InvalidInput(formErrors);
   const account = accountOf(change.email);
   const counters = throttleCounters(account, change.ip, deviceNonce(guard.deviceKey, account, change.deviceCookie));
   const refusal = await reserveAttempt(guard.attempts, clock, counters, change.log && { log: change.log, ip: change.ip });
@@ -54,11 +62,6 @@ export async function changePassword(db: DB, clock: Clock, guard: LoginGuard, ch
   const row = await db.selectFrom('users').select('password_hash').where('id', '=', change.userId).executeTakeFirstOrThrow();
   // A wrong current password stays counted: its reservation is the record.
   if (!(await verifyPassword(row.password_hash, change.currentPassword))) throw new InvalidInput([{ field: 'current_password', message: 'wrong' }]);
-  const problem = await checkNewPassword(change.newPassword, change.email);
-  if (problem) {
-    await recordSuccess(guard.attempts, counters); // the current password was right
-    throw new InvalidInput([{ field: 'new_password', message: problem }]);
-  }
   const passwordHash = await hashPassword(change.newPassword);
   const now = clock();
   const { ended, mailId } = await inTransaction(db, async (trx) => {

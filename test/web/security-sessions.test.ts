@@ -162,6 +162,19 @@ describe('/settings/security: changing the password', () => {
     expect((await change(here, user.password, 'a brand new pass phrase', 'forged')).statusCode).toBe(403);
   });
 
+  it('an empty form: each field\'s message beside it, and no try counted', async () => {
+    const user = await makeUser(t.db);
+    const here = await logInFrom(user, FIREFOX, '198.51.100.22');
+    for (let i = 0; i < 7; i += 1) {
+      const empty = await change(here, '', '');
+      expect(empty.statusCode).toBe(400);
+      expect(empty.body).toContain('<p class="field-error" id="current_password-error">Bitte gib dein aktuelles Passwort ein.</p>');
+      expect(empty.body).toContain('<p class="field-error" id="new_password-error">Das neue Passwort muss mindestens 8 Zeichen lang sein.</p>');
+    }
+    // Seven empty forms used up none of the five free tries: the right password still changes it.
+    expect((await change(here, user.password, 'a brand new pass phrase')).statusCode).toBe(303);
+  });
+
   it('refuses a new password against the rules, beside its field', async () => {
     const user = await makeUser(t.db, { email: 'lotte.linse@example.org' });
     const here = await logInFrom(user, FIREFOX, '198.51.100.21');

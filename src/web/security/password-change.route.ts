@@ -71,7 +71,7 @@ export function passwordChangeRoute(app: FastifyInstance, { config, db, mailEnab
         return render(request, reply, session, { passwordAlert: t('security.password.throttled', { minutes: minutesToWait(error.retryAfterSeconds) }) }, 429);
       }
       if (!(error instanceof InvalidInput)) throw error;
-      const passwordErrors = Object.fromEntries(error.errors.map((e) => [e.field, t(`security.password.${e.field === 'current_password' ? 'wrong' : e.message}`)]));
+      const passwordErrors = Object.fromEntries(error.errors.map((e) => [e.field, t(`security.password.${e.message}`)]));
       return render(request, reply, session, { passwordErrors }, 400);
     }
   });
