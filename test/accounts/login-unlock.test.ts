@@ -114,6 +114,12 @@ describe('a member locked out by guesses from many IPs', () => {
     expect(loggedIn.headers.location).toBe(returnTo);
   });
 
+  it('an empty address is asked for beside the field, which points to the message', async () => {
+    const answer = await askForLink('');
+    expect(answer.statusCode).toBe(400);
+    expect(answer.body).toMatch(/required aria-invalid="true" aria-describedby="unlock-error">\n {2}<p class="field-error" role="alert" id="unlock-error" tabindex="-1" autofocus>Please enter your email address\.<\/p>/);
+  });
+
   it('takes a link once: a second use, or one after it expired, unlocks nothing', async () => {
     const user = await makeUser(t.db);
     await askForLink(user.email);
