@@ -161,9 +161,14 @@ describe('turning codes off and new recovery codes', () => {
     const member = await makeUser(t.db);
     const { secret, session } = await enrol(t.app, await t.logIn(member), clock.now());
     clock.advance(30);
+    const counters = () => t.db.selectFrom('login_throttle').select(['key', 'failures']).orderBy('key').execute();
+    const countersBefore = await counters();
     const wrong = await postForm(t.app, '/settings/security/one-time-codes/disable', session.cookie, { csrf_token: session.csrfToken, code: '' });
     expect(wrong.statusCode).toBe(400);
-    // The error stands beside the field of the form it is about, not beside the other form's.
+    // No code is asked for, not counted as a wrong one; the error stands beside the field of the form it is about, not beside the other form's.
+    expect(wrong.body).toContain('<p class="field-error" role="alert" id="otp-error" tabindex="-1" autofocus>Bitte gib den Code aus deiner App ein.</p>');
+    expect(await counters()).toEqual(countersBefore);
+    expect(wrong.body).toContain('<form method="post" action="/settings/security/one-time-codes/disable" novalidate>');
     expect(wrong.body).toContain('<label for="otp-disable-code">Aktueller Code aus der App, um Einmalcodes auszuschalten</label>');
     expect(wrong.body).toMatch(/<input type="text" id="otp-disable-code" [^>]* aria-invalid="true" aria-describedby="otp-error">\n {4}<p class="field-error" role="alert" id="otp-error"/);
     expect(wrong.body).toMatch(/<input type="text" id="otp-regenerate-code" [^>]*required>/);

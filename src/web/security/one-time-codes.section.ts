@@ -126,6 +126,7 @@ export function oneTimeCodesSection(app: FastifyInstance, deps: OneTimeCodesSect
   });
 
   enrolment(`${SECTION}/confirm`, async (request, reply, session, form, returnTo) => {
+    if (!form.code?.trim()) return render(request, reply, session, { otp: { error: reply.translator()('security.otp.missing'), errorAt: 'confirm', ...(returnTo ? { returnTo } : {}) } }, 400);
     const firstFactor = !hasSecondFactor(await findSecondFactors(db, session.user.id));
     const codes = await confirmEnrolment(db, keys, clock, holderOf(session, request), form.code ?? '', request.events);
     const keep = returnTo ? { returnTo } : {};
@@ -142,6 +143,8 @@ export function oneTimeCodesSection(app: FastifyInstance, deps: OneTimeCodesSect
   const withCode = (path: string, errorAt: OneTimeCodeForm, act: (request: FastifyRequest, reply: FastifyReply, session: SessionContext, attempt: CodeAttempt) => Promise<FastifyReply>) =>
     post(path, async (request, reply, session, form) => {
       const t = reply.translator();
+      // No code is no guess: said beside the field, not counted.
+      if (!form.code?.trim()) return render(request, reply, session, { otp: { error: t('security.otp.missing'), errorAt } }, 400);
       const attempt = {
         ...holderOf(session, request), code: form.code ?? '', ip: request.ip, deviceCookie: request.cookies[DEVICE_COOKIE], stepUp: false, log: request.events,
       };
