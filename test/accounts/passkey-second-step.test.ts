@@ -136,7 +136,8 @@ describe('a passkey at the second step of a login', () => {
     const tampered = { ...good, response: { ...good.response, signature: `${good.response.signature.slice(0, -4)}AAAA` } };
     const bad = await json('/login/second-factor/passkey', { csrf_token: step.csrf, response: tampered }, step.cookie);
     expect(bad.statusCode).toBe(401);
-    expect(bad.json()).toEqual({ error: 'Signing in with this passkey did not work. Try again or sign in with your password.' });
+    // Not "or sign in with your password": the password was just taken.
+    expect(bad.json()).toEqual({ error: 'Confirming with this passkey did not work. Try again.' });
     expect(events('account.second_factor.failed').at(-1)).toMatchObject({ userId: member.id, method: 'passkey', reason: 'signature' });
     const noToken = await json('/login/second-factor/passkey', { response: good }, step.cookie);
     expect(noToken.statusCode).toBe(403);

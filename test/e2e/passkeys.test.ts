@@ -192,6 +192,12 @@ describe('passkeys in the browser', () => {
     expect(new URL(page.url()).pathname).toBe('/login');
     await page.getByRole('button', { name: 'Mit einem Passkey anmelden' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toBe('Die Anmeldung mit diesem Passkey hat nicht geklappt. Versuche es noch einmal oder melde dich mit deinem Passwort an.');
+    // At the second step of a login, the password already taken: its own words.
+    await page.goto(`${baseUrl}/login`);
+    await fillLoginForm(page, member, { english: false });
+    expect(new URL(page.url()).pathname).toBe('/login/second-factor');
+    await page.getByRole('button', { name: 'Passkey verwenden' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Die Bestätigung mit diesem Passkey hat nicht geklappt. Versuche es noch einmal.');
     await plain.close();
   });
 });

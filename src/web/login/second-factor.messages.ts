@@ -19,6 +19,7 @@ export const secondFactorMessages: Messages = {
     'secondFactor.wrong': 'Dieser Code stimmt nicht oder wurde schon benutzt.',
     'secondFactor.expired': 'Diese Anmeldung ist abgelaufen. Bitte melde dich noch einmal an.',
     'secondFactor.passkey.otherAccount': 'Dieser Passkey gehört zu einem anderen Konto. Verwende einen Passkey dieses Kontos.',
+    'secondFactor.passkey.failed': 'Die Bestätigung mit diesem Passkey hat nicht geklappt. Versuche es noch einmal.',
     'secondFactor.signInAgain': 'Mit Passwort und zweitem Faktor neu anmelden',
   },
   en: {
@@ -38,6 +39,7 @@ export const secondFactorMessages: Messages = {
     'secondFactor.wrong': 'This code is wrong or was already used.',
     'secondFactor.expired': 'This login has expired. Please sign in again.',
     'secondFactor.passkey.otherAccount': 'This passkey belongs to another account. Use a passkey of this account.',
+    'secondFactor.passkey.failed': 'Confirming with this passkey did not work. Try again.',
     'secondFactor.signInAgain': 'Sign in again with your password and second factor',
   },
 };

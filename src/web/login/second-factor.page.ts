@@ -200,7 +200,7 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
       }
       if (error instanceof PasskeyRejected) {
         noteSecondFactor(request, 'failure');
-        return refuse(reply, 401, t(error.reason === 'other-member' ? 'secondFactor.passkey.otherAccount' : 'login.passkey.failed'));
+        return refuse(reply, 401, t(error.reason === 'other-member' ? 'secondFactor.passkey.otherAccount' : 'secondFactor.passkey.failed'));
       }
       if (error instanceof AccountDisabled) return refuse(reply, 403, t('login.disabled'));
       throw error;

@@ -45,8 +45,11 @@
   async function signIn(form, useBrowserAutofill, endpoint) {
     const base = { csrf_token: valueOf(form, 'csrf_token') ?? '', return_to: valueOf(form, 'return_to') ?? '/' };
     const options = await postJson('/login/passkey/options', base);
-    // The page's own words when the server sent none (no JSON: a network failure, a proxy's error page).
-    const messages = { failed: form.dataset.passkeyFailed, cancelled: form.dataset.passkeyCancelled, ...options.data.messages };
+    // The page's own words, for its step (a login, or its second step), also when the server sent none
+    // (no JSON: a network failure, a proxy's error page).
+    const messages = { ...options.data.messages };
+    if (form.dataset.passkeyFailed) messages.failed = form.dataset.passkeyFailed;
+    if (form.dataset.passkeyCancelled) messages.cancelled = form.dataset.passkeyCancelled;
     if (!options.ok || !options.data.options) {
       if (!useBrowserAutofill) showError(form, options.data.error ?? messages.failed);
       return;
