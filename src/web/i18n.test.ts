@@ -21,6 +21,8 @@ describe('page strings', () => {
     expect([de('m', { minutes: 1 }), de('m', { minutes: 5 })]).toEqual(['in einer Minute', 'in 5 Minuten']);
     expect(translator(messages, 'en')('s', { count: 1 })).toBe('One session ended.');
     expect(de('plain', { count: 1 })).toBe('1 x');
+    const zero = translator({ de: { c: '{count} beendet.', 'c.none': 'Nichts beendet.' }, en: { c: '{count} ended.' } }, 'de');
+    expect([zero('c', { count: 0 }), zero('c', { count: 3 })]).toEqual(['Nichts beendet.', '3 beendet.']);
   });
 
   it('speaks German unless the browser ranks English higher', () => {

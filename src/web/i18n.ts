@@ -62,15 +62,15 @@ function quantityOf(params: Record<string, string | number> | undefined): number
 /**
  * A message in the page's language, its `{name}` placeholders filled. A message with a `<key>.one`
  * variant takes it when its quantity (`count`, else `minutes`) is one in the language's plural rules
- * ("1 Anmeldung", not "1 Anmeldung(en)").
+ * ("Eine Anmeldung", not "1 Anmeldung(en)"), and one with a `<key>.none` variant when it is zero.
  */
 export function translator(messages: Messages, locale: Locale): Translate {
   const dictionary = messages[locale];
   const plurals = new Intl.PluralRules(locale);
   return (key, params) => {
     const quantity = quantityOf(params);
-    const singular = quantity !== undefined && plurals.select(quantity) === 'one' ? dictionary[`${key}.one`] : undefined;
-    const text = singular ?? dictionary[key] ?? messages.de[key] ?? key;
+    const form = quantity === 0 ? dictionary[`${key}.none`] : quantity !== undefined && plurals.select(quantity) === 'one' ? dictionary[`${key}.one`] : undefined;
+    const text = form ?? dictionary[key] ?? messages.de[key] ?? key;
     return params ? text.replace(/\{(\w+)\}/g, (_, name: string) => String(params[name] ?? `{${name}}`)) : text;
   };
 }

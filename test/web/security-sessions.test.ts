@@ -220,6 +220,9 @@ describe('/settings/security: changing the password', () => {
     expect(mails).toEqual([{ kind: 'password-changed', recipient: user.email, locale: 'de' }]);
     const notice = await t.app.inject({ url: '/settings/security?changed=1', headers: { cookie: renewed.cookie, 'accept-language': 'en' } });
     expect(notice.body).toContain('<p class="notice" role="status">Your password has been changed. One other session ended.</p>');
+    // No other session: no count of none.
+    const alone = await t.app.inject({ url: '/settings/security?changed=0', headers: { cookie: renewed.cookie, 'accept-language': 'en' } });
+    expect(alone.body).toContain('<p class="notice" role="status">Your password has been changed.</p>');
   });
 
   it('compares passwords in NFKC: set composed (NFC), it logs in decomposed (NFD); a hash made before normalisation still takes it as typed', async () => {
