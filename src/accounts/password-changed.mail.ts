@@ -10,7 +10,7 @@ import type { MailLocale } from '../mail/mail.tables.ts';
 
 export const PASSWORD_CHANGED_MAIL_KIND = 'password-changed';
 
-/** How the password was changed: by the member knowing the old one (`change`, also an operator's), or through a reset link. */
+/** How the password was changed: by the member, who knew the old one, at /settings/security (`change`), or through a reset link. */
 export type PasswordChangeWay = 'change' | 'reset';
 
 /** The mail names the time of the change, in Berlin's time zone, where to look at the account, and how to get it back. */

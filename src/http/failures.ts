@@ -7,13 +7,16 @@ import { DATABASE_UNAVAILABLE } from '../db/unavailable.ts';
 
 const DATABASE_DOWN_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND',
-  // SQLSTATE: connection exceptions (class 08), insufficient resources (53), operator intervention
-  // (57P: shutting down, cannot connect now, database dropped), and a write on a database that failed
-  // over to a standby (25006, read-only transaction).
-  '08000', '08001', '08003', '08004', '08006', '08007', '08P01', '53000', '53100', '53200', '53300',
+  // SQLSTATE: connection exceptions (class 08, but 08P01, a protocol violation: ours), too many
+  // connections (53300), operator intervention (57P: shutting down, cannot connect now, database
+  // dropped), and a write on a database that failed over to a standby (25006, read-only transaction).
+  '08000', '08001', '08003', '08004', '08006', '08007', '53300',
   '57P01', '57P02', '57P03', '57P04', '25006',
   DATABASE_UNAVAILABLE, // connection failures, tagged by src/db/unavailable.ts
 ]);
+
+/** The database is there but out of resources (disk full, out of memory): 503, and an operator must act (logged as a fault). */
+const DATABASE_TROUBLE_CODES = new Set(['53000', '53100', '53200']);
 
 export interface Failure {
   status: number;
@@ -49,6 +52,9 @@ export function classifyFailure(error: unknown): Failure {
   }
   if (typeof e.code === 'string' && DATABASE_DOWN_CODES.has(e.code)) {
     return { status: 503, message: 'The service is temporarily unavailable. Please try again shortly.', isServerFault: true, isDatabaseDown: true };
+  }
+  if (typeof e.code === 'string' && DATABASE_TROUBLE_CODES.has(e.code)) {
+    return { status: 503, message: 'The service is temporarily unavailable. Please try again shortly.', isServerFault: true };
   }
   const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
   if (status >= 400 && status < 500) {

@@ -5,6 +5,6 @@ import { minutesToWait, type LoginThrottled } from '../../accounts/login.service
 /** Sets `Retry-After` (the exact seconds) and gives the message, which says the whole minutes to wait. */
 export function throttledMessage(reply: FastifyReply, error: LoginThrottled): string {
   void reply.header('retry-after', String(error.retryAfterSeconds));
-  const minutes = minutesToWait(error.retryAfterSeconds);
-  return reply.translator()(minutes === 1 ? 'login.throttled.one' : 'login.throttled', { minutes });
+  // One minute takes `login.throttled.one` (i18n.ts chooses the form).
+  return reply.translator()('login.throttled', { minutes: minutesToWait(error.retryAfterSeconds) });
 }
