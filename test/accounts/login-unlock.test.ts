@@ -118,6 +118,8 @@ describe('a member locked out by guesses from many IPs', () => {
     const answer = await askForLink('');
     expect(answer.statusCode).toBe(400);
     expect(answer.body).toMatch(/required aria-invalid="true" aria-describedby="unlock-error">\n {2}<p class="field-error" role="alert" id="unlock-error" tabindex="-1" autofocus>Please enter your email address\.<\/p>/);
+    // The way back, as the forgotten-password page has it.
+    expect(answer.body).toContain('<p><a href="/login">Back to the login</a></p>');
   });
 
   it('takes a link once: a second use, or one after it expired, unlocks nothing', async () => {

@@ -103,7 +103,7 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
    * among them); an app's step-up back to the app, which answers it `access_denied` (authorize.ts).
    */
   const cancelOf = (step: Step): { cancelTo?: string; cancelToApp?: boolean } => {
-    if (!('session' in step)) return { cancelTo: `/login?${new URLSearchParams({ return_to: step.returnTo }).toString()}` };
+    if (!('session' in step)) return { cancelTo: step.returnTo === '/' ? '/login' : `/login?${new URLSearchParams({ return_to: step.returnTo }).toString()}` };
     const target = new URL(step.returnTo, config.publicUrl);
     if (target.pathname !== AUTHORIZE_PATH) return {};
     target.searchParams.set(STEP_UP_CANCELLED.name, STEP_UP_CANCELLED.value);
