@@ -129,8 +129,16 @@ describe('step-up', () => {
     const fresh = new Browser(t.baseUrl);
     const login = await fresh.follow(stepUp.url.href);
     const secondStep = await fresh.logIn(login.url, member);
-    const loginCancel = /<a href="([^"]+)">Abbrechen<\/a>/.exec(await secondStep.response.text())?.[1]?.replaceAll('&amp;', '&');
-    expect(loginCancel).toBe(`/login?${new URLSearchParams({ return_to: new URL(login.url).searchParams.get('return_to')! })}`);
+    const stepPage = await secondStep.response.text();
+    expect(stepPage).toContain('<form method="post" action="/login/second-factor/cancel">');
+    // A forged cancel (another site's form) changes nothing.
+    expect((await fresh.follow('/login/second-factor/cancel', { form: { csrf_token: 'forged' } })).url).toBe(`${t.baseUrl}/login/second-factor`);
+    expect(await t.db.selectFrom('pending_logins').select('user_id').where('user_id', '=', member.id).execute()).toHaveLength(1);
+    const cancelled = await fresh.follow('/login/second-factor/cancel', { form: { csrf_token: formFields(stepPage).csrf_token! } });
+    expect(cancelled.url).toBe(`${t.baseUrl}/login?${new URLSearchParams({ return_to: new URL(login.url).searchParams.get('return_to')! })}`);
+    // The half-finished login is gone: the second step's page has nothing to confirm any more.
+    expect(await t.db.selectFrom('pending_logins').select('user_id').where('user_id', '=', member.id).execute()).toEqual([]);
+    expect((await fresh.follow('/login/second-factor')).url).toBe(`${t.baseUrl}/login`);
   });
 
   test('max_age with phr: the passkey-only step-up is asked for as it is (a passkey that verifies the member is a new sign-in)', async () => {

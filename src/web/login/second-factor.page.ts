@@ -102,8 +102,9 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
    * The way out: a login's second step back to the login, with the page it was for (an app's request
    * among them); an app's step-up back to the app, which answers it `access_denied` (authorize.ts).
    */
-  const cancelOf = (step: Step): { cancelTo?: string; cancelToApp?: boolean } => {
-    if (!('session' in step)) return { cancelTo: step.returnTo === '/' ? '/login' : `/login?${new URLSearchParams({ return_to: step.returnTo }).toString()}` };
+  const cancelOf = (step: Step): { cancelTo?: string; cancelToApp?: boolean; cancelPending?: boolean } => {
+    // A login's second step cancels by a form (cancelPending): the half-finished login is deleted, not left to expire.
+    if (!('session' in step)) return { cancelPending: true };
     const target = new URL(step.returnTo, config.publicUrl);
     if (target.pathname !== AUTHORIZE_PATH) return {};
     target.searchParams.set(STEP_UP_CANCELLED.name, STEP_UP_CANCELLED.value);
@@ -116,6 +117,16 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
     const step = await stepOf(request, request.query.return_to);
     if (!step) return reply.redirect('/login', 303);
     return render(request, reply, step);
+  });
+
+  /** Cancelling a login's second step: the half-finished login (the password proved) is gone, then the login page with its request. */
+  app.post(`${SECOND_FACTOR_PATH}/cancel`, { schema: { body: Type.Object({ csrf_token: Type.Optional(Type.String({ maxLength: 200 })) }) } }, async (request, reply) => {
+    const pending = await findPendingLogin(db, clock, request.cookies[PENDING_LOGIN_COOKIE]);
+    if (!pending) return reply.redirect('/login', 303);
+    if (!(await isValidFormToken(request, request.body.csrf_token))) return reply.redirect(SECOND_FACTOR_PATH, 303);
+    await takePendingLogin(db, clock, request.cookies[PENDING_LOGIN_COOKIE]);
+    reply.clearCookie(PENDING_LOGIN_COOKIE, { path: SECOND_FACTOR_PATH, httpOnly: true, sameSite: 'lax', secure: config.isProduction });
+    return reply.redirect(pending.returnTo === '/' ? '/login' : `/login?${new URLSearchParams({ return_to: pending.returnTo }).toString()}`, 303);
   });
 
   app.post(SECOND_FACTOR_PATH, { schema: { body: CodeForm } }, async (request, reply) => {
