@@ -2,7 +2,7 @@
  * A PostgreSQL that does not let the server or CLI in is named by
  * DATABASE_URL and the address tried, with the reason, never the password.
  */
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { addressOf, DatabaseConnectError, openConfiguredDatabase } from '../../src/db/target.ts';
@@ -14,6 +14,17 @@ const refusalOf = (databaseUrl: string, env: Record<string, string> = {}) =>
     async (handle) => { await handle.close(); return undefined; },
     (error: unknown) => error,
   );
+
+/** `work` with a TCP server on a free loopback port whose connections `onSocket` answers; closed afterwards. */
+async function withServer<T>(onSocket: (socket: Socket) => void, work: (port: number) => Promise<T>): Promise<T> {
+  const server = createServer(onSocket);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    return await work((server.address() as AddressInfo).port);
+  } finally {
+    server.close();
+  }
+}
 
 describe('a database that cannot be reached', () => {
   it('refused: names DATABASE_URL, host and port, not the password', async () => {
@@ -27,39 +38,18 @@ describe('a database that cannot be reached', () => {
     // ENOTFOUND, or EAI_AGAIN where no DNS server answers: "host not found" either way.
     expect((await refusalOf('postgres://fs:pw@no-such-host.invalid:5433/x') as Error).message)
       .toMatch(/^cannot connect to the database at no-such-host\.invalid:5433 \(DATABASE_URL\): host not found/);
-    const silent = createServer(() => {});
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    try {
-      const port = (silent.address() as AddressInfo).port;
-      expect((await refusalOf(`postgres://fs:pw@127.0.0.1:${port}/x`, { DATABASE_TIMEOUT_SECONDS: '1' }) as Error).message)
-        .toBe(`cannot connect to the database at 127.0.0.1:${port} (DATABASE_URL): no answer within 1 s (DATABASE_TIMEOUT_SECONDS)`);
-    } finally {
-      silent.close();
-    }
+    const reasonAt = (onSocket: (socket: Socket) => void, env: Record<string, string> = {}) =>
+      withServer(onSocket, async (port) => ({ port, message: (await refusalOf(`postgres://fs:pw@127.0.0.1:${port}/x`, env) as Error).message }));
+    const silent = await reasonAt(() => {}, { DATABASE_TIMEOUT_SECONDS: '1' });
+    expect(silent.message).toBe(`cannot connect to the database at 127.0.0.1:${silent.port} (DATABASE_URL): no answer within 1 s (DATABASE_TIMEOUT_SECONDS)`);
     // One that lets us in (AuthenticationOk, ReadyForQuery: a pooler whose database is down) and never answers the query.
-    const pooler = createServer((socket) => socket.once('data', () => {
-      const ok = Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 0]);
-      const ready = Buffer.from([0x5a, 0, 0, 0, 5, 0x49]);
-      socket.write(Buffer.concat([ok, ready]));
-    }));
-    await new Promise<void>((resolve) => pooler.listen(0, '127.0.0.1', resolve));
-    try {
-      const port = (pooler.address() as AddressInfo).port;
-      expect((await refusalOf(`postgres://fs:pw@127.0.0.1:${port}/x`, { DATABASE_TIMEOUT_SECONDS: '1' }) as Error).message)
-        .toBe(`cannot connect to the database at 127.0.0.1:${port} (DATABASE_URL): no answer within 1 s (DATABASE_TIMEOUT_SECONDS)`);
-    } finally {
-      pooler.close();
-    }
+    const pooler = await reasonAt((socket) => socket.once('data', () => {
+      socket.write(Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 0, 0x5a, 0, 0, 0, 5, 0x49]));
+    }), { DATABASE_TIMEOUT_SECONDS: '1' });
+    expect(pooler.message).toBe(`cannot connect to the database at 127.0.0.1:${pooler.port} (DATABASE_URL): no answer within 1 s (DATABASE_TIMEOUT_SECONDS)`);
     // One that accepts and closes at once (a server or pooler restarting): not a timeout.
-    const closing = createServer((socket) => socket.destroy());
-    await new Promise<void>((resolve) => closing.listen(0, '127.0.0.1', resolve));
-    try {
-      const port = (closing.address() as AddressInfo).port;
-      expect((await refusalOf(`postgres://fs:pw@127.0.0.1:${port}/x`) as Error).message)
-        .toBe(`cannot connect to the database at 127.0.0.1:${port} (DATABASE_URL): the address answered, then closed the connection`);
-    } finally {
-      closing.close();
-    }
+    const closing = await reasonAt((socket) => socket.destroy());
+    expect(closing.message).toBe(`cannot connect to the database at 127.0.0.1:${closing.port} (DATABASE_URL): the address answered, then closed the connection`);
   });
 
   it.runIf(TEST_DATABASE_URL)('a database that answers with a refusal: in its own words', async () => {
