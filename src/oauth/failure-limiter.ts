@@ -1,6 +1,6 @@
 /**
  * Rate limit of the token and revocation endpoints (SPEC §5.6): failed
- * requests in a sliding minute, counted where they can only hurt their author.
+ * requests in a minute that starts with the first of them, counted where they can only hurt their author.
  *
  * - Until the client is authenticated, failures count per client IP (an IPv6
  *   address by its /64, as the connection limit counts clients), and the
