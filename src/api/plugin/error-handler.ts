@@ -13,7 +13,16 @@ import type { ProblemCode } from './problem-codes.ts';
 
 export function installProblemHandlers(api: FastifyInstance): void {
   api.setNotFoundHandler((request, reply) => {
-    sendProblem(reply, problemBody(404, 'request.not-found', `No such operation: ${request.method} ${request.url.split('?')[0]}`));
+    const path = request.url.split('?')[0] ?? '';
+    const allowed = allowedMethods(request.server, path);
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
+      // RFC 9110 §15.5.6: the path names an operation, under another method
+      // (an operation that found nothing, a missing file of the Swagger UI, stays a 404).
+      void reply.header('allow', allowed.join(', '));
+      return sendProblem(reply, problemBody(405, 'request.method-not-allowed',
+        `${request.method} is not an operation of ${path}; it takes ${allowed.join(', ')}`));
+    }
+    return sendProblem(reply, problemBody(404, 'request.not-found', `No such operation: ${request.method} ${path}`));
   });
 
   api.setErrorHandler((error: FastifyError, request, reply) => {
@@ -28,6 +37,13 @@ export function installProblemHandlers(api: FastifyInstance): void {
     logFailure(request.log, error, failure);
     return sendProblem(reply, problemBody(failure.status, codeForStatus(failure.status), failure.message));
   });
+}
+
+const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** The methods the router has an operation for at this path (Fastify answers HEAD wherever GET is). */
+function allowedMethods(app: FastifyInstance, path: string): string[] {
+  return METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
 }
 
 export function sendProblem(reply: FastifyReply, body: ProblemBody): FastifyReply {

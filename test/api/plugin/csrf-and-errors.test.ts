@@ -62,6 +62,27 @@ describe('errors', () => {
       detail: 'No such operation: DELETE /api/does/not/exist' });
   });
 
+  it('answers a method the path has no operation for with 405 and Allow, changing nothing', async () => {
+    const session = await logInAs(t.app, user);
+    const before = await countSessions();
+    const response = await t.app.inject({ method: 'PUT', url: '/api/baskets/1?x=1', headers: session.headers, payload: {} });
+    expect(response.statusCode).toBe(405);
+    expect(response.headers.allow).toBe('GET, HEAD, PATCH');
+    expect(response.headers['content-type']).toBe('application/problem+json; charset=utf-8');
+    expect(response.json()).toEqual({ type: 'about:blank', title: 'Method Not Allowed', status: 405, code: 'request.method-not-allowed',
+      detail: 'PUT is not an operation of /api/baskets/1; it takes GET, HEAD, PATCH' });
+    const logout = await t.app.inject({ method: 'GET', url: '/api/user/logout', headers: session.headers });
+    expect(logout.statusCode).toBe(405);
+    expect(logout.headers.allow).toBe('POST');
+    expect(await countSessions()).toBe(before);
+    expect((await t.app.inject({ method: 'PUT', url: '/api/baskets' })).headers.allow).toBe('POST');
+    // A path the pattern of no operation matches stays a 404, whatever the method.
+    expect((await t.app.inject({ method: 'PUT', url: '/api/basketz/1' })).statusCode).toBe(404);
+    // A file the Swagger UI's route does not have is a 404 under the method it takes.
+    expect((await t.app.inject({ method: 'GET', url: '/api/doc/static/nothing' })).statusCode).toBe(404);
+    expect((await t.app.inject({ method: 'POST', url: '/api/doc/static/nothing' })).headers.allow).toBe('GET, HEAD');
+  });
+
   it('refuses unsupported media types and oversized bodies with 4xx problem+json', async () => {
     const xml = await t.app.inject({ method: 'POST', url: '/api/user/login', payload: '<a/>', headers: { 'content-type': 'application/xml' } });
     expect(xml.statusCode).toBe(415);
