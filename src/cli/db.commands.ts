@@ -12,6 +12,7 @@ import { DataDirBusyError } from '../db/data-dir-lock.ts';
 import { checkDump, dumpEmbeddedDatabase, isEmbeddedDatabaseEmpty, restoreEmbeddedDatabase } from '../db/embedded-backup.ts';
 import { encryptionKeyFingerprint } from '../oauth/keys/key-check.ts';
 import { ENCRYPTION_KEY_FILE, existingEncryptionKey, generatedKeyFiles, SIGNING_KEY_FILE } from '../oauth/keys/key-material.ts';
+import { logSecurityEvent } from '../ops/security-events.ts';
 import { DamagedBackup, readBackup, writeBackup } from './backup-archive.ts';
 import { RefusedInput, type CliCommand, type CliContext } from './command.ts';
 
@@ -42,6 +43,7 @@ export const dbBackupCommand: CliCommand = {
       throw new RefusedInput(code === 'EEXIST' ? `${file} exists: choose another name, or --force to overwrite it` : `cannot write ${file}: ${code ?? (error as Error).message}`);
     }
     const names = [...keys.keys()];
+    logSecurityEvent(context.events, { event: 'database.backed_up', keys: names, actorId: null });
     const configured = configuredKeyVariables(context.config);
     return {
       json: { file, bytes: bytes.length, keys: names },
@@ -84,11 +86,16 @@ export const dbRestoreCommand: CliCommand = {
     await refuseAnotherEncryptionKey(context.config, file, keys, checked.keyFingerprint);
     await whileStopped(() => restoreEmbeddedDatabase(dataDir, backup.database, () => writeKeys(context.config, keys)));
     const names = [...keys.keys()];
+    // In the restored database (opened now, after the swap): its audit log says from when on it was a copy.
+    logSecurityEvent(context.events, { event: 'database.restored', migrations: checked.migrations, keys: names, actorId: null });
     return {
       json: { file, dataDir, migrations: checked.migrations, keys: names },
       text: [
         `Restored ${file} into ${dataDir}${names.length > 0 ? ` with its keys (${names.map((n) => `keys/${n}`).join(', ')})` : ''} `
           + `(${checked.migrations} migrations applied in it; the server applies newer ones when it starts).`,
+        'What was ended, revoked or changed since the backup was taken is as it was then: sessions, app grants, disabled members,',
+        'passwords, client secrets and signing keys. End or change them again where that matters (sessions revoke, token revoke,',
+        'user disable, client rotate-secret, keys rotate).',
       ],
     };
   },

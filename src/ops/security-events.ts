@@ -37,6 +37,13 @@ export type SecurityEvent =
   | { event: 'oauth.client.changed'; clientId: string; change: 'settings' | 'secret'; actorId?: number | null }
   | { event: 'oauth.client.deleted'; clientId: string; actorId?: number | null }
   | { event: 'oauth.key.rotated'; kids: readonly string[]; retired: readonly string[] }
+  /** `db backup` copied the embedded database and `keys` (the generated key files) into a file: whoever reads it holds them. */
+  | { event: 'database.backed_up'; keys: readonly string[]; actorId: null }
+  /**
+   * `db restore` replaced the embedded database (and `keys`) with a backup: whatever was ended or revoked
+   * since the backup was taken is live again. Stored in the restored database.
+   */
+  | { event: 'database.restored'; migrations: number; keys: readonly string[]; actorId: null }
   /** `demo remove` deleted the demo accounts and clients (their published credentials stop working). */
   | { event: 'demo.removed'; userIds: readonly number[]; clientIds: readonly string[] }
   /** A client's back-channel logout URI accepted a logout token (Back-Channel Logout 1.0). */
@@ -138,6 +145,8 @@ const DESCRIPTIONS: Record<SecurityEventName, ['warn' | 'info', string]> = {
   'oauth.client.changed': ['info', 'OAuth client changed'],
   'oauth.client.deleted': ['info', 'OAuth client deleted'],
   'oauth.key.rotated': ['info', 'signing key rotated'],
+  'database.backed_up': ['info', 'embedded database and its keys backed up by an operator'],
+  'database.restored': ['info', 'embedded database restored from a backup by an operator: what was ended or revoked since the backup is live again'],
   'demo.removed': ['info', 'demo accounts and clients removed'],
   'oauth.backchannel_logout.sent': ['info', 'logout notice delivered'],
   'oauth.backchannel_logout.abandoned': ['warn', 'logout notice abandoned'],

@@ -43,6 +43,10 @@ const served = (dataDir: string) => withApp(dataDir, async (app) => ({
     headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`wiki:${secret}`).toString('base64')}` } })).statusCode,
 }));
 
+/** The audit log's operator events of the database, oldest first. */
+const databaseEvents = (dataDir: string) => withDatabase(dataDir, async (db) => (await db.selectFrom('security_events').select(['event', 'details'])
+  .where('event', 'in', ['database.backed_up', 'database.restored']).orderBy('id').execute()));
+
 const emails = (dataDir: string) => withDatabase(dataDir, async (db) => (await db.selectFrom('users').select('email').execute()).map((u) => u.email));
 
 describe('db backup and restore', () => {
@@ -60,6 +64,9 @@ describe('db backup and restore', () => {
     await chmod(file, 0o644);
     expect((await runInProcess(source.dataDir, ['db', 'backup', file, '--force'])).code).toBe(0);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
+    // Each copy of the keys is in the audit log (after the copy: a backup holds the events before it); the refused one is not.
+    const backedUp = { event: 'database.backed_up', details: { keys: ['signing-key.pem', 'encryption.key'], actorId: null } };
+    expect(await databaseEvents(source.dataDir)).toEqual([backedUp, backedUp, backedUp]);
   });
 
   test('refused while another process holds the database (a running server), saying what to do', async () => {
@@ -75,7 +82,16 @@ describe('db backup and restore', () => {
     expect(sourceServed.jwks.keys.map((key: { alg: string }) => key.alg).sort()).toEqual(['ES256', 'EdDSA', 'RS256']);
     const run = await runInProcess(target.dataDir, ['db', 'restore', file]);
     expect(run.code, run.err).toBe(0);
-    expect(run.out).toMatch(/^Restored \S+ into \S+ with its keys \(keys\/signing-key\.pem, keys\/encryption\.key\) \(\d+ migrations applied in it; the server applies newer ones when it starts\)\.\n$/);
+    expect(run.out).toMatch(/^Restored \S+ into \S+ with its keys \(keys\/signing-key\.pem, keys\/encryption\.key\) \(\d+ migrations applied in it; the server applies newer ones when it starts\)\.\n/);
+    expect(run.out).toContain('\nWhat was ended, revoked or changed since the backup was taken is as it was then: sessions, app grants, disabled members,\n'
+      + 'passwords, client secrets and signing keys. End or change them again where that matters (sessions revoke, token revoke,\n'
+      + 'user disable, client rotate-secret, keys rotate).\n');
+    // The restored database's audit log says from when on it is a copy (the backup held the two backups' events before it).
+    const migrations = Number(/\((\d+) migrations applied/.exec(run.out)![1]);
+    expect(await databaseEvents(target.dataDir)).toEqual([
+      expect.objectContaining({ event: 'database.backed_up' }), expect.objectContaining({ event: 'database.backed_up' }),
+      { event: 'database.restored', details: { migrations, keys: ['signing-key.pem', 'encryption.key'], actorId: null } },
+    ]);
     expect(await emails(target.dataDir)).toEqual(['ada@example.test']);
     for (const name of KEY_FILES) {
       expect(await readFile(path.join(target.dataDir, 'keys', name), 'utf8')).toBe(await readFile(path.join(source.dataDir, 'keys', name), 'utf8'));
