@@ -151,6 +151,9 @@ export interface OAuthDeviceCodesTable {
   amr: Generated<string[]>;
   sid: string | null;
   grant_id: number | null;
+  /** The polling pace (RFC 8628 §3.5, migration 072): null until the first poll. */
+  last_polled_at: Date | null;
+  poll_interval_seconds: number | null;
 }
 
 export type DeviceCodeStatus = 'pending' | 'approved' | 'denied' | 'used';

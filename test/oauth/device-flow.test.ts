@@ -5,7 +5,9 @@
  * endpoint — success once, then every refusal, with what was (not) written.
  */
 import { calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import type { FastifyInstance } from 'fastify';
 import { beforeAll, describe, expect, test } from 'vitest';
+import { buildApp } from '../../src/app.ts';
 import { USER_CODE_GLOBAL_POLICY, USER_CODE_SOURCE_POLICY } from '../../src/oauth/device-authorization/device-verification.ts';
 import { makeRegion, makeUser, type TestUser } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/fixture.ts';
@@ -272,9 +274,37 @@ describe('the device is refused', () => {
     t.clock.advance(9);
     expect((await poll(client.clientId, started.device_code)).json().error).toBe('slow_down');
     t.clock.advance(15);
+    const before = t.clock.now().getTime();
     expect((await poll(client.clientId, started.device_code)).json().error).toBe('authorization_pending');
-    // A pending poll writes nothing.
-    expect((await deviceRow(started.device_code))!.status).toBe('pending');
+    // A pending poll writes its time and the interval on the code's row, nothing else.
+    const row = (await deviceRow(started.device_code))!;
+    expect(row).toMatchObject({ status: 'pending', poll_interval_seconds: 15 });
+    expect(row.last_polled_at!.getTime()).toBeGreaterThanOrEqual(before);
+    expect(row.last_polled_at!.getTime()).toBeLessThanOrEqual(t.clock.now().getTime());
+  });
+
+  test('the pace is the same on every instance: a poll at one, then too soon at another, is slow_down', async () => {
+    const client = await deviceClient();
+    const started = await startDevice(client.clientId);
+    const handle = { db: t.db, kind: 'pglite' as const, ping: async () => {}, close: async () => {} };
+    const second = await buildApp(t.config, { database: handle, keys: t.keys, clock: t.clock.now });
+    try {
+      const pollAt = (app: FastifyInstance) => app.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': FORM },
+        payload: new URLSearchParams({ grant_type: DEVICE_GRANT, device_code: started.device_code, client_id: client.clientId }).toString() });
+      expect((await pollAt(t.app)).json().error).toBe('authorization_pending');
+      t.clock.advance(2);
+      expect((await pollAt(second)).json().error).toBe('slow_down');
+      t.clock.advance(9);
+      expect((await pollAt(t.app)).json().error).toBe('slow_down');
+      t.clock.advance(15);
+      expect((await pollAt(second)).json().error).toBe('authorization_pending');
+      // Two polls at once, one at each: the row is locked for the reading, so the second is too soon.
+      t.clock.advance(15);
+      const both = await Promise.all([pollAt(t.app), pollAt(second)]);
+      expect(both.map((r) => r.json().error).sort()).toEqual(['authorization_pending', 'slow_down']);
+    } finally {
+      await second.close();
+    }
   });
 
   test('pending polls never fill the failure limiter', async () => {

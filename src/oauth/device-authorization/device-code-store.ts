@@ -1,16 +1,13 @@
-/** The device_code grant's storage (grants/device-code.ts): these statements and the instance's polling pace. */
-import type { Clock } from '../../clock.ts';
+/** The device_code grant's storage (grants/device-code.ts): these statements, the polling pace among them. */
 import type { Executor } from '../../db/executor.ts';
 import type { DeviceCodeStore } from '../grants/device-code.ts';
-import { findPolledDeviceCode, redeemDeviceCode } from './device-codes.repository.ts';
-import { PollPace } from './poll-pace.ts';
+import { DEVICE_POLL_INTERVAL_SECONDS, DEVICE_SLOW_DOWN_SECONDS } from '../lifetimes.ts';
+import { findPolledDeviceCode, notePendingPoll, redeemDeviceCode } from './device-codes.repository.ts';
 
-export function deviceCodeStore(db: Executor, clock: Clock): DeviceCodeStore {
-  const pace = new PollPace(clock);
+export function deviceCodeStore(db: Executor): DeviceCodeStore {
   return {
     find: (digest, clientRowId) => findPolledDeviceCode(db, digest, clientRowId),
     redeem: (redemption) => redeemDeviceCode(db, redemption),
-    isTooSoon: (digest, expiresAt) => pace.isTooSoon(digest.toString('hex'), expiresAt),
-    forget: (digest) => pace.forget(digest.toString('hex')),
+    isTooSoon: (digest, now) => notePendingPoll(db, digest, now, DEVICE_POLL_INTERVAL_SECONDS, DEVICE_SLOW_DOWN_SECONDS),
   };
 }

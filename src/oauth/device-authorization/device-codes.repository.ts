@@ -96,9 +96,35 @@ export interface PolledDeviceCode {
 const findPolledStatement = statement<PolledDeviceCode>('find_device_code', `
   select status, expires_at from oauth_device_codes where device_code_digest = $1 and client_id = $2`);
 
-/** A poll's one read: the state of this client's device code (never written by a poll that is refused). */
+/** A poll's read: the state of this client's device code (a pending one's poll is then noted, `notePendingPoll`). */
 export async function findPolledDeviceCode(db: Executor, digest: Buffer, clientRowId: number): Promise<PolledDeviceCode | undefined> {
   return (await findPolledStatement.rows(db, [digest, clientRowId]))[0];
+}
+
+/**
+ * A poll of a pending device code, noted on its row (RFC 8628 §3.5): true when it came sooner
+ * than the interval after the last poll, and the interval has then grown by `slowDownSeconds`.
+ * The row is locked for the reading, so two polls at once on two instances are paced in turn.
+ * False when the code is no longer pending.
+ */
+const notePollStatement = statement<{ too_soon: boolean }>('note_device_poll', `
+  with d as (
+    select device_code_digest, last_polled_at, coalesce(poll_interval_seconds, $3::integer) as seconds
+    from oauth_device_codes where device_code_digest = $1 and status = 'pending'
+    for update
+  ),
+  paced as (
+    select device_code_digest, seconds,
+      last_polled_at is not null and $2::timestamptz < last_polled_at + make_interval(secs => seconds) as too_soon
+    from d
+  )
+  update oauth_device_codes o
+  set last_polled_at = $2, poll_interval_seconds = paced.seconds + case when paced.too_soon then $4::integer else 0 end
+  from paced where o.device_code_digest = paced.device_code_digest
+  returning paced.too_soon`);
+
+export async function notePendingPoll(db: Executor, digest: Buffer, now: Date, intervalSeconds: number, slowDownSeconds: number): Promise<boolean> {
+  return (await notePollStatement.rows(db, [digest, now, intervalSeconds, slowDownSeconds]))[0]?.too_soon ?? false;
 }
 
 export interface DeviceRedemption {

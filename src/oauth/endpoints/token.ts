@@ -29,7 +29,7 @@ export function tokenEndpoint(app: FastifyInstance, ctx: OAuthContext, limiter: 
     refreshGraceSeconds: ctx.refreshGraceSeconds,
     codes: authorizationCodeStore(ctx.db),
     refreshTokens: refreshTokenStore(ctx.db),
-    deviceCodes: deviceCodeStore(ctx.db, ctx.clock),
+    deviceCodes: deviceCodeStore(ctx.db),
     issue: (input) => issueTokens(ctx, input),
   };
   app.post('/oauth/token', async (request, reply) => {

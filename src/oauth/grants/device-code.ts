@@ -5,7 +5,8 @@
  * tokens, issued as for an authorization code (ID token with the approving
  * session's `auth_time` and `sid`, a refresh token when the client holds that
  * grant). A second poll after success is `invalid_grant`; after expiry,
- * `expired_token`. The "not yet" answers write nothing.
+ * `expired_token`. A pending poll writes only when it came (the pace, kept on
+ * the code's row for every instance alike); the other refusals write nothing.
  */
 import { StaleClient } from '../clients/client-cache.ts';
 import type { ClientRow } from '../clients/clients.repository.ts';
@@ -19,13 +20,12 @@ import type { GrantBase, GrantParameters, TokenRequestProof } from './grant-type
 export const grantType = DEVICE_CODE_GRANT_TYPE;
 export const parameters = ['device_code'] as const;
 
-/** The storage (device-codes.repository.ts) and the polling pace (poll-pace.ts) this grant needs. */
+/** The storage this grant needs (device-codes.repository.ts), the polling pace among it. */
 export interface DeviceCodeStore {
   find(digest: Buffer, clientRowId: number): Promise<PolledDeviceCode | undefined>;
   redeem(redemption: DeviceRedemption): Promise<{ clientCurrent: boolean; code: RedeemedDeviceCode | undefined }>;
   /** Notes a poll of a pending code; true when it came sooner than the interval (which then grows). */
-  isTooSoon(digest: Buffer, expiresAt: Date): boolean;
-  forget(digest: Buffer): void;
+  isTooSoon(digest: Buffer, now: Date): Promise<boolean>;
 }
 
 export interface DeviceCodeGrantContext extends GrantBase {
@@ -47,16 +47,10 @@ export async function handle(
   const polled = await ctx.deviceCodes.find(digest, client.id);
   if (!polled) throw new InvalidGrant(INVALID_DEVICE_CODE).withDetail('no device code of this client matches');
   if (polled.status === 'used') throw new InvalidGrant(INVALID_DEVICE_CODE).withDetail('the device code was redeemed already');
-  if (polled.expires_at <= now) {
-    ctx.deviceCodes.forget(digest);
-    throw new ExpiredToken('The device code has expired. Start again.');
-  }
-  if (polled.status === 'denied') {
-    ctx.deviceCodes.forget(digest);
-    throw new AccessDenied('The user denied the request.');
-  }
+  if (polled.expires_at <= now) throw new ExpiredToken('The device code has expired. Start again.');
+  if (polled.status === 'denied') throw new AccessDenied('The user denied the request.');
   if (polled.status === 'pending') {
-    if (ctx.deviceCodes.isTooSoon(digest, polled.expires_at)) throw new SlowDown('Polling too often: wait 5 seconds longer between requests.');
+    if (await ctx.deviceCodes.isTooSoon(digest, now)) throw new SlowDown('Polling too often: wait 5 seconds longer between requests.');
     throw new AuthorizationPending('The user has not answered yet.');
   }
   return redeem(ctx, client, digest, now, proof.dpopJkt);
@@ -72,7 +66,6 @@ async function redeem(ctx: DeviceCodeGrantContext, client: ClientRow, digest: Bu
     refreshDpopJkt: client.confidential ? null : dpopJkt ?? null,
   });
   if (!clientCurrent) throw new StaleClient();
-  ctx.deviceCodes.forget(digest);
   if (!code) {
     throw new InvalidGrant(INVALID_DEVICE_CODE)
       .withDetail('the approved device code was redeemed concurrently, or the session that approved it has ended');
