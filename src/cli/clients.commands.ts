@@ -98,11 +98,11 @@ export const clientUpdateCommand: CliCommand = {
       // The method follows --public/--confidential unless given too.
       if (values['token-endpoint-auth-method'] === undefined) delete settings.tokenEndpointAuthMethod;
     }
-    const { secret } = await updateClient(db, await context.keys(), clientId, settings, new Date(), withActor(context.storedEvents, null));
+    const { secret, changed } = await updateClient(db, await context.keys(), clientId, settings, new Date(), withActor(context.storedEvents, null));
     const client = await requireClient(db, clientId);
-    const lines = [`Client ${clientId} updated.`, ...describeClient(client)];
+    const lines = [changed ? `Client ${clientId} updated.` : `Client ${clientId} unchanged: it has these settings already.`, ...describeClient(client)];
     if (secret !== null) lines.push(`${SECRET_NOTE}: ${secret}`);
-    return { json: { ...clientJson(client), secret }, text: lines };
+    return { json: { ...clientJson(client), secret, changed }, text: lines };
   },
 };
 

@@ -153,6 +153,26 @@ describe('client list, show, update, rotate-secret, delete', () => {
     expect(JSON.parse(cleared.out)).toMatchObject({ name: 'Wiki 2', requiredRegions: [] });
   });
 
+  test('update with the settings the client has changes nothing: no write, no event, and says so', async () => {
+    const changedEvents = () => withDatabase(dataDir, async (db) => (await db.selectFrom('security_events').select('id')
+      .where('event', '=', 'oauth.client.changed').where('client_id', '=', 'app').execute()).length);
+    const before = (await withDatabase(dataDir, (db) => clientRow(db, 'app')))!;
+    const events = await changedEvents();
+    const same = await cli('client', 'update', '--client-id', 'app', '--name', before.name, '--json');
+    expect(same.code, same.err).toBe(0);
+    expect(JSON.parse(same.out)).toMatchObject({ clientId: 'app', name: before.name, changed: false, secret: null });
+    expect((await cli('client', 'update', '--client-id', 'app', '--scope', ...before.scopes.flatMap((s, i) => (i === 0 ? [s] : ['--scope', s])))).out)
+      .toMatch(/^Client app unchanged: it has these settings already\.\n/);
+    const after = (await withDatabase(dataDir, (db) => clientRow(db, 'app')))!;
+    expect({ version: after.version, updated_at: after.updated_at }).toEqual({ version: before.version, updated_at: before.updated_at });
+    expect(await changedEvents()).toBe(events);
+    // A change is one.
+    const renamed = await cli('client', 'update', '--client-id', 'app', '--name', `${before.name} 2`, '--json');
+    expect(JSON.parse(renamed.out)).toMatchObject({ changed: true });
+    expect((await withDatabase(dataDir, (db) => clientRow(db, 'app')))!.version).toBeGreaterThan(before.version);
+    expect(await changedEvents()).toBe(events + 1);
+  });
+
   test('update --public drops the secret, --confidential prints a new one', async () => {
     expect(JSON.parse((await cli('client', 'update', '--client-id', 'chat', '--public', '--json')).out)).toMatchObject({ confidential: false, secret: null });
     expect((await withDatabase(dataDir, (db) => clientRow(db, 'chat')))!.secret_digest).toBeNull();

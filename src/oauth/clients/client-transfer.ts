@@ -14,7 +14,7 @@ import { InvalidInput, type FieldError } from '../../invalid-input.ts';
 import { deferredEventLog, NO_EVENT_LOG, type EventLog } from '../../ops/security-events.ts';
 import type { KeyMaterial } from '../keys/key-material.ts';
 import { CLIENT_ID_PATTERN } from './client-id.ts';
-import { validateSettings, type ClientSettings } from './client-settings.ts';
+import { validateSettings } from './client-settings.ts';
 import { createClient, findClient, listClients, updateClient, type Client } from './clients.service.ts';
 
 const Strings = Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 100 });
@@ -80,11 +80,9 @@ export async function importClients(db: DB, keys: KeyMaterial, entries: readonly
       if (action === 'create') {
         const { secret } = await createClient(trx, keys, entry, undefined, events.log);
         done.created.push({ clientId, confidential: entry.confidential, secret });
-      } else if (action === 'update') {
-        await updateClient(trx, keys, clientId, settings, now, events.log);
-        done.updated.push(clientId);
       } else {
-        done.unchanged.push(clientId);
+        const { changed } = await updateClient(trx, keys, clientId, settings, now, events.log);
+        (changed ? done.updated : done.unchanged).push(clientId);
       }
     }
     return done;
@@ -93,20 +91,19 @@ export async function importClients(db: DB, keys: KeyMaterial, entries: readonly
   return report;
 }
 
-/** Each entry checked by the service's own rules, and compared as the service would store it. */
+/** Each entry checked by the service's own rules (whether it changes a client, `updateClient` tells). */
 async function planImport(db: Executor, entries: readonly ExportedClient[]) {
   const errors: FieldError[] = [];
-  const plan: { entry: ExportedClient; action: 'create' | 'update' | 'keep' }[] = [];
+  const plan: { entry: ExportedClient; action: 'create' | 'update' }[] = [];
   for (const [index, entry] of entries.entries()) {
     const own: FieldError[] = [];
     if (!CLIENT_ID_PATTERN.test(entry.clientId)) own.push({ field: 'clientId', message: 'must be 1 to 100 characters: letters, digits, "-", "_" or "."' });
     const contradiction = confidentialityContradiction(entry);
     if (contradiction) own.push({ field: 'confidential', message: contradiction });
-    const wanted = await storedForm(db, entry, own);
+    await validateSettings(db, entry, own);
     errors.push(...own.map((e) => ({ field: `[${index}] ${entry.clientId}: ${e.field}`, message: e.message })));
     const existing = own.length === 0 ? await findClient(db, entry.clientId) : undefined;
-    const action = !existing ? 'create' : wanted === await storedForm(db, existing, []) ? 'keep' : 'update';
-    plan.push({ entry, action });
+    plan.push({ entry, action: existing ? 'update' : 'create' });
   }
   if (errors.length > 0) throw new InvalidInput(errors, 'nothing was imported: some clients\' settings are refused');
   return plan;
@@ -119,9 +116,4 @@ function confidentialityContradiction(entry: ExportedClient): string | undefined
   if (!entry.confidential && method !== 'none') return `is false, but tokenEndpointAuthMethod ${method} is a confidential client's: a public client authenticates with none`;
   if (entry.confidential && method === 'none') return 'is true, but tokenEndpointAuthMethod none is a public client\'s: a confidential client has a secret or keys';
   return undefined;
-}
-
-async function storedForm(db: Executor, settings: ClientSettings, errors: FieldError[]): Promise<string> {
-  const values = await validateSettings(db, settings, errors);
-  return JSON.stringify({ ...values, requiredRegions: [...new Set(settings.requiredRegions)].sort((a, b) => a - b) });
 }

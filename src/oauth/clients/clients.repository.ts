@@ -1,4 +1,5 @@
 /** SQL of OAuth clients and their required regions. */
+import { isDeepStrictEqual } from 'node:util';
 import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
 import { statement } from '../../db/statement.ts';
@@ -107,6 +108,19 @@ function columnsOf(values: ClientValues) {
     jwks_uri: values.jwksUri,
     dpop_bound_access_tokens: values.dpopBoundAccessTokens,
   };
+}
+
+/**
+ * Whether storing `values` and `regionIds` would leave the client as `existing` is: every column
+ * the update writes, compared as stored (`origins` follows from the redirect URIs; the key set by
+ * its members, as PostgreSQL's jsonb keeps it; the regions as a set).
+ */
+export function sameClient(existing: ClientRow, values: ClientValues, regionIds: readonly number[]): boolean {
+  const { origins: _derived, jwks: _text, ...columns } = columnsOf(values);
+  const stored = existing as unknown as Record<string, unknown>;
+  return Object.entries(columns).every(([column, value]) => isDeepStrictEqual(stored[column], value))
+    && isDeepStrictEqual(existing.jwks, values.jwks)
+    && isDeepStrictEqual([...new Set(regionIds)].sort((a, b) => a - b), existing.required_regions);
 }
 
 export async function replaceRequiredRegions(db: Executor, id: number, regionIds: readonly number[]): Promise<void> {

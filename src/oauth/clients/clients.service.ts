@@ -19,7 +19,7 @@ import { CLIENT_ID_PATTERN } from './client-id.ts';
 import { validateSettings, type ClientSettings } from './client-settings.ts';
 import { digestClientSecret, generateClientSecret } from './client-secret.ts';
 import {
-  deleteClientRow, findClientRow, insertClient, listClientRows, replaceRequiredRegions, searchClientRows, setSecretDigest, updateClientRow,
+  deleteClientRow, findClientRow, insertClient, listClientRows, replaceRequiredRegions, sameClient, searchClientRows, setSecretDigest, updateClientRow,
   type ClientRow,
 } from './clients.repository.ts';
 
@@ -86,9 +86,10 @@ export async function createClient(db: Executor, keys: KeyMaterial, input: Clien
 /**
  * Changes a client's settings (the client id never changes). A client
  * turned to a secret method gets a new secret, returned once; the reverse drops it.
- * Narrowed scopes or grant types do not touch tokens already issued.
+ * Narrowed scopes or grant types do not touch tokens already issued. Settings
+ * the client has already change nothing (`changed` false): no write, no event.
  */
-export async function updateClient(db: Executor, keys: KeyMaterial, clientId: string, input: ClientSettings, now: Date, log: EventLog = NO_EVENT_LOG): Promise<{ secret: string | null }> {
+export async function updateClient(db: Executor, keys: KeyMaterial, clientId: string, input: ClientSettings, now: Date, log: EventLog = NO_EVENT_LOG): Promise<{ secret: string | null; changed: boolean }> {
   const existing = await findClientRow(db, clientId);
   if (!existing) throw new ClientNotFound(clientId);
   const errors: FieldError[] = [];
@@ -101,12 +102,15 @@ export async function updateClient(db: Executor, keys: KeyMaterial, clientId: st
     secret = generateClientSecret();
     secretDigest = digestClientSecret(keys, secret);
   }
+  const values = { ...settings, secretDigest };
+  // A form saved as it was: nothing written, no version raised (no client cache emptied), nothing in the audit log.
+  if (sameClient(existing, values, input.requiredRegions)) return { secret, changed: false };
   await inTransaction(db, async (trx) => {
-    await updateClientRow(trx, existing.id, { ...settings, secretDigest }, now);
+    await updateClientRow(trx, existing.id, values, now);
     await replaceRequiredRegions(trx, existing.id, input.requiredRegions);
   });
   logSecurityEvent(log, { event: 'oauth.client.changed', clientId, change: 'settings' });
-  return { secret };
+  return { secret, changed: true };
 }
 
 /**
