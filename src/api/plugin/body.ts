@@ -1,6 +1,6 @@
 /**
- * How `/api` reads request bodies: JSON only (SPEC-API). A form body is what
- * a cross-site HTML form can send without a preflight: accepted, it would
+ * How `/api` reads request bodies: JSON only (SPEC-API). A form or text body is
+ * what a cross-site HTML form can send without a preflight: accepted, it would
  * allow login CSRF, so it is a 415 like every other media type.
  *
  * Where a body is refused depends on the route. SPEC-API puts "invalid body →
@@ -18,7 +18,9 @@ import { deferBodyFailure } from './validation-order.ts';
 type Done = (error: Error | null, body?: unknown) => void;
 
 export function installApiBodyParsers(api: FastifyInstance): void {
-  api.removeContentTypeParser('application/x-www-form-urlencoded');
+  // Both are what a cross-site form sends without a preflight; a text/plain body would also reach,
+  // as a string, an operation that takes no body and so has no schema to refuse it.
+  api.removeContentTypeParser(['application/x-www-form-urlencoded', 'text/plain']);
   // Many HTTP clients send `Content-Type: application/json` on every request,
   // a body-less DELETE too: an empty body is no body, not a syntax error.
   const parseJson = api.getDefaultJsonParser('error', 'error');

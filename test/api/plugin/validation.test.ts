@@ -38,11 +38,17 @@ describe('/api validation', () => {
     const create = await t.app.inject({ method: 'POST', url: '/api/contents', headers: { ...orga.headers, ...form }, payload: 'name=a&title=b&body=c' });
     expect(create.statusCode).toBe(415);
     expect(await t.db.selectFrom('contents').select('id').execute()).toEqual(before);
-    // A text/plain form cannot smuggle JSON either: the body stays a string.
+    // A text/plain form cannot smuggle JSON either.
     const smuggled = await t.app.inject({ method: 'POST', url: '/api/user/login', headers: { 'content-type': 'text/plain' },
       payload: JSON.stringify({ email: user.email, password: user.password }) });
-    expect(smuggled.statusCode).toBe(400);
+    expect(smuggled.statusCode).toBe(415);
     expect(smuggled.cookies).toEqual([]);
+    // Nor reach an operation that takes no body: it has no schema that would refuse the text.
+    const { id } = await t.db.insertInto('contents').values({ name: 'kept', title: 'Kept', body: 'b', last_modified: new Date() }).returning('id').executeTakeFirstOrThrow();
+    const deleted = await t.app.inject({ method: 'DELETE', url: `/api/contents/${id}`, headers: { ...orga.headers, 'content-type': 'text/plain' }, payload: 'hi' });
+    expect(deleted.statusCode).toBe(415);
+    expect(deleted.json()).toMatchObject({ status: 415, code: 'request.unsupported-media-type' });
+    expect(await t.db.selectFrom('contents').select('id').where('id', '=', id).execute()).toEqual([{ id }]);
   });
 
   it('answers an over-long path parameter with 400 problem+json, not 414 or 500', async () => {
