@@ -6,23 +6,47 @@
  *   a login, `csrf` (the X-CSRF-Token header) on POST/PUT/PATCH/DELETE unless
  *   the route opts out (login); a requirement object lists both when both are
  *   needed (OpenAPI: keys of one object must all be satisfied);
- * - 413 and 415 on every operation that takes a body: the body limit and the
- *   JSON-only parsers answer them before or instead of the route.
+ * - 400 on every operation: a query parameter it does not declare is refused;
+ * - 413 and 415 on every POST, PUT, PATCH and DELETE, with a body or not: the
+ *   body limit and the JSON-only parsers answer them before or instead of the
+ *   route;
+ * - a body's unknown fields as the validator treats them: dropped (so the
+ *   document does not close the body's objects) unless the schema carries
+ *   `CLOSED_BODY`, whose refusal it keeps.
  */
 import type { FastifySchema, RouteOptions } from 'fastify';
 import { ProblemSchema } from '../plugin/problem-schema.ts';
 import { isLoginRequired, needsCsrfToken, type ApiRouteConfig } from '../plugin/route-config.ts';
+import { CLOSED_BODY } from '../plugin/validation.ts';
 
 type SecurityRequirement = Record<string, string[]>;
 
+const QUERY_FAILURE = { 400: ProblemSchema };
 const BODY_FAILURES = { 413: ProblemSchema, 415: ProblemSchema };
+const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE'];
 
 export function documentOperation(schema: FastifySchema, route: Pick<RouteOptions, 'method' | 'config'>): FastifySchema {
   const security = securityOf(route);
   const documented: FastifySchema = { ...schema, security };
   if (security.length === 0) delete documented.security;
-  if (schema.body !== undefined) documented.response = { ...BODY_FAILURES, ...(schema.response as object | undefined) };
+  const takesBody = [route.method].flat().some((method) => BODY_METHODS.includes(method));
+  documented.response = { ...QUERY_FAILURE, ...(takesBody ? BODY_FAILURES : {}), ...(schema.response as object | undefined) };
+  if (schema.body !== undefined && !isClosedBody(schema.body)) documented.body = withUnknownFieldsIgnored(schema.body);
   return documented;
+}
+
+function isClosedBody(body: unknown): boolean {
+  const marker = Object.keys(CLOSED_BODY)[0]!;
+  return (body as Record<string, unknown>)[marker] === CLOSED_BODY[marker as keyof typeof CLOSED_BODY];
+}
+
+/** The body's schema without `additionalProperties: false` at any depth: the validator drops such fields (http/validation.ts). */
+function withUnknownFieldsIgnored(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withUnknownFieldsIgnored);
+  if (typeof schema !== 'object' || schema === null) return schema;
+  return Object.fromEntries(Object.entries(schema)
+    .filter(([key, value]) => !(key === 'additionalProperties' && value === false))
+    .map(([key, value]) => [key, withUnknownFieldsIgnored(value)]));
 }
 
 export function securityOf(route: Pick<RouteOptions, 'method' | 'config'>): SecurityRequirement[] {

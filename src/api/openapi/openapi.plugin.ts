@@ -26,7 +26,9 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
         version: '1',
         description: 'JSON API under /api. Log in with POST /api/user/login (session cookie); send the CSRF token '
           + '(CSRF_TOKEN cookie or csrfToken field) as X-CSRF-Token on every POST, PUT, PATCH and DELETE. '
-          + 'Errors are application/problem+json (RFC 9457) with a stable `code`.',
+          + 'Errors are application/problem+json (RFC 9457) with a stable `code`. A query parameter an operation does not declare '
+          + 'is a 400; a body field it does not declare is ignored, unless its body says `x-unknown-fields: refused` (then a 400). '
+          + 'HEAD is answered wherever GET is; a method a path has no operation for is a 405 with an Allow header.',
       },
       servers: [{ url: config.publicUrl }],
       components: {
