@@ -10,6 +10,7 @@ import { collapseAnyOfErrors } from './any-of-errors.ts';
 import { ApiProblem, problemBody, type FieldError, type ProblemBody } from './problem.ts';
 import { NAME_CHARACTERS_PROBLEM, NAME_PATTERN } from '../../text/control-characters.ts';
 import type { ProblemCode } from './problem-codes.ts';
+import { MAX_PATH_PARAM_LENGTH } from '../row-id.ts';
 
 export function installProblemHandlers(api: FastifyInstance): void {
   api.setNotFoundHandler((request, reply) => {
@@ -41,8 +42,13 @@ export function installProblemHandlers(api: FastifyInstance): void {
 
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
-/** The methods the router has an operation for at this path (Fastify answers HEAD wherever GET is). */
+/**
+ * The methods the router has an operation for at this path (Fastify answers HEAD wherever GET is).
+ * None for a segment over the router's parameter limit: the router then answers any route with a
+ * parameter there (its "too long" handler), whatever the rest of the path.
+ */
 function allowedMethods(app: FastifyInstance, path: string): string[] {
+  if (path.split('/').some((segment) => segment.length > MAX_PATH_PARAM_LENGTH)) return [];
   return METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
 }
 

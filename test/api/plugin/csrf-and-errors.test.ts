@@ -78,6 +78,18 @@ describe('errors', () => {
     expect((await t.app.inject({ method: 'PUT', url: '/api/baskets' })).headers.allow).toBe('POST');
     // A path the pattern of no operation matches stays a 404, whatever the method.
     expect((await t.app.inject({ method: 'PUT', url: '/api/basketz/1' })).statusCode).toBe(404);
+    // A segment over the router's parameter limit names no operation's path, whatever follows it.
+    const long = '1'.repeat(201);
+    for (const url of [`/api/baskets/${long}/no/such/thing`, `/api/baskets/${long}`]) {
+      const response = await t.app.inject({ method: 'PUT', url });
+      expect(response.statusCode, url).toBe(404);
+      expect(response.headers.allow, url).toBeUndefined();
+    }
+    // HEAD of a path that has no GET: 405 too, without a body.
+    const head = await t.app.inject({ method: 'HEAD', url: '/api/user/logout' });
+    expect(head.statusCode).toBe(405);
+    expect(head.headers.allow).toBe('POST');
+    expect(head.body).toBe('');
     // A file the Swagger UI's route does not have is a 404 under the method it takes.
     expect((await t.app.inject({ method: 'GET', url: '/api/doc/static/nothing' })).statusCode).toBe(404);
     expect((await t.app.inject({ method: 'POST', url: '/api/doc/static/nothing' })).headers.allow).toBe('GET, HEAD');
