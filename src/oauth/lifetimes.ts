@@ -18,3 +18,8 @@ export const DEVICE_CODE_SECONDS = 600;
 /** RFC 8628 §3.2: the polling interval handed out; §3.5: each `slow_down` adds 5 seconds. */
 export const DEVICE_POLL_INTERVAL_SECONDS = 5;
 export const DEVICE_SLOW_DOWN_SECONDS = 5;
+/**
+ * A poll this much sooner than the interval is still on time: a device's polls may reach instances
+ * whose clocks differ a little, and a device that waits its interval must never be told `slow_down`.
+ */
+export const DEVICE_POLL_TOLERANCE_SECONDS = 1;

@@ -266,14 +266,15 @@ describe('the device is refused', () => {
     const client = await deviceClient();
     const started = await startDevice(client.clientId);
     expect((await poll(client.clientId, started.device_code)).json().error).toBe('authorization_pending');
-    t.clock.advance(4);
+    t.clock.advance(3);
     const fast = await poll(client.clientId, started.device_code);
     expect(fast.statusCode).toBe(400);
     expect(fast.json()).toEqual({ error: 'slow_down', error_description: 'Polling too often: wait 5 seconds longer between requests.' });
-    // Now 10 seconds: 9 is still too soon, 10 is not.
-    t.clock.advance(9);
+    // Now 10 seconds, less a second's tolerance for the clocks of several instances: 8 is still too soon.
+    t.clock.advance(8);
     expect((await poll(client.clientId, started.device_code)).json().error).toBe('slow_down');
-    t.clock.advance(15);
+    // Now 15: 14 is on time.
+    t.clock.advance(14);
     const before = t.clock.now().getTime();
     expect((await poll(client.clientId, started.device_code)).json().error).toBe('authorization_pending');
     // A pending poll writes its time and the interval on the code's row, nothing else.
@@ -283,28 +284,58 @@ describe('the device is refused', () => {
     expect(row.last_polled_at!.getTime()).toBeLessThanOrEqual(t.clock.now().getTime());
   });
 
-  test('the pace is the same on every instance: a poll at one, then too soon at another, is slow_down', async () => {
-    const client = await deviceClient();
-    const started = await startDevice(client.clientId);
-    const handle = { db: t.db, kind: 'pglite' as const, ping: async () => {}, close: async () => {} };
-    const second = await buildApp(t.config, { database: handle, keys: t.keys, clock: t.clock.now });
-    try {
-      const pollAt = (app: FastifyInstance) => app.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': FORM },
-        payload: new URLSearchParams({ grant_type: DEVICE_GRANT, device_code: started.device_code, client_id: client.clientId }).toString() });
-      expect((await pollAt(t.app)).json().error).toBe('authorization_pending');
-      t.clock.advance(2);
-      expect((await pollAt(second)).json().error).toBe('slow_down');
-      t.clock.advance(9);
-      expect((await pollAt(t.app)).json().error).toBe('slow_down');
-      t.clock.advance(15);
-      expect((await pollAt(second)).json().error).toBe('authorization_pending');
-      // Two polls at once, one at each: the row is locked for the reading, so the second is too soon.
-      t.clock.advance(15);
-      const both = await Promise.all([pollAt(t.app), pollAt(second)]);
-      expect(both.map((r) => r.json().error).sort()).toEqual(['authorization_pending', 'slow_down']);
-    } finally {
-      await second.close();
+  describe('on two instances of one database', () => {
+    /** A second instance on the same database, whose clock is `behindMs` behind the first's. */
+    async function withSecondInstance(behindMs: number, use: (second: FastifyInstance) => Promise<void>) {
+      const handle = { db: t.db, kind: 'pglite' as const, ping: async () => {}, close: async () => {} };
+      const second = await buildApp(t.config, { database: handle, keys: t.keys, clock: () => new Date(t.clock.now().getTime() - behindMs) });
+      try {
+        await use(second);
+      } finally {
+        await second.close();
+      }
     }
+    const pollAt = (app: FastifyInstance, deviceCode: string, clientId: string) => app.inject({ method: 'POST', url: '/oauth/token',
+      headers: { 'content-type': FORM }, payload: new URLSearchParams({ grant_type: DEVICE_GRANT, device_code: deviceCode, client_id: clientId }).toString() });
+
+    test('the pace is the same at both: a poll at one, then too soon at the other, is slow_down; two at once are paced in turn', async () => {
+      const client = await deviceClient();
+      const started = await startDevice(client.clientId);
+      await withSecondInstance(0, async (second) => {
+        const at = (app: FastifyInstance) => pollAt(app, started.device_code, client.clientId);
+        expect((await at(t.app)).json().error).toBe('authorization_pending');
+        t.clock.advance(2);
+        expect((await at(second)).json().error).toBe('slow_down');
+        t.clock.advance(8);
+        expect((await at(t.app)).json().error).toBe('slow_down');
+        t.clock.advance(15);
+        expect((await at(second)).json().error).toBe('authorization_pending');
+        // Two polls at once, one at each: the row is locked for the reading, so the second is too soon
+        // (on PostgreSQL two connections; the embedded database runs one statement at a time).
+        t.clock.advance(15);
+        const both = await Promise.all([at(t.app), at(second)]);
+        expect(both.map((r) => r.json().error).sort()).toEqual(['authorization_pending', 'slow_down']);
+      });
+    });
+
+    test('a device that waits its interval is never slowed down by instances whose clocks differ a little', async () => {
+      const client = await deviceClient();
+      const started = await startDevice(client.clientId);
+      await withSecondInstance(500, async (second) => {
+        const answers: string[] = [];
+        for (let i = 0; i < 6; i++) {
+          answers.push((await pollAt(i % 2 === 0 ? t.app : second, started.device_code, client.clientId)).json().error);
+          t.clock.advance(5);
+        }
+        expect(answers).toEqual(Array(6).fill('authorization_pending'));
+        expect((await deviceRow(started.device_code))!.poll_interval_seconds).toBe(5);
+        // The row keeps the latest time it was told: a poll at the instance behind never moves it back.
+        const before = t.clock.now().getTime();
+        expect((await pollAt(t.app, started.device_code, client.clientId)).json().error).toBe('authorization_pending');
+        expect((await pollAt(second, started.device_code, client.clientId)).json().error).toBe('slow_down');
+        expect((await deviceRow(started.device_code))!.last_polled_at!.getTime()).toBeGreaterThanOrEqual(before);
+      });
+    });
   });
 
   test('pending polls never fill the failure limiter', async () => {

@@ -101,11 +101,19 @@ export async function findPolledDeviceCode(db: Executor, digest: Buffer, clientR
   return (await findPolledStatement.rows(db, [digest, clientRowId]))[0];
 }
 
+/** How a device's polls are paced (RFC 8628 §3.5): the first interval, what each `slow_down` adds, the clocks' tolerance. */
+export interface PollPacing {
+  intervalSeconds: number;
+  slowDownSeconds: number;
+  toleranceSeconds: number;
+}
+
 /**
- * A poll of a pending device code, noted on its row (RFC 8628 §3.5): true when it came sooner
- * than the interval after the last poll, and the interval has then grown by `slowDownSeconds`.
- * The row is locked for the reading, so two polls at once on two instances are paced in turn.
- * False when the code is no longer pending.
+ * A poll of a pending device code, noted on its row: true when it came sooner than the interval
+ * (less the tolerance) after the latest poll, and the interval has then grown. Each poll's time is
+ * its own instance's clock: the latest time is kept (`greatest`), so a poll that waited for the
+ * row's lock never moves it back. The row is locked for the reading, so two polls at once on two
+ * instances are paced in turn. False when the code is no longer pending.
  */
 const notePollStatement = statement<{ too_soon: boolean }>('note_device_poll', `
   with d as (
@@ -114,17 +122,19 @@ const notePollStatement = statement<{ too_soon: boolean }>('note_device_poll', `
     for update
   ),
   paced as (
-    select device_code_digest, seconds,
-      last_polled_at is not null and $2::timestamptz < last_polled_at + make_interval(secs => seconds) as too_soon
+    select device_code_digest, seconds, last_polled_at,
+      last_polled_at is not null and $2::timestamptz < last_polled_at + make_interval(secs => seconds - $5::double precision) as too_soon
     from d
   )
   update oauth_device_codes o
-  set last_polled_at = $2, poll_interval_seconds = paced.seconds + case when paced.too_soon then $4::integer else 0 end
+  set last_polled_at = greatest(paced.last_polled_at, $2::timestamptz),
+    poll_interval_seconds = paced.seconds + case when paced.too_soon then $4::integer else 0 end
   from paced where o.device_code_digest = paced.device_code_digest
   returning paced.too_soon`);
 
-export async function notePendingPoll(db: Executor, digest: Buffer, now: Date, intervalSeconds: number, slowDownSeconds: number): Promise<boolean> {
-  return (await notePollStatement.rows(db, [digest, now, intervalSeconds, slowDownSeconds]))[0]?.too_soon ?? false;
+export async function notePendingPoll(db: Executor, digest: Buffer, now: Date, pacing: PollPacing): Promise<boolean> {
+  const values = [digest, now, pacing.intervalSeconds, pacing.slowDownSeconds, pacing.toleranceSeconds];
+  return (await notePollStatement.rows(db, values))[0]?.too_soon ?? false;
 }
 
 export interface DeviceRedemption {
