@@ -43,6 +43,7 @@ export const dbBackupCommand: CliCommand = {
       throw new RefusedInput(code === 'EEXIST' ? `${file} exists: choose another name, or --force to overwrite it` : `cannot write ${file}: ${code ?? (error as Error).message}`);
     }
     const names = [...keys.keys()];
+    // Stored in the database copied, after the copy (which stays as it was): opening it brings it to this version's migrations.
     logSecurityEvent(context.events, { event: 'database.backed_up', keys: names, actorId: null });
     const configured = configuredKeyVariables(context.config);
     return {
@@ -86,13 +87,16 @@ export const dbRestoreCommand: CliCommand = {
     await refuseAnotherEncryptionKey(context.config, file, keys, checked.keyFingerprint);
     await whileStopped(() => restoreEmbeddedDatabase(dataDir, backup.database, () => writeKeys(context.config, keys)));
     const names = [...keys.keys()];
-    // In the restored database (opened now, after the swap): its audit log says from when on it was a copy.
+    // The event goes into the restored database, which opening it brings to this version's migrations (as a start would):
+    // its audit log says from when on it is a copy.
+    await context.database();
+    const appliedNow = context.appliedMigrations.length;
     logSecurityEvent(context.events, { event: 'database.restored', migrations: checked.migrations, keys: names, actorId: null });
     return {
-      json: { file, dataDir, migrations: checked.migrations, keys: names },
+      json: { file, dataDir, migrations: checked.migrations, appliedNow, keys: names },
       text: [
         `Restored ${file} into ${dataDir}${names.length > 0 ? ` with its keys (${names.map((n) => `keys/${n}`).join(', ')})` : ''} `
-          + `(${checked.migrations} migrations applied in it; the server applies newer ones when it starts).`,
+          + `(${checked.migrations} migrations applied in it${appliedNow > 0 ? `; ${appliedNow} more of this version applied now` : ''}).`,
         'What was ended, revoked or changed since the backup was taken is as it was then: sessions, app grants, disabled members,',
         'passwords, client secrets and signing keys. End or change them again where that matters (sessions revoke, token revoke,',
         'user disable, client rotate-secret, keys rotate).',

@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { dumpEmbeddedDatabase } from '../../src/db/embedded-backup.ts';
 import { makeDataDir, runBin, runInProcess, withApp, withDatabase } from './cli-helpers.ts';
@@ -82,7 +83,7 @@ describe('db backup and restore', () => {
     expect(sourceServed.jwks.keys.map((key: { alg: string }) => key.alg).sort()).toEqual(['ES256', 'EdDSA', 'RS256']);
     const run = await runInProcess(target.dataDir, ['db', 'restore', file]);
     expect(run.code, run.err).toBe(0);
-    expect(run.out).toMatch(/^Restored \S+ into \S+ with its keys \(keys\/signing-key\.pem, keys\/encryption\.key\) \(\d+ migrations applied in it; the server applies newer ones when it starts\)\.\n/);
+    expect(run.out).toMatch(/^Restored \S+ into \S+ with its keys \(keys\/signing-key\.pem, keys\/encryption\.key\) \(\d+ migrations applied in it\)\.\n/);
     expect(run.out).toContain('\nWhat was ended, revoked or changed since the backup was taken is as it was then: sessions, app grants, disabled members,\n'
       + 'passwords, client secrets and signing keys. End or change them again where that matters (sessions revoke, token revoke,\n'
       + 'user disable, client rotate-secret, keys rotate).\n');
@@ -150,6 +151,31 @@ describe('db backup and restore', () => {
       expect(JSON.parse(restored.out)).toMatchObject({ keys: [] });
       expect(await served(other.dataDir)).toEqual(sourceServed);
     } finally {
+      await other.remove();
+    }
+  });
+
+  test('a backup of an earlier version is brought to this version when it is restored, and says so', async () => {
+    const older = await makeDataDir({ migrated: true });
+    const other = await makeDataDir();
+    try {
+      // The database as it was before migration 072 (the device flow's polling pace).
+      await withDatabase(older.dataDir, async (db) => {
+        await sql`alter table oauth_device_codes drop column last_polled_at, drop column poll_interval_seconds`.execute(db);
+        await sql`delete from schema_migrations where version = 72`.execute(db);
+      });
+      const olderFile = path.join(other.dataDir, '..', `${path.basename(other.dataDir)}-older.tar.gz`);
+      expect((await runInProcess(older.dataDir, ['db', 'backup', olderFile])).code).toBe(0);
+      const run = await runInProcess(other.dataDir, ['db', 'restore', olderFile, '--json']);
+      expect(run.code, run.err).toBe(0);
+      const result = JSON.parse(run.out);
+      expect(result).toMatchObject({ appliedNow: 1 });
+      const text = await runInProcess(other.dataDir, ['db', 'restore', olderFile, '--force']);
+      expect(text.out).toMatch(new RegExp(`^Restored \\S+ into \\S+ \\(${result.migrations} migrations applied in it; 1 more of this version applied now\\)\\.\\n`));
+      expect(await withDatabase(other.dataDir, async (db) => (await sql<{ version: number }>`select max(version) as version from schema_migrations`.execute(db)).rows[0]!.version))
+        .toBeGreaterThanOrEqual(72);
+    } finally {
+      await older.remove();
       await other.remove();
     }
   });
