@@ -48,8 +48,17 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
  * parameter there (its "too long" handler), whatever the rest of the path.
  */
 function allowedMethods(app: FastifyInstance, path: string): string[] {
-  if (path.split('/').some((segment) => segment.length > MAX_PATH_PARAM_LENGTH)) return [];
+  if (path.split('/').some((segment) => decoded(segment).length > MAX_PATH_PARAM_LENGTH)) return [];
   return METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
+}
+
+/** A path segment as the router measures a parameter: decoded (as it is, where it does not decode). */
+function decoded(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 export function sendProblem(reply: FastifyReply, body: ProblemBody): FastifyReply {

@@ -85,6 +85,10 @@ describe('errors', () => {
       expect(response.statusCode, url).toBe(404);
       expect(response.headers.allow, url).toBeUndefined();
     }
+    // The limit is on the decoded segment, as the router measures a parameter: 70 encoded digits are an id.
+    const encoded = await t.app.inject({ method: 'PUT', url: `/api/contents/${'%31'.repeat(70)}` });
+    expect(encoded.statusCode).toBe(405);
+    expect(encoded.headers.allow).toBe('GET, HEAD, DELETE');
     // HEAD of a path that has no GET: 405 too, without a body.
     const head = await t.app.inject({ method: 'HEAD', url: '/api/user/logout' });
     expect(head.statusCode).toBe(405);
