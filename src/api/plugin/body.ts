@@ -35,8 +35,10 @@ export function installApiBodyParsers(api: FastifyInstance): void {
       else done(null, value);
     });
   });
-  // Every media type without a parser of its own (and a body without any content type).
-  api.addContentTypeParser('*', { parseAs: 'buffer' }, (request, _body, done) => {
+  // Every media type without a parser of its own (and a body without any content type). An empty
+  // one is no body, as for JSON: `fetch(url, { method: 'POST', body: '' })` labels it text/plain.
+  api.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
+    if ((body as Buffer).length === 0) return done(null, undefined);
     refuseBody(request, done, unsupportedMediaType());
   });
 }

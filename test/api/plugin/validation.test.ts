@@ -49,6 +49,10 @@ describe('/api validation', () => {
     expect(deleted.statusCode).toBe(415);
     expect(deleted.json()).toMatchObject({ status: 415, code: 'request.unsupported-media-type' });
     expect(await t.db.selectFrom('contents').select('id').where('id', '=', id).execute()).toEqual([{ id }]);
+    // An empty body is no body, whatever it is labelled (fetch labels `body: ''` text/plain).
+    const empty = await t.app.inject({ method: 'DELETE', url: `/api/contents/${id}`, headers: { ...orga.headers, 'content-type': 'text/plain;charset=UTF-8' }, payload: '' });
+    expect(empty.statusCode).toBe(200);
+    expect(await t.db.selectFrom('contents').select('id').where('id', '=', id).execute()).toEqual([]);
   });
 
   it('answers an over-long path parameter with 400 problem+json, not 414 or 500', async () => {
