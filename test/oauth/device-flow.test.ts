@@ -336,6 +336,24 @@ describe('the device is refused', () => {
         expect((await deviceRow(started.device_code))!.last_polled_at!.getTime()).toBeGreaterThanOrEqual(before);
       });
     });
+
+    test('an instance whose clock runs far ahead slows a device down once, not for as long as it is ahead', async () => {
+      const client = await deviceClient();
+      const started = await startDevice(client.clientId);
+      await withSecondInstance(-60_000, async (ahead) => {
+        const at = (app: FastifyInstance) => pollAt(app, started.device_code, client.clientId);
+        expect((await at(ahead)).json().error).toBe('authorization_pending');
+        t.clock.advance(5);
+        // Sixty seconds "before" the last poll as the first instance sees it: too soon, once.
+        expect((await at(t.app)).json().error).toBe('slow_down');
+        const answers: string[] = [];
+        for (let i = 0; i < 4; i++) {
+          t.clock.advance(10);
+          answers.push((await at(t.app)).json().error);
+        }
+        expect(answers).toEqual(Array(4).fill('authorization_pending'));
+      });
+    });
   });
 
   test('pending polls never fill the failure limiter', async () => {

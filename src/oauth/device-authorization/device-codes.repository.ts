@@ -112,8 +112,10 @@ export interface PollPacing {
  * A poll of a pending device code, noted on its row: true when it came sooner than the interval
  * (less the tolerance) after the latest poll, and the interval has then grown. Each poll's time is
  * its own instance's clock: the latest time is kept (`greatest`), so a poll that waited for the
- * row's lock never moves it back. The row is locked for the reading, so two polls at once on two
- * instances are paced in turn. False when the code is no longer pending.
+ * row's lock never moves it back, but never more than the tolerance past this poll's own time, so
+ * that one instance whose clock runs far ahead does not hold every later poll back. The row is
+ * locked for the reading, so two polls at once on two instances are paced in turn. False when the
+ * code is no longer pending.
  */
 const notePollStatement = statement<{ too_soon: boolean }>('note_device_poll', `
   with d as (
@@ -127,7 +129,7 @@ const notePollStatement = statement<{ too_soon: boolean }>('note_device_poll', `
     from d
   )
   update oauth_device_codes o
-  set last_polled_at = greatest(paced.last_polled_at, $2::timestamptz),
+  set last_polled_at = least(greatest(paced.last_polled_at, $2::timestamptz), $2::timestamptz + make_interval(secs => $5::double precision)),
     poll_interval_seconds = paced.seconds + case when paced.too_soon then $4::integer else 0 end
   from paced where o.device_code_digest = paced.device_code_digest
   returning paced.too_soon`);
