@@ -30,14 +30,19 @@ export const clientImportCommand: CliCommand = {
     const entries = readExportedClients(parseJson(await readSource(context, values.file as string)));
     const keys = await context.keys();
     const report = await importClients(await context.database(), keys, entries, new Date(), withActor(context.storedEvents, null));
+    const secretLine = (secret: string) => `          Client secret (shown only now, store it safely): ${secret}`;
     const created = report.created.flatMap((c) => [
       `created   ${c.clientId} (${c.confidential ? 'confidential' : 'public'})`,
-      ...(c.secret === null ? [] : [`          Client secret (shown only now, store it safely): ${c.secret}`]),
+      ...(c.secret === null ? [] : [secretLine(c.secret)]),
+    ]);
+    // A client the file turned to a secret method has a new secret, shown once as on creation.
+    const updated = report.updated.flatMap((id) => [
+      `updated   ${id}`, ...report.newSecrets.filter((n) => n.clientId === id).map((n) => secretLine(n.secret)),
     ]);
     return {
       json: report,
       text: [
-        ...created, ...report.updated.map((id) => `updated   ${id}`), ...report.unchanged.map((id) => `unchanged ${id}`),
+        ...created, ...updated, ...report.unchanged.map((id) => `unchanged ${id}`),
         `${report.created.length} created, ${report.updated.length} updated, ${report.unchanged.length} unchanged.`,
       ],
     };

@@ -6,7 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { makeDataDir, runBin, runInProcess, withDatabase } from './cli-helpers.ts';
+import { makeDataDir, runBin, runInProcess, withApp, withDatabase } from './cli-helpers.ts';
 
 let source: Awaited<ReturnType<typeof makeDataDir>>;
 let target: Awaited<ReturnType<typeof makeDataDir>>;
@@ -58,7 +58,7 @@ describe('client import', () => {
     const run = await runInProcess(target.dataDir, ['client', 'import', exported, '--json']);
     expect(run.code, run.err).toBe(0);
     const report = JSON.parse(run.out);
-    expect(report).toEqual({ created: [{ clientId: 'spa', confidential: false, secret: null }, { clientId: 'wiki', confidential: true, secret: expect.stringMatching(/^\S{32,}$/) }], updated: [], unchanged: [] });
+    expect(report).toEqual({ created: [{ clientId: 'spa', confidential: false, secret: null }, { clientId: 'wiki', confidential: true, secret: expect.stringMatching(/^\S{32,}$/) }], updated: [], unchanged: [], newSecrets: [] });
     expect(await rows(target.dataDir)).toMatchObject([{ client_id: 'spa', confidential: false, secret_digest: null }, { client_id: 'wiki', confidential: true }]);
     // In the audit log as client add records them: done by an operator (actorId null).
     expect(await clientEvents(target.dataDir)).toEqual([
@@ -82,7 +82,7 @@ describe('client import', () => {
     clients[1].name = 'Wiki 2';
     const run = await runInProcess(target.dataDir, ['client', 'import', '-', '--json'], JSON.stringify(clients));
     expect(run.code, run.err).toBe(0);
-    expect(JSON.parse(run.out)).toEqual({ created: [], updated: ['wiki'], unchanged: ['spa'] });
+    expect(JSON.parse(run.out)).toEqual({ created: [], updated: ['wiki'], unchanged: ['spa'], newSecrets: [] });
     const after = await rows(target.dataDir);
     expect(after[1]).toMatchObject({ name: 'Wiki 2', secret_digest: before[1]!.secret_digest });
     expect(after[0]).toEqual(before[0]);
@@ -120,5 +120,20 @@ describe('client import', () => {
     const usage = await runInProcess(target.dataDir, ['client', 'import']);
     expect(usage.code).toBe(2);
     expect(usage.err).toContain('error: FILE is required\nusage: foodsharing client import FILE [--json]');
+  });
+
+  test('an entry that turns a public client to a secret method prints its new secret once, which then works', async () => {
+    const clients = JSON.parse((await runInProcess(source.dataDir, ['client', 'export'])).out);
+    const spa = { ...clients[0], confidential: true, tokenEndpointAuthMethod: 'client_secret_basic' };
+    const run = await runInProcess(target.dataDir, ['client', 'import', '-'], JSON.stringify([spa]));
+    expect(run.code, run.err).toBe(0);
+    const secret = /^updated {3}spa\n {10}Client secret \(shown only now, store it safely\): (\S+)\n/.exec(run.out)?.[1];
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const introspected = await withApp(target.dataDir, (app) => app.inject({ method: 'POST', url: '/oauth/introspect', payload: 'token=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`spa:${secret}`).toString('base64')}` } }));
+    expect(introspected.statusCode).toBe(200);
+    // Imported again, it has that method already: no new secret.
+    expect(JSON.parse((await runInProcess(target.dataDir, ['client', 'import', '-', '--json'], JSON.stringify([spa]))).out))
+      .toEqual({ created: [], updated: [], unchanged: ['spa'], newSecrets: [] });
   });
 });

@@ -43,6 +43,8 @@ export interface ImportReport {
   created: { clientId: string; confidential: boolean; secret: string | null }[];
   updated: string[];
   unchanged: string[];
+  /** The secrets of updated clients that an entry turned to a secret method: shown once, as on creation. */
+  newSecrets: { clientId: string; secret: string }[];
 }
 
 export async function exportClients(db: DB): Promise<ExportedClient[]> {
@@ -74,15 +76,16 @@ export async function importClients(db: DB, keys: KeyMaterial, entries: readonly
   const events = deferredEventLog(log);
   const report = await db.transaction().execute(async (trx) => {
     const plan = await planImport(trx, entries);
-    const done: ImportReport = { created: [], updated: [], unchanged: [] };
+    const done: ImportReport = { created: [], updated: [], unchanged: [], newSecrets: [] };
     for (const { entry, action } of plan) {
       const { clientId, ...settings } = entry;
       if (action === 'create') {
         const { secret } = await createClient(trx, keys, entry, undefined, events.log);
         done.created.push({ clientId, confidential: entry.confidential, secret });
       } else {
-        const { changed } = await updateClient(trx, keys, clientId, settings, now, events.log);
+        const { changed, secret } = await updateClient(trx, keys, clientId, settings, now, events.log);
         (changed ? done.updated : done.unchanged).push(clientId);
+        if (secret !== null) done.newSecrets.push({ clientId, secret });
       }
     }
     return done;
