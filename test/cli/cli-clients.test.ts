@@ -1,4 +1,6 @@
 /** OAuth clients and signing keys through the CLI, on its own embedded database directory. */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import type { DB } from '../../src/db/database.ts';
@@ -166,6 +168,14 @@ describe('client list, show, update, rotate-secret, delete', () => {
     const after = (await withDatabase(dataDir, (db) => clientRow(db, 'app')))!;
     expect({ version: after.version, updated_at: after.updated_at }).toEqual({ version: before.version, updated_at: before.updated_at });
     expect(await changedEvents()).toBe(events);
+    // A key of a private_key_jwt client compares as jsonb stores it (its members in any order, -0 as 0).
+    const jwksFile = path.join(dataDir, 'key-with-zero.json');
+    await writeFile(jwksFile, '{"keys":[{"kty":"EC","crv":"P-256","x":"f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU","y":"x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0","kid":"z","n0":-0}]}');
+    const added = await cli('client', 'add', '--client-id', 'keyed-app', '--name', 'Keyed', '--redirect-uri', 'https://keyed.example/cb',
+      '--token-endpoint-auth-method', 'private_key_jwt', '--jwks-file', jwksFile);
+    expect(added.code, added.err).toBe(0);
+    expect(JSON.parse((await cli('client', 'update', '--client-id', 'keyed-app', '--jwks-file', jwksFile, '--json')).out)).toMatchObject({ changed: false });
+    expect(await cli('client', 'delete', '--client-id', 'keyed-app')).toMatchObject({ code: 0 });
     // A change is one.
     const renamed = await cli('client', 'update', '--client-id', 'app', '--name', `${before.name} 2`, '--json');
     expect(JSON.parse(renamed.out)).toMatchObject({ changed: true });

@@ -119,7 +119,8 @@ export function sameClient(existing: ClientRow, values: ClientValues, regionIds:
   const { origins: _derived, jwks: _text, ...columns } = columnsOf(values);
   const stored = existing as unknown as Record<string, unknown>;
   return Object.entries(columns).every(([column, value]) => isDeepStrictEqual(stored[column], value))
-    && isDeepStrictEqual(existing.jwks, values.jwks)
+    // As jsonb stores it: JSON's numbers (-0 is 0).
+    && isDeepStrictEqual(existing.jwks, values.jwks === null ? null : JSON.parse(JSON.stringify(values.jwks)))
     && isDeepStrictEqual([...new Set(regionIds)].sort((a, b) => a - b), existing.required_regions);
 }
 
