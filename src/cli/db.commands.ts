@@ -89,7 +89,11 @@ export const dbRestoreCommand: CliCommand = {
     const names = [...keys.keys()];
     // The event goes into the restored database, which opening it brings to this version's migrations (as a start would):
     // its audit log says from when on it is a copy.
-    await context.database();
+    await context.database().catch((error: unknown) => {
+      throw new RefusedInput(`${file} was restored into ${dataDir}, but bringing it to this version failed: `
+        + `${error instanceof Error ? error.message : String(error)}; the server's start would fail likewise. `
+        + 'Restore another backup, or one of this version (restore --force replaces it)');
+    });
     const appliedNow = context.appliedMigrations.length;
     logSecurityEvent(context.events, { event: 'database.restored', migrations: checked.migrations, keys: names, actorId: null });
     return {

@@ -180,6 +180,24 @@ describe('db backup and restore', () => {
     }
   });
 
+  test('a restored database this version cannot migrate is named as restored, with why the server would not start on it', async () => {
+    const broken = await makeDataDir({ migrated: true });
+    const other = await makeDataDir();
+    try {
+      // Migration 072 forgotten while its columns stay: applying it again fails.
+      await withDatabase(broken.dataDir, (db) => sql`delete from schema_migrations where version = 72`.execute(db));
+      const file = path.join(other.dataDir, '..', `${path.basename(other.dataDir)}-broken.tar.gz`);
+      expect((await runInProcess(broken.dataDir, ['db', 'backup', file])).code).toBe(0);
+      const run = await runInProcess(other.dataDir, ['db', 'restore', file]);
+      expect(run.code).toBe(1);
+      expect(run.err).toMatch(new RegExp(`^error: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} was restored into ${other.dataDir}, but bringing it to this version failed: `
+        + `.*last_polled_at.*; the server's start would fail likewise\\. Restore another backup, or one of this version \\(restore --force replaces it\\)\\n$`));
+    } finally {
+      await broken.remove();
+      await other.remove();
+    }
+  });
+
   test('a file that is no backup, a missing FILE, and PostgreSQL are refused', async () => {
     const junk = path.join(target.dataDir, 'junk.tar.gz');
     await writeFile(junk, 'not a backup');
