@@ -46,6 +46,15 @@ describe('edit', () => {
       scopes: ['openid', 'email'], grantTypes: ['authorization_code'], requiredRegions: [cologne],
     });
     expect(await secretDigest('karte')).toEqual(digest);
+    // The same form again changes nothing, records nothing, and says so.
+    const events = async () => (await t.db.selectFrom('security_events').select('id').where('client_id', '=', 'karte').execute()).length;
+    const before = await events();
+    const again = await post('/admin/oauthclients/karte', orga, [['csrf_token', orga.csrfToken], ['name', 'Karte 2'], ['confidential', '1'],
+      ['redirect_uris', 'https://karte.example.org/v2/cb'], ['scopes', 'email'], ['required_regions', String(cologne)]]);
+    expect(again.statusCode).toBe(303);
+    expect(again.headers.location).toBe('/admin/oauthclients?unchanged=karte');
+    expect((await get(again.headers.location as string, orga)).body).toContain('Der Client „karte“ hatte diese Einstellungen schon: nichts geändert.');
+    expect(await events()).toBe(before);
   });
 
   it('validates per field and refuses a forged POST', async () => {

@@ -15,7 +15,7 @@ import { ADMIN_BASE, regionChoices, type AdminPageOptions } from './admin-view.t
 
 export const PAGE_SIZE = 25;
 const MAX_PAGE = 100_000;
-const NOTICES = ['created', 'updated', 'deleted'] as const;
+const NOTICES = ['created', 'updated', 'unchanged', 'deleted'] as const;
 
 const ListQuery = Type.Object({
   q: Type.Optional(Type.String({ maxLength: 200 })),

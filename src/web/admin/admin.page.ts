@@ -68,11 +68,11 @@ export const adminPage: FastifyPluginAsyncTypebox<AdminPageOptions> = async (app
     const errors = checkClientForm(values, t, { checkClientId: false });
     if (Object.keys(errors).length > 0) return again(400, { errors, formError: t('admin.invalid') });
     try {
-      const { secret } = await updateClient(db, keys, client.clientId, toClientInput(values), clock(), withActor(request.events, session.user.id));
+      const { secret, changed } = await updateClient(db, keys, client.clientId, toClientInput(values), clock(), withActor(request.events, session.user.id));
       const saved = { clientId: client.clientId, name: values.name.trim() };
       // A public client made confidential gets its first secret: shown once, here.
       if (secret !== null) return renderSecret(reply, saved, secret, t('admin.updated', { name: saved.name }));
-      return reply.redirect(`${ADMIN_BASE}?updated=${encodeURIComponent(client.clientId)}`, 303);
+      return reply.redirect(`${ADMIN_BASE}?${changed ? 'updated' : 'unchanged'}=${encodeURIComponent(client.clientId)}`, 303);
     } catch (error) {
       if (error instanceof ClientNotFound) return renderNotFound(reply);
       if (!(error instanceof InvalidClientInput)) throw error;
