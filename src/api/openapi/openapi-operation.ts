@@ -17,7 +17,7 @@
 import type { FastifySchema, RouteOptions } from 'fastify';
 import { ProblemSchema } from '../plugin/problem-schema.ts';
 import { isLoginRequired, needsCsrfToken, type ApiRouteConfig } from '../plugin/route-config.ts';
-import { CLOSED_BODY } from '../plugin/validation.ts';
+import { isClosedBody } from '../plugin/validation.ts';
 
 type SecurityRequirement = Record<string, string[]>;
 
@@ -33,11 +33,6 @@ export function documentOperation(schema: FastifySchema, route: Pick<RouteOption
   documented.response = { ...QUERY_FAILURE, ...(takesBody ? BODY_FAILURES : {}), ...(schema.response as object | undefined) };
   if (schema.body !== undefined && !isClosedBody(schema.body)) documented.body = withUnknownFieldsIgnored(schema.body);
   return documented;
-}
-
-function isClosedBody(body: unknown): boolean {
-  const marker = Object.keys(CLOSED_BODY)[0]!;
-  return (body as Record<string, unknown>)[marker] === CLOSED_BODY[marker as keyof typeof CLOSED_BODY];
 }
 
 /** The body's schema without `additionalProperties: false` at any depth: the validator drops such fields (http/validation.ts). */

@@ -20,8 +20,13 @@ const strictBody = createAjv({ coerceTypes: false, removeAdditional: false });
  */
 export const CLOSED_BODY = { 'x-unknown-fields': 'refused' } as const;
 
+/** Whether a body schema carries {@link CLOSED_BODY}. */
+export function isClosedBody(schema: unknown): boolean {
+  return (schema as Record<string, unknown>)['x-unknown-fields'] === CLOSED_BODY['x-unknown-fields'];
+}
+
 export const compileApiValidator: FastifySchemaCompiler<unknown> = ({ schema, httpPart, ...rest }) => {
-  if (httpPart === 'body' && (schema as Record<string, unknown>)['x-unknown-fields'] === 'refused') return strictBody.compile(schema as object);
+  if (httpPart === 'body' && isClosedBody(schema)) return strictBody.compile(schema as object);
   if (httpPart !== 'querystring') return compileValidator({ schema, httpPart, ...rest });
   const object = schema as { additionalProperties?: unknown };
   return strictQuery.compile(object.additionalProperties === undefined ? { ...object, additionalProperties: false } : object);
