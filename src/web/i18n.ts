@@ -64,9 +64,13 @@ function quantityOf(params: Record<string, string | number> | undefined): number
  * variant takes it when its quantity (`count`, else `minutes`) is one in the language's plural rules
  * ("Eine Anmeldung", not "1 Anmeldung(en)"), and one with a `<key>.none` variant when it is zero.
  */
+/** Each language's plural rules, made once (a translator is made per page). */
+const PLURAL_RULES = new Map<Locale, Intl.PluralRules>();
+
 export function translator(messages: Messages, locale: Locale): Translate {
   const dictionary = messages[locale];
-  const plurals = new Intl.PluralRules(locale);
+  let plurals = PLURAL_RULES.get(locale);
+  if (!plurals) PLURAL_RULES.set(locale, plurals = new Intl.PluralRules(locale));
   return (key, params) => {
     const quantity = quantityOf(params);
     const form = quantity === 0 ? dictionary[`${key}.none`] : quantity !== undefined && plurals.select(quantity) === 'one' ? dictionary[`${key}.one`] : undefined;
