@@ -19,8 +19,17 @@ describe('answers and their security events', () => {
       logSecurityEvent(request.events, { event: 'oauth.consent.revoked', userId: 1, clientId: 'c' });
       return 'recorded';
     });
+    app.get('/refused', async (request) => {
+      logSecurityEvent(request.events, { event: 'account.login.locked', lockedBy: 'source', retryAfterSeconds: 60, ip: '192.0.2.1' });
+      return 'refused';
+    });
     const quiet = await app.inject('/quiet');
     expect(quiet.body).toBe('no event');
+    // A refusal's (warn) event does not hold its answer: a flood of refusals does not queue behind the audit log.
+    const refusedAt = performance.now();
+    expect((await app.inject('/refused')).body).toBe('refused');
+    expect(performance.now() - refusedAt).toBeLessThan(MAX_AUDIT_WAIT_MS - 50);
+    expect(lines.map((line) => JSON.parse(line).msg)).toEqual(['login refused: too many failed attempts']);
     const started = performance.now();
     const recorded = await app.inject('/recorded');
     expect(recorded.body).toBe('recorded');

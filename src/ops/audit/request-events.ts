@@ -2,15 +2,16 @@
  * `request.events`: the request's log for security events, which also stores
  * each in the audit log with the request's client address (when the event
  * names none of its own). Routes pass it where a service wants an EventLog.
- * A request that recorded an event is answered once the event is stored (or
- * its failure logged): an action acknowledged to its author — disabling a
- * member, changing a client — is in the audit log by then (SPEC §8). The
+ * A request that recorded what it did (an info event) is answered once the
+ * event is stored (or its failure logged): an action acknowledged to its
+ * author — disabling a member, changing a client — is in the audit log by
+ * then (SPEC §8); a refusal's warn event is stored without holding the answer. The
  * insert of its event goes after those queued before it: under a flood of
  * events (a guessing attack) that could take long, so the answer waits at
  * most {@link MAX_AUDIT_WAIT_MS}, then goes out and the wait is logged.
  */
 import type { FastifyInstance } from 'fastify';
-import { recordingEventLog, type EventLog } from '../security-events.ts';
+import { levelOfEvent, recordingEventLog, type EventLog } from '../security-events.ts';
 import type { EventRecorder } from './event-recorder.ts';
 
 declare module 'fastify' {
@@ -29,7 +30,10 @@ export function installRequestEvents(app: FastifyInstance, recorder: EventRecord
   app.decorateRequest('events', {
     getter(this: { log: EventLog; ip: string; eventLog?: EventLog }) {
       this.eventLog ??= recordingEventLog(this.log, (event) => {
-        stored.set(this, recorder.record(event, this.ip));
+        const insert = recorder.record(event, this.ip);
+        // What a request did (info) is stored before it is acknowledged; a refusal (warn: a wrong secret,
+        // a locked login, a replayed proof) is not held back, so that a flood of them does not wait in turn.
+        if (levelOfEvent(event.event) === 'info') stored.set(this, insert);
       });
       return this.eventLog;
     },
