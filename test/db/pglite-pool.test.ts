@@ -3,11 +3,11 @@
  * (helpers/pglite-pool.ts): what a file did must not reach the next one.
  */
 import { sql } from 'kysely';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseHandle } from '../../src/db/database.ts';
 import { createTestDatabase, TEST_DATABASE_URL, type TestDatabase } from '../helpers/database.ts';
 import { makeRegion, makeUser } from '../helpers/factories.ts';
-import { idleDatabases } from '../helpers/pglite-pool.ts';
+import { closeIdleDatabases, idleDatabases } from '../helpers/pglite-pool.ts';
 
 const leased: TestDatabase[] = [];
 afterAll(async () => { for (const database of leased) await database.drop(); });
@@ -24,6 +24,9 @@ const setting = async (handle: DatabaseHandle, name: 'timezone' | 'statement_tim
   (await sql<{ value: string }>`select current_setting(${name}) as value`.execute(handle.db)).rows[0]!.value;
 
 describe.skipIf(TEST_DATABASE_URL)('a PGlite database kept for the next test file', () => {
+  // An instance the worker kept may have been lent to earlier files up to its limit, and would then be
+  // closed, not kept, when given back: these tests start from a fresh one.
+  beforeAll(closeIdleDatabases);
   it('comes back empty, its sequences restarted, its session reset, and the lease given back refuses every query', async () => {
     const first = await lease();
     const fresh = { timezone: await setting(first.handle, 'timezone'), statementTimeout: await setting(first.handle, 'statement_timeout') };

@@ -46,6 +46,11 @@ export function idleDatabases(): number {
   return idle.length;
 }
 
+/** Closes the worker's kept instances, so that the next lease opens a fresh one (for the pool's own test). */
+export async function closeIdleDatabases(): Promise<void> {
+  for (const instance of idle.splice(0)) await instance.pglite.close();
+}
+
 /** A database for one test file: a kept instance when the worker has one, otherwise one opened from `snapshot`. */
 export async function leaseDatabase(snapshot: Blob | undefined): Promise<DatabaseHandle> {
   const instance = idle.pop() ?? await open(snapshot);
