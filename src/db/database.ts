@@ -114,11 +114,22 @@ async function openPglite(dataDir: string | undefined, snapshot: Blob | undefine
 
 /** Starts PGlite: on `<dataDir>/pglite`, or in memory (from a `dumpDataDir()` tarball when given). */
 export async function createEmbeddedDatabase(dataDir: string | undefined, snapshot: Blob | undefined): Promise<PGlite> {
+  return startPglite({
+    ...(dataDir === undefined ? {} : { directory: path.join(dataDir, 'pglite') }),
+    ...(snapshot === undefined ? {} : { load: snapshot }),
+  });
+}
+
+/**
+ * Starts PGlite as this application runs it, the server and the CLI's `db backup | restore` alike: on `directory`
+ * (in memory without), loading `load` (a `dumpDataDir()` tarball) first when given.
+ */
+export async function startPglite(options: { directory?: string; load?: Blob }): Promise<PGlite> {
   // Loaded only for the embedded database: a PostgreSQL deployment never pays for it.
   const { PGlite } = await import('@electric-sql/pglite');
   return withStartTieringBudget(() => PGlite.create({
-    ...(dataDir === undefined ? {} : { dataDir: path.join(dataDir, 'pglite') }),
-    ...(snapshot === undefined ? {} : { loadDataDir: snapshot }),
+    ...(options.directory === undefined ? {} : { dataDir: options.directory }),
+    ...(options.load === undefined ? {} : { loadDataDir: options.load }),
     parsers: { [INT8_OID]: Number, [NUMERIC_OID]: Number },
     startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${EMBEDDED_SHARED_BUFFERS}`],
   }));

@@ -9,19 +9,14 @@
 import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { lockDataDir } from './data-dir-lock.ts';
+import { startPglite } from './database.ts';
 
-const INT8_OID = 20;
-
-async function createPglite(options: { dataDir?: string; loadDataDir?: Blob }) {
-  const { PGlite } = await import('@electric-sql/pglite');
-  return PGlite.create({ ...options, parsers: { [INT8_OID]: Number } });
-}
 
 /** A gzipped tarball of the data directory. */
 export async function dumpEmbeddedDatabase(dataDir: string): Promise<Blob> {
   const lock = lockDataDir(dataDir);
   try {
-    const pglite = await createPglite({ dataDir: path.join(dataDir, 'pglite') });
+    const pglite = await startPglite({ directory: path.join(dataDir, 'pglite') });
     try {
       return await pglite.dumpDataDir('gzip');
     } finally {
@@ -41,9 +36,9 @@ export interface CheckedDump {
 
 /** What the dump holds, or undefined when it is no PGlite dump of this application's database. */
 export async function checkDump(dump: Blob): Promise<CheckedDump | undefined> {
-  let pglite: Awaited<ReturnType<typeof createPglite>> | undefined;
+  let pglite: Awaited<ReturnType<typeof startPglite>> | undefined;
   try {
-    pglite = await createPglite({ loadDataDir: dump });
+    pglite = await startPglite({ load: dump });
     const result = await pglite.query<{ count: number }>('select count(*)::int as count from schema_migrations');
     const migrations = result.rows[0]?.count;
     if (migrations === undefined) return undefined;
@@ -77,7 +72,7 @@ export async function restoreEmbeddedDatabase(dataDir: string, dump: Blob, befor
     const loading = `${dir}.restoring`;
     rmSync(loading, { recursive: true, force: true });
     try {
-      const pglite = await createPglite({ dataDir: loading, loadDataDir: dump });
+      const pglite = await startPglite({ directory: loading, load: dump });
       await pglite.close();
       await beforeSwap();
     } catch (error) {
