@@ -182,4 +182,35 @@ describe('token endpoint limiter', () => {
     expect((await post('/oauth/token', attacker, await exchangeForm(pub))).statusCode).toBe(429);
     expect((await post('/oauth/token', '10.20.0.6', await exchangeForm(pub))).statusCode).toBe(200);
   });
+
+  test('a public client\'s guesses sent all at once, to two instances: no more than 30 reach the grant, the rest answer 429', async () => {
+    const pub = await makeClient(t, { confidential: false, grantTypes: ['authorization_code'] });
+    const attacker = '10.20.0.7';
+    const handle = { db: t.db, kind: 'pglite' as const, ping: async () => {}, close: async () => {} };
+    const second = await buildApp(t.config, { database: handle, keys: t.keys, clock: t.clock.now });
+    try {
+      const answers = await Promise.all(Array.from({ length: LIMIT + 20 }, (_, i) => (i % 2 === 0 ? t.app : second).inject({
+        method: 'POST', url: '/oauth/token', remoteAddress: attacker, headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: new URLSearchParams({ grant_type: 'authorization_code', code: `guess-${i}`, redirect_uri: CALLBACK, code_verifier: TEST_VERIFIER, client_id: pub.clientId }).toString(),
+      })));
+      const count = (status: number) => answers.filter((a) => a.statusCode === status).length;
+      expect({ 400: count(400), 429: count(429) }).toEqual({ 400: LIMIT, 429: 20 });
+      expect(await t.db.selectFrom('oauth_failure_windows').select('failures').where('key', '=', `public:${pub.clientId}\n${attacker}`).executeTakeFirst())
+        .toEqual({ failures: LIMIT });
+    } finally {
+      await second.close();
+    }
+  });
+
+  test('a public client\'s requests that succeed give their place back: its users\' exchanges never use up its limit', async () => {
+    const pub = await makeClient(t, { confidential: false, grantTypes: ['authorization_code'] });
+    const ip = '10.20.0.8';
+    const guess = (i: number) => post('/oauth/token', ip, {
+      grant_type: 'authorization_code', code: `guess-${i}`, redirect_uri: CALLBACK, code_verifier: TEST_VERIFIER, client_id: pub.clientId,
+    });
+    expect((await statuses(LIMIT - 1, guess)).every((s) => s === 400)).toBe(true);
+    expect(await statuses(5, async () => post('/oauth/token', ip, await exchangeForm(pub)))).toEqual([200, 200, 200, 200, 200]);
+    expect((await guess(LIMIT)).statusCode).toBe(400);
+    expect((await guess(LIMIT + 1)).statusCode).toBe(429);
+  });
 });

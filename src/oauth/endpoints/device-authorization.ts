@@ -36,7 +36,9 @@ export function deviceAuthorizationEndpoint(app: FastifyInstance, ctx: OAuthCont
       }
       const scopes = checkRequestedScopes(params.scope, client.scopes);
       if (!scopes.ok) throw scopes.error;
-      return reply.send(await startDeviceAuthorization(ctx, client, scopes.value));
+      const started = await startDeviceAuthorization(ctx, client, scopes.value);
+      await attempt.succeeded();
+      return reply.send(started);
     } catch (error) {
       new Refusals().log(request, error);
       throw await attempt.failed(error);

@@ -35,7 +35,9 @@ export function pushedAuthorizationRequestEndpoint(app: FastifyInstance, ctx: OA
       await attempt.authenticated(client);
       const parameters = await checkPushedRequest(ctx, client, request);
       const proof = await readDpopProof(ctx, request, reply, PAR_PATH);
-      return reply.code(201).send(await pushRequest(ctx.db, client, bindToProof(parameters, proof?.jkt), ctx.clock()));
+      const pushed = await pushRequest(ctx.db, client, bindToProof(parameters, proof?.jkt), ctx.clock());
+      await attempt.succeeded();
+      return reply.code(201).send(pushed);
     } catch (error) {
       new Refusals().log(request, error);
       throw await attempt.failed(error);

@@ -35,6 +35,7 @@ export async function readTokenRequest(
     await attempt.authenticated(client);
     const token = params.token;
     if (token === undefined || token === '') throw new InvalidRequest('token is required.');
+    await attempt.succeeded();
     return { client, token };
   } catch (error) {
     new Refusals().log(request, error);

@@ -52,6 +52,7 @@ export function tokenEndpoint(app: FastifyInstance, ctx: OAuthContext, limiter: 
         if (client.dpop_bound_access_tokens && dpopJkt === undefined) throw new InvalidRequest('A DPoP proof is required for this client.');
         return grant.handle(grantContext, client, grantParams, { dpopJkt }).catch(refusals.note);
       });
+      await attempt.succeeded();
       return reply.send(body);
     } catch (error) {
       refusals.log(request, error);
