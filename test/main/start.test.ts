@@ -116,7 +116,8 @@ describe('npm start', { timeout: START_TEST_TIMEOUT_MS }, () => {
       request.write(body.slice(0, 10)); // the rest follows after SIGTERM
       inFlight = request;
     });
-    await new Promise((r) => setTimeout(r, 300));
+    // In flight: the server logs a request when its headers are read, before its body.
+    await waitFor(running, '"method":"POST","url":"/api/user/login"');
 
     running.child.kill('SIGTERM');
     await waitFor(running, 'shutting down');
