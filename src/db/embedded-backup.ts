@@ -11,7 +11,6 @@ import path from 'node:path';
 import { lockDataDir } from './data-dir-lock.ts';
 import { startPglite } from './database.ts';
 
-
 /** A gzipped tarball of the data directory. */
 export async function dumpEmbeddedDatabase(dataDir: string): Promise<Blob> {
   const lock = lockDataDir(dataDir);

@@ -7,7 +7,7 @@ import type { Executor } from '../db/executor.ts';
 import { deleteInBatches } from '../ops/maintenance.ts';
 
 /** Seconds until `key` may fail again (its window is full), or 0. */
-export async function secondsBlocked(db: Executor, key: string, limit: number, now: Date): Promise<number> {
+async function secondsBlocked(db: Executor, key: string, limit: number, now: Date): Promise<number> {
   const row = await db.selectFrom('oauth_failure_windows').select(['failures', 'resets_at']).where('key', '=', key).executeTakeFirst();
   return row === undefined ? 0 : waitOf(row, limit, now);
 }
