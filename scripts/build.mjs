@@ -8,6 +8,9 @@
 // seconds (it reads and checks every file); hashing the inputs takes
 // milliseconds. Any change, a deleted or renamed file included, changes the
 // digest, and the full build runs.
+//
+// `--check`: builds nothing; exits 0 when dist/ is current in that sense, 1
+// when a build would run (the start tests run the compiled server then).
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -47,6 +50,7 @@ function run(args) {
 
 const digest = inputsDigest();
 const current = existsSync(path.join(ROOT, 'dist/main.js')) && existsSync(STAMP) && readFileSync(STAMP, 'utf8').trim() === digest;
+if (process.argv.includes('--check')) process.exit(current ? 0 : 1);
 if (!(process.argv.includes('--if-stale') && current)) {
   run([path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json']);
   run([path.join(ROOT, 'scripts/copy-assets.mjs')]);

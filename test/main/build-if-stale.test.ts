@@ -21,6 +21,14 @@ function build(): { built: boolean; output: string } {
   return { built: after !== before, output: run.stdout + run.stderr };
 }
 
+/** `--check`'s exit code: 0 when dist/ is current, 1 when a build would run; it builds nothing. */
+function check(): number | null {
+  const before = existsSync(path.join(dir, 'dist/.tsbuildinfo')) ? statSync(path.join(dir, 'dist/.tsbuildinfo')).mtimeMs : undefined;
+  const status = spawnSync(process.execPath, ['scripts/build.mjs', '--check'], { cwd: dir }).status;
+  expect(existsSync(path.join(dir, 'dist/.tsbuildinfo')) ? statSync(path.join(dir, 'dist/.tsbuildinfo')).mtimeMs : undefined).toBe(before);
+  return status;
+}
+
 const write = (file: string, text: string) => {
   mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
   writeFileSync(path.join(dir, file), text);
@@ -46,9 +54,12 @@ beforeAll(() => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('scripts/build.mjs --if-stale', { timeout: 300_000 }, () => {
+describe('scripts/build.mjs --if-stale and --check', { timeout: 300_000 }, () => {
   test('builds a missing dist/, then does nothing while the inputs are the same', () => {
+    expect(check()).toBe(1);
+    expect(existsSync(path.join(dir, 'dist'))).toBe(false);
     expect(build().built).toBe(true);
+    expect(check()).toBe(0);
     expect(readFileSync(path.join(dir, 'dist/greeting.js'), 'utf8')).toContain("'one'");
     expect(readFileSync(path.join(dir, 'dist/db/migrations/001_first.sql'), 'utf8')).toBe('select 1;\n');
     expect(build().built).toBe(false);
@@ -60,6 +71,7 @@ describe('scripts/build.mjs --if-stale', { timeout: 300_000 }, () => {
 
   test('a changed file, a new one, a deleted one and a changed asset each build again', () => {
     write('src/greeting.ts', "export const greeting = 'two';\n");
+    expect(check()).toBe(1);
     expect(build().built).toBe(true);
     expect(readFileSync(path.join(dir, 'dist/greeting.js'), 'utf8')).toContain("'two'");
     expect(build().built).toBe(false);
