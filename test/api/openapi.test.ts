@@ -4,7 +4,7 @@ import { makeUser } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/fixture.ts';
 import { listRoutes, toOpenApiPath } from '../helpers/routes.ts';
 
-interface Operation { tags?: string[]; summary?: string; security?: Record<string, string[]>[]; requestBody?: unknown; responses: Record<string, unknown> }
+interface Operation { tags?: string[]; summary?: string; operationId?: string; security?: Record<string, string[]>[]; requestBody?: unknown; responses: Record<string, unknown> }
 interface Document { openapi: string; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, unknown> } }
 
 /** The seed's operations with the status codes its Errors table lists (otherwise its success code). */
@@ -87,6 +87,16 @@ describe('GET /api/openapi.json', () => {
         for (const requirement of requirements) expect(requirement, `${method} ${path} security`).toMatchObject({ csrf: [] });
       }
     }
+  });
+
+  it('names every operation with an operationId of its own, for the methods of generated clients', () => {
+    const ids = operations().map(([path, method, operation]) => {
+      expect(operation.operationId, `${method} ${path} operationId`).toMatch(/^[a-z][A-Za-z]*$/);
+      return operation.operationId;
+    });
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(doc.paths['/api/region/{regionId}/pin']!.get!.operationId).toBe('getRegionPin');
+    expect(doc.paths['/api/baskets/{basketId}/withdraw']!.post!.operationId).toBe('withdrawBasketRequest');
   });
 
   it('references the session cookie scheme on every operation that needs a login, and only defined schemes', () => {

@@ -18,7 +18,7 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketRoutesOptions> = asyn
   api.post('/baskets', {
     config: { auth: 'required' },
     schema: {
-      tags: TAGS, summary: 'Offer a basket; it expires lifeTimeInDays from now',
+      tags: TAGS, operationId: 'createBasket', summary: 'Offer a basket; it expires lifeTimeInDays from now',
       body: BasketCreateBody,
       response: { 201: BasketSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema },
     },
@@ -31,7 +31,7 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketRoutesOptions> = asyn
     config: { auth: 'required' },
     attachValidation: true,
     schema: {
-      tags: TAGS, summary: 'A basket (deleted ones: 404)',
+      tags: TAGS, operationId: 'getBasket', summary: 'A basket (deleted ones: 404)',
       params: BasketParams,
       response: { 200: BasketSchema, 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema },
     },
@@ -44,7 +44,7 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketRoutesOptions> = asyn
     config: { auth: 'required' },
     attachValidation: true,
     schema: {
-      tags: TAGS, summary: 'Edit a basket (its creator, while active and unexpired); until does not move',
+      tags: TAGS, operationId: 'editBasket', summary: 'Edit a basket (its creator, while active and unexpired); until does not move',
       params: BasketParams,
       body: BasketPatchBody,
       response: { 200: BasketSchema, ...errors },
@@ -59,7 +59,7 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketRoutesOptions> = asyn
     config: { auth: 'required' },
     attachValidation: true,
     schema: {
-      tags: TAGS, summary: 'Request a basket',
+      tags: TAGS, operationId: 'requestBasket', summary: 'Request a basket',
       params: BasketParams,
       response: { 200: BasketSchema, ...errors, 409: ProblemSchema },
     },
@@ -72,7 +72,7 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketRoutesOptions> = asyn
     config: { auth: 'required' },
     attachValidation: true,
     schema: {
-      tags: TAGS, summary: 'Withdraw the caller\'s open request for a basket (request status 5)',
+      tags: TAGS, operationId: 'withdrawBasketRequest', summary: 'Withdraw the caller\'s open request for a basket (request status 5)',
       params: WithdrawParams,
       response: { 200: BasketSchema, ...errors },
     },

@@ -24,6 +24,7 @@ export const contentRoutes: FastifyPluginAsyncTypebox<ContentRoutesOptions> = as
     attachValidation: true,
     schema: {
       tags,
+      operationId: 'createContent',
       summary: 'Create a content entry',
       description: 'Orga only. name, title and body must be non-empty; HTML tags are removed from name and title.',
       body: CreateContentBody,
@@ -38,6 +39,7 @@ export const contentRoutes: FastifyPluginAsyncTypebox<ContentRoutesOptions> = as
     attachValidation: true,
     schema: {
       tags,
+      operationId: 'getContent',
       summary: 'A content entry (public)',
       params: ContentParams,
       response: { 200: ContentEntrySchema, 400: ProblemSchema, 404: ProblemSchema },
@@ -52,6 +54,7 @@ export const contentRoutes: FastifyPluginAsyncTypebox<ContentRoutesOptions> = as
     attachValidation: true,
     schema: {
       tags,
+      operationId: 'deleteContent',
       summary: 'Delete a content entry',
       description: 'Orga only.',
       params: ContentParams,
@@ -68,6 +71,7 @@ export const contentRoutes: FastifyPluginAsyncTypebox<ContentRoutesOptions> = as
     attachValidation: true,
     schema: {
       tags,
+      operationId: 'editContent',
       summary: 'Change some fields of a content entry; sets lastModified',
       description: 'Orga only. Any of name, title, body; HTML tags are removed from name and title.',
       params: ContentParams,

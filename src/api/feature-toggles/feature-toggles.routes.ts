@@ -15,6 +15,7 @@ export const featureToggleRoutes: FastifyPluginAsyncTypebox<FeatureToggleRoutesO
   api.get('/feature-toggles', {
     schema: {
       tags: ['feature-toggles'],
+      operationId: 'listFeatureToggles',
       summary: 'Every defined feature toggle with its state',
       response: { 200: Type.Array(FeatureToggleSchema) },
     },
@@ -25,6 +26,7 @@ export const featureToggleRoutes: FastifyPluginAsyncTypebox<FeatureToggleRoutesO
     attachValidation: true,
     schema: {
       tags: ['feature-toggles'],
+      operationId: 'switchFeatureToggle',
       summary: 'Switch a feature toggle (orga); without newState it flips',
       params: FeatureToggleParams,
       querystring: FeatureToggleQuery,

@@ -20,6 +20,7 @@ export const forumRoutes: FastifyPluginAsyncTypebox<ForumRoutesOptions> = async 
     attachValidation: true,
     schema: {
       tags,
+      operationId: 'setForumSubscription',
       summary: 'Follow or unfollow a region\'s forum (an email about every new thread)',
       description: 'Members of the region or working group, and orga. The same setting as notifyByEmailAboutNewThreads of PATCH /api/notifications/regions.',
       params: ForumRegionParams,
@@ -37,6 +38,7 @@ export const forumRoutes: FastifyPluginAsyncTypebox<ForumRoutesOptions> = async 
     attachValidation: true,
     schema: {
       tags,
+      operationId: 'getForumSubscription',
       summary: 'Whether the caller follows a region\'s forum',
       params: ForumRegionParams,
       response: { 200: ForumSubscriptionSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },

@@ -17,6 +17,7 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<NotificationRoutesOpt
     attachValidation: true,
     schema: {
       tags: ['notifications'],
+      operationId: 'setForumNotifications',
       summary: 'Email about new forum threads, per region or working group',
       description: 'Every id must be a region or working group the caller is a member of; otherwise 403 and nothing changes. '
         + 'All settings are updated in one transaction.',

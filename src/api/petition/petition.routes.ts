@@ -13,6 +13,7 @@ export const petitionRoutes: FastifyPluginAsyncTypebox<PetitionRoutesOptions> = 
   api.get('/petition', {
     schema: {
       tags: ['petition'],
+      operationId: 'getPetition',
       summary: 'Petition status {href, signatures, daysLeft}; cached up to 10 minutes',
       response: { 200: PetitionDataSchema, 503: ProblemSchema },
     },

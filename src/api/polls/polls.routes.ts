@@ -16,7 +16,7 @@ export const pollRoutes: FastifyPluginAsyncTypebox<PollRoutesOptions> = async (a
     config: { auth: 'required' },
     attachValidation: true,
     schema: {
-      tags: ['polls'], summary: 'A poll (orga, its author, members of its region)',
+      tags: ['polls'], operationId: 'getPoll', summary: 'A poll (orga, its author, members of its region)',
       params: PollParams,
       response: { 200: PollSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },
     },
@@ -29,7 +29,7 @@ export const pollRoutes: FastifyPluginAsyncTypebox<PollRoutesOptions> = async (a
     config: { auth: 'required' },
     attachValidation: true,
     schema: {
-      tags: ['polls'], summary: 'Change a poll (its author, before voting starts)',
+      tags: ['polls'], operationId: 'editPoll', summary: 'Change a poll (its author, before voting starts)',
       params: PollParams,
       body: PollPatchBody,
       response: { 200: PollSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema },

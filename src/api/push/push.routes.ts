@@ -23,6 +23,7 @@ export const pushRoutes: FastifyPluginAsyncTypebox<PushRoutesOptions> = async (a
     attachValidation: true,
     schema: {
       tags: ['push-notifications'],
+      operationId: 'getPushServerInformation',
       summary: 'What a client needs to subscribe to a push service; `webpush` gives the VAPID public key',
       params: Type.Object({ type: Type.String({ pattern: '^\\w+$' }) }),
       response: { 200: ServerInformationSchema, 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema },

@@ -19,6 +19,7 @@ export const quizRoutes: FastifyPluginAsyncTypebox<QuizRoutesOptions> = async (a
     attachValidation: true,
     schema: {
       tags,
+      operationId: 'listQuizSessions',
       summary: 'A user\'s quiz sessions, grouped by quiz',
       description: 'Orga, or the user themselves.',
       params: FoodsaverParams,
@@ -34,6 +35,7 @@ export const quizRoutes: FastifyPluginAsyncTypebox<QuizRoutesOptions> = async (a
     attachValidation: true,
     schema: {
       tags,
+      operationId: 'deleteQuizSession',
       summary: 'Delete a quiz session',
       description: 'Orga only.',
       params: QuizSessionParams,

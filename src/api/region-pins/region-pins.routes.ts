@@ -19,6 +19,7 @@ export const regionPinRoutes: FastifyPluginAsyncTypebox<RegionPinRoutesOptions> 
     attachValidation: true,
     schema: {
       tags,
+      operationId: 'getRegionPin',
       summary: 'A region\'s pin on the map',
       params: RegionParams,
       response: { 200: RegionPinSchema, 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema },
@@ -32,6 +33,7 @@ export const regionPinRoutes: FastifyPluginAsyncTypebox<RegionPinRoutesOptions> 
     attachValidation: true,
     schema: {
       tags,
+      operationId: 'setRegionPin',
       summary: 'Set a region\'s pin on the map',
       description: 'Orga, or an ambassador of that region. Returns the pin as stored.',
       params: RegionParams,

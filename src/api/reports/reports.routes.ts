@@ -17,6 +17,7 @@ export const reportRoutes: FastifyPluginAsyncTypebox<ReportRoutesOptions> = asyn
     attachValidation: true,
     schema: {
       tags: ['reports'],
+      operationId: 'deleteReport',
       summary: 'Delete a report',
       description: 'Orga, except the user the report is about.',
       params: Type.Object({ reportId: IdParam('report id') }),

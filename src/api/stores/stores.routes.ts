@@ -22,6 +22,7 @@ export const storeRoutes: FastifyPluginAsyncTypebox<StoreRoutesOptions> = async 
     attachValidation: true,
     schema: {
       tags,
+      operationId: 'listStoreWallPosts',
       summary: 'The 50 newest wall posts of a store, newest first',
       description: 'Orga, the store\'s members and managers (not standby members) and ambassadors of the store\'s region.',
       params: StoreParams,
@@ -37,6 +38,7 @@ export const storeRoutes: FastifyPluginAsyncTypebox<StoreRoutesOptions> = async 
     attachValidation: true,
     schema: {
       tags,
+      operationId: 'deleteStoreWallPost',
       summary: 'Remove a wall post; writes a store-log entry',
       description: 'Orga any post; the author their own; a manager of the store other people\'s posts older than one month.',
       params: StorePostParams,
@@ -54,6 +56,7 @@ export const storeRoutes: FastifyPluginAsyncTypebox<StoreRoutesOptions> = async 
     attachValidation: true,
     schema: {
       tags,
+      operationId: 'signUpForPickup',
       summary: 'Sign oneself up for a pickup slot; writes a store-log entry',
       description: 'The caller (fsId) must be a verified member or manager of the store. 404 when the store has no slot at exactly '
         + 'that time; 409 when the slot is in the past, full, or the caller is already signed up.',
@@ -75,6 +78,7 @@ export const storeRoutes: FastifyPluginAsyncTypebox<StoreRoutesOptions> = async 
     attachValidation: true,
     schema: {
       tags,
+      operationId: 'appointStoreManager',
       summary: 'Make a user a member and manager of the store; writes a store-log entry',
       description: 'Orga, a manager of the store, or an ambassador of its region. 422 when the user does not exist, already manages '
         + 'the store, has a role below store manager, or the store has 3 managers already (orga and ambassadors may exceed that).',

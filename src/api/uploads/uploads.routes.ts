@@ -35,6 +35,7 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<UploadRoutesOptions> = asyn
     bodyLimit: Math.ceil(config.maxUploadBytes * 4 / 3) * 2 + 64 * 1024,
     schema: {
       tags: ['uploads'],
+      operationId: 'createUpload',
       summary: 'Upload a file (base64); images are re-encoded without metadata; 429/503 with Retry-After when the user or the server is busy',
       body: UploadBody,
       response: {
@@ -48,6 +49,7 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<UploadRoutesOptions> = asyn
     attachValidation: true,
     schema: {
       tags: ['uploads'],
+      operationId: 'getUpload',
       summary: 'The uploaded file, byte for byte as stored; public and immutable; 304 when If-None-Match names it',
       params: UploadParams,
       response: { 200: StoredFileResponse, 304: Type.Null({ description: 'the copy named by If-None-Match is current' }), 400: ProblemSchema, 404: ProblemSchema },

@@ -39,6 +39,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (a
     config: { csrf: false },
     schema: {
       tags: ['user'],
+      operationId: 'logIn',
       summary: 'Log in with email and password; sets the session and CSRF_TOKEN cookies',
       body: LoginBody,
       response: { 200: CurrentUserSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 429: ThrottledProblemSchema },
@@ -63,6 +64,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (a
     config: { auth: 'required' },
     schema: {
       tags: ['user'],
+      operationId: 'logOut',
       summary: 'End the session',
       response: { 204: Type.Null(), 401: ProblemSchema, 403: ProblemSchema },
     },
@@ -76,6 +78,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (a
     config: { auth: 'required' },
     schema: {
       tags: ['user'],
+      operationId: 'getCurrentUser',
       summary: 'The logged-in user and the CSRF token',
       response: { 200: CurrentUserSchema, 401: ProblemSchema },
     },
