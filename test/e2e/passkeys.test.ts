@@ -123,8 +123,13 @@ describe('passkeys in the browser', () => {
       await route.fulfill({ response, body: (await response.text()).replace('autocomplete="username webauthn"', 'autocomplete="username"') });
     });
     const pkce = makePkce();
-    await page.goto(authorizeUrl(baseUrl, { clientId: CLIENT_ID, redirectUri: callback.redirectUri, scope: 'openid', state: 'pk-b', pkce }));
+    // The browser follows a redirect without asking the route again: the login page is opened at its own address.
+    const authorize = await page.request.get(authorizeUrl(baseUrl, { clientId: CLIENT_ID, redirectUri: callback.redirectUri, scope: 'openid', state: 'pk-b', pkce }), { maxRedirects: 0 });
+    expect(authorize.status()).toBe(303);
+    await page.goto(new URL(authorize.headers().location!, baseUrl).href);
     expect(new URL(page.url()).pathname).toBe('/login');
+    // Else the autofill could sign in before the button is pressed.
+    expect(await page.locator('input[autocomplete~="webauthn"]').count()).toBe(0);
     // With the keyboard, as a person would (focus, Enter).
     await page.getByRole('button', { name: 'Sign in with a passkey' }).focus();
     await page.keyboard.press('Enter');
