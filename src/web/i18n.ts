@@ -59,14 +59,14 @@ function quantityOf(params: Record<string, string | number> | undefined): number
   return typeof value === 'number' ? value : undefined;
 }
 
+/** Each language's plural rules, made once (a translator is made per page). */
+const PLURAL_RULES = new Map<Locale, Intl.PluralRules>();
+
 /**
  * A message in the page's language, its `{name}` placeholders filled. A message with a `<key>.one`
  * variant takes it when its quantity (`count`, else `minutes`) is one in the language's plural rules
  * ("Eine Anmeldung", not "1 Anmeldung(en)"), and one with a `<key>.none` variant when it is zero.
  */
-/** Each language's plural rules, made once (a translator is made per page). */
-const PLURAL_RULES = new Map<Locale, Intl.PluralRules>();
-
 export function translator(messages: Messages, locale: Locale): Translate {
   const dictionary = messages[locale];
   let plurals = PLURAL_RULES.get(locale);
