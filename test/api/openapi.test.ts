@@ -163,6 +163,34 @@ describe('GET /api/openapi.json', () => {
     expect(created.statusCode).toBe(200);
   });
 
+  it('names the headers of the responses that carry one, and the server sends them', async () => {
+    const headersOf = (method: string, path: string, status: string) =>
+      Object.keys((doc.paths[path]![method]!.responses[status] as { headers?: Record<string, unknown> }).headers ?? {});
+    expect(headersOf('post', '/api/user/login', '200')).toEqual(['Set-Cookie']);
+    for (const [method, path, status] of [['post', '/api/user/login', '429'], ['post', '/api/uploads', '429'], ['post', '/api/uploads', '503']]) {
+      expect(headersOf(method!, path!, status!), `${method} ${path} ${status}`).toEqual(['Retry-After']);
+    }
+    expect(headersOf('post', '/api/baskets', '201')).toEqual(['Location']);
+    expect(headersOf('get', '/api/uploads/{uuid}', '200')).toEqual(['ETag', 'Cache-Control']);
+    expect(headersOf('get', '/api/uploads/{uuid}', '304')).toEqual(['ETag', 'Cache-Control']);
+    expect(doc.paths['/api/uploads/{uuid}']!.get!.responses['304']).not.toHaveProperty('content');
+    // The answers as sent (the 429s and 503s send Retry-After in their own suites: uploads-busy, login throttling).
+    const member = await t.as('foodsharer');
+    const login = await t.call('POST', '/api/user/login', null, { email: member.user.email, password: member.user.password });
+    expect([login.headers['set-cookie']].flat().map((cookie) => cookie!.split('=')[0]).sort()).toEqual(['CSRF_TOKEN', 'fs_device', 'fs_session']);
+    const basket = await t.call('POST', '/api/baskets', member, { description: 'Brot', contactTypes: [1], lat: 52.5, lon: 13.4, lifeTimeInDays: 3, weightInGrams: 500 });
+    expect(basket.statusCode).toBe(201);
+    expect(basket.headers.location).toBe(`/api/baskets/${basket.json().id}`);
+    const upload = await t.call('POST', '/api/uploads', member, { filename: 'a.txt', body: Buffer.from('hello').toString('base64') });
+    const served = await t.call('GET', new URL(upload.json().url, 'http://localhost').pathname);
+    expect(served.statusCode).toBe(200);
+    expect(served.headers.etag).toEqual(expect.any(String));
+    expect(served.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    const current = await t.call('GET', new URL(upload.json().url, 'http://localhost').pathname, null, undefined, { 'if-none-match': served.headers.etag as string });
+    expect(current.statusCode).toBe(304);
+    expect(current.headers.etag).toBe(served.headers.etag);
+  });
+
   it('declares the served upload as binary content of its own media type, not JSON', () => {
     const ok = doc.paths['/api/uploads/{uuid}']!.get!.responses['200'] as { content: Record<string, { schema: unknown }> };
     expect(Object.keys(ok.content)).toEqual(['image/*', '*/*']);

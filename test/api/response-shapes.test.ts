@@ -3,6 +3,8 @@
  * exactly the seed's fields (SPEC-API adds the wall post, the content entry
  * and {isConfirmed}, {isFollowing} where the seed shows none), on the demo data.
  */
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_PASSWORD, loadDemoData, type DemoSummary } from '../../src/demo/demo-data.ts';
 import { useTestApp } from '../helpers/fixture.ts';
@@ -74,5 +76,40 @@ describe('response shapes of the community operations', () => {
     const free = store.pickups.filter((p) => Date.parse(p.at) > Date.now() && p.signedUp.length < p.capacity).at(-1)!;
     expectKeys((await t.call('POST', `/api/stores/${store.id}/pickups/${free.at}/${fs.id}`, foodsaver)).json(), SEED.pickupSignup);
     expectKeys((await t.call('GET', `/api/regions/${store.regionId}/forum/subscriptions`, foodsaver)).json(), SEED.forumSubscription);
+  });
+});
+
+describe('the demo\'s answers and the OpenAPI document', () => {
+  it('every answer validates against the schema the document declares for it, integer codes within their enums', async () => {
+    const doc = (await t.app.inject({ url: '/api/openapi.json' })).json() as {
+      paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>>;
+    };
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    const fs = demo.users.find((u) => u.email === 'foodsaver@example.org')!;
+    const store = demo.community.stores[0]!;
+    const pin = demo.community.regionPins[0]!;
+    const basket = demo.sharing.baskets[0]!;
+    const poll = demo.sharing.polls.find((p) => p.hasStarted)!;
+    const answers: Array<[string, string, TestSession]> = [
+      ['/api/quiz/sessions/{foodsaverId}', `/api/quiz/sessions/${fs.id}`, orga],
+      ['/api/stores/{storeId}/posts', `/api/stores/${store.id}/posts`, foodsaver],
+      ['/api/region/{regionId}/pin', `/api/region/${pin.regionId}/pin`, foodsaver],
+      ['/api/baskets/{basketId}', `/api/baskets/${basket.id}`, foodsaver],
+      ['/api/polls/{pollId}', `/api/polls/${poll.id}`, orga],
+      ['/api/user/current', '/api/user/current', foodsaver],
+      ['/api/feature-toggles', '/api/feature-toggles', foodsaver],
+    ];
+    for (const [path, url, session] of answers) {
+      const response = await t.call('GET', url, session);
+      expect(response.statusCode, url).toBe(200);
+      const validate = ajv.compile(doc.paths[path]!.get!.responses['200']!.content!['application/json']!.schema);
+      expect(validate(response.json()) ? [] : validate.errors, url).toEqual([]);
+    }
+    // The enums say something: a value outside one fails.
+    const quizSessions = doc.paths['/api/quiz/sessions/{foodsaverId}']!.get!.responses['200']!.content!['application/json']!.schema;
+    const entries = (await t.call('GET', `/api/quiz/sessions/${fs.id}`, orga)).json() as Array<{ sessions: Array<{ status: number }> }>;
+    entries.find((entry) => entry.sessions.length > 0)!.sessions[0]!.status = 3;
+    expect(ajv.compile(quizSessions)(entries)).toBe(false);
   });
 });

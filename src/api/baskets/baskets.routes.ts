@@ -4,6 +4,7 @@ import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import { requireActor } from '../actor.ts';
 import { ProblemSchema } from '../plugin/problem-schema.ts';
+import { withHeaders } from '../plugin/response-headers.ts';
 import { assertValidInput, assertValidParams } from '../plugin/validation-order.ts';
 import { lookupId } from '../row-id.ts';
 import { BasketCreateBody, BasketParams, BasketPatchBody, BasketSchema, WithdrawParams } from './baskets.schemas.ts';
@@ -20,7 +21,10 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketRoutesOptions> = asyn
     schema: {
       tags: TAGS, operationId: 'createBasket', summary: 'Offer a basket; it expires lifeTimeInDays from now',
       body: BasketCreateBody,
-      response: { 201: BasketSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema },
+      response: {
+        201: withHeaders(BasketSchema, { Location: { type: 'string', format: 'uri-reference', description: 'the new basket: /api/baskets/{basketId}' } }, 'the new basket'),
+        400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema,
+      },
     },
   }, async (request, reply) => {
     const basket = await createBasket(db, clock, await requireActor(request), request.body);

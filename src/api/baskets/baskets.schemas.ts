@@ -44,7 +44,7 @@ export const BasketSchema = Type.Object({
   lon: Type.Number(),
   lifeTimeInDays: Type.Integer(),
   weightInGrams: Type.Integer(),
-  status: Type.Integer({ description: '1 active, 2 picked up, 5 deleted' }),
+  status: Type.Integer({ enum: [1, 2, 5], description: '1 active, 2 picked up, 5 deleted' }),
   location: Type.Object({ lat: Type.Number(), lon: Type.Number() }),
   creator: Type.Object({
     id: Type.Integer(),

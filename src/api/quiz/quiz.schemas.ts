@@ -19,7 +19,7 @@ export const QuizSessionSchema = Type.Object({
   id: Type.Integer(),
   foodsaverId: Type.Integer(),
   quizId: Type.Integer(),
-  status: Type.Integer({ minimum: 0, maximum: 2, description: '0 running, 1 passed, 2 failed' }),
+  status: Type.Integer({ enum: [0, 1, 2], description: '0 running, 1 passed, 2 failed' }),
   questionsAnswered: Type.Integer(),
   startTime: DateTimeString('when the session started'),
   endTime: Type.Union([DateTimeString('when the session ended'), Type.Null()], { description: 'null while running' }),

@@ -8,7 +8,7 @@ export const RegionPinSchema = Type.Object({
   lat: Type.Number({ minimum: -90, maximum: 90 }),
   lon: Type.Number({ minimum: -180, maximum: 180 }),
   description: Type.String({ maxLength: 5000 }),
-  status: Type.Integer({ minimum: 0, maximum: 1, description: '0 inactive, 1 active' }),
+  status: Type.Integer({ enum: [0, 1], description: '0 inactive, 1 active' }),
 });
 export type RegionPin = Static<typeof RegionPinSchema>;
 

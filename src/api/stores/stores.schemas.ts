@@ -30,7 +30,7 @@ export const WallPostAuthorSchema = Type.Object({
   id: Type.Integer(),
   name: Type.String({ description: 'first name' }),
   avatar: Type.Union([Type.String(), Type.Null()], { description: 'photo URL, null when none' }),
-  sleepStatus: Type.Integer({ minimum: 0, maximum: 1, description: '0 active, 1 sleeping' }),
+  sleepStatus: Type.Integer({ enum: [0, 1], description: '0 active, 1 sleeping' }),
 });
 
 export const WallPostSchema = Type.Object({

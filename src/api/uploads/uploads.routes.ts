@@ -6,6 +6,7 @@ import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
 import { requireActor } from '../actor.ts';
 import { ProblemSchema } from '../plugin/problem-schema.ts';
+import { RETRY_AFTER, withHeaders } from '../plugin/response-headers.ts';
 import { assertValidInput, assertValidParams } from '../plugin/validation-order.ts';
 import { ImageWorkQueue } from './image-work-queue.ts';
 import { isServedInline } from './upload-content.ts';
@@ -15,10 +16,19 @@ import { getUpload, isUploadCurrent, storeUpload, uploadEtag } from './uploads.s
 const binary = { schema: { type: 'string', format: 'binary' } };
 
 /** The bytes as stored, with the media type detected at upload: images inline, any other type as an attachment. */
-const StoredFileResponse = Type.Unsafe<Buffer>({
+/** The headers of the stored file and of its 304: an upload's bytes never change. */
+const CACHED_FOREVER = {
+  'ETag': { type: 'string', description: 'the upload\'s entity tag, for If-None-Match' },
+  'Cache-Control': { type: 'string', description: 'public, max-age=31536000, immutable' },
+} as const;
+
+const StoredFileResponse = withHeaders(Type.Unsafe<Buffer>({
   description: 'the file as stored: image/jpeg, image/png, image/webp or image/gif inline; any other type as an attachment',
   content: { 'image/*': binary, '*/*': binary },
-});
+}), CACHED_FOREVER);
+
+/** Refused for now: the member's upload rate (429) or the server's image work (503). */
+const BusyProblemSchema = withHeaders(ProblemSchema, RETRY_AFTER);
 
 export interface UploadRoutesOptions {
   config: Config; db: DB; clock: Clock;
@@ -40,7 +50,7 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<UploadRoutesOptions> = asyn
       body: UploadBody,
       response: {
         200: UploadInfoSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 413: ProblemSchema,
-        429: ProblemSchema, 503: ProblemSchema,
+        429: BusyProblemSchema, 503: BusyProblemSchema,
       },
     },
   }, async (request) => storeUpload(db, clock, await requireActor(request), request.body, { maxBytes: config.maxUploadBytes, images }));
@@ -52,7 +62,7 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<UploadRoutesOptions> = asyn
       operationId: 'getUpload',
       summary: 'The uploaded file, byte for byte as stored; public and immutable; 304 when If-None-Match names it',
       params: UploadParams,
-      response: { 200: StoredFileResponse, 304: Type.Null({ description: 'the copy named by If-None-Match is current' }), 400: ProblemSchema, 404: ProblemSchema },
+      response: { 200: StoredFileResponse, 304: withHeaders(Type.Null({ description: 'the copy named by If-None-Match is current' }), CACHED_FOREVER), 400: ProblemSchema, 404: ProblemSchema },
     },
   }, async (request, reply) => {
     assertValidParams(request);

@@ -11,6 +11,7 @@ import { clearSessionCookies, SESSION_COOKIE, setSessionCookies } from '../../ac
 import { requireSession } from '../actor.ts';
 import { ApiProblem } from '../plugin/problem.ts';
 import { ProblemBodySchema, problemSchemaOf, ProblemSchema } from '../plugin/problem-schema.ts';
+import { RETRY_AFTER, withHeaders } from '../plugin/response-headers.ts';
 
 export interface UserRoutesOptions {
   config: Config;
@@ -20,13 +21,22 @@ export interface UserRoutesOptions {
 }
 
 /** `auth.too-many-attempts`, with the unlock page when the account-wide limit refused (web/login/unlock.page.ts). */
-const ThrottledProblemSchema = problemSchemaOf(Type.Composite([ProblemBodySchema, Type.Object({
+const ThrottledProblemSchema = withHeaders(problemSchemaOf(Type.Composite([ProblemBodySchema, Type.Object({
   unlock: Type.Optional(Type.String({
     format: 'uri',
     description: 'Present when the account-wide limit refused: the page (under PUBLIC_URL) where the member asks for a link by email '
       + 'that unlocks logging in with the browser that follows it',
   })),
-})]));
+})])), RETRY_AFTER);
+
+/** The logged-in user, with the cookies of the new session (docs/api.md, "Logging in"). */
+const LoggedInSchema = withHeaders(CurrentUserSchema, {
+  'Set-Cookie': {
+    type: 'string',
+    description: 'fs_session (the session, HttpOnly), CSRF_TOKEN (its CSRF token, readable by scripts) and fs_device '
+      + '(HttpOnly: this browser logged in to the account before), one Set-Cookie header each',
+  },
+}, 'the logged-in user, with the CSRF token of the new session');
 
 const LoginBody = Type.Object({
   email: Type.String({ minLength: 1, maxLength: 254 }),
@@ -42,7 +52,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (a
       operationId: 'logIn',
       summary: 'Log in with email and password; sets the session and CSRF_TOKEN cookies',
       body: LoginBody,
-      response: { 200: CurrentUserSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 429: ThrottledProblemSchema },
+      response: { 200: LoggedInSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 429: ThrottledProblemSchema },
     },
   }, async (request, reply) => {
     const { email, password, rememberMe = false } = request.body;

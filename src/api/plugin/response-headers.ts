@@ -1,0 +1,33 @@
+/**
+ * Response declarations that name the headers a response carries, for the
+ * OpenAPI document (a Response Object's `headers`): @fastify/swagger reads a
+ * declaration's `headers`, Fastify serialises only its `content`, so naming a
+ * header changes nothing the server sends. The route sets the header itself;
+ * `test/api/openapi.test.ts` checks that the real responses carry what the
+ * document names.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+
+interface HeaderDeclaration {
+  readonly description: string;
+  readonly type: 'integer' | 'string';
+  readonly [keyword: string]: unknown;
+}
+type Headers = Readonly<Record<string, HeaderDeclaration>>;
+
+/** RFC 9110 §10.2.3, in its delay-seconds form (the only one `/api` sends). */
+export const RETRY_AFTER: Headers = {
+  'Retry-After': { type: 'integer', minimum: 0, description: 'seconds to wait before trying again' },
+};
+
+/**
+ * `declaration` with `headers` named: a declaration in the `content` form (`problemSchemaOf`) keeps
+ * its content, and so does one without a body (`Type.Null()`); a JSON body's schema is put in that
+ * form as `application/json`.
+ */
+export function withHeaders<T extends TSchema>(declaration: T, headers: Headers, description = declaration.description) {
+  const response = 'content' in declaration || declaration.type === 'null'
+    ? declaration
+    : { description, content: { 'application/json': { schema: declaration } } };
+  return Type.Unsafe<Static<T>>({ ...response, headers });
+}
