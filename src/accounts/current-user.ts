@@ -14,7 +14,7 @@ export const CurrentUserSchema = Type.Object({
   regionIds: Type.Array(Type.Integer(), { description: 'regions and working groups the user is a member of' }),
   ambassadorRegionIds: Type.Array(Type.Integer(), { description: 'regions the user coordinates' }),
   csrfToken: Type.String({ description: 'send as X-CSRF-Token on every POST, PUT, PATCH and DELETE under /api' }),
-});
+}, { title: 'CurrentUser' });
 
 export type CurrentUser = Static<typeof CurrentUserSchema>;
 

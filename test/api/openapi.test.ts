@@ -5,7 +5,12 @@ import { useTestApp } from '../helpers/fixture.ts';
 import { listRoutes, toOpenApiPath } from '../helpers/routes.ts';
 
 interface Operation { tags?: string[]; summary?: string; operationId?: string; security?: Record<string, string[]>[]; requestBody?: unknown; responses: Record<string, unknown> }
-interface Document { openapi: string; paths: Record<string, Record<string, Operation>>; components: { securitySchemes: Record<string, unknown> } }
+interface NamedSchema { title: string; properties: Record<string, unknown> }
+interface Document {
+  openapi: string;
+  paths: Record<string, Record<string, Operation>>;
+  components: { securitySchemes: Record<string, unknown>; schemas: Record<string, NamedSchema> };
+}
 
 /** The seed's operations with the status codes its Errors table lists (otherwise its success code). */
 const SEED_OPERATIONS: [string, string, number[]][] = [
@@ -40,6 +45,11 @@ beforeAll(async () => {
   expect(response.headers['content-type']).toMatch(/^application\/json/);
   doc = response.json();
 });
+
+/** The schema of the document's `components.schemas` that `ref` (`#/components/schemas/Name`) names. */
+function namedSchema(ref: string): NamedSchema {
+  return doc.components.schemas[ref.split('/').at(-1)!]!;
+}
 
 function operations(): Array<[string, string, Operation]> {
   return Object.entries(doc.paths).flatMap(([path, byMethod]) => Object.entries(byMethod).map(([method, operation]) => [path, method, operation] as [string, string, Operation]));
@@ -127,7 +137,9 @@ describe('GET /api/openapi.json', () => {
         expect(Object.keys(response.content ?? {}), `${method} ${path} ${status}`).toEqual(['application/problem+json']);
         // One extension member (RFC 9457 §3.2): the unlock page of a login refused by the account-wide limit.
         const extensions = path === '/api/user/login' && status === '429' ? ['unlock'] : [];
-        expect(Object.keys(response.content!['application/problem+json']!.schema.properties).sort())
+        const schema = response.content!['application/problem+json']!.schema;
+        expect(schema, `${method} ${path} ${status}`).toEqual(extensions.length > 0 ? { $ref: '#/components/schemas/LoginThrottledProblem' } : { $ref: '#/components/schemas/Problem' });
+        expect(Object.keys(namedSchema(schema.$ref).properties).sort())
           .toEqual(['code', 'detail', 'errors', 'status', 'title', 'type', ...extensions].sort());
       }
     }
@@ -189,6 +201,22 @@ describe('GET /api/openapi.json', () => {
     const current = await t.call('GET', new URL(upload.json().url, 'http://localhost').pathname, null, undefined, { 'if-none-match': served.headers.etag as string });
     expect(current.statusCode).toBe(304);
     expect(current.headers.etag).toBe(served.headers.etag);
+  });
+
+  it('names the resources as component schemas, and refers to them wherever they are answered', () => {
+    const schemas = doc.components.schemas;
+    expect(Object.keys(schemas)).toEqual(expect.arrayContaining(['Basket', 'ContentEntry', 'CurrentUser', 'Poll', 'Problem', 'Quiz', 'QuizSession',
+      'RegionPin', 'UploadInfo', 'WallPost', 'WallPostAuthor']));
+    for (const [name, schema] of Object.entries(schemas)) expect(schema.title, name).toBe(name);
+    const answer = (method: string, path: string, status: string) =>
+      (doc.paths[path]![method]!.responses[status] as { content: Record<string, { schema: unknown }> }).content['application/json']!.schema;
+    for (const [method, path, status] of [['get', '/api/baskets/{basketId}', '200'], ['post', '/api/baskets', '201'], ['patch', '/api/baskets/{basketId}', '200']]) {
+      expect(answer(method!, path!, status!), `${method} ${path}`).toEqual({ $ref: '#/components/schemas/Basket' });
+    }
+    expect(answer('get', '/api/stores/{storeId}/posts', '200')).toMatchObject({ type: 'array', items: { $ref: '#/components/schemas/WallPost' } });
+    expect(JSON.stringify(schemas.WallPost)).toContain('"$ref":"#/components/schemas/WallPostAuthor"');
+    // Nothing titled is left inline: every titled schema moved to the components.
+    expect(JSON.stringify(doc.paths)).not.toMatch(/"title":"[A-Z]/);
   });
 
   it('declares the served upload as binary content of its own media type, not JSON', () => {

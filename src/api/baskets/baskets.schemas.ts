@@ -56,7 +56,7 @@ export const BasketSchema = Type.Object({
   updated: Type.String({ format: 'date-time' }),
   until: Type.String({ format: 'date-time' }),
   requestCount: Type.Integer({ description: 'open requests (status 0 or 1)' }),
-});
+}, { title: 'Basket' });
 export type Basket = Static<typeof BasketSchema>;
 
 export const BasketPatchBody = Type.Object({

@@ -20,7 +20,7 @@ export const UpdateContentBody = Type.Object({
 }, { additionalProperties: false, minProperties: 1 });
 export type UpdateContentInput = Static<typeof UpdateContentBody>;
 
-export const ContentIdSchema = Type.Object({ id: Type.Integer() });
+export const ContentIdSchema = Type.Object({ id: Type.Integer() }, { title: 'ContentCreated' });
 
 export const ContentEntrySchema = Type.Object({
   id: Type.Integer(),
@@ -28,5 +28,5 @@ export const ContentEntrySchema = Type.Object({
   title: Type.String(),
   body: Type.String(),
   lastModified: DateTimeString('last change'),
-});
+}, { title: 'ContentEntry' });
 export type ContentEntry = Static<typeof ContentEntrySchema>;

@@ -12,4 +12,4 @@ export const FeatureToggleQuery = Type.Object({
 export const FeatureToggleSchema = Type.Object({
   identifier: Type.String(),
   isActive: Type.Boolean(),
-});
+}, { title: 'FeatureToggle' });

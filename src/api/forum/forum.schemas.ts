@@ -9,5 +9,5 @@ export const FollowQuery = Type.Object({
 
 export const ForumSubscriptionSchema = Type.Object({
   isFollowing: Type.Boolean({ description: 'whether the caller gets an email about every new thread in this forum' }),
-});
+}, { title: 'ForumSubscription' });
 

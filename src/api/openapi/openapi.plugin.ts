@@ -11,6 +11,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { SESSION_COOKIE } from '../../accounts/session-http.ts';
 import type { Config } from '../../config.ts';
+import { hoistNamedSchemas } from './named-schemas.ts';
 import { documentOperation } from './openapi-operation.ts';
 
 export const OPENAPI_PATH = '/api/openapi.json';
@@ -42,6 +43,7 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
       const hide = !url.startsWith('/api/') || url.startsWith(`${OPENAPI_UI_PREFIX}/`) || url === OPENAPI_UI_PREFIX;
       return { schema: hide ? { ...schema, hide: true } : documentOperation(schema ?? {}, route), url };
     },
+    transformObject: (document) => hoistNamedSchemas('openapiObject' in document ? document.openapiObject : document.swaggerObject),
   });
 }
 

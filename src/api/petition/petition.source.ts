@@ -18,7 +18,7 @@ export const PetitionDataSchema = Type.Object({
   href: Type.String({ maxLength: 2000, pattern: '^https?://[^\\u0000]*$' }),
   signatures: Type.Integer({ minimum: 0, maximum: INT4_MAX }),
   daysLeft: Type.Integer({ minimum: -INT4_MAX, maximum: INT4_MAX }),
-});
+}, { title: 'PetitionData' });
 export type PetitionData = Static<typeof PetitionDataSchema>;
 
 const MAX_BODY_BYTES = 64 * 1024;

@@ -8,7 +8,7 @@ export const ProblemBodySchema = Type.Object({
   detail: Type.String(),
   code: Type.String({ description: 'stable machine-readable error code' }),
   errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }))),
-});
+}, { title: 'Problem' });
 
 /**
  * The declaration of every `/api` error response: {@link ProblemBodySchema}

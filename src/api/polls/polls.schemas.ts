@@ -19,7 +19,7 @@ export const PollSchema = Type.Object({
   votes: Type.Integer({ description: 'users who voted' }),
   eligibleVotesCount: Type.Integer({ description: 'users allowed to vote, counted when the poll was created' }),
   shuffleOptions: Type.Boolean(),
-});
+}, { title: 'Poll' });
 export type Poll = Static<typeof PollSchema>;
 
 export const PollPatchBody = Type.Object({

@@ -12,7 +12,7 @@ export interface PushRoutesOptions { config: Config; keys: KeyMaterial }
 
 const ServerInformationSchema = Type.Object({
   key: Type.String({ description: 'webpush: the VAPID public key, base64url of the 65-byte uncompressed P-256 point' }),
-});
+}, { title: 'ServerInformation' });
 
 export const pushRoutes: FastifyPluginAsyncTypebox<PushRoutesOptions> = async (api, { config, keys }) => {
   const vapid = await loadVapidKeys(config, keys);

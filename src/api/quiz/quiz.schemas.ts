@@ -13,7 +13,7 @@ export const QuizSchema = Type.Object({
   maxFailurePointsToSucceed: Type.Integer(),
   questionCountTimed: Type.Integer(),
   questionCountUntimed: Type.Integer(),
-}, { description: 'quizzes: 1 foodsaver, 2 store manager, 3 ambassador' });
+}, { title: 'Quiz', description: 'quizzes: 1 foodsaver, 2 store manager, 3 ambassador' });
 
 export const QuizSessionSchema = Type.Object({
   id: Type.Integer(),
@@ -27,12 +27,12 @@ export const QuizSessionSchema = Type.Object({
   maxFailurePointsToSucceed: Type.Integer(),
   isTimed: Type.Boolean(),
   isTest: Type.Boolean(),
-});
+}, { title: 'QuizSession' });
 
 export const QuizOverviewEntrySchema = Type.Object({
   quiz: QuizSchema,
   sessions: Type.Array(QuizSessionSchema, { description: 'running sessions first, then the newest' }),
-});
+}, { title: 'QuizOverviewEntry' });
 export type QuizOverviewEntry = Static<typeof QuizOverviewEntrySchema>;
 
 export const QuizOverviewSchema = Type.Array(QuizOverviewEntrySchema, { description: 'one entry per quiz the user has sessions in, by quiz id' });

@@ -9,7 +9,7 @@ export const RegionPinSchema = Type.Object({
   lon: Type.Number({ minimum: -180, maximum: 180 }),
   description: Type.String({ maxLength: 5000 }),
   status: Type.Integer({ enum: [0, 1], description: '0 inactive, 1 active' }),
-});
+}, { title: 'RegionPin' });
 export type RegionPin = Static<typeof RegionPinSchema>;
 
 export const RegionPinBody = Type.Object({

@@ -31,7 +31,7 @@ export const WallPostAuthorSchema = Type.Object({
   name: Type.String({ description: 'first name' }),
   avatar: Type.Union([Type.String(), Type.Null()], { description: 'photo URL, null when none' }),
   sleepStatus: Type.Integer({ enum: [0, 1], description: '0 active, 1 sleeping' }),
-});
+}, { title: 'WallPostAuthor' });
 
 export const WallPostSchema = Type.Object({
   id: Type.Integer(),
@@ -39,11 +39,11 @@ export const WallPostSchema = Type.Object({
   text: Type.String(),
   author: WallPostAuthorSchema,
   createdAt: DateTimeString('when the post was written'),
-});
+}, { title: 'WallPost' });
 export type WallPost = Static<typeof WallPostSchema>;
 
 export const WallPostListSchema = Type.Array(WallPostSchema, { description: 'the 50 newest posts, newest first' });
 
 export const PickupSignupSchema = Type.Object({
   isConfirmed: Type.Boolean({ description: 'true when the caller manages the store: no manager needs to confirm it' }),
-});
+}, { title: 'PickupSignup' });

@@ -13,6 +13,6 @@ export const UploadInfoSchema = Type.Object({
   filename: Type.String(),
   mimeType: Type.String({ description: 'detected from the content' }),
   filesize: Type.Integer({ description: 'bytes as stored (images after re-encoding)' }),
-});
+}, { title: 'UploadInfo' });
 
 export const UploadParams = Type.Object({ uuid: Type.String({ pattern: UUID_PATTERN }) });

@@ -27,7 +27,7 @@ const ThrottledProblemSchema = withHeaders(problemSchemaOf(Type.Composite([Probl
     description: 'Present when the account-wide limit refused: the page (under PUBLIC_URL) where the member asks for a link by email '
       + 'that unlocks logging in with the browser that follows it',
   })),
-})])), RETRY_AFTER);
+})], { title: 'LoginThrottledProblem' })), RETRY_AFTER);
 
 /** The logged-in user, with the cookies of the new session (docs/api.md, "Logging in"). */
 const LoggedInSchema = withHeaders(CurrentUserSchema, {
