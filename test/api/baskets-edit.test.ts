@@ -24,6 +24,31 @@ const createBasket = (overrides?: Record<string, unknown>) => createBasketAs(t, 
 const basketRow = (id: number) => t.db.selectFrom('baskets').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
 
 describe('PATCH /api/baskets/{basketId}', () => {
+  it('answers one entry per offending field, however many of its rules the value breaks', async () => {
+    const id = await createBasket();
+    const before = await basketRow(id);
+    const answer = await t.call('PATCH', `/api/baskets/${id}`, creator, { weightInGrams: -1.5, contactTypes: [['1']], description: '\u0000'.repeat(5001) });
+    expect(answer.statusCode).toBe(400);
+    expect(answer.json().errors).toEqual([
+      { field: 'body/description', message: 'must NOT have more than 5000 characters' },
+      { field: 'body/contactTypes/0/0', message: 'must be integer' },
+      { field: 'body/weightInGrams', message: 'must be integer' },
+    ]);
+    expect(await basketRow(id)).toEqual(before);
+  });
+
+  it('keeps every field of partial edits sent at once: none undoes another', async () => {
+    for (let round = 0; round < 5; round += 1) {
+      const id = await createBasket({ description: 'orig', weightInGrams: 1 });
+      const edits = [{ description: `new ${round}` }, { weightInGrams: 4242 + round }, { telephone: `030 ${round}` }, { lat: 50 + round }];
+      const answers = await Promise.all(edits.map((edit) => t.call('PATCH', `/api/baskets/${id}`, creator, edit)));
+      expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 200, 200]);
+      const row = await basketRow(id);
+      expect({ description: row.description, weightInGrams: row.weight_in_grams, telephone: row.telephone, lat: row.lat })
+        .toEqual({ description: `new ${round}`, weightInGrams: 4242 + round, telephone: `030 ${round}`, lat: 50 + round });
+    }
+  });
+
   it('lets the creator edit; read-only fields are ignored and until never moves', async () => {
     const id = await createBasket();
     const before = await basketRow(id);

@@ -25,7 +25,8 @@ export interface BasketFields {
 export const OPEN_REQUEST_STATUSES = [0, 1] as const;
 export const WITHDRAWN = 5;
 
-export async function findBasket(db: Executor, id: number): Promise<BasketRow | undefined> {
+/** The basket with its creator and open requests; `lock` holds its row (not the creator's) until the transaction ends. */
+export async function findBasket(db: Executor, id: number, lock = false): Promise<BasketRow | undefined> {
   return db.selectFrom('baskets as b')
     .innerJoin('users as u', 'u.id', 'b.creator_id')
     .selectAll('b')
@@ -36,6 +37,7 @@ export async function findBasket(db: Executor, id: number): Promise<BasketRow | 
         .select(sql<number>`count(*)::integer`.as('n')).as('request_count'),
     ])
     .where('b.id', '=', id)
+    .$if(lock, (query) => query.forUpdate('b'))
     .executeTakeFirst() as Promise<BasketRow | undefined>;
 }
 

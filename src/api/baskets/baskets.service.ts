@@ -3,6 +3,7 @@
  * unexpired (an edit never moves `until`), request, and withdraw a request.
  */
 import type { Clock } from '../../clock.ts';
+import type { DB } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { Actor } from '../actor.ts';
 import { ValidationFailed, type FieldError } from '../plugin/problem.ts';
@@ -49,28 +50,33 @@ export async function createBasket(db: Executor, clock: Clock, actor: Pick<Actor
  * `updated` keeps its value.
  */
 export async function editBasket(
-  db: Executor, clock: Clock, actor: Pick<Actor, 'id'>, basketId: number, patch: BasketPatch, checkInput: () => void,
+  db: DB, clock: Clock, actor: Pick<Actor, 'id'>, basketId: number, patch: BasketPatch, checkInput: () => void,
 ): Promise<Basket> {
-  const basket = await findAvailableBasket(db, clock, basketId);
-  if (!mayEditBasket(actor, basket)) throw basketProblems.notCreator();
-  checkInput();
-  const current = fieldsOf(basket);
-  const contactTypes = patch.contactTypes ? contactTypesOf(patch.contactTypes) : { types: current.contactTypes, errors: [] };
-  const fields: BasketFields = {
-    description: patch.description?.trim() ?? current.description,
-    pictures: patch.pictures ?? current.pictures,
-    contactTypes: contactTypes.types,
-    mobile: patch.mobile === undefined ? current.mobile : normalisePhone(patch.mobile),
-    telephone: patch.telephone === undefined ? current.telephone : normalisePhone(patch.telephone),
-    lat: patch.lat ?? current.lat,
-    lon: patch.lon ?? current.lon,
-    lifeTimeInDays: patch.lifeTimeInDays ?? current.lifeTimeInDays,
-    weightInGrams: patch.weightInGrams ?? current.weightInGrams,
-  };
-  if (contactTypes.errors.length === 0 && JSON.stringify(fields) === JSON.stringify(current)) return toBasket(basket);
-  await assertValidFields(db, actor.id, fields, contactTypes.errors);
-  if (!(await updateBasket(db, basket.id, fields, clock()))) throw basketProblems.notFound();
-  return toBasket((await findBasket(db, basket.id))!);
+  // The row stays locked from the read to the commit: edits sent at once each merge into the one before,
+  // where each would otherwise write back the fields it read and undo the others'.
+  const edited = await db.transaction().execute(async (trx) => {
+    const basket = await findAvailableBasket(trx, clock, basketId, true);
+    if (!mayEditBasket(actor, basket)) throw basketProblems.notCreator();
+    checkInput();
+    const current = fieldsOf(basket);
+    const contactTypes = patch.contactTypes ? contactTypesOf(patch.contactTypes) : { types: current.contactTypes, errors: [] };
+    const fields: BasketFields = {
+      description: patch.description?.trim() ?? current.description,
+      pictures: patch.pictures ?? current.pictures,
+      contactTypes: contactTypes.types,
+      mobile: patch.mobile === undefined ? current.mobile : normalisePhone(patch.mobile),
+      telephone: patch.telephone === undefined ? current.telephone : normalisePhone(patch.telephone),
+      lat: patch.lat ?? current.lat,
+      lon: patch.lon ?? current.lon,
+      lifeTimeInDays: patch.lifeTimeInDays ?? current.lifeTimeInDays,
+      weightInGrams: patch.weightInGrams ?? current.weightInGrams,
+    };
+    if (contactTypes.errors.length === 0 && JSON.stringify(fields) === JSON.stringify(current)) return basket;
+    await assertValidFields(trx, actor.id, fields, contactTypes.errors);
+    if (!(await updateBasket(trx, basket.id, fields, clock()))) throw basketProblems.notFound();
+    return undefined;
+  });
+  return toBasket(edited ?? (await findBasket(db, basketId))!);
 }
 
 function fieldsOf(row: BasketRow): BasketFields {
@@ -114,14 +120,14 @@ function isOpenRequest(status: number | undefined): boolean {
   return (OPEN_REQUEST_STATUSES as readonly number[]).includes(status ?? -1);
 }
 
-async function findVisibleBasket(db: Executor, basketId: number): Promise<BasketRow> {
-  const basket = await findBasket(db, basketId);
+async function findVisibleBasket(db: Executor, basketId: number, lock = false): Promise<BasketRow> {
+  const basket = await findBasket(db, basketId, lock);
   if (!basket || !isVisible(basket)) throw basketProblems.notFound();
   return basket;
 }
 
-async function findAvailableBasket(db: Executor, clock: Clock, basketId: number): Promise<BasketRow> {
-  const basket = await findVisibleBasket(db, basketId);
+async function findAvailableBasket(db: Executor, clock: Clock, basketId: number, lock = false): Promise<BasketRow> {
+  const basket = await findVisibleBasket(db, basketId, lock);
   if (!isAvailable(basket, clock())) throw basketProblems.notFound();
   return basket;
 }
