@@ -56,8 +56,18 @@ export function problemBody(status: number, code: ProblemCode, detail: string, e
     status,
     detail,
     code,
-    ...(errors && errors.length > 0 ? { errors: [...errors] } : {}),
+    ...(errors && errors.length > 0 ? { errors: onePerField(errors) } : {}),
   };
+}
+
+/**
+ * SPEC-API: one entry per offending field. A value can break several rules of its field at once (`-1.5`
+ * for a count of grams: not an integer, below 0); the first one reported names it, in the order the
+ * schema lists its rules.
+ */
+function onePerField(errors: readonly FieldError[]): FieldError[] {
+  const seen = new Set<string>();
+  return errors.filter((error) => !seen.has(error.field) && seen.add(error.field));
 }
 
 /** Thrown by services for invalid input that passed the schema but breaks a rule of a field. */
