@@ -18,3 +18,12 @@ export function inTransaction<T>(db: Executor, work: (trx: Transaction<Database>
 export async function lockForTransaction(trx: Transaction<any>, key: number): Promise<void> {
   await sql`select pg_advisory_xact_lock(hashtextextended(coalesce(current_schema(), ''), ${key}))`.execute(trx);
 }
+
+/**
+ * {@link lockForTransaction} for one thing of many: the lock named by `name` (what is counted or
+ * replaced, such as `upload-count`) and `id` (whose: a member's id), so that requests about one
+ * member wait for each other and requests about others do not.
+ */
+export async function lockForTransactionOf(trx: Transaction<any>, name: string, id: number): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(coalesce(current_schema(), '') || '/' || ${name}, ${id}))`.execute(trx);
+}

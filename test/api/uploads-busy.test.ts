@@ -116,4 +116,22 @@ describe('POST /api/uploads under load', () => {
     clock.advance(retryAfter);
     expect((await upload(session, 'note.txt', Buffer.from('hello'))).statusCode).toBe(200);
   });
+
+  it(`stores no more than ${UPLOADS_PER_WINDOW} when a user's uploads arrive at once: the rest are 429`, async () => {
+    const user = await makeUser(t.db);
+    const session = await t.logIn(user);
+    for (let i = 0; i < UPLOADS_PER_WINDOW - 2; i++) {
+      await insertUpload(t.db, {
+        uuid: crypto.randomUUID(), userId: user.id, filename: `f${i}.txt`, mimeType: 'text/plain', filesize: 1, content: Buffer.from('x'),
+      }, clock.now());
+    }
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => upload(session, `n${i}.txt`, Buffer.from(`note ${i}`))));
+    expect(answers.map((answer) => answer.statusCode).sort()).toEqual([200, 200, 429, 429, 429, 429, 429, 429]);
+    for (const refused of answers.filter((answer) => answer.statusCode === 429)) {
+      expect(refused.json()).toMatchObject({ code: 'upload.rate-limited' });
+      expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
+    }
+    const stored = await t.db.selectFrom('uploads').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', user.id).executeTakeFirstOrThrow();
+    expect(Number(stored.n)).toBe(UPLOADS_PER_WINDOW);
+  });
 });

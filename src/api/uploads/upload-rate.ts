@@ -1,10 +1,14 @@
 /**
  * Uploads per user and time (SPEC-API `POST /api/uploads`): counted from the
  * stored uploads themselves, so every instance sees the same number without a
- * counter of its own. Parallel requests of one user may pass the count
- * together; the image queue holds at most two of them per user at a time.
+ * counter of its own. Counted twice: before any work (a user over the rate is
+ * refused at once), and again where the upload is stored, under a lock of the
+ * user's, so that uploads sent at once cannot pass the count together.
  */
+import type { Transaction } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
+import type { Database } from '../../db/schema.ts';
+import { inTransaction, lockForTransactionOf } from '../../db/transaction.ts';
 import { uploadProblems } from './uploads.problems.ts';
 import { countUploadsSince } from './uploads.repository.ts';
 
@@ -19,4 +23,13 @@ export async function assertUploadRate(db: Executor, userId: number, now: Date):
   const freeAt = (oldest ?? now).getTime() + UPLOAD_WINDOW_SECONDS * 1000;
   const seconds = Math.max(1, Math.ceil((freeAt - now.getTime()) / 1000));
   throw uploadProblems.tooManyUploads(UPLOADS_PER_WINDOW, UPLOAD_WINDOW_SECONDS / 60, seconds);
+}
+
+/** Runs `store` unless the user has reached the rate meanwhile (429): counted and stored under the user's lock. */
+export async function storeWithinUploadRate(db: Executor, userId: number, now: Date, store: (trx: Transaction<Database>) => Promise<void>): Promise<void> {
+  await inTransaction(db, async (trx) => {
+    await lockForTransactionOf(trx, 'upload-count', userId);
+    await assertUploadRate(trx, userId, now);
+    await store(trx);
+  });
 }

@@ -13,7 +13,7 @@ import { ValidationFailed } from '../plugin/problem.ts';
 import type { ImageWorkQueue } from './image-work-queue.ts';
 import { uploadProblems } from './uploads.problems.ts';
 import { cleanContent, MAX_IMAGE_SIDE, UnusableImage, type RunImageWork } from './upload-content.ts';
-import { assertUploadRate } from './upload-rate.ts';
+import { assertUploadRate, storeWithinUploadRate } from './upload-rate.ts';
 import { findUpload, hasUpload, insertUpload, type StoredUpload } from './uploads.repository.ts';
 
 export const UPLOAD_URL_PREFIX = '/api/uploads/';
@@ -40,7 +40,8 @@ export async function storeUpload(
   db: Executor, clock: Clock, actor: Actor, input: { filename: string; body: string }, limits: { maxBytes: number; images: ImageWorkQueue },
 ): Promise<UploadInfo> {
   const { maxBytes } = limits;
-  await assertUploadRate(db, actor.id, clock());
+  const now = clock();
+  await assertUploadRate(db, actor.id, now);
   const filename = cleanFilename(input.filename);
   if (filename === '') throw new ValidationFailed([{ field: 'body/filename', message: 'must name the file' }]);
   const bytes = decodeStrictBase64(input.body);
@@ -58,7 +59,7 @@ export async function storeUpload(
   const upload: StoredUpload = {
     uuid: randomUUID(), userId: actor.id, filename, mimeType: clean.mimeType, filesize: clean.content.length, content: clean.content,
   };
-  await insertUpload(db, upload, clock());
+  await storeWithinUploadRate(db, actor.id, now, (trx) => insertUpload(trx, upload, now));
   return toUploadInfo(upload);
 }
 
