@@ -55,7 +55,9 @@ export interface Refusal { readonly wait: number; readonly lockedBy: ThrottleCou
  * counted), or the refusal: refused attempts count nowhere. A refusal is
  * logged to `report` (docs/security-events.md) when given.
  */
-export async function reserveAttempt(store: AttemptCounters, clock: Clock, counters: readonly ThrottleCounter[], report?: { log: EventLog; ip: string }): Promise<Refusal | undefined> {
+export async function reserveAttempt(
+  store: AttemptCounters, clock: Clock, counters: readonly ThrottleCounter[], report?: { log: EventLog; ip: string; userId?: number | null },
+): Promise<Refusal | undefined> {
   const now = clock();
   const reserved: string[] = [];
   // One counter after the other: a refusal by the second gives the first its place back.
@@ -63,7 +65,10 @@ export async function reserveAttempt(store: AttemptCounters, clock: Clock, count
     const wait = await store.reserve(counter.key, counter.policy, now);
     if (wait > 0) {
       await Promise.all(reserved.map((key) => store.giveBack(key)));
-      if (report) logSecurityEvent(report.log, { event: 'account.login.locked', lockedBy: counter.kind, retryAfterSeconds: wait, ip: report.ip });
+      if (report) {
+        const { log, ip, userId } = report;
+        logSecurityEvent(log, { event: 'account.login.locked', lockedBy: counter.kind, retryAfterSeconds: wait, ...(userId === undefined ? {} : { userId }), ip });
+      }
       return { wait, lockedBy: counter.kind };
     }
     reserved.push(counter.key);

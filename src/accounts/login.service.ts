@@ -102,12 +102,18 @@ export async function logIn(db: DB, clock: Clock, guard: LoginGuard, input: Logi
   const email = input.email.trim();
   const account = accountOf(email);
   const counters = throttleCounters(account, input.ip, deviceNonce(deviceKey, account, input.deviceCookie));
-  const refusal = await reserveAttempt(attempts, clock, counters, input.log && { log: input.log, ip: input.ip });
-  if (refusal) throw new LoginThrottled(refusal.wait, refusal.lockedBy);
+  // Looked up before the counters, so that a refusal names the member whose account is being guessed at (the audit log).
   const found = isPossibleEmail(email) ? await findUserCredentialsByEmail(db, email) : undefined;
+  const refusal = await reserveAttempt(attempts, clock, counters, input.log && { log: input.log, ip: input.ip, userId: found?.id ?? null });
+  if (refusal) throw new LoginThrottled(refusal.wait, refusal.lockedBy);
   const valid = found ? await verifyPassword(found.password_hash, input.password) : await verifyAgainstDummy(input.password);
   // A failure stays counted: its reservation is the record.
-  if (!found || !valid) throw new InvalidCredentials();
+  if (!found || !valid) {
+    if (input.log) {
+      logSecurityEvent(input.log, { event: 'account.login.failed', userId: found?.id ?? null, reason: found ? 'wrong-password' : 'unknown-email', ip: input.ip });
+    }
+    throw new InvalidCredentials();
+  }
   const { password_hash: _hash, disabled_at: disabledAt, ...user } = found;
   // Said only to whoever knows the password: it tells a guesser nothing. The attempt stays counted.
   if (disabledAt !== null) {
@@ -130,11 +136,14 @@ export interface SessionStart {
   userAgent?: string | undefined;
   previousSessionId?: string | undefined;
   deviceCookie?: string | undefined;
+  /** Where the sign-in is recorded (`account.login.succeeded`). */
+  log?: EventLog | undefined;
 }
 
 /** The session (the browser's earlier one renewed or replaced: the apps keep their tokens) and the device cookie to set. */
 export async function startSession(db: DB, clock: Clock, deviceKey: KeyObject, start: SessionStart): Promise<{ session: NewSession; deviceCookie: string }> {
   const session = await createSession(db, clock, start.userId, start.rememberMe, start.previousSessionId, sessionDevice(start.userAgent, start.ip), start.amr);
+  if (start.log) logSecurityEvent(start.log, { event: 'account.login.succeeded', userId: start.userId, amr: start.amr, ip: start.ip });
   return { session, deviceCookie: deviceCookieAfterLogin(deviceKey, start.account, start.deviceCookie) };
 }
 
@@ -147,9 +156,12 @@ export function minutesToWait(seconds: number): number {
  * Ends the session with this cookie value, if any, and revokes the grants
  * issued under it (`POST /logout`, `POST /api/user/logout`, RP-initiated
  * logout): what the member ended, or undefined when there was no session.
+ * A member's own logout is recorded in `report` (RP-initiated logout records its own event).
  */
-export async function logOut(db: DB, sessionId: string | undefined, now: Date): Promise<EndedSession | undefined> {
-  return sessionId ? endSession(db, sessionId, now) : undefined;
+export async function logOut(db: DB, sessionId: string | undefined, now: Date, report?: { log: EventLog; ip: string }): Promise<EndedSession | undefined> {
+  const ended = sessionId ? await endSession(db, sessionId, now) : undefined;
+  if (ended && report) logSecurityEvent(report.log, { event: 'account.logout', userId: ended.userId, grantsRevoked: ended.grantsRevoked, ip: report.ip });
+  return ended;
 }
 
 function isPossibleEmail(email: string): boolean {

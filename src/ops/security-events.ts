@@ -22,7 +22,13 @@ export type SecurityEvent =
   /** The token or revocation endpoint refused a client's credentials. */
   | { event: 'oauth.client.authentication_failed'; clientId: string | null; reason: string; ip: string }
   /** A login attempt was refused because its account, source or device is locked for a while. */
-  | { event: 'account.login.locked'; lockedBy: 'account' | 'source' | 'device'; retryAfterSeconds: number; ip: string }
+  | { event: 'account.login.locked'; lockedBy: 'account' | 'source' | 'device'; retryAfterSeconds: number; userId?: number | null; ip: string }
+  /** A member signed in with their password (`amr`: and a second factor, where they have one); their session started. */
+  | { event: 'account.login.succeeded'; userId: number; amr: readonly string[]; ip: string }
+  /** A password login was refused: no account has the email (`userId` null), or the password is wrong. */
+  | { event: 'account.login.failed'; userId: number | null; reason: 'unknown-email' | 'wrong-password'; ip: string }
+  /** The member logged out (`POST /logout`, `POST /api/user/logout`); the grants issued under the session were revoked. */
+  | { event: 'account.logout'; userId: number; grantsRevoked: number; ip: string }
   /** The user allowed a client's request on the consent page; `remembered` when they ticked "remember". */
   | { event: 'oauth.consent.granted'; userId: number; clientId: string; scopes: readonly string[]; remembered: boolean }
   | { event: 'oauth.consent.revoked'; userId: number; clientId: string }
@@ -136,6 +142,9 @@ const DESCRIPTIONS: Record<SecurityEventName, ['warn' | 'info', string]> = {
   'oauth.refresh_token.family_revoked': ['warn', 'retired refresh token reused; its token family is revoked'],
   'oauth.client.authentication_failed': ['warn', 'client authentication failed'],
   'account.login.locked': ['warn', 'login refused: too many failed attempts'],
+  'account.login.succeeded': ['info', 'signed in; session started'],
+  'account.login.failed': ['warn', 'login refused: wrong email or password'],
+  'account.logout': ['info', 'logged out by the member'],
   'oauth.consent.granted': ['info', 'consent granted'],
   'oauth.consent.revoked': ['info', 'consent revoked'],
   'account.sessions.ended': ['info', 'sessions ended by the member'],

@@ -84,6 +84,8 @@ describe('a passkey at the second step of a login', () => {
     expect((await newestSession(member.id)).amr).toEqual(['pwd', 'hwk', 'mfa']);
     expect(await pendingLogins(member.id)).toBe(0);
     expect(events('account.second_factor.succeeded').at(-1)).toMatchObject({ userId: member.id, method: 'passkey', amr: ['pwd', 'hwk', 'mfa'], stepUp: false });
+    // The login is recorded when its session starts, after both factors (the password step alone recorded none).
+    expect(events('account.login.succeeded').at(-1)).toMatchObject({ userId: member.id, amr: ['pwd', 'hwk', 'mfa'] });
     // The pending login was used once: the same answer again signs nobody in.
     const again = await passkeyStep(authenticator, step);
     expect(again.statusCode).toBe(401);

@@ -66,17 +66,50 @@ describe('security events are stored', () => {
     }]);
   });
 
-  test('a login lockout: warn, the locking counter and the wait in the details', async () => {
+  test('failed logins, then a lockout: warn, the member guessed at, the reason, the locking counter and the wait', async () => {
     const target = await makeUser(t.db);
-    const login = (password: string) => t.app.inject({ method: 'POST', url: '/api/user/login', payload: { email: target.email, password }, remoteAddress: '198.51.100.9' });
-    for (let i = 0; i < PER_SOURCE_POLICY.free; i++) expect((await login('wrong-password-guess')).statusCode).toBe(401);
-    expect(await stored()).toEqual([]);
-    expect((await login(TEST_PASSWORD)).statusCode).toBe(429);
+    const login = (email: string, password: string) =>
+      t.app.inject({ method: 'POST', url: '/api/user/login', payload: { email, password }, remoteAddress: '198.51.100.9' });
+    expect((await login('nobody-here@example.test', 'wrong-password-guess')).statusCode).toBe(401);
+    // The counter is the account's from this address: the unknown email counts on its own.
+    for (let i = 0; i < PER_SOURCE_POLICY.free; i++) expect((await login(target.email, 'wrong-password-guess')).statusCode).toBe(401);
+    const failed = (userId: number | null, reason: string) => ({
+      event: 'account.login.failed', level: 'warn', user_id: userId, client_id: null, ip: '198.51.100.9', details: { reason }, occurred_at: t.clock.now(),
+    });
+    expect(await stored()).toEqual([
+      failed(null, 'unknown-email'), ...Array.from({ length: PER_SOURCE_POLICY.free }, () => failed(target.id, 'wrong-password')),
+    ]);
+    await t.db.deleteFrom('security_events').execute();
+    expect((await login(target.email, TEST_PASSWORD)).statusCode).toBe(429);
     const rows = await stored();
     expect(rows).toEqual([expect.objectContaining({
-      event: 'account.login.locked', level: 'warn', user_id: null, client_id: null, ip: '198.51.100.9', details: { lockedBy: 'source', retryAfterSeconds: 60 },
+      event: 'account.login.locked', level: 'warn', user_id: target.id, client_id: null, ip: '198.51.100.9', details: { lockedBy: 'source', retryAfterSeconds: 60 },
     })]);
     expect(JSON.stringify(rows)).not.toContain(target.email);
+  });
+
+  test('a password login and a logout, by the page and by the API: info, the member, how they signed in, the grants revoked', async () => {
+    const member = await makeUser(t.db);
+    const api = await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { email: member.email, password: TEST_PASSWORD }, remoteAddress: '192.0.2.20' });
+    expect(api.statusCode).toBe(200);
+    const cookie = [api.headers['set-cookie']].flat().map((line) => line!.split(';')[0]).join('; ');
+    const out = await t.app.inject({ method: 'POST', url: '/api/user/logout', remoteAddress: '192.0.2.20', headers: { cookie, 'x-csrf-token': api.json().csrfToken } });
+    expect(out.statusCode).toBe(204);
+    const page = await logInAs(t.app, member);
+    const pageOut = await t.app.inject({
+      method: 'POST', url: '/logout', remoteAddress: '192.0.2.21', headers: { ...form, cookie: page.cookie }, payload: `csrf_token=${page.csrfToken}`,
+    });
+    expect(pageOut.statusCode).toBe(303);
+    const row = (event: string, ip: string, details: object) => ({ event, level: 'info', user_id: member.id, client_id: null, ip, details, occurred_at: t.clock.now() });
+    expect(await stored()).toEqual([
+      row('account.login.succeeded', '192.0.2.20', { amr: ['pwd'] }),
+      row('account.logout', '192.0.2.20', { grantsRevoked: 0 }),
+      row('account.login.succeeded', '127.0.0.1', { amr: ['pwd'] }),
+      row('account.logout', '192.0.2.21', { grantsRevoked: 0 }),
+    ]);
+    // Logging out without a session records nothing.
+    expect((await t.app.inject({ method: 'POST', url: '/logout', headers: form, payload: '' })).statusCode).toBe(303);
+    expect(await stored()).toHaveLength(4);
   });
 
   test('a request refused before any event (no CSRF token) stores nothing', async () => {

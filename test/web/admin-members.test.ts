@@ -275,9 +275,11 @@ describe('actions', () => {
     expect(await resetMailComposer(t.config.publicUrl)(t.db, mail, t.clock.now())).toBeUndefined();
     expect(await unlockMailComposer(t.config.publicUrl)(t.db, mail, t.clock.now())).toBeUndefined();
     expect((await storedEvents(member.id)).filter((e) => e.event.startsWith('account.'))).toEqual([
+      { event: 'account.login.succeeded', amr: ['pwd'] },
       { event: 'account.member.disabled', actorId: orga.user.id, sessionsEnded: 1, grantsRevoked: 1 },
       { event: 'account.login.disabled' },
       { event: 'account.login.disabled' },
+      { event: 'account.login.failed', reason: 'wrong-password' },
     ]);
 
     await writes.take();

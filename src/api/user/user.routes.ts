@@ -79,7 +79,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (a
       response: { 204: Type.Null(), 401: ProblemSchema, 403: ProblemSchema },
     },
   }, async (request, reply) => {
-    await logOut(db, request.cookies[SESSION_COOKIE], clock());
+    await logOut(db, request.cookies[SESSION_COOKIE], clock(), { log: request.events, ip: request.ip });
     clearSessionCookies(reply, config);
     return reply.code(204).send(null);
   });

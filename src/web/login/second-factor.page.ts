@@ -179,7 +179,7 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
     const { session, deviceCookie } = await startSession(db, clock, loginGuard.deviceKey, {
       userId: step.userId, account: accountOf(email), rememberMe: pending?.remember ?? ('session' in step && step.session.remember),
       amr, ip: request.ip, userAgent: request.headers['user-agent'], previousSessionId: request.cookies[SESSION_COOKIE],
-      deviceCookie: request.cookies[DEVICE_COOKIE],
+      deviceCookie: request.cookies[DEVICE_COOKIE], log: request.events,
     });
     setSessionCookies(reply, config, clock, session);
     // The device cookie says this browser completed a login with the password: not a step-up's to give.

@@ -27,7 +27,7 @@ export async function logoutPage(app: FastifyInstance, { config, db, clock }: { 
       return reply.render('logout', { csrfToken: session.csrfToken, error: reply.translator()('logout.csrf') }, 403);
     }
     // Without a session there is nobody to log out: only stale cookies to clear.
-    await logOut(db, request.cookies[SESSION_COOKIE], clock());
+    await logOut(db, request.cookies[SESSION_COOKIE], clock(), { log: request.events, ip: request.ip });
     clearSessionCookies(reply, config);
     return reply.redirect('/', 303);
   });
