@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
 import type { Clock } from '../clock.ts';
 import type { Executor } from '../db/executor.ts';
+import { inTransaction, lockForTransactionOf } from '../db/transaction.ts';
 import { logSecurityEvent } from '../ops/security-events.ts';
 import type { AttemptCounters, DelayPolicy } from './login-attempt-counters.ts';
 import { digestLinkToken, isLinkToken, queueLinkMail, type LinkMailKind, type LinkMailRequest } from './mailed-link.ts';
@@ -54,14 +55,21 @@ export interface NewResetToken {
   readonly returnTo: string;
 }
 
-/** Stores a new link for the member; their older links stop working ("invalidated by a newer request"). */
+/**
+ * Stores a new link for the member; their older links stop working ("invalidated by a newer request").
+ * Under the member's lock: links composed side by side (the mail sender sends a batch at once) replace
+ * one another in turn, where each would otherwise delete before the others insert, leaving all live.
+ */
 export async function storeResetToken(db: Executor, token: NewResetToken, now: Date): Promise<void> {
-  await db.deleteFrom('password_reset_tokens').where('user_id', '=', token.userId).execute();
-  await db.insertInto('password_reset_tokens').values({
-    digest: digestLinkToken(token.token), user_id: token.userId, return_to: token.returnTo,
-    password_hash_digest: digestPasswordHash(token.passwordHash),
-    expires_at: new Date(now.getTime() + RESET_LINK_MINUTES * 60 * 1000),
-  }).execute();
+  await inTransaction(db, async (trx) => {
+    await lockForTransactionOf(trx, 'password-reset', token.userId);
+    await trx.deleteFrom('password_reset_tokens').where('user_id', '=', token.userId).execute();
+    await trx.insertInto('password_reset_tokens').values({
+      digest: digestLinkToken(token.token), user_id: token.userId, return_to: token.returnTo,
+      password_hash_digest: digestPasswordHash(token.passwordHash),
+      expires_at: new Date(now.getTime() + RESET_LINK_MINUTES * 60 * 1000),
+    }).execute();
+  });
 }
 
 export interface LiveResetToken {

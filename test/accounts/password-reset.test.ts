@@ -267,6 +267,19 @@ describe('following the link', () => {
     expect((await setPassword(newer, NEW_PASSWORD)).statusCode).toBe(303);
   });
 
+  it('leaves one live link when several are sent at once: the newest replaces the others', async () => {
+    const user = await makeUser(t.db);
+    for (let i = 0; i < 3; i++) expect((await askForLink(user.email)).statusCode).toBe(200);
+    // One batch: the sender composes (and stores) the three links side by side.
+    await sendAll();
+    const links = smtp.received.filter((_, i) => smtp.envelopes[i]!.includes(user.email))
+      .map((mail) => new URL(/http:\/\/localhost:8080\/password\/reset\/[A-Za-z0-9_-]{43}/.exec(mail.text!)![0]).pathname);
+    expect(links).toHaveLength(3);
+    expect(await t.db.selectFrom('password_reset_tokens').select('user_id').where('user_id', '=', user.id).execute()).toEqual([{ user_id: user.id }]);
+    const opened = await Promise.all(links.map(async (link) => (await t.app.inject({ url: link, headers: { 'accept-language': 'en' } })).statusCode));
+    expect(opened.sort()).toEqual([200, 410, 410]);
+  });
+
   it('is ended by any change of the password', async () => {
     const user = await makeUser(t.db);
     await askForLink(user.email);
