@@ -232,6 +232,19 @@ describe('re-authentication (OpenID Connect Core §3.1.2.1)', () => {
     expect(consentPage.body).toContain('name="decision"');
   });
 
+  test('prompt=select_account sends a logged-in user to /login to choose the account, not straight back with a code', async () => {
+    const response = await authorize(params({ prompt: 'select_account' }));
+    expect(response.statusCode).toBe(303);
+    const location = new URL(response.headers.location as string, ISSUER);
+    expect(location.pathname).toBe('/login');
+    const back = Object.fromEntries(new URL(location.searchParams.get('return_to')!, ISSUER).searchParams);
+    expect(back.prompt).toBeUndefined();
+    expect(back).toMatchObject({ login_after: expect.stringMatching(MARKER), client_id: confidential });
+    const consentPage = await logInAndReturn(location.searchParams.get('return_to')!, 2);
+    expect(consentPage.statusCode).toBe(200);
+    expect(consentPage.body).toContain('name="decision"');
+  });
+
   test('max_age=0 from the client: satisfied by the login it causes, even seconds later', async () => {
     const response = await authorize(params({ max_age: '0' }));
     const returnTo = new URL(response.headers.location as string, ISSUER).searchParams.get('return_to')!;

@@ -269,7 +269,7 @@ function requestBinding(req: AuthorizationRequest) {
  * region: {@link needsFreshLogin} is then false, and no membership is looked up.
  */
 function asksOnlyForLiveSession(req: AuthorizationRequest): boolean {
-  return !req.prompt.has('login') && req.maxAge === undefined && req.acr === undefined && req.client.required_regions.length === 0;
+  return !asksForLogin(req) && req.maxAge === undefined && req.acr === undefined && req.client.required_regions.length === 0;
 }
 
 /**
@@ -287,7 +287,7 @@ function isLoginForRequest(loginAfter: number | undefined, session: SessionConte
  */
 function needsFreshLogin(req: AuthorizationRequest, loginAfter: number | undefined, session: SessionContext, now: Date): boolean {
   if (isLoginForRequest(loginAfter, session)) return false;
-  if (req.prompt.has('login')) return true;
+  if (asksForLogin(req)) return true;
   return req.maxAge !== undefined && secondsSince(session.authTime, now) > req.maxAge;
 }
 
@@ -311,13 +311,24 @@ function isOtherThanHinted(req: AuthorizationRequest, session: SessionContext): 
  */
 function parametersAfterLogin(req: AuthorizationRequest, marker: string): Record<string, string> {
   const parameters = { ...req.parameters };
-  if (req.prompt.has('login')) {
-    const rest = [...req.prompt].filter((p) => p !== 'login');
+  if (asksForLogin(req)) {
+    const rest = [...req.prompt].filter((p) => !LOGIN_PROMPTS.has(p));
     if (rest.length > 0) parameters.prompt = rest.join(' ');
     else delete parameters.prompt;
   }
-  if (req.prompt.has('login') || req.maxAge !== undefined || req.hintedSubject !== undefined) parameters[LOGIN_AFTER_PARAMETER] = marker;
+  if (asksForLogin(req) || req.maxAge !== undefined || req.hintedSubject !== undefined) parameters[LOGIN_AFTER_PARAMETER] = marker;
   return parameters;
+}
+
+/**
+ * The prompts the login page answers (OpenID Connect Core §3.1.2.1): `login`, and `select_account`,
+ * whose account the member selects by signing in with it there (any account's email and password;
+ * the session is another member's from then on), as `prompt=login` asks; never passed over by a live session.
+ */
+const LOGIN_PROMPTS: ReadonlySet<string> = new Set(['login', 'select_account']);
+
+function asksForLogin(req: AuthorizationRequest): boolean {
+  return [...LOGIN_PROMPTS].some((prompt) => req.prompt.has(prompt));
 }
 
 function authorizeUrl(parameters: Record<string, string>): string {
