@@ -59,8 +59,10 @@ export interface AuthorizationRequest {
   dpopJkt: string | null;
   prompt: ReadonlySet<string>;
   maxAge: number | undefined;
-  /** `acr_values` or an essential `acr` claim (checks/acr.ts): the levels asked for, in the client's order; undefined: none. */
+  /** `acr_values` or an `acr` claim (checks/acr.ts): the levels asked for, in the client's order; undefined: none. */
   acr: readonly string[] | undefined;
+  /** Whether a level of {@link acr} must be met (`acr_values`, an essential claim), or is only preferred (a voluntary claim). */
+  acrRequired: boolean;
   /** See {@link LOGIN_AFTER_PARAMETER}, as sent; verified by oauth/login-marker.ts. */
   loginMarker: string | undefined;
   /**
@@ -151,9 +153,12 @@ export function checkAuthorizationRequest(client: ClientRow, raw: RawParameters)
   const maxAge = take(checkMaxAge(parameters));
   const nonce = take(checkNonce(parameters));
   const dpopJkt = take(checkDpopJkt(parameters));
-  const acr = take(checkRequestedAcr(parameters));
+  const requestedAcr = take(checkRequestedAcr(parameters));
   const loginMarker = parameters.login_after;
-  return { client, redirectUri, state, scopes, codeChallenge, nonce, dpopJkt, prompt, maxAge, acr, loginMarker, hintedSubject: undefined, parameters, pushed: false };
+  return {
+    client, redirectUri, state, scopes, codeChallenge, nonce, dpopJkt, prompt, maxAge, acr: requestedAcr?.values, acrRequired: requestedAcr?.required ?? false,
+    loginMarker, hintedSubject: undefined, parameters, pushed: false,
+  };
 }
 
 /**

@@ -121,7 +121,7 @@ export type SecurityEvent =
   /** The member replaced their recovery codes with ten new ones. */
   | { event: 'account.recovery_codes.regenerated'; userId: number }
   /** An app asked for a stronger sign-in than the session's (acr_values, claims): `outcome` what followed. */
-  | { event: 'oauth.step_up'; userId: number; clientId: string; requested: readonly string[]; outcome: 'asked' | 'login' | 'unmet' | 'login_required' }
+  | { event: 'oauth.step_up'; userId: number; clientId: string; requested: readonly string[]; outcome: 'asked' | 'login' | 'unmet' | 'login_required' | 'passed_over' }
   /** The member added a passkey at /settings/security. */
   | { event: 'account.passkey.registered'; userId: number; passkeyId: number; deviceType: 'singleDevice' | 'multiDevice'; backedUp: boolean }
   /** The member removed one of their passkeys at /settings/security. */

@@ -9,7 +9,7 @@
  */
 import * as client from 'openid-client';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { ACR_MULTI_FACTOR } from '../../src/accounts/authentication-methods.ts';
+import { ACR_MULTI_FACTOR, ACR_PASSWORD } from '../../src/accounts/authentication-methods.ts';
 import { FrozenClock } from '../helpers/clock.ts';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/fixture.ts';
@@ -169,6 +169,31 @@ describe('step-up', () => {
     const malformed = await request({ claims: '{"id_token":' });
     const refused = new URL((await browser.follow(malformed.url.href)).location!);
     expect([refused.searchParams.get('error'), refused.searchParams.get('error_description')]).toEqual(['invalid_request', 'The claims parameter must be a JSON object.']);
+  });
+
+  test('a voluntary acr claim is a preference (OpenID Connect Core §5.5.1): asked where it can be met, else the code with the session\'s level', async () => {
+    const voluntary = JSON.stringify({ id_token: { acr: { values: [ACR_MULTI_FACTOR] } } });
+    const member = await makeUser(t.db);
+    const { browser } = await signedInWithPassword(member);
+    // No second factor: no error, and the ID token says the level the sign-in reached.
+    const preferred = await request({ claims: voluntary });
+    const answer = await browser.follow(preferred.url.href);
+    expect(new URL(answer.location!).searchParams.get('code')).toEqual(expect.any(String));
+    expect((await preferred.exchange(answer.location!)).claims()).toMatchObject({ amr: ['pwd'], acr: ACR_PASSWORD });
+    // The same preference essential: the error.
+    const essential = await request({ claims: JSON.stringify({ id_token: { acr: { essential: true, values: [ACR_MULTI_FACTOR] } } }) });
+    expect(new URL((await browser.follow(essential.url.href)).location!).searchParams.get('error')).toBe('unmet_authentication_requirements');
+    // With one-time codes the member is asked; with prompt=none, which forbids asking, the code comes at the session's level.
+    const { secret } = await enrol(t.app, await t.logIn(member), clock.now());
+    clock.advance(30);
+    const silent = await request({ claims: voluntary, prompt: 'none' });
+    const silentAnswer = await browser.follow(silent.url.href);
+    expect((await silent.exchange(silentAnswer.location!)).claims()).toMatchObject({ amr: ['pwd'], acr: ACR_PASSWORD });
+    const asked = await request({ claims: voluntary });
+    const page = await browser.follow(asked.url.href);
+    expect(page.url).toContain('/login/second-factor?return_to=');
+    const done = await browser.follow('/login/second-factor', { form: { ...formFields(await page.response.text()), code: codeAt(secret, clock.now()) } });
+    expect((await asked.exchange(done.location!)).claims()).toMatchObject({ amr: ['pwd', 'otp', 'mfa'], acr: ACR_MULTI_FACTOR });
   });
 
   test('prompt=none with a step-up needed: login_required; through PAR the step-up is asked as from the front channel', async () => {

@@ -6,16 +6,18 @@ const claims = (acr: unknown) => JSON.stringify({ id_token: { acr } });
 describe('requested acr (acr_values, claims)', () => {
   test.each([
     [{}, undefined],
-    [{ acr_values: 'urn:foodsharing:acr:mfa phr' }, ['urn:foodsharing:acr:mfa', 'phr']],
+    [{ acr_values: 'urn:foodsharing:acr:mfa phr' }, { values: ['urn:foodsharing:acr:mfa', 'phr'], required: true }],
     [{ acr_values: '  ' }, undefined],
-    [{ claims: claims({ essential: true, values: ['phr', 'urn:foodsharing:acr:mfa'] }) }, ['phr', 'urn:foodsharing:acr:mfa']],
-    [{ claims: claims({ essential: true, value: 'phr' }) }, ['phr']],
+    [{ claims: claims({ essential: true, values: ['phr', 'urn:foodsharing:acr:mfa'] }) }, { values: ['phr', 'urn:foodsharing:acr:mfa'], required: true }],
+    [{ claims: claims({ essential: true, value: 'phr' }) }, { values: ['phr'], required: true }],
     [{ claims: claims(null) }, undefined],
     [{ claims: JSON.stringify({ userinfo: { email: null } }) }, undefined],
     // The essential claim decides over acr_values; a voluntary one gives way to it.
-    [{ acr_values: 'a', claims: claims({ essential: true, values: ['b'] }) }, ['b']],
-    [{ acr_values: 'a', claims: claims({ values: ['b'] }) }, ['a']],
-    [{ claims: claims({ values: ['b'] }) }, ['b']],
+    [{ acr_values: 'a', claims: claims({ essential: true, values: ['b'] }) }, { values: ['b'], required: true }],
+    [{ acr_values: 'a', claims: claims({ values: ['b'] }) }, { values: ['a'], required: true }],
+    // A voluntary claim alone is a preference (OpenID Connect Core §5.5.1).
+    [{ claims: claims({ values: ['b'] }) }, { values: ['b'], required: false }],
+    [{ claims: claims({ essential: false, values: ['b'] }) }, { values: ['b'], required: false }],
   ])('%j → %j', (parameters, expected) => {
     expect(checkRequestedAcr(parameters)).toEqual({ ok: true, value: expected });
   });

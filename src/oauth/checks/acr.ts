@@ -4,15 +4,24 @@
  * token's `acr` member is read, §5.5.1.1): the values in the client's order
  * of preference, or undefined when none were asked for. `acr_values` is
  * voluntary in the spec; this server honours it as it honours an essential
- * `acr` (docs/oauth.md, "Step-up"). An essential `acr` claim decides when
- * both are sent. Other members of `claims` are ignored.
+ * `acr` (docs/oauth.md, "Step-up"): `required`. An essential `acr` claim
+ * decides when both are sent. A voluntary `acr` claim alone is a preference
+ * (§5.5.1: no error when it cannot be met): asked for when the member can
+ * meet it, passed over when not. Other members of `claims` are ignored.
  */
 import { InvalidRequest } from '../errors.ts';
 import { pass, refuse, type Checked, type Parameters } from './check.ts';
 
 const MAX_VALUES = 10;
 
-export function checkRequestedAcr(parameters: Parameters): Checked<readonly string[] | undefined> {
+export interface RequestedAcr {
+  /** The levels, in the client's order of preference. */
+  readonly values: readonly string[];
+  /** Unmet, an error (`acr_values`, an essential claim); else the session's own level is given. */
+  readonly required: boolean;
+}
+
+export function checkRequestedAcr(parameters: Parameters): Checked<RequestedAcr | undefined> {
   let fromClaims: { values: string[]; essential: boolean } | undefined;
   if (parameters.claims !== undefined) {
     const read = acrOfClaims(parameters.claims);
@@ -20,10 +29,12 @@ export function checkRequestedAcr(parameters: Parameters): Checked<readonly stri
     fromClaims = read;
   }
   const fromParameter = parameters.acr_values?.split(' ').filter((v) => v !== '');
-  const values = fromClaims?.essential ? fromClaims.values : fromParameter?.length ? fromParameter : fromClaims?.values;
-  if (values === undefined || values.length === 0) return pass(undefined);
-  if (values.length > MAX_VALUES) return refuse(new InvalidRequest(`At most ${MAX_VALUES} acr values may be requested.`));
-  return pass([...new Set(values)]);
+  const requested = fromClaims?.essential ? { values: fromClaims.values, required: true }
+    : fromParameter?.length ? { values: fromParameter, required: true }
+      : fromClaims && { values: fromClaims.values, required: false };
+  if (requested === undefined || requested.values.length === 0) return pass(undefined);
+  if (requested.values.length > MAX_VALUES) return refuse(new InvalidRequest(`At most ${MAX_VALUES} acr values may be requested.`));
+  return pass({ values: [...new Set(requested.values)], required: requested.required });
 }
 
 /** The `acr` member of the ID token's claims: its values and whether essential; a string: why the parameter is malformed. */

@@ -69,13 +69,19 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
   /**
    * Step-up: the second step page (web/login/second-factor.page.ts) renews the
    * session with the stronger methods and comes back here. A member who has no
-   * factor that meets a requested level gets `unmet_authentication_requirements`;
+   * factor that meets a required level gets `unmet_authentication_requirements`;
    * `prompt=none`, which forbids asking, `login_required` (OpenID Connect Core §3.1.2.6).
+   * A level only preferred (a voluntary `acr` claim) is passed over instead (§5.5.1: no
+   * error for a voluntary claim): undefined, and the request goes on with the session's level.
    */
   const stepUp = async (request: FastifyRequest, reply: FastifyReply, req: AuthorizationRequest, session: SessionContext) => {
     const requested = req.acr ?? [];
     const event = { event: 'oauth.step_up', userId: session.user.id, clientId: req.client.client_id, requested } as const;
     const unmet = unmetReason(requested, await findSecondFactors(ctx.db, session.user.id));
+    if ((unmet !== undefined || req.prompt.has('none')) && !req.acrRequired) {
+      logSecurityEvent(request.events, { ...event, outcome: 'passed_over' });
+      return undefined;
+    }
     if (unmet !== undefined) {
       logSecurityEvent(request.events, { ...event, outcome: 'unmet' });
       noteSecondFactor(request, 'step_up_unmet');
@@ -226,7 +232,8 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
       if (raw[STEP_UP_CANCELLED.name] === STEP_UP_CANCELLED.value) {
         return redirectWithError(reply, req, new AccessDenied('The user cancelled the stronger sign-in the app asked for.'));
       }
-      return stepUp(request, reply, req, session);
+      const asked = await stepUp(request, reply, req, session);
+      if (asked !== undefined) return asked;
     }
     const memberOf = await findMemberRegionIds(ctx.db, session.user.id, req.client.required_regions);
     if (!isInRequiredRegions(req.client.required_regions, memberOf)) return regionsPage(request, reply, req);
