@@ -30,8 +30,9 @@ export function installApiBodyParsers(api: FastifyInstance): void {
     if (bytes.length === 0) return done(null, undefined);
     // RFC 8259 §8.1: JSON text is UTF-8. Decoding other bytes would store U+FFFD in their place, unannounced.
     if (!isUtf8(bytes)) return refuseBody(request, done, notUtf8());
-    parseJson(request, bytes.toString('utf8'), (error: Error | null, value?: unknown) => {
-      if (error) refuseBody(request, done, notJson());
+    const text = bytes.toString('utf8');
+    parseJson(request, text, (error: Error | null, value?: unknown) => {
+      if (error) refuseBody(request, done, isJson(text) ? forbiddenKey() : notJson());
       else done(null, value);
     });
   });
@@ -54,6 +55,25 @@ function refuseBody(request: FastifyRequest, done: Done, failure: ApiProblem): v
 
 function notJson(): ApiProblem {
   return new ApiProblem(400, 'request.invalid', 'The request body is not valid JSON.', [{ field: 'body', message: 'is not valid JSON' }]);
+}
+
+/**
+ * Whether a body Fastify's parser refused is JSON all the same: then it refused a `__proto__` key, or a
+ * `constructor` whose value has a `prototype`, which would reach an object's prototype once merged (its
+ * error does not say which). `JSON.parse` makes such keys own properties: reading them pollutes nothing.
+ */
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function forbiddenKey(): ApiProblem {
+  return new ApiProblem(400, 'request.invalid', 'The request body must not contain a "__proto__" key, or a "constructor" key with a "prototype".',
+    [{ field: 'body', message: 'must not contain "__proto__", or "constructor" with "prototype"' }]);
 }
 
 function notUtf8(): ApiProblem {

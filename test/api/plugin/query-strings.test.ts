@@ -178,4 +178,16 @@ describe('an unknown query parameter is checked after 404 and 403', () => {
     expect(broken.json().errors).toEqual([{ field: 'body', message: 'is not valid JSON' }]);
     expect(await t.db.selectFrom('reports').select('id').where('id', '=', report).executeTakeFirst()).toEqual({ id: report });
   });
+
+  it('names a prototype key as what is refused in a body that is valid JSON', async () => {
+    const json = { 'content-type': 'application/json' };
+    for (const payload of ['{"name":"n","title":"t","body":"b","__proto__":{"x":1}}', '{"name":"n","title":"t","body":"b","constructor":{"prototype":{"x":1}}}']) {
+      const refused = await t.app.inject({ method: 'POST', url: '/api/contents', headers: { ...orga.headers, ...json }, payload });
+      expect(refused.statusCode, payload).toBe(400);
+      expect(refused.json()).toMatchObject({
+        code: 'request.invalid', detail: 'The request body must not contain a "__proto__" key, or a "constructor" key with a "prototype".',
+        errors: [{ field: 'body', message: 'must not contain "__proto__", or "constructor" with "prototype"' }],
+      });
+    }
+  });
 });
