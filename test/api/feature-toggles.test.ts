@@ -34,6 +34,19 @@ describe('PATCH /api/feature-toggles/{featureToggle}', () => {
     expect(second.json()).toStrictEqual({ identifier: 'basketPictures', isActive: true });
   });
 
+  it('refuses newState in a JSON body (it belongs in the query) and switches nothing; any other body is ignored', async () => {
+    const before = await storedRows();
+    const refused = await t.call('PATCH', '/api/feature-toggles/webPushNotifications', orga, { newState: false });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json()).toMatchObject({ code: 'request.invalid', errors: [{ field: 'body/newState', message: 'belongs in the query: ?newState=true or ?newState=false' }] });
+    expect(await storedRows()).toEqual(before);
+    // 404 and 403 come first, as for every input of the operation.
+    expect((await t.call('PATCH', '/api/feature-toggles/noSuchToggle', orga, { newState: false })).statusCode).toBe(404);
+    expect((await t.call('PATCH', '/api/feature-toggles/webPushNotifications', foodsaver, { newState: false })).statusCode).toBe(403);
+    const ignored = await t.call('PATCH', '/api/feature-toggles/webPushNotifications?newState=true', orga, { note: 'x' });
+    expect(ignored.json()).toStrictEqual({ identifier: 'webPushNotifications', isActive: true });
+  });
+
   it('answers 404 for an undefined toggle (case matters) and stores nothing', async () => {
     const before = await storedRows();
     for (const name of ['noSuchToggle', 'PetitionBanner']) {
