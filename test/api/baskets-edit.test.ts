@@ -35,6 +35,9 @@ describe('PATCH /api/baskets/{basketId}', () => {
       { field: 'body/weightInGrams', message: 'must be integer' },
     ]);
     expect(await basketRow(id)).toEqual(before);
+    // A text rule is said in words, not as its regular expression.
+    const nul = await t.call('PATCH', `/api/baskets/${id}`, creator, { description: 'a\u0000b' });
+    expect(nul.json().errors).toEqual([{ field: 'body/description', message: 'must not contain the NUL character (U+0000)' }]);
   });
 
   it('keeps every field of partial edits sent at once: none undoes another', async () => {

@@ -10,7 +10,7 @@ import { collapseAnyOfErrors } from './any-of-errors.ts';
 import { ApiProblem, problemBody, type FieldError, type ProblemBody } from './problem.ts';
 import { NAME_CHARACTERS_PROBLEM, NAME_PATTERN } from '../../text/control-characters.ts';
 import type { ProblemCode } from './problem-codes.ts';
-import { MAX_PATH_PARAM_LENGTH } from '../row-id.ts';
+import { MAX_PATH_PARAM_LENGTH, NO_NUL_PATTERN } from '../row-id.ts';
 
 export function installProblemHandlers(api: FastifyInstance): void {
   api.setNotFoundHandler((request, reply) => {
@@ -80,14 +80,21 @@ export function validationErrors(error: FastifyError): FieldError[] {
     const key = missingProperty ?? additionalProperty;
     const path = `${v.instancePath}${key === undefined ? '' : `/${key}`}`;
     const unknown = context === 'body' ? 'is not a field of this operation' : 'is not a parameter of this operation';
-    const message = additionalProperty !== undefined ? unknown : isNamePattern(v) ? NAME_CHARACTERS_PROBLEM : v.message ?? 'is invalid';
+    const message = additionalProperty !== undefined ? unknown : patternInWords(v) ?? v.message ?? 'is invalid';
     return { field: `${context}${path}`, message };
   });
 }
 
-/** The name rule's pattern (text/control-characters.ts) says in words what it refuses. */
-function isNamePattern(v: NonNullable<FastifyError['validation']>[number]): boolean {
-  return v.keyword === 'pattern' && (v.params as { pattern?: unknown }).pattern === NAME_PATTERN;
+/** The patterns of the text rules say in words what they refuse, not the regular expression. */
+const PATTERNS_IN_WORDS: ReadonlyMap<string, string> = new Map([
+  [NAME_PATTERN, NAME_CHARACTERS_PROBLEM],
+  [NO_NUL_PATTERN, 'must not contain the NUL character (U+0000)'],
+]);
+
+function patternInWords(v: NonNullable<FastifyError['validation']>[number]): string | undefined {
+  if (v.keyword !== 'pattern') return undefined;
+  const pattern = (v.params as { pattern?: unknown }).pattern;
+  return typeof pattern === 'string' ? PATTERNS_IN_WORDS.get(pattern) : undefined;
 }
 
 function codeForStatus(status: number): ProblemCode {
