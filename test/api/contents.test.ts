@@ -30,6 +30,19 @@ describe('POST /api/contents', () => {
     expect(stored!.last_modified.getTime()).toBeGreaterThanOrEqual(before);
   });
 
+  it('takes a body of 500,000 characters however many bytes they are: euro signs, escaped control characters; one more is 400', async () => {
+    for (const body of ['€'.repeat(500_000), '\u0001'.repeat(500_000)]) {
+      const created = await t.call('POST', '/api/contents', s.orga, { name: 'long', title: 'Long', body });
+      expect(created.statusCode, created.body.slice(0, 200)).toBe(200);
+      expect((await row(created.json().id))!.body).toBe(body);
+    }
+    const edited = await t.call('PATCH', `/api/content/${await makeContent(t.db)}`, s.orga, { body: '€'.repeat(500_000) });
+    expect(edited.statusCode).toBe(200);
+    const over = await t.call('POST', '/api/contents', s.orga, { name: 'long', title: 'Long', body: '€'.repeat(500_001) });
+    expect(over.statusCode).toBe(400);
+    expect(over.json().errors).toEqual([{ field: 'body/body', message: 'must NOT have more than 500000 characters' }]);
+  });
+
   it('answers 401 logged out, 403 without CSRF or to non-orga (even with a bad body), 400 for empty or missing fields', async () => {
     const before = await countContents();
     const good = { name: 'x', title: 'y', body: 'z' };

@@ -11,16 +11,24 @@ import { requireActor } from '../actor.ts';
 import { assertValidInput, assertValidParams } from '../plugin/validation-order.ts';
 import { EmptyObject } from '../params.ts';
 import { pathId } from '../row-id.ts';
-import { ContentEntrySchema, ContentIdSchema, ContentParams, CreateContentBody, UpdateContentBody } from './contents.schemas.ts';
+import { ContentEntrySchema, ContentIdSchema, ContentParams, CreateContentBody, MAX_BODY_CHARACTERS, UpdateContentBody } from './contents.schemas.ts';
 import { changeContent, createContent, readContent, removeContent } from './contents.service.ts';
 
 export interface ContentRoutesOptions { db: DB; clock: Clock }
 
 const tags = ['contents'];
 
+/**
+ * Room for the longest body the schema allows, however it is written: a character takes up to six bytes
+ * in JSON (`\u001f`; four as UTF-8), and the name, title and the JSON around them fit in 64 KiB. Beyond
+ * this a request is cut off unread (413), as beyond the server's 1 MiB elsewhere.
+ */
+const CONTENT_BODY_LIMIT = MAX_BODY_CHARACTERS * 6 + 64 * 1024;
+
 export const contentRoutes: FastifyPluginAsyncTypebox<ContentRoutesOptions> = async (api, { db, clock }) => {
   api.post('/contents', {
     config: { auth: 'required' },
+    bodyLimit: CONTENT_BODY_LIMIT,
     attachValidation: true,
     schema: {
       tags,
@@ -68,6 +76,7 @@ export const contentRoutes: FastifyPluginAsyncTypebox<ContentRoutesOptions> = as
 
   api.patch('/content/:contentId', {
     config: { auth: 'required' },
+    bodyLimit: CONTENT_BODY_LIMIT,
     attachValidation: true,
     schema: {
       tags,

@@ -8,7 +8,9 @@ export const ContentParams = Type.Object({ contentId: IdParam('content entry id'
 // Names and titles are shown to people: no control characters, no bidirectional overrides (text/control-characters.ts).
 const Name = Type.String({ minLength: 1, maxLength: 200, pattern: NAME_PATTERN, description: 'internal name; HTML tags are removed; no control characters or bidirectional overrides' });
 const Title = Type.String({ minLength: 1, maxLength: 500, pattern: NAME_PATTERN, description: 'HTML tags are removed; no control characters or bidirectional overrides' });
-const Body = Type.String({ minLength: 1, maxLength: 500_000, pattern: NO_NUL_PATTERN, description: 'HTML' });
+/** The longest body, in characters. */
+export const MAX_BODY_CHARACTERS = 500_000;
+const Body = Type.String({ minLength: 1, maxLength: MAX_BODY_CHARACTERS, pattern: NO_NUL_PATTERN, description: 'HTML' });
 
 export const CreateContentBody = Type.Object({ name: Name, title: Title, body: Body }, { additionalProperties: false });
 export type CreateContentInput = Static<typeof CreateContentBody>;
