@@ -161,7 +161,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: 64 * 1024 });
 
-  installSessions(app, db, clock);
+  installSessions(app, config, db, clock);
   installPages(app, combineMessages([
     layoutMessages, homeMessages, errorMessages, loginMessages, secondFactorMessages, passwordMessages, logoutMessages, consentMessages, deviceMessages, endSessionMessages, myAppsMessages, securityMessages, adminMessages, auditMessages, membersMessages,
     passkeyLoginMessages, passkeysMessages,

@@ -13,15 +13,31 @@ import { findSession, renewSessionId, sessionDigest, type NewSession, type Sessi
 export const SESSION_COOKIE = 'fs_session';
 export const CSRF_COOKIE = 'CSRF_TOKEN';
 
+/**
+ * The cookie of the forms' double-submit token before login (accounts/csrf.ts). In production it has
+ * the `__Host-` prefix (RFC 6265bis §4.1.3.2): a browser accepts it only from this host, over https,
+ * for the whole site, so a sibling subdomain cannot plant a value of its own (cookie tossing) and forge
+ * a login form. It is HttpOnly there: the pages write the token into their forms. Outside production
+ * (plain http, where the prefix cannot be set) it is `CSRF_TOKEN`.
+ */
+export const PRE_LOGIN_CSRF_COOKIE = '__Host-CSRF_TOKEN';
+
+export function preLoginCsrfCookie(config: Config): string {
+  return config.isProduction ? PRE_LOGIN_CSRF_COOKIE : CSRF_COOKIE;
+}
+
 declare module 'fastify' {
   interface FastifyRequest {
     /** The logged-in session, or null. Memoised per request. */
     getSession(): Promise<SessionContext | null>;
     sessionLookup: Promise<SessionContext | null> | null;
+    /** The name of the pre-login CSRF cookie ({@link preLoginCsrfCookie}). */
+    preLoginCsrfCookie: string;
   }
 }
 
-export function installSessions(app: FastifyInstance, db: DB, clock: Clock): void {
+export function installSessions(app: FastifyInstance, config: Config, db: DB, clock: Clock): void {
+  app.decorateRequest('preLoginCsrfCookie', preLoginCsrfCookie(config));
   app.decorateRequest('sessionLookup', null);
   app.decorateRequest('getSession', function getSession(this: FastifyRequest) {
     if (this.sessionLookup === null) {
@@ -57,6 +73,12 @@ export function setCsrfCookie(reply: FastifyReply, config: Config, token: string
     path: '/', httpOnly: false, sameSite: 'lax', secure: config.isProduction,
     ...(maxAge === undefined ? {} : { maxAge }),
   });
+}
+
+/** The pre-login double-submit cookie ({@link preLoginCsrfCookie}); a session's forms use the session's token. */
+export function setPreLoginCsrfCookie(reply: FastifyReply, config: Config, token: string): void {
+  if (!config.isProduction) return setCsrfCookie(reply, config, token);
+  reply.setCookie(PRE_LOGIN_CSRF_COOKIE, token, { path: '/', httpOnly: true, sameSite: 'lax', secure: true });
 }
 
 export function clearSessionCookies(reply: FastifyReply, config: Config): void {

@@ -33,10 +33,24 @@ describe('production', () => {
     for (const name of ['fs_session', 'CSRF_TOKEN']) expect(logout.cookies.find((c) => c.name === name)).toMatchObject({ value: '', secure: true });
   });
 
-  it('sets a Secure CSRF_TOKEN cookie on the login page', async () => {
+  it('keeps the login form\'s token in a __Host- cookie, which a sibling subdomain cannot plant: only its value logs in', async () => {
     const page = await production.app.inject({ url: '/login' });
     expect(page.statusCode).toBe(200);
-    expect(page.cookies.find((c) => c.name === 'CSRF_TOKEN')).toMatchObject({ secure: true, sameSite: 'Lax' });
+    const cookie = page.cookies.find((c) => c.name === '__Host-CSRF_TOKEN');
+    // RFC 6265bis §4.1.3.2: Secure, Path=/, no Domain.
+    expect(cookie).toMatchObject({ secure: true, httpOnly: true, sameSite: 'Lax', path: '/' });
+    expect(cookie).not.toHaveProperty('domain');
+    expect(page.cookies.find((c) => c.name === 'CSRF_TOKEN')).toBeUndefined();
+    const token = /name="csrf_token" value="([^"]+)"/.exec(page.body)![1]!;
+    expect(token).toBe(cookie!.value);
+    const login = (cookieHeader: string, csrf: string) => production.app.inject({
+      method: 'POST', url: '/login', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookieHeader },
+      payload: new URLSearchParams({ csrf_token: csrf, email: user.email, password: user.password }).toString(),
+    });
+    // A value planted under the unprefixed name (what a sibling subdomain can set) is no token here.
+    const planted = 'AttackerChosenValueAttackerChosenValue01234';
+    expect((await login(`CSRF_TOKEN=${planted}`, planted)).statusCode).toBe(403);
+    expect((await login(`__Host-CSRF_TOKEN=${token}`, token)).statusCode).toBe(303);
   });
 
   it('sends Strict-Transport-Security on pages and the API', async () => {

@@ -10,6 +10,7 @@ import { createSession } from '../../../src/accounts/sessions.ts';
 import { inSessionStatement } from '../../../src/api/actor.ts';
 import { installApiContext } from '../../../src/api/plugin/context.ts';
 import { systemClock } from '../../../src/clock.ts';
+import { loadConfig } from '../../../src/config.ts';
 import { createTestDatabase, type TestDatabase } from '../../helpers/database.ts';
 import { makeUser } from '../../helpers/factories.ts';
 
@@ -21,7 +22,7 @@ afterAll(() => database.drop());
 async function apiWith(register: (api: FastifyInstance) => void): Promise<FastifyInstance> {
   const app = Fastify();
   await app.register(cookie);
-  installSessions(app, database.handle.db, systemClock);
+  installSessions(app, loadConfig({ NODE_ENV: 'test' }), database.handle.db, systemClock);
   await app.register(async (api) => {
     installApiContext(api);
     register(api);
