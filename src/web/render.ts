@@ -13,8 +13,11 @@ import { translator, type Messages, type Translate } from './i18n.ts';
 import { localeOf } from './language/locale.ts';
 
 const VIEWS_DIR = fileURLToPath(new URL('./views/', import.meta.url));
-/** The static assets, read once: the stylesheet and the scripts (files, since the pages' CSP refuses inline ones). */
-const STATIC_ASSETS = Object.entries({ 'style.css': 'text/css', 'copy-secret.js': 'text/javascript' })
+/**
+ * The static assets, read once: the stylesheet, the scripts (files, since the pages' CSP refuses inline
+ * ones) and the pages' icon (linked by the layout, so that browsers do not ask for a missing /favicon.ico).
+ */
+const STATIC_ASSETS = Object.entries({ 'style.css': 'text/css', 'copy-secret.js': 'text/javascript', 'favicon.svg': 'image/svg+xml' })
   .map(([name, type]) => ({ name, type: `${type}; charset=utf-8`, body: readFileSync(new URL(`./static/${name}`, import.meta.url), 'utf8') }));
 
 /**

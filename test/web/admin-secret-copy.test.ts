@@ -37,4 +37,12 @@ describe('the copy button of the secret', () => {
     expect(script.body).toContain('navigator.clipboard.writeText(field.value)');
     expect((await get('/static/style.css', null)).headers['content-type']).toBe('text/css; charset=utf-8');
   });
+
+  it('serves the pages\' icon, which every page links (browsers then ask for no /favicon.ico)', async () => {
+    const icon = await get('/static/favicon.svg', null);
+    expect(icon.statusCode).toBe(200);
+    expect(icon.headers['content-type']).toBe('image/svg+xml; charset=utf-8');
+    expect(icon.body).toMatch(/^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+    expect((await get('/login', null)).body).toContain('<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">');
+  });
 });
