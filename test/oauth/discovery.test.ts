@@ -49,7 +49,7 @@ describe('discovery', () => {
       userinfo_endpoint: `${ISSUER}/oauth/userinfo`,
       jwks_uri: `${ISSUER}/.well-known/jwks.json`,
       revocation_endpoint: `${ISSUER}/oauth/revoke`,
-      scopes_supported: ['openid', 'profile', 'email', 'regions'],
+      scopes_supported: ['openid', 'profile', 'email', 'regions', 'offline_access'],
       response_types_supported: ['code'],
       response_modes_supported: ['query'],
       grant_types_supported: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],

@@ -1,14 +1,15 @@
 /**
  * The `scope` parameter (RFC 6749 §3.3): space-separated; here it must name
- * `openid` (OpenID Connect Core §3.1.2.1) and only scopes the client holds.
+ * `openid` (OpenID Connect Core §3.1.2.1) and only scopes the client holds;
+ * `offline_access` is accepted and dropped (scopes.ts `OFFLINE_ACCESS`).
  */
 import { InvalidScope } from '../errors.ts';
-import { isScope, sortScopes, type Scope } from '../scopes.ts';
+import { isScope, sortScopes, withoutOfflineAccess, type Scope } from '../scopes.ts';
 import { pass, refuse, type Checked } from './check.ts';
 
 /** The requested scopes in canonical order. */
 export function checkRequestedScopes(scopeParam: string | undefined, allowed: readonly string[]): Checked<Scope[]> {
-  const requested = (scopeParam ?? '').split(' ').filter((s) => s !== '');
+  const requested = withoutOfflineAccess((scopeParam ?? '').split(' ').filter((s) => s !== ''));
   if (!requested.includes('openid')) return refuse(new InvalidScope('The scope must include openid.'));
   const unknown = requested.filter((s) => !isScope(s));
   if (unknown.length > 0) return refuse(new InvalidScope(`Unknown scope: ${printable(unknown.join(' ').slice(0, 200))}`));

@@ -13,7 +13,7 @@ import type { OAuthContext } from '../oauth-context.ts';
 import { DEVICE_AUTHORIZATION_PATH } from './device-authorization.ts';
 import { END_SESSION_PATH } from './end-session.ts';
 import { PAR_PATH } from './par.ts';
-import { GRANT_TYPES, SCOPES } from '../scopes.ts';
+import { GRANT_TYPES, OFFLINE_ACCESS, SCOPES } from '../scopes.ts';
 
 export const CLAIMS_SUPPORTED = [
   'sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'at_hash', 'preferred_username', 'name', 'given_name',
@@ -38,7 +38,8 @@ export function discoveryDocument(issuer: string, requirePushed = false): Record
     require_pushed_authorization_requests: requirePushed,
     // RFC 8628 §4: where devices start; the member enters the user code at <issuer>/device.
     device_authorization_endpoint: `${issuer}${DEVICE_AUTHORIZATION_PATH}`,
-    scopes_supported: [...SCOPES],
+    // OpenID Connect Core §11's offline_access is accepted (scopes.ts): refresh tokens follow the client's grant types.
+    scopes_supported: [...SCOPES, OFFLINE_ACCESS],
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
     grant_types_supported: [...GRANT_TYPES],

@@ -14,7 +14,7 @@ import type { ClientRow } from '../clients/clients.repository.ts';
 import { InvalidGrant, InvalidRequest, InvalidScope, UnauthorizedClient } from '../errors.ts';
 import type { KeyMaterial } from '../keys/key-material.ts';
 import { REFRESH_TOKEN_SECONDS } from '../lifetimes.ts';
-import { sortScopes } from '../scopes.ts';
+import { sortScopes, withoutOfflineAccess } from '../scopes.ts';
 import { decryptRefreshToken } from '../tokens/refresh-token.ts';
 import type { TokenResponse } from '../tokens/token-response.ts';
 import type { GrantBase, GrantParameters, TokenRequestProof } from './grant-type.ts';
@@ -169,7 +169,9 @@ function isRetryInGracePeriod(ctx: RefreshGrantContext, use: RefreshTokenUse, no
 
 function requestedScopes(scopeParam: string | undefined): string[] | null {
   if (scopeParam === undefined || scopeParam.trim() === '') return null;
-  return scopeParam.split(' ').filter((s) => s !== '');
+  const requested = withoutOfflineAccess(scopeParam.split(' ').filter((s) => s !== ''));
+  // `offline_access` alone narrows nothing: the grant's scopes, as without a scope.
+  return requested.length === 0 ? null : requested;
 }
 
 /** RFC 6749 §6: an optional `scope` may only narrow what was granted. */
