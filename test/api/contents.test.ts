@@ -30,12 +30,17 @@ describe('POST /api/contents', () => {
     expect(stored!.last_modified.getTime()).toBeGreaterThanOrEqual(before);
   });
 
-  it('takes a body of 500,000 characters however many bytes they are: euro signs, escaped control characters; one more is 400', async () => {
+  it('takes a body of 500,000 characters however many bytes they are: euro signs, escaped controls, escaped emoji; one more is 400', async () => {
     for (const body of ['€'.repeat(500_000), '\u0001'.repeat(500_000)]) {
       const created = await t.call('POST', '/api/contents', s.orga, { name: 'long', title: 'Long', body });
       expect(created.statusCode, created.body.slice(0, 200)).toBe(200);
       expect((await row(created.json().id))!.body).toBe(body);
     }
+    // Every emoji as a surrogate pair of escapes (12 bytes), as Python's json.dumps writes it.
+    const escaped = `{"name":"long","title":"Long","body":"${'\\ud83d\\ude00'.repeat(500_000)}"}`;
+    const emoji = await t.call('POST', '/api/contents', s.orga, escaped, { 'content-type': 'application/json' });
+    expect(emoji.statusCode, emoji.body.slice(0, 200)).toBe(200);
+    expect((await row(emoji.json().id))!.body).toBe('😀'.repeat(500_000));
     const edited = await t.call('PATCH', `/api/content/${await makeContent(t.db)}`, s.orga, { body: '€'.repeat(500_000) });
     expect(edited.statusCode).toBe(200);
     const over = await t.call('POST', '/api/contents', s.orga, { name: 'long', title: 'Long', body: '€'.repeat(500_001) });

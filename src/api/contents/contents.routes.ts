@@ -19,11 +19,12 @@ export interface ContentRoutesOptions { db: DB; clock: Clock }
 const tags = ['contents'];
 
 /**
- * Room for the longest body the schema allows, however it is written: a character takes up to six bytes
- * in JSON (`\u001f`; four as UTF-8), and the name, title and the JSON around them fit in 64 KiB. Beyond
+ * Room for the longest body the schema allows, however it is written: the schema counts code points, and
+ * one takes up to twelve bytes in JSON (an emoji escaped as a surrogate pair, `\ud83d\ude00`, as Python's
+ * `json.dumps` writes it; four as UTF-8); the name, title and the JSON around them fit in 64 KiB. Beyond
  * this a request is cut off unread (413), as beyond the server's 1 MiB elsewhere.
  */
-const CONTENT_BODY_LIMIT = MAX_BODY_CHARACTERS * 6 + 64 * 1024;
+const CONTENT_BODY_LIMIT = MAX_BODY_CHARACTERS * 12 + 64 * 1024;
 
 export const contentRoutes: FastifyPluginAsyncTypebox<ContentRoutesOptions> = async (api, { db, clock }) => {
   api.post('/contents', {
