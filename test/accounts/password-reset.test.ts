@@ -8,7 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setUserPassword } from '../../src/accounts/accounts.service.ts';
 import { PER_ACCOUNT_POLICY } from '../../src/accounts/login-throttle.ts';
-import { RESET_LINK_MINUTES, RESET_MAILS_PER_HOUR, RESET_REQUESTS_PER_IP_PER_HOUR } from '../../src/accounts/password-reset.ts';
+import { RESET_LINK_MINUTES, RESET_MAILS_PER_HOUR, RESET_REQUESTS_PER_IP_PER_HOUR, storeResetToken } from '../../src/accounts/password-reset.ts';
+import { randomToken } from '../../src/accounts/sessions.ts';
 import { makeUser, TEST_PASSWORD } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/fixture.ts';
 import { openLoginPage } from '../helpers/login-page.ts';
@@ -278,6 +279,13 @@ describe('following the link', () => {
     expect(await t.db.selectFrom('password_reset_tokens').select('user_id').where('user_id', '=', user.id).execute()).toEqual([{ user_id: user.id }]);
     const opened = await Promise.all(links.map(async (link) => (await t.app.inject({ url: link, headers: { 'accept-language': 'en' } })).statusCode));
     expect(opened.sort()).toEqual([200, 410, 410]);
+  });
+
+  it('keeps one link of many stored at once, over the pool\'s connections (the member\'s lock; on PostgreSQL the statements would interleave)', async () => {
+    const user = await makeUser(t.db);
+    const { password_hash: passwordHash } = await t.db.selectFrom('users').select('password_hash').where('id', '=', user.id).executeTakeFirstOrThrow();
+    await Promise.all(Array.from({ length: 20 }, () => storeResetToken(t.db, { token: randomToken(), userId: user.id, passwordHash, returnTo: '/' }, t.clock.now())));
+    expect(await t.db.selectFrom('password_reset_tokens').select('user_id').where('user_id', '=', user.id).execute()).toEqual([{ user_id: user.id }]);
   });
 
   it('is ended by any change of the password', async () => {
