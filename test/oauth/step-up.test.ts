@@ -189,6 +189,12 @@ describe('step-up', () => {
     const silent = await request({ claims: voluntary, prompt: 'none' });
     const silentAnswer = await browser.follow(silent.url.href);
     expect((await silent.exchange(silentAnswer.location!)).claims()).toMatchObject({ amr: ['pwd'], acr: ACR_PASSWORD });
+    // Asked, the member may decline: the code at the session's level, no access_denied.
+    const declined = await request({ claims: voluntary });
+    const html = await (await browser.follow(declined.url.href)).response.text();
+    const cancel = /<a href="([^"]+)">Abbrechen und zurück zur App<\/a>/.exec(html)![1]!.replaceAll('&amp;', '&');
+    const back = await browser.follow(cancel);
+    expect((await declined.exchange(back.location!)).claims()).toMatchObject({ amr: ['pwd'], acr: ACR_PASSWORD });
     const asked = await request({ claims: voluntary });
     const page = await browser.follow(asked.url.href);
     expect(page.url).toContain('/login/second-factor?return_to=');

@@ -72,11 +72,16 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
    * factor that meets a required level gets `unmet_authentication_requirements`;
    * `prompt=none`, which forbids asking, `login_required` (OpenID Connect Core §3.1.2.6).
    * A level only preferred (a voluntary `acr` claim) is passed over instead (§5.5.1: no
-   * error for a voluntary claim): undefined, and the request goes on with the session's level.
+   * error for a voluntary claim) where it cannot be met, `prompt=none` forbids asking, or the
+   * member declined it (`cancelled`): undefined, and the request goes on with the session's level.
    */
-  const stepUp = async (request: FastifyRequest, reply: FastifyReply, req: AuthorizationRequest, session: SessionContext) => {
+  const stepUp = async (request: FastifyRequest, reply: FastifyReply, req: AuthorizationRequest, session: SessionContext, cancelled: boolean) => {
     const requested = req.acr ?? [];
     const event = { event: 'oauth.step_up', userId: session.user.id, clientId: req.client.client_id, requested } as const;
+    if (cancelled && !req.acrRequired) {
+      logSecurityEvent(request.events, { ...event, outcome: 'passed_over' });
+      return undefined;
+    }
     const unmet = unmetReason(requested, await findSecondFactors(ctx.db, session.user.id));
     if ((unmet !== undefined || req.prompt.has('none')) && !req.acrRequired) {
       logSecurityEvent(request.events, { ...event, outcome: 'passed_over' });
@@ -228,11 +233,13 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
     }
     // OpenID Connect Core §3.1.2.1, §5.5.1.1: a stronger login than the session's was asked for;
     // the member may decline it on the step-up page, and the app hears so.
-    if (req.acr !== undefined && metAcr(req.acr, session.amr) === undefined) {
-      if (raw[STEP_UP_CANCELLED.name] === STEP_UP_CANCELLED.value) {
+    // A preference only (a voluntary claim) was settled when the consent page was shown: its decision goes on.
+    if (req.acr !== undefined && metAcr(req.acr, session.amr) === undefined && (req.acrRequired || !isDecision)) {
+      const cancelled = raw[STEP_UP_CANCELLED.name] === STEP_UP_CANCELLED.value;
+      if (cancelled && req.acrRequired) {
         return redirectWithError(reply, req, new AccessDenied('The user cancelled the stronger sign-in the app asked for.'));
       }
-      const asked = await stepUp(request, reply, req, session);
+      const asked = await stepUp(request, reply, req, session, cancelled);
       if (asked !== undefined) return asked;
     }
     const memberOf = await findMemberRegionIds(ctx.db, session.user.id, req.client.required_regions);
