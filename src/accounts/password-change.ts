@@ -57,7 +57,7 @@ export async function changePassword(db: DB, clock: Clock, guard: LoginGuard, ch
   if (formErrors.length > 0) throw new InvalidInput(formErrors);
   const account = accountOf(change.email);
   const counters = throttleCounters(account, change.ip, deviceNonce(guard.deviceKey, account, change.deviceCookie));
-  const refusal = await reserveAttempt(guard.attempts, clock, counters, change.log && { log: change.log, ip: change.ip });
+  const refusal = await reserveAttempt(guard.attempts, clock, counters, change.log && { log: change.log, ip: change.ip, userId: change.userId });
   if (refusal) throw new LoginThrottled(refusal.wait, refusal.lockedBy);
   const row = await db.selectFrom('users').select('password_hash').where('id', '=', change.userId).executeTakeFirstOrThrow();
   // A wrong current password stays counted: its reservation is the record.

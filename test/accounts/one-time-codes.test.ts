@@ -151,6 +151,10 @@ describe('login with a second factor', () => {
     expect(throttled.headers['retry-after']).toBe('60');
     expect(throttled.body).toContain('Zu viele fehlgeschlagene Anmeldungen. Bitte versuche es in einer Minute erneut.');
     expect(await sessionsOf(other.id)).toEqual([]);
+    // The audit log names the member whose codes are being guessed at.
+    await t.app.securityEvents.settled();
+    const locked = await t.db.selectFrom('security_events').select('user_id').where('event', '=', 'account.login.locked').orderBy('id', 'desc').executeTakeFirstOrThrow();
+    expect(locked.user_id).toBe(other.id);
     clock.advance(60);
     expect((await secondStep(t.app, step, codeAt(otherSecret, clock.now()))).statusCode).toBe(303);
   });

@@ -101,7 +101,7 @@ export interface CodeAttempt extends CodeHolder {
 export async function checkSecondFactor(db: DB, keys: OneTimeCodeKeys, clock: Clock, guard: LoginGuard, attempt: CodeAttempt): Promise<CodeKind> {
   const account = accountOf(attempt.email);
   const counters = throttleCounters(account, attempt.ip, deviceNonce(guard.deviceKey, account, attempt.deviceCookie));
-  const refusal = await reserveAttempt(guard.attempts, clock, counters, { log: attempt.log, ip: attempt.ip });
+  const refusal = await reserveAttempt(guard.attempts, clock, counters, { log: attempt.log, ip: attempt.ip, userId: attempt.userId });
   if (refusal) throw new LoginThrottled(refusal.wait, refusal.lockedBy);
   const kind = await acceptCode(db, keys, clock, attempt);
   if (kind === undefined) {

@@ -54,7 +54,7 @@ function countersOf(guard: LoginGuard, step: PasskeyStep): ThrottleCounter[] {
  */
 export async function proveSecondStepWithPasskey(db: DB, clock: Clock, guard: LoginGuard, rp: RelyingParty, step: PasskeyStep): Promise<ProvedStep> {
   const counters = countersOf(guard, step);
-  const refusal = await reserveAttempt(guard.attempts, clock, counters, { log: step.log, ip: step.ip });
+  const refusal = await reserveAttempt(guard.attempts, clock, counters, { log: step.log, ip: step.ip, userId: step.userId });
   if (refusal) throw new LoginThrottled(refusal.wait, refusal.lockedBy);
   let verified;
   try {
