@@ -6,6 +6,7 @@
  * user's, so that uploads sent at once cannot pass the count together.
  */
 import type { Transaction } from 'kysely';
+import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../db/executor.ts';
 import type { Database } from '../../db/schema.ts';
 import { inTransaction, lockForTransactionOf } from '../../db/transaction.ts';
@@ -25,11 +26,18 @@ export async function assertUploadRate(db: Executor, userId: number, now: Date):
   throw uploadProblems.tooManyUploads(UPLOADS_PER_WINDOW, UPLOAD_WINDOW_SECONDS / 60, seconds);
 }
 
-/** Runs `store` unless the user has reached the rate meanwhile (429): counted and stored under the user's lock. */
-export async function storeWithinUploadRate(db: Executor, userId: number, now: Date, store: (trx: Transaction<Database>) => Promise<void>): Promise<void> {
+/**
+ * Runs `store` unless the user has reached the rate meanwhile (429): counted and stored under the user's
+ * lock, at the time it is stored (`now`: an image's work may have taken seconds since the request came),
+ * so that the upload leaves the window, and `Retry-After` counts, from when it was stored.
+ */
+export async function storeWithinUploadRate(
+  db: Executor, userId: number, clock: Clock, store: (trx: Transaction<Database>, now: Date) => Promise<void>,
+): Promise<void> {
   await inTransaction(db, async (trx) => {
     await lockForTransactionOf(trx, 'upload-count', userId);
+    const now = clock();
     await assertUploadRate(trx, userId, now);
-    await store(trx);
+    await store(trx, now);
   });
 }

@@ -15,13 +15,13 @@ import { getUpload, isUploadCurrent, storeUpload, uploadEtag } from './uploads.s
 
 const binary = { schema: { type: 'string', format: 'binary' } };
 
-/** The bytes as stored, with the media type detected at upload: images inline, any other type as an attachment. */
 /** The headers of the stored file and of its 304: an upload's bytes never change. */
 const CACHED_FOREVER = {
   'ETag': { type: 'string', description: 'the upload\'s entity tag, for If-None-Match' },
   'Cache-Control': { type: 'string', description: 'public, max-age=31536000, immutable' },
 } as const;
 
+/** The bytes as stored, with the media type detected at upload: images inline, any other type as an attachment. */
 const StoredFileResponse = withHeaders(Type.Unsafe<Buffer>({
   description: 'the file as stored: image/jpeg, image/png, image/webp or image/gif inline; any other type as an attachment',
   content: { 'image/*': binary, '*/*': binary },

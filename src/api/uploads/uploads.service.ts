@@ -40,8 +40,7 @@ export async function storeUpload(
   db: Executor, clock: Clock, actor: Actor, input: { filename: string; body: string }, limits: { maxBytes: number; images: ImageWorkQueue },
 ): Promise<UploadInfo> {
   const { maxBytes } = limits;
-  const now = clock();
-  await assertUploadRate(db, actor.id, now);
+  await assertUploadRate(db, actor.id, clock());
   const filename = cleanFilename(input.filename);
   if (filename === '') throw new ValidationFailed([{ field: 'body/filename', message: 'must name the file' }]);
   const bytes = decodeStrictBase64(input.body);
@@ -59,7 +58,7 @@ export async function storeUpload(
   const upload: StoredUpload = {
     uuid: randomUUID(), userId: actor.id, filename, mimeType: clean.mimeType, filesize: clean.content.length, content: clean.content,
   };
-  await storeWithinUploadRate(db, actor.id, now, (trx) => insertUpload(trx, upload, now));
+  await storeWithinUploadRate(db, actor.id, clock, (trx, now) => insertUpload(trx, upload, now));
   return toUploadInfo(upload);
 }
 
