@@ -16,7 +16,7 @@ export function inTransaction<T>(db: Executor, work: (trx: Transaction<Database>
  * keeps deployments (and test runs) on different schemas of one database from waiting on each other.
  */
 export async function lockForTransaction(trx: Transaction<any>, key: number): Promise<void> {
-  await sql`select pg_advisory_xact_lock(hashtextextended(coalesce(current_schema(), ''), ${key}))`.execute(trx);
+  await lockNamed(trx, '', key);
 }
 
 /**
@@ -25,5 +25,9 @@ export async function lockForTransaction(trx: Transaction<any>, key: number): Pr
  * member wait for each other and requests about others do not.
  */
 export async function lockForTransactionOf(trx: Transaction<any>, name: string, id: number): Promise<void> {
-  await sql`select pg_advisory_xact_lock(hashtextextended(coalesce(current_schema(), '') || '/' || ${name}, ${id}))`.execute(trx);
+  await lockNamed(trx, `/${name}`, id);
+}
+
+async function lockNamed(trx: Transaction<any>, suffix: string, key: number): Promise<void> {
+  await sql`select pg_advisory_xact_lock(hashtextextended(coalesce(current_schema(), '') || ${suffix}, ${key}))`.execute(trx);
 }

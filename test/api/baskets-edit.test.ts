@@ -41,6 +41,7 @@ describe('PATCH /api/baskets/{basketId}', () => {
   });
 
   it('keeps every field of partial edits sent at once: none undoes another', async () => {
+    // Without the row lock this fails on PostgreSQL (TEST_DATABASE_URL), whose connections interleave the statements.
     for (let round = 0; round < 5; round += 1) {
       const id = await createBasket({ description: 'orig', weightInGrams: 1 });
       const edits = [{ description: `new ${round}` }, { weightInGrams: 4242 + round }, { telephone: `030 ${round}` }, { lat: 50 + round }];

@@ -3,8 +3,8 @@
  * unexpired (an edit never moves `until`), request, and withdraw a request.
  */
 import type { Clock } from '../../clock.ts';
-import type { DB } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import type { Actor } from '../actor.ts';
 import { ValidationFailed, type FieldError } from '../plugin/problem.ts';
 import {
@@ -50,17 +50,29 @@ export async function createBasket(db: Executor, clock: Clock, actor: Pick<Actor
  * `updated` keeps its value.
  */
 export async function editBasket(
-  db: DB, clock: Clock, actor: Pick<Actor, 'id'>, basketId: number, patch: BasketPatch, checkInput: () => void,
+  db: Executor, clock: Clock, actor: Pick<Actor, 'id'>, basketId: number, patch: BasketPatch, checkInput: () => void,
 ): Promise<Basket> {
   // The row stays locked from the read to the commit: edits sent at once each merge into the one before,
   // where each would otherwise write back the fields it read and undo the others'.
-  const edited = await db.transaction().execute(async (trx) => {
+  const edited = await inTransaction(db, async (trx) => {
     const basket = await findAvailableBasket(trx, clock, basketId, true);
     if (!mayEditBasket(actor, basket)) throw basketProblems.notCreator();
     checkInput();
     const current = fieldsOf(basket);
-    const contactTypes = patch.contactTypes ? contactTypesOf(patch.contactTypes) : { types: current.contactTypes, errors: [] };
-    const fields: BasketFields = {
+    const { fields, errors } = patchedFields(current, patch);
+    if (errors.length === 0 && JSON.stringify(fields) === JSON.stringify(current)) return basket;
+    await assertValidFields(trx, actor.id, fields, errors);
+    if (!(await updateBasket(trx, basket.id, fields, clock()))) throw basketProblems.notFound();
+    return undefined;
+  });
+  return toBasket(edited ?? (await findBasket(db, basketId))!);
+}
+
+/** The basket's fields with the patch's over them; a contact type listed twice is an error (and counts once). */
+function patchedFields(current: BasketFields, patch: BasketPatch): { fields: BasketFields; errors: FieldError[] } {
+  const contactTypes = patch.contactTypes ? contactTypesOf(patch.contactTypes) : { types: current.contactTypes, errors: [] };
+  return {
+    fields: {
       description: patch.description?.trim() ?? current.description,
       pictures: patch.pictures ?? current.pictures,
       contactTypes: contactTypes.types,
@@ -70,13 +82,9 @@ export async function editBasket(
       lon: patch.lon ?? current.lon,
       lifeTimeInDays: patch.lifeTimeInDays ?? current.lifeTimeInDays,
       weightInGrams: patch.weightInGrams ?? current.weightInGrams,
-    };
-    if (contactTypes.errors.length === 0 && JSON.stringify(fields) === JSON.stringify(current)) return basket;
-    await assertValidFields(trx, actor.id, fields, contactTypes.errors);
-    if (!(await updateBasket(trx, basket.id, fields, clock()))) throw basketProblems.notFound();
-    return undefined;
-  });
-  return toBasket(edited ?? (await findBasket(db, basketId))!);
+    },
+    errors: contactTypes.errors,
+  };
 }
 
 function fieldsOf(row: BasketRow): BasketFields {

@@ -42,7 +42,9 @@ export function hoistNamedSchemas<T extends object>(document: T): T {
   return { ...hoisted, components: { ...components, schemas: { ...components?.schemas, ...schemas } } } as T;
 }
 
-/** A JSON Schema object, not an object of the document that happens to have a `title` field (an `info`). */
+/** Keywords only a JSON Schema has: an object of the document with a `title` field (an `info`) has none. */
+const SCHEMA_KEYWORDS = ['type', 'properties', 'items', 'anyOf', 'oneOf', 'allOf', 'enum', 'const', '$ref'];
+
 function isSchema(node: SchemaObject): boolean {
-  return typeof node.type === 'string' || Array.isArray(node.type) || 'properties' in node || 'anyOf' in node || 'items' in node;
+  return SCHEMA_KEYWORDS.some((keyword) => keyword in node);
 }

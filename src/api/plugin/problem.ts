@@ -62,8 +62,8 @@ export function problemBody(status: number, code: ProblemCode, detail: string, e
 
 /**
  * SPEC-API: one entry per offending field. A value can break several rules of its field at once (`-1.5`
- * for a count of grams: not an integer, below 0); the first one reported names it, in the order the
- * schema lists its rules.
+ * for a count of grams: not an integer, below 0); the first one reported names it: Ajv checks the type
+ * first, then the other keywords in an order of its own (the length before the pattern).
  */
 function onePerField(errors: readonly FieldError[]): FieldError[] {
   const seen = new Set<string>();
