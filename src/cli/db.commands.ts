@@ -4,13 +4,12 @@
  * brings a deployment back on another machine. On PostgreSQL its own tools do
  * this, consistently while the server runs.
  */
-import { timingSafeEqual } from 'node:crypto';
 import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError, type Config } from '../config.ts';
 import { DataDirBusyError } from '../db/data-dir-lock.ts';
 import { checkDump, dumpEmbeddedDatabase, isEmbeddedDatabaseEmpty, restoreEmbeddedDatabase } from '../db/embedded-backup.ts';
-import { encryptionKeyFingerprint } from '../oauth/keys/key-check.ts';
+import { matchesFingerprint } from '../oauth/keys/key-check.ts';
 import { ENCRYPTION_KEY_FILE, existingEncryptionKey, generatedKeyFiles, SIGNING_KEY_FILE } from '../oauth/keys/key-material.ts';
 import { logSecurityEvent } from '../ops/security-events.ts';
 import { DamagedBackup, readBackup, writeBackup } from './backup-archive.ts';
@@ -149,8 +148,7 @@ async function refuseAnotherEncryptionKey(config: Config, file: string, keys: Re
       + 'the database\'s signing keys, refresh tokens and client secrets need the key it was set up with. Set OAUTH_ENCRYPTION_KEY '
       + `(or copy the old data directory's keys/ into ${path.dirname(existingFile)}) and restore again; nothing was restored`);
   }
-  const candidate = encryptionKeyFingerprint({ encryptionKey: key });
-  if (candidate.length !== fingerprint.length || !timingSafeEqual(candidate, fingerprint)) {
+  if (!matchesFingerprint({ encryptionKey: key }, fingerprint)) {
     const label = configured ?? (fromBackup !== undefined ? `the backup's keys/${ENCRYPTION_KEY_FILE}` : existingFile);
     throw new RefusedInput(`${label} is not the encryption key the backup's database was set up with: the server would refuse to start on it; nothing was restored`);
   }

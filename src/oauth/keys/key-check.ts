@@ -32,6 +32,12 @@ export function encryptionKeyFingerprint(keys: Pick<KeyMaterial, 'encryptionKey'
   return createHmac('sha256', checkKey).update(FINGERPRINT_LABEL).digest();
 }
 
+/** Whether `keys` are the encryption key whose fingerprint is `stored` (compared in constant time). */
+export function matchesFingerprint(keys: Pick<KeyMaterial, 'encryptionKey'>, stored: Uint8Array | undefined): boolean {
+  const fingerprint = encryptionKeyFingerprint(keys);
+  return stored?.length === fingerprint.length && timingSafeEqual(stored, fingerprint);
+}
+
 /**
  * Throws {@link EncryptionKeyMismatchError} when `keys` cannot decrypt the active signing key or do not
  * match the stored fingerprint; the first instance of a deployment stores the fingerprint. Database
@@ -43,11 +49,9 @@ export async function checkEncryptionKey(db: DB, config: Config, keys: KeyMateri
     + 'secrets depend on it); refusing to start');
   // The signing key first: a deployment from before the fingerprint is checked too, and a wrong key never stores one.
   if (!await decryptsActiveSigningKey(db, keys)) throw refusal();
-  const fingerprint = encryptionKeyFingerprint(keys);
-  await sql`insert into encryption_key_check (fingerprint) values (${fingerprint}) on conflict do nothing`.execute(db);
+  await sql`insert into encryption_key_check (fingerprint) values (${encryptionKeyFingerprint(keys)}) on conflict do nothing`.execute(db);
   const { rows } = await sql<{ fingerprint: Uint8Array }>`select fingerprint from encryption_key_check`.execute(db);
-  const stored = rows[0] === undefined ? undefined : Buffer.from(rows[0].fingerprint);
-  if (stored?.length !== fingerprint.length || !timingSafeEqual(stored, fingerprint)) throw refusal();
+  if (!matchesFingerprint(keys, rows[0]?.fingerprint)) throw refusal();
 }
 
 /** True when there is no signing key yet, or the newest active one decrypts under `keys`. */
