@@ -6,12 +6,9 @@
  * PostgreSQL, each interleaving forced by holding one side's transaction open
  * until the other is seen waiting for it.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
-import { sql, type Transaction } from 'kysely';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { SESSION_COOKIE } from '../../src/accounts/session-http.ts';
 import { endSession } from '../../src/accounts/sessions.ts';
-import type { Database } from '../../src/db/schema.ts';
 import { s256 } from '../../src/oauth/checks/pkce.ts';
 import { findClientRow } from '../../src/oauth/clients/clients.repository.ts';
 import { rememberConsent } from '../../src/oauth/consent/consents.repository.ts';
@@ -19,6 +16,7 @@ import { digestCode } from '../../src/oauth/grants/authorization-code.ts';
 import { redeemCode } from '../../src/oauth/grants/codes.repository.ts';
 import { TEST_DATABASE_URL } from '../helpers/database.ts';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
+import { backendPid, untilWaitingOn } from '../helpers/lock-waits.ts';
 import { useTestApp } from '../helpers/fixture.ts';
 import { CALLBACK, makeClient, obtainCode, TEST_VERIFIER, tokenRequest } from '../helpers/oauth.ts';
 import { logInAs, type TestSession } from '../helpers/session.ts';
@@ -86,25 +84,6 @@ describe('an exchange racing the logout of its session', () => {
   });
 });
 
-/** The backend process id of the connection a transaction holds. */
-async function backendPid(trx: Transaction<Database>): Promise<number> {
-  return (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx)).rows[0]!.pid;
-}
-
-/**
- * Waits until some connection waits for a lock the backend `pid` holds, or
- * until `other` (the request that should wait) has finished without waiting.
- */
-async function untilWaitingOn(pid: number, other: Promise<unknown>): Promise<void> {
-  let finished = false;
-  void other.finally(() => { finished = true; });
-  for (const deadline = Date.now() + 60_000; !finished; await sleep(20)) {
-    const blocked = await sql<{ n: number }>`select count(*)::integer as n from pg_stat_activity where ${pid} = any(pg_blocking_pids(pid))`.execute(t.db);
-    if (blocked.rows[0]!.n > 0) return;
-    if (Date.now() > deadline) throw new Error('nothing came to wait on the held transaction');
-  }
-}
-
 describe.runIf(TEST_DATABASE_URL)('each interleaving, forced (PostgreSQL)', () => {
   /** Redeems the code in a transaction held open until `end` (started inside it) waits for it; the grant's revocation time afterwards. */
   async function exchangeHeldAgainst(code: string, end: () => Promise<{ statusCode: number }>, status: number): Promise<Date | null> {
@@ -119,7 +98,7 @@ describe.runIf(TEST_DATABASE_URL)('each interleaving, forced (PostgreSQL)', () =
       });
       grantId = redeemed.code!.grant_id;
       ended = end();
-      await untilWaitingOn(await backendPid(trx), ended);
+      await untilWaitingOn(t.db, await backendPid(trx), ended);
     });
     expect((await ended!).statusCode).toBe(status);
     return (await t.db.selectFrom('oauth_grants').select('revoked_at').where('id', '=', grantId).executeTakeFirstOrThrow()).revoked_at;
@@ -150,7 +129,7 @@ describe.runIf(TEST_DATABASE_URL)('each interleaving, forced (PostgreSQL)', () =
     await t.db.transaction().execute(async (trx) => {
       expect(await endSession(trx, sessionIdOf(session), t.clock.now())).toMatchObject({ userId: user.id });
       exchanged = exchange(code);
-      await untilWaitingOn(await backendPid(trx), exchanged);
+      await untilWaitingOn(t.db, await backendPid(trx), exchanged);
     });
     const response = await exchanged!;
     expect({ status: response.statusCode, body: response.json() as unknown }).toEqual({ status: 400, body: INVALID_CODE });
@@ -167,7 +146,7 @@ describe.runIf(TEST_DATABASE_URL)('each interleaving, forced (PostgreSQL)', () =
     await t.db.transaction().execute(async (trx) => {
       await endSession(trx, sessionIdOf(session), t.clock.now());
       issued = obtainCode(t, { clientId: unserved.clientId, cookie: session.cookie });
-      await untilWaitingOn(await backendPid(trx), issued.catch(() => undefined));
+      await untilWaitingOn(t.db, await backendPid(trx), issued.catch(() => undefined));
     });
     const response = await tokenRequest(t, {
       grant_type: 'authorization_code', code: await issued!, redirect_uri: CALLBACK, code_verifier: TEST_VERIFIER, client_id: unserved.clientId, client_secret: unserved.secret,
@@ -186,7 +165,7 @@ describe.runIf(TEST_DATABASE_URL)('each interleaving, forced (PostgreSQL)', () =
     await t.db.transaction().execute(async (trx) => {
       await endSession(trx, sessionIdOf(session), t.clock.now());
       asked = t.app.inject({ url: `/oauth/authorize?${authorizeQuery()}`, headers: { cookie: session.cookie } });
-      await untilWaitingOn(await backendPid(trx), asked);
+      await untilWaitingOn(t.db, await backendPid(trx), asked);
     });
     const response = await asked!;
     expect(response.statusCode).toBe(303);

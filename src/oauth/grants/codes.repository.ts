@@ -50,6 +50,16 @@ const RECORD_SESSION_CLIENT = `live as (select s.sid from sessions s where s.sid
   )`;
 
 /**
+ * A CTE's query: the member's remembered consent for the client when it covers the scopes, locked as a
+ * foreign key locks it. A revocation deleting it concurrently (app-access.repository.ts `revokeAppAccess`)
+ * then serialises with the code's insert: either this statement locked it first, and the revocation's
+ * delete waits for the code to be committed and then deletes it with the app's other unused codes; or
+ * the delete came first, and this lock waits for it, finds the row gone, and no code is stored.
+ */
+const CONSENT_COVERING = (user: string, client: string, scopes: string) =>
+  `select 1 from oauth_consents c where c.user_id = ${user} and c.client_id = ${client} and c.scopes @> ${scopes}::text[] for key share`;
+
+/**
  * The code, and the session's record that it signed into the client (Back-Channel
  * Logout 1.0 §2.1: whom to tell when the session ends), in one statement.
  */
@@ -67,10 +77,11 @@ export async function insertCode(db: Executor, code: NewCode): Promise<void> {
 }
 
 const insertConsentedCodeStatement = statement<{ stored: number }>('insert_consented_code', `
-  with code as (
+  with consent as (${CONSENT_COVERING('$3', '$2', '$5')}),
+  code as (
     insert into oauth_codes (code_digest, client_id, user_id, redirect_uri, scopes, code_challenge, nonce, auth_time, expires_at, sid, dpop_jkt, amr, acr)
     select $1, $2, $3, $4, $5::text[], $6, $7, $8, $9, $10, $11, $12::text[], $13
-    where exists (select 1 from oauth_consents c where c.user_id = $3 and c.client_id = $2 and c.scopes @> $5::text[])
+    where exists (select 1 from consent)
       and (select version from oauth_clients where id = $2) = $14
     returning sid, client_id, user_id
   ),
@@ -99,10 +110,11 @@ const insertSessionCodeStatement = statement<{ stored: number }>('insert_session
   with live as (
     select s.sid, s.user_id, s.auth_time, s.amr from ${liveSessionFrom('$10', '$11')} for key share of s
   ),
+  consent as (${CONSENT_COVERING('(select user_id from live)', '$2', '$4')}),
   code as (
     insert into oauth_codes (code_digest, client_id, user_id, redirect_uri, scopes, code_challenge, nonce, auth_time, expires_at, sid, dpop_jkt, amr, acr)
     select $1, $2, live.user_id, $3, $4::text[], $5, $6, live.auth_time, $7, live.sid, $8, live.amr, null from live
-    where exists (select 1 from oauth_consents c where c.user_id = live.user_id and c.client_id = $2 and c.scopes @> $4::text[])
+    where exists (select 1 from consent)
       and (select version from oauth_clients where id = $2) = $9
     returning sid, client_id, user_id
   ),
