@@ -13,6 +13,7 @@ import { findExistingRegionIds, findRegionById, insertRegion } from './regions.r
 import { ROLES, type RoleName } from './roles.ts';
 import { endSessionsOfUser, type EndedSessions } from './sessions.ts';
 import { addAmbassadorships, addMemberships, findUserCredentialsByEmail, insertUser, updatePasswordHash } from './users.repository.ts';
+import { dropPendingLogins } from './one-time-codes/pending-logins.ts';
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
@@ -83,6 +84,7 @@ export async function setUserPassword(db: Executor, userId: number, password: st
   const passwordHash = await hashPassword(password);
   return inTransaction(db, async (trx) => {
     if (!(await updatePasswordHash(trx, userId, passwordHash))) return undefined;
+    await dropPendingLogins(trx, userId);
     return endSessionsOfUser(trx, userId, now);
   });
 }

@@ -15,7 +15,7 @@ import { deviceCookieAfterLogin, deviceNonce } from './login-device-cookie.ts';
 import { accountOf, recordSuccess, reserveAttempt, throttleCounters, type ThrottleCounter } from './login-throttle.ts';
 import { verifyAgainstDummy, verifyPassword } from './passwords.ts';
 import { sessionDevice } from './session-device.ts';
-import { createSession, endSession, type EndedSession, type NewSession } from './sessions.ts';
+import { beginSession, endSession, type EndedSession, type NewSession, type SessionBeginning, type SignInRefused } from './sessions.ts';
 import { findUserCredentialsByEmail, type UserRow } from './users.repository.ts';
 
 export interface LoginInput {
@@ -50,6 +50,8 @@ export interface SecondFactorNeeded {
   user: UserRow;
   /** The account as the throttle counts it. */
   account: string;
+  /** The hash the password was verified against: the second step is held only while it is still the member's. */
+  passwordHash: string;
 }
 
 export const INVALID_CREDENTIALS = 'Wrong email or password.';
@@ -114,16 +116,16 @@ export async function logIn(db: DB, clock: Clock, guard: LoginGuard, input: Logi
     }
     throw new InvalidCredentials();
   }
-  const { password_hash: _hash, disabled_at: disabledAt, ...user } = found;
+  const { password_hash: passwordHash, disabled_at: disabledAt, ...user } = found;
   // Said only to whoever knows the password: it tells a guesser nothing. The attempt stays counted.
   if (disabledAt !== null) {
     if (input.log) logSecurityEvent(input.log, { event: 'account.login.disabled', userId: user.id, ip: input.ip });
     throw new AccountDisabled();
   }
   const secondFactor = await findSecondFactors(db, user.id);
-  if (hasSecondFactor(secondFactor)) return { secondFactor, user, account };
+  if (hasSecondFactor(secondFactor)) return { secondFactor, user, account, passwordHash };
   await recordSuccess(attempts, counters);
-  return startSession(db, clock, deviceKey, { ...input, userId: user.id, account, amr: PASSWORD_ONLY }).then((started) => ({ ...started, user }));
+  return startSession(db, clock, deviceKey, { ...input, userId: user.id, account, amr: PASSWORD_ONLY, passwordHash }).then((started) => ({ ...started, user }));
 }
 
 /** What starts a session once every factor is right. */
@@ -138,13 +140,33 @@ export interface SessionStart {
   deviceCookie?: string | undefined;
   /** Where the sign-in is recorded (`account.login.succeeded`). */
   log?: EventLog | undefined;
+  /** The hash the password was verified against, when the sign-in used it (sessions.ts `beginSession`). */
+  passwordHash?: string | undefined;
+  /** What the sign-in uses up, taken in the session's transaction (a second step's pending login). */
+  claim?: SessionBeginning['claim'];
 }
 
-/** The session (the browser's earlier one renewed or replaced: the apps keep their tokens) and the device cookie to set. */
+/**
+ * The session (the browser's earlier one renewed or replaced: the apps keep their tokens) and the device cookie
+ * to set. Throws {@link AccountDisabled} when the member was disabled since the proof, {@link InvalidCredentials}
+ * when the password changed since, the member is gone or `claim` found nothing (sessions.ts `beginSession`).
+ */
 export async function startSession(db: DB, clock: Clock, deviceKey: KeyObject, start: SessionStart): Promise<{ session: NewSession; deviceCookie: string }> {
-  const session = await createSession(db, clock, start.userId, start.rememberMe, start.previousSessionId, sessionDevice(start.userAgent, start.ip), start.amr);
+  const session = await beginSession(db, clock, {
+    userId: start.userId, remember: start.rememberMe, replacing: start.previousSessionId, device: sessionDevice(start.userAgent, start.ip), amr: start.amr,
+    passwordHash: start.passwordHash, claim: start.claim,
+  });
+  if (typeof session === 'string') throw signInRefusal(session);
   if (start.log) logSecurityEvent(start.log, { event: 'account.login.succeeded', userId: start.userId, amr: start.amr, ip: start.ip });
   return { session, deviceCookie: deviceCookieAfterLogin(deviceKey, start.account, start.deviceCookie) };
+}
+
+/**
+ * The error of a sign-in whose proof no longer held when its session or second step would begin: the
+ * member's password, as the form had it, is no longer right; or the member was disabled.
+ */
+export function signInRefusal(refused: SignInRefused): InvalidCredentials | AccountDisabled {
+  return refused === 'disabled' ? new AccountDisabled() : new InvalidCredentials();
 }
 
 /** Whole minutes, rounded up, as the messages give the wait; the exact seconds in `Retry-After`. */

@@ -7,6 +7,7 @@
 import type { Executor } from '../db/executor.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { endSessionsOfUser } from './sessions.ts';
+import { dropPendingLogins } from './one-time-codes/pending-logins.ts';
 
 export interface SignedOut {
   readonly sessionsEnded: number;
@@ -30,7 +31,7 @@ export async function signOutEverywhere(trx: Executor, userId: number, now: Date
   await trx.deleteFrom('login_unlock_tokens').where('user_id', '=', userId).execute();
   await trx.deleteFrom('password_reset_tokens').where('user_id', '=', userId).execute();
   // A right password waiting for its second factor would start a session after the member was disabled.
-  await trx.deleteFrom('pending_logins').where('user_id', '=', userId).execute();
+  await dropPendingLogins(trx, userId);
   return { sessionsEnded: ended.sessionsEnded, grantsRevoked: ended.grantsRevoked + Number(revoked.numUpdatedRows) };
 }
 

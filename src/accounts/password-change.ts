@@ -25,6 +25,7 @@ import { PASSWORD_CHANGED_MAIL_KIND } from './password-changed.mail.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { endSessionsOfUser, type EndedSessions } from './sessions.ts';
 import { updatePasswordHash } from './users.repository.ts';
+import { dropPendingLogins } from './one-time-codes/pending-logins.ts';
 
 export interface PasswordChange {
   readonly userId: number;
@@ -66,6 +67,8 @@ export async function changePassword(db: DB, clock: Clock, guard: LoginGuard, ch
   const now = clock();
   const { ended, mailId } = await inTransaction(db, async (trx) => {
     await updatePasswordHash(trx, change.userId, passwordHash);
+    // A second step of a sign-in with the old password would still begin a session.
+    await dropPendingLogins(trx, change.userId);
     const mail = change.mailLocale && { kind: PASSWORD_CHANGED_MAIL_KIND, recipient: change.email, locale: change.mailLocale, params: { changedAt: now.toISOString() } };
     return { ended: await endSessionsOfUser(trx, change.userId, now, { except: change.sid }), mailId: mail && await enqueueMail(trx, mail, now) };
   });

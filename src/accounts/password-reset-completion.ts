@@ -24,6 +24,7 @@ import { peekResetToken, redeemResetToken } from './password-reset.ts';
 import { hashPassword } from './passwords.ts';
 import { endSessionsOfUser } from './sessions.ts';
 import { updatePasswordHash } from './users.repository.ts';
+import { dropPendingLogins } from './one-time-codes/pending-logins.ts';
 
 export interface PasswordReset {
   readonly token: string;
@@ -56,6 +57,7 @@ export async function resetPassword(db: DB, clock: Clock, attempts: AttemptCount
     const redeemed = await redeemResetToken(trx, reset.token, now);
     if (!redeemed) return undefined;
     await updatePasswordHash(trx, redeemed.userId, passwordHash);
+    await dropPendingLogins(trx, redeemed.userId);
     const ended = await endSessionsOfUser(trx, redeemed.userId, now);
     const grantsRevoked = ended.grantsRevoked + await revokeGrantsOfUser(trx, redeemed.userId, now);
     const mailId = await enqueueMail(trx, { kind: PASSWORD_CHANGED_MAIL_KIND, recipient: redeemed.email, locale: reset.mailLocale, params: { changedAt: now.toISOString(), way: 'reset' } }, now);

@@ -84,6 +84,53 @@ export async function createSession(
   return { id, sid, csrfToken, expiresAt, remember };
 }
 
+/** Why a sign-in proved a moment ago may not begin its session: the member was disabled, or what it proved lapsed. */
+export type SignInRefused = 'disabled' | 'lapsed';
+
+/**
+ * Holds the member's row against a change (`for share`) until the transaction ends, and says whether a
+ * sign-in may still go on: the member exists and is not disabled and, for a sign-in with the password,
+ * `passwordHash` (the hash the password was verified against) is still theirs. A password change, a
+ * reset, `user set-password`, a disable and a deletion update that row first and then end the member's
+ * sessions and second steps in the same transaction, so each serialises with a sign-in on it: either the
+ * change waits for the sign-in's commit and then ends what it began, or the sign-in waits for the change's,
+ * sees it, and begins nothing (docs/security.md, "A sign-in racing a password change").
+ */
+export async function holdMemberForSignIn(trx: Executor, userId: number, passwordHash?: string): Promise<SignInRefused | undefined> {
+  const member = await trx.selectFrom('users').select(['password_hash', 'disabled_at', 'deleted_at'])
+    .where('id', '=', userId).forShare().executeTakeFirst();
+  if (member === undefined || member.deleted_at !== null) return 'lapsed';
+  if (member.disabled_at !== null) return 'disabled';
+  return passwordHash === undefined || member.password_hash === passwordHash ? undefined : 'lapsed';
+}
+
+/** What {@link beginSession} starts, and what it must still find when it does. */
+export interface SessionBeginning {
+  readonly userId: number;
+  readonly remember: boolean;
+  /** The browser's session cookie (see {@link createSession}). */
+  readonly replacing?: string | undefined;
+  readonly device?: SessionDevice;
+  readonly amr: readonly AuthenticationMethod[];
+  /** The hash the sign-in verified the password against, when it used one. */
+  readonly passwordHash?: string | undefined;
+  /** What the sign-in uses up (a second step's pending login), taken with the member's row held: false when it is gone. */
+  readonly claim?: ((trx: Executor) => Promise<boolean>) | undefined;
+}
+
+/**
+ * {@link createSession}, in one transaction with {@link holdMemberForSignIn} and `claim`: the session, or
+ * why the sign-in may not begin it, and then nothing was written.
+ */
+export async function beginSession(db: Executor, clock: Clock, b: SessionBeginning): Promise<NewSession | SignInRefused> {
+  return inTransaction(db, async (trx) => {
+    const refused = await holdMemberForSignIn(trx, b.userId, b.passwordHash);
+    if (refused) return refused;
+    if (b.claim && !(await b.claim(trx))) return 'lapsed';
+    return createSession(trx, clock, b.userId, b.remember, b.replacing, b.device, b.amr);
+  });
+}
+
 /**
  * A new cookie value and CSRF token for this live session of the member, after a change of what it
  * may do (OWASP Session Management Cheat Sheet: renew the id after a privilege change — a password

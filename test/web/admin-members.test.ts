@@ -236,7 +236,7 @@ describe('actions', () => {
     const hash = (await t.db.selectFrom('users').select('password_hash').where('id', '=', member.id).executeTakeFirstOrThrow()).password_hash;
     await storeResetToken(t.db, { token: resetToken, userId: member.id, passwordHash: hash, returnTo: '/' }, t.clock.now());
     // A right password waiting for its second factor: it must not start a session once the member is disabled.
-    const pendingLogin = await holdPendingLogin(t.db, t.clock.now, { userId: member.id, account: member.email, remember: false, returnTo: '/' });
+    const pendingLogin = await holdPendingLogin(t.db, t.clock.now, { userId: member.id, account: member.email, remember: false, returnTo: '/' }, hash);
     await writes.take();
 
     const response = await post(`/admin/users/${member.id}/disable`, { csrf_token: orga.csrfToken });

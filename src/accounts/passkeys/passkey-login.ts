@@ -11,10 +11,10 @@ import type { DB } from '../../db/database.ts';
 import { clientCounterKey } from '../../http/connection-limit.ts';
 import { logSecurityEvent } from '../../ops/security-events.ts';
 import type { DelayPolicy } from '../login-attempt-counters.ts';
-import { LoginThrottled, type LoginGuard } from '../login.service.ts';
+import { AccountDisabled, LoginThrottled, type LoginGuard } from '../login.service.ts';
 import { recordSuccess, reserveAttempt, type ThrottleCounter } from '../login-throttle.ts';
 import { sessionDevice } from '../session-device.ts';
-import { createSession, type NewSession } from '../sessions.ts';
+import { beginSession, type NewSession } from '../sessions.ts';
 import { PasskeyRejected, verifyPasskeyAssertion, type PasskeyAssertion } from './passkey-authentication.ts';
 import type { RelyingParty } from './relying-party.ts';
 
@@ -57,7 +57,12 @@ export async function logInWithPasskey(db: DB, clock: Clock, guard: LoginGuard, 
     throw error;
   }
   await recordSuccess(guard.attempts, counters);
-  const session = await createSession(db, clock, verified.userId, input.rememberMe, input.previousSessionId, sessionDevice(input.userAgent, input.ip), verified.amr);
+  const session = await beginSession(db, clock, {
+    userId: verified.userId, remember: input.rememberMe, replacing: input.previousSessionId, device: sessionDevice(input.userAgent, input.ip), amr: verified.amr,
+  });
+  // Disabled, or deleted with its passkeys, since the assertion verified.
+  if (session === 'disabled') throw new AccountDisabled();
+  if (session === 'lapsed') throw new PasskeyRejected('unknown-credential');
   logSecurityEvent(input.log, { event: 'account.passkey.login', userId: verified.userId, passkeyId: verified.passkeyId, amr: verified.amr, ip: input.ip });
   return { session, userId: verified.userId };
 }

@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
 import { DEVICE_COOKIE, setDeviceCookie } from '../../accounts/login-device-cookie.ts';
-import { AccountDisabled, InvalidCredentials, logIn, LoginThrottled, type LoginGuard } from '../../accounts/login.service.ts';
+import { AccountDisabled, InvalidCredentials, logIn, LoginThrottled, signInRefusal, type LoginGuard } from '../../accounts/login.service.ts';
 import { relyingPartyOf } from '../../accounts/passkeys/relying-party.ts';
 import { safeReturnTo } from '../../accounts/return-to.ts';
 import { SESSION_COOKIE, setSessionCookies } from '../../accounts/session-http.ts';
@@ -48,8 +48,10 @@ function forgotHref(config: Config, returnTo: string): string | undefined {
 }
 
 export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app, { config, db, clock, loginGuard }) => {
-  const askSecondFactor = async (reply: FastifyReply, login: PendingLogin) => {
-    const id = await holdPendingLogin(db, clock, login);
+  const askSecondFactor = async (reply: FastifyReply, login: PendingLogin, passwordHash: string) => {
+    const id = await holdPendingLogin(db, clock, login, passwordHash);
+    // The password changed, or the member was disabled, since it was checked: as if it had come first.
+    if (id === 'disabled' || id === 'lapsed') throw signInRefusal(id);
     reply.setCookie(PENDING_LOGIN_COOKIE, id, {
       path: SECOND_FACTOR_PATH, httpOnly: true, sameSite: 'lax', secure: config.isProduction, maxAge: PENDING_LOGIN_SECONDS,
     });
@@ -99,7 +101,7 @@ export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app
         previousSessionId: request.cookies[SESSION_COOKIE], deviceCookie: request.cookies[DEVICE_COOKIE], log: request.events,
       });
       // A second factor: no session yet, only the pending login the next step completes.
-      if ('secondFactor' in result) return await askSecondFactor(reply, { userId: result.user.id, account: result.account, remember, returnTo });
+      if ('secondFactor' in result) return await askSecondFactor(reply, { userId: result.user.id, account: result.account, remember, returnTo }, result.passwordHash);
       const { session, deviceCookie } = result;
       setSessionCookies(reply, config, clock, session);
       setDeviceCookie(reply, config, deviceCookie);

@@ -22,9 +22,9 @@ import { completedByOneTimeCode, withOneTimeCode, type AuthenticationMethod } fr
 import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
 import { DEVICE_COOKIE, setDeviceCookie } from '../../accounts/login-device-cookie.ts';
 import { accountOf } from '../../accounts/login-throttle.ts';
-import { AccountDisabled, LoginThrottled, startSession, type LoginGuard } from '../../accounts/login.service.ts';
+import { AccountDisabled, InvalidCredentials, LoginThrottled, startSession, type LoginGuard } from '../../accounts/login.service.ts';
 import { checkSecondFactor, findSecondFactors, WrongCode, type OneTimeCodeKeys } from '../../accounts/one-time-codes/one-time-codes.service.ts';
-import { findPendingLogin, takePendingLogin, type PendingLogin } from '../../accounts/one-time-codes/pending-logins.ts';
+import { findPendingLogin, pendingLoginClaim, takePendingLogin, type PendingLogin } from '../../accounts/one-time-codes/pending-logins.ts';
 import { PasskeyRejected } from '../../accounts/passkeys/passkey-authentication.ts';
 import { proveSecondStepWithPasskey, type ProvedStep } from '../../accounts/passkeys/passkey-second-step.ts';
 import { relyingPartyOf } from '../../accounts/passkeys/relying-party.ts';
@@ -174,16 +174,21 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
     request: FastifyRequest, reply: FastifyReply, step: Step, email: string, amr: readonly AuthenticationMethod[], wholeSignIn: boolean,
   ): Promise<boolean> => {
     if ('session' in step && !wholeSignIn) return renewRequestSession(request, reply, { config, db, clock }, amr);
-    const pending = 'pending' in step ? await takePendingLogin(db, clock, request.cookies[PENDING_LOGIN_COOKIE]) : undefined;
-    if ('pending' in step && !pending) return false;
-    const { session, deviceCookie } = await startSession(db, clock, loginGuard.deviceKey, {
-      userId: step.userId, account: accountOf(email), rememberMe: pending?.remember ?? ('session' in step && step.session.remember),
+    // Taken as the session begins, the member's row held: a password changed meanwhile deleted it, or waits and ends the session.
+    const claim = 'pending' in step ? pendingLoginClaim(clock, request.cookies[PENDING_LOGIN_COOKIE]) : undefined;
+    const started = await startSession(db, clock, loginGuard.deviceKey, {
+      userId: step.userId, account: accountOf(email), rememberMe: 'pending' in step ? step.pending.remember : step.session.remember,
       amr, ip: request.ip, userAgent: request.headers['user-agent'], previousSessionId: request.cookies[SESSION_COOKIE],
-      deviceCookie: request.cookies[DEVICE_COOKIE], log: request.events,
+      deviceCookie: request.cookies[DEVICE_COOKIE], log: request.events, claim,
+    }).catch((error: unknown) => {
+      if (error instanceof InvalidCredentials || error instanceof AccountDisabled) return undefined;
+      throw error;
     });
+    if (!started) return false;
+    const { session, deviceCookie } = started;
     setSessionCookies(reply, config, clock, session);
     // The device cookie says this browser completed a login with the password: not a step-up's to give.
-    if (!pending) return true;
+    if (!('pending' in step)) return true;
     setDeviceCookie(reply, config, deviceCookie);
     reply.clearCookie(PENDING_LOGIN_COOKIE, { path: SECOND_FACTOR_PATH, httpOnly: true, sameSite: 'lax', secure: config.isProduction });
     return true;
