@@ -61,7 +61,7 @@ describe('edit', () => {
     const bad = await post('/admin/oauthclients/karte', orga, [['csrf_token', orga.csrfToken], ['name', ''], ['confidential', '1'], ['redirect_uris', 'ftp://x/cb']]);
     expect(bad.statusCode).toBe(400);
     expect(bad.body).toContain('id="name-error"');
-    expect(bad.body).toContain('id="redirectUris-error">Ungültig: “ftp://x/cb”');
+    expect(bad.body).toContain('id="redirectUris-error">Ungültig: „ftp://x/cb“');
     // A pasted name with a tab: the message says what is wrong with it, not that it is missing.
     const control = await post('/admin/oauthclients/karte', orga, [['csrf_token', orga.csrfToken], ['name', 'Karte\t3'], ['confidential', '1'], ['redirect_uris', 'https://karte.example.org/v2/cb']]);
     expect(control.statusCode).toBe(400);

@@ -58,7 +58,7 @@ describe('the client form, refused', () => {
     const html = response.body;
     expect(html).toContain('<h2 id="error-summary-heading">Bitte korrigiere die markierten Felder.</h2>');
     const clientId = 'Die Client-ID darf nur Buchstaben, Ziffern, „-“, „_“ und „.“ enthalten und höchstens 100 Zeichen lang sein.';
-    const uri = (u: string) => `Ungültig: “${u}”. Erlaubt sind absolute URIs ohne #-Fragment und ohne Leerzeichen: https, http nur für localhost, 127.0.0.1 oder [::1], oder ein eigenes Schema einer nativen App (com.example.app:/callback).`;
+    const uri = (u: string) => `Ungültig: „${u}“. Erlaubt sind absolute URIs ohne #-Fragment und ohne Leerzeichen: https, http nur für localhost, 127.0.0.1 oder [::1], oder ein eigenes Schema einer nativen App (com.example.app:/callback).`;
     const backchannel = 'Ungültig. Erlaubt ist eine absolute URL ohne #-Fragment und ohne Leerzeichen: https, http nur für localhost, 127.0.0.1 oder [::1].';
     expectMarked(html, [
       ['clientId', clientId, 'clientId-help clientId-error'],

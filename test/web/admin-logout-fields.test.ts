@@ -65,7 +65,7 @@ describe('logout settings on the admin screen', () => {
       ['post_logout_redirect_uris', 'http://wiki.example.org/bye'], ['backchannel_logout_uri', 'https://wiki.example.org/bc#frag'],
     ]));
     expect(refused.statusCode).toBe(400);
-    expect(refused.body).toContain('<p class="field-error" id="postLogoutRedirectUris-error">Ungültig: “http://wiki.example.org/bye”.');
+    expect(refused.body).toContain('<p class="field-error" id="postLogoutRedirectUris-error">Ungültig: „http://wiki.example.org/bye“.');
     expect(refused.body).toContain('<p class="field-error" id="backchannelLogoutUri-error">Ungültig. Erlaubt ist eine absolute URL ohne #-Fragment');
     expect(refused.body).toContain('aria-describedby="postLogoutRedirectUris-help postLogoutRedirectUris-error" aria-invalid="true"');
     expect(await findClient(t.db, 'bad-logout')).toBeUndefined();

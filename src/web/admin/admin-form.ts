@@ -219,7 +219,7 @@ function chosenMethod(values: ClientFormValues): string | undefined {
 function redirectUrisMessage(uris: string[], t: Translate): string | undefined {
   const bad = uris.filter((u) => redirectUriProblem(u) !== undefined);
   if (uris.length > MAX_REDIRECT_URIS) return t('admin.error.redirectMany', { max: MAX_REDIRECT_URIS });
-  if (bad.length > 0) return t('admin.error.redirectInvalid', { uris: bad.map((u) => `“${u.slice(0, 200)}”`).join(', ') });
+  if (bad.length > 0) return t('admin.error.redirectInvalid', { uris: bad.map((u) => t('admin.error.redirectQuoted', { uri: u.slice(0, 200) })).join(', ') });
   return undefined;
 }
 
