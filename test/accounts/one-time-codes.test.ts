@@ -58,6 +58,17 @@ describe('enrolment on /settings/security', () => {
     expect((await t.app.inject({ url: '/api/user/current', headers: { cookie: session.cookie } })).statusCode).toBe(401);
     expect((await t.db.selectFrom('sessions').select('amr').where('user_id', '=', member.id).executeTakeFirstOrThrow()).amr).toEqual(['pwd', 'otp', 'mfa']);
 
+    // The browser's Back sends the confirmed form again, under the renewed session with the form's old token:
+    // the page as it is now, not "the form expired" (a reload would send the same form again), and nothing changed.
+    const again = await postForm(t.app, '/settings/security/one-time-codes/confirm', renewed.cookie, { csrf_token: session.csrfToken, code: codeAt(secret, clock.now()) });
+    expect({ status: again.statusCode, location: again.headers.location }).toEqual({ status: 303, location: '/settings/security#one-time-codes' });
+    expect(await t.db.selectFrom('recovery_codes').select(['code_digest', 'used_at']).where('user_id', '=', member.id).execute()).toEqual(digests);
+    // Before the codes are on, a stale form is still refused as one.
+    const other = await t.logIn(await makeUser(t.db));
+    const stale = await postForm(t.app, '/settings/security/one-time-codes/confirm', other.cookie, { csrf_token: session.csrfToken, code: '123456' });
+    expect(stale.statusCode).toBe(403);
+    expect(stale.body).toContain('Das Formular ist abgelaufen.');
+
     // Shown once: the page afterwards counts them, and shows no secret.
     const after = await t.app.inject({ url: '/settings/security', headers: { cookie: renewed.cookie } });
     expect(after.body).toContain('Einmalcodes sind eingeschaltet. Dir bleiben 10 unbenutzte Wiederherstellungscodes.');

@@ -101,24 +101,36 @@ export function oneTimeCodesSection(app: FastifyInstance, deps: OneTimeCodesSect
     userId: session.user.id, email: session.user.email, mailLocale: config.mail.mode === 'off' ? undefined : localeOf(request),
   });
 
-  /** A POST of the section: the session and a valid form token, or the answer already sent. */
-  const post = (path: string, act: (request: FastifyRequest, reply: FastifyReply, session: SessionContext, form: Form, returnTo: string | undefined) => Promise<FastifyReply>) =>
+  /**
+   * A POST of the section: the session and a valid form token, or the answer already sent. `done`: whether
+   * what the form asks for is already done, for a form sent again once it has been (the browser's Back after
+   * the codes were turned on: the session's id, and so the form's token, was renewed by the first) — then the
+   * page as it is, not a "form expired" that a reload cannot mend.
+   */
+  const post = (
+    path: string, act: (request: FastifyRequest, reply: FastifyReply, session: SessionContext, form: Form, returnTo: string | undefined) => Promise<FastifyReply>,
+    done?: (session: SessionContext) => Promise<boolean>,
+  ) =>
     app.withTypeProvider<TypeBoxTypeProvider>().post(path, { schema: { body: CodeForm } }, async (request, reply) => {
       const returnTo = returnToOf(request.body.return_to);
       const session = await pageSession(request, reply, { orgaOnly: false, returnTo: PAGE });
       if (!session) return reply;
       if (!(await isValidFormToken(request, request.body.csrf_token))) {
+        if (done && await done(session)) return reply.redirect(backToPage(returnTo), 303);
         return render(request, reply, session, { otp: { error: reply.translator()('security.csrf'), ...(returnTo ? { returnTo } : {}) } }, 403);
       }
       return act(request, reply, session, request.body, returnTo);
     });
 
   /** Turning codes on: only after a recent sign-in (accounts/recent-sign-in.ts), else the page says to sign in again. */
-  const enrolment = (path: string, act: (request: FastifyRequest, reply: FastifyReply, session: SessionContext, form: Form, returnTo: string | undefined) => Promise<FastifyReply>) =>
+  const enrolment = (
+    path: string, act: (request: FastifyRequest, reply: FastifyReply, session: SessionContext, form: Form, returnTo: string | undefined) => Promise<FastifyReply>,
+    done?: (session: SessionContext) => Promise<boolean>,
+  ) =>
     post(path, async (request, reply, session, form, returnTo) => {
       if (signedInRecently(session, clock())) return act(request, reply, session, form, returnTo);
       return render(request, reply, session, { otp: { error: reply.translator()('security.signInAgain.needed'), ...(returnTo ? { returnTo } : {}) } }, 403);
-    });
+    }, done);
 
   enrolment(`${SECTION}/start`, async (_request, reply, session, _form, returnTo) => {
     await startEnrolment(db, keys, clock, session.user.id);
@@ -137,7 +149,7 @@ export function oneTimeCodesSection(app: FastifyInstance, deps: OneTimeCodesSect
     // already proves nothing with a code of a factor this session made itself: its methods stay as they were.
     await renewRequestSession(request, reply, { config, db, clock }, firstFactor ? withOneTimeCode(session.amr) : undefined);
     return render(request, reply, (await request.getSession())!, { otp: { recoveryCodes: codes, ...keep } });
-  });
+  }, async (session) => (await findSecondFactors(db, session.user.id)).totp);
 
   /** Turning off and new recovery codes: each needs a current code, counted by the login throttle. */
   const withCode = (path: string, errorAt: OneTimeCodeForm, act: (request: FastifyRequest, reply: FastifyReply, session: SessionContext, attempt: CodeAttempt) => Promise<FastifyReply>) =>
