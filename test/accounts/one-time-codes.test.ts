@@ -207,6 +207,21 @@ describe('turning codes off and new recovery codes', () => {
   });
 });
 
+describe('new recovery codes twice at once', () => {
+  it('two tabs, each with its own right code (truly concurrent on PostgreSQL): ten unused codes stay, not twenty', async () => {
+    const member = await makeUser(t.db);
+    const { secret, recoveryCodes, session } = await enrol(t.app, await t.logIn(member), clock.now());
+    clock.advance(30);
+    const regenerate = (code: string) => postForm(t.app, '/settings/security/one-time-codes/recovery-codes', session.cookie, { csrf_token: session.csrfToken, code });
+    const answers = await Promise.all([regenerate(codeAt(secret, clock.now())), regenerate(recoveryCodes[0]!)]);
+    // One after the other (PGlite), the first's new codes make the second's recovery code an old one: 400.
+    expect(answers[0]!.statusCode).toBe(200);
+    expect([200, 400]).toContain(answers[1]!.statusCode);
+    const stored = await t.db.selectFrom('recovery_codes').select('code_digest').where('user_id', '=', member.id).where('used_at', 'is', null).execute();
+    expect(stored).toHaveLength(10);
+  });
+});
+
 describe('refusals write nothing', () => {
   it('wrong, junk and replayed codes, missing tokens and pending logins: 4xx, no table changed but the failed-login counters', async () => {
     const member = await makeUser(t.db);
