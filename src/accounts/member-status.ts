@@ -69,10 +69,16 @@ export async function enableMember(db: Executor, userId: number): Promise<Status
   });
 }
 
-/** The member's row, locked until the transaction ends; undefined when there is none or it was deleted. */
+/**
+ * The member's row, locked until the transaction ends; undefined when there is none or it was deleted. Not
+ * `for update`: that lock also waits for, and is waited for by, the key-share lock every foreign key to the
+ * member takes (a code's, a grant's), while a statement issuing one holds the member's session, which this
+ * transaction then deletes: the two deadlocked, and one of them failed. `for no key update` serialises the
+ * status changes, password changes and sign-ins (sessions.ts `holdMemberForSignIn`) as well.
+ */
 export function lockLiveMember(trx: Executor, userId: number) {
   return trx.selectFrom('users').select(['id', 'email', 'role', 'disabled_at'])
-    .where('id', '=', userId).where('deleted_at', 'is', null).forUpdate().executeTakeFirst();
+    .where('id', '=', userId).where('deleted_at', 'is', null).forNoKeyUpdate().executeTakeFirst();
 }
 
 /**
