@@ -15,8 +15,13 @@ const DATABASE_DOWN_CODES = new Set([
   DATABASE_UNAVAILABLE, // connection failures, tagged by src/db/unavailable.ts
 ]);
 
-/** The database is there but out of resources (disk full, out of memory): 503, and an operator must act (logged as a fault). */
-const DATABASE_TROUBLE_CODES = new Set(['53000', '53100', '53200']);
+/**
+ * The database is there but out of resources (disk full, out of memory): 503, and an operator must act
+ * (logged as a fault). Or it aborted the transaction to end a deadlock or a serialization failure
+ * (40P01, 40001): the same request sent again can succeed, so 503 "try again" rather than a bare 500,
+ * still logged as a fault, since every lock order here is meant to rule it out.
+ */
+const DATABASE_TROUBLE_CODES = new Set(['53000', '53100', '53200', '40P01', '40001']);
 
 export interface Failure {
   status: number;

@@ -58,10 +58,10 @@ describe('PostgreSQL outages are told by error code, not message text', () => {
     }
   });
 
-  it('SQLSTATEs: an outage is a 503 logged at warn; a database out of disk or memory a 503 logged as a fault; a protocol violation (ours) a 500', () => {
+  it('SQLSTATEs: an outage is a 503 logged at warn; a database out of disk or memory, or a transaction aborted for a deadlock or a serialization failure, a 503 logged as a fault; a protocol violation (ours) a 500', () => {
     expect(classifyFailure({ code: '57P01' })).toMatchObject({ status: 503, isDatabaseDown: true });
     expect(classifyFailure({ code: '25006' })).toMatchObject({ status: 503, isDatabaseDown: true });
-    for (const code of ['53100', '53200']) expect(classifyFailure({ code })).toEqual({ status: 503, message: 'The service is temporarily unavailable. Please try again shortly.', isServerFault: true });
+    for (const code of ['53100', '53200', '40P01', '40001']) expect(classifyFailure({ code })).toEqual({ status: 503, message: 'The service is temporarily unavailable. Please try again shortly.', isServerFault: true });
     expect(classifyFailure({ code: '08P01' })).toMatchObject({ status: 500, isServerFault: true });
   });
 
