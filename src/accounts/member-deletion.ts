@@ -62,6 +62,11 @@ export async function deleteMember(db: Executor, userId: number, now: Date): Pro
   return inTransaction(db, async (trx) => {
     const member = await lockLiveMember(trx, userId);
     if (!member) return undefined;
+    // The refresh tokens before their grants (deleted with them below, by cascade), in the order a refresh locks them
+    // (its token, then the grant it extends): in the other order a refresh at the same moment and the deletion waited
+    // for each other.
+    await trx.deleteFrom('oauth_refresh_tokens')
+      .where('grant_id', 'in', (eb) => eb.selectFrom('oauth_grants').select('id').where('user_id', '=', userId)).execute();
     const signedOut = await signOutEverywhere(trx, userId, now);
     for (const [table, column] of OWNED_ROWS) {
       await sql`delete from ${sql.table(table)} where ${sql.ref(column)} = ${userId}`.execute(trx);

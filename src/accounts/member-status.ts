@@ -35,9 +35,17 @@ export async function signOutEverywhere(trx: Executor, userId: number, now: Date
   return { sessionsEnded: ended.sessionsEnded, grantsRevoked: ended.grantsRevoked + Number(revoked.numUpdatedRows) };
 }
 
-/** Ends every session of the member and revokes every grant (the admin screen's and `sessions revoke`'s sign-out). */
+/**
+ * Ends every session of the member and revokes every grant (the admin screen's sign-out). The member's row
+ * first, as a disable, a deletion, a password change and a sign-in take it: a second step completing at the
+ * same moment (the member's row, its pending login, then the session it renews) waits for it instead of
+ * holding the pending login this transaction deletes last while waiting for the session it deleted first.
+ */
 export function endMemberSessions(db: Executor, userId: number, now: Date): Promise<SignedOut> {
-  return inTransaction(db, (trx) => signOutEverywhere(trx, userId, now));
+  return inTransaction(db, async (trx) => {
+    await lockLiveMember(trx, userId);
+    return signOutEverywhere(trx, userId, now);
+  });
 }
 
 /** The change was made (`changed`), or the member was already in that state; undefined for no such (or a deleted) member. */

@@ -24,6 +24,7 @@ import { peekResetToken, redeemResetToken } from './password-reset.ts';
 import { hashPassword } from './passwords.ts';
 import { endSessionsOfUser } from './sessions.ts';
 import { updatePasswordHash } from './users.repository.ts';
+import { lockLiveMember } from './member-status.ts';
 import { dropPendingLogins } from './one-time-codes/pending-logins.ts';
 
 export interface PasswordReset {
@@ -54,6 +55,8 @@ export async function resetPassword(db: DB, clock: Clock, attempts: AttemptCount
   const passwordHash = await hashPassword(reset.newPassword);
   const now = clock();
   const done = await inTransaction(db, async (trx) => {
+    // The member's row before the link's: a disable or deletion at the same moment takes it first too, then deletes the link.
+    await lockLiveMember(trx, live.userId);
     const redeemed = await redeemResetToken(trx, reset.token, now);
     if (!redeemed) return undefined;
     await updatePasswordHash(trx, redeemed.userId, passwordHash);

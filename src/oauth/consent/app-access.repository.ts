@@ -72,9 +72,19 @@ export async function revokeAppAccess(db: Executor, clock: Clock, userId: number
       .where('user_id', '=', userId).where('client_id', '=', client.id).executeTakeFirst();
     // The codes first, then the grants: a concurrent exchange's grant is among them (codes.repository.ts `deleteUnusedCodes`).
     const codes = await deleteUnusedCodes(trx, userId, client.id);
-    const grants = await revokeGrantsOfUserAndClient(trx, userId, client.id, now);
-    if (Number(consents.numDeletedRows) === 0 && grants === 0 && codes === 0) return false;
+    if (Number(consents.numDeletedRows) === 0 && codes === 0 && !(await holdsLiveGrant(trx, userId, client.id, now))) return false;
+    // The sign-ins before the grants, in the order a logout takes them (it deletes the session, and with it these
+    // rows, then revokes the session's grants): in the other order the two waited for each other.
     await endSignInsOfApp(trx, userId, client.id, now);
+    await revokeGrantsOfUserAndClient(trx, userId, client.id, now);
     return true;
   });
+}
+
+/** Whether the member has a grant of the client not revoked and not expired at `now` (read, not locked). */
+async function holdsLiveGrant(db: Executor, userId: number, clientRowId: number, now: Date): Promise<boolean> {
+  const row = await db.selectFrom('oauth_grants').select('id')
+    .where('user_id', '=', userId).where('client_id', '=', clientRowId).where('revoked_at', 'is', null).where('expires_at', '>', now)
+    .limit(1).executeTakeFirst();
+  return row !== undefined;
 }

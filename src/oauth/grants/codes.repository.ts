@@ -35,14 +35,26 @@ export interface NewCode {
 }
 
 /**
- * CTEs after `code`: the session signed into the client (once). A session that
- * just ended records nothing: the row is locked before the insert's foreign-key
- * check, so a logout deleting it concurrently makes `live` empty (the lock
- * waits for the logout, then skips the deleted row) instead of failing that
+ * The order in which a code's statement locks what it reads, the order every transaction that locks more
+ * than one of them takes, so that none waits in a circle with another (a deadlock, which PostgreSQL ends by
+ * aborting one of them): the client first (its deletion locks the client, then its consents and sign-ins),
+ * then the session (a member's deletion and the end of a session delete the session before the consents
+ * and codes), then the consent. Each is locked as a foreign key locks it (`for key share`).
+ *
+ * `client`: empty once the client was deleted, and then nothing is stored.
+ */
+const CLIENT_FIRST = 'client as (select version from oauth_clients where id = $2 for key share)';
+
+/**
+ * `live`: the session the code is issued under, after the client. A session that just ended records
+ * nothing: the row is locked before the insert's foreign-key check, so a logout deleting it concurrently
+ * makes `live` empty (the lock waits for the logout, then skips the deleted row) instead of failing that
  * check; the code itself is stored and dies with the session.
  */
-const RECORD_SESSION_CLIENT = `live as (select s.sid from sessions s where s.sid = $10 for key share),
-  session_client as (
+const LIVE_AFTER_CLIENT = 'live as (select s.sid from sessions s where s.sid = $10 and exists (select 1 from client) for key share)';
+
+/** After `code`: the session signed into the client (once). */
+const SESSION_CLIENT = `session_client as (
     insert into oauth_session_clients (sid, client_id, user_id)
     select code.sid, code.client_id, code.user_id from code
     where code.sid in (select sid from live)
@@ -50,26 +62,30 @@ const RECORD_SESSION_CLIENT = `live as (select s.sid from sessions s where s.sid
   )`;
 
 /**
- * A CTE's query: the member's remembered consent for the client when it covers the scopes, locked as a
- * foreign key locks it. A revocation deleting it concurrently (app-access.repository.ts `revokeAppAccess`)
- * then serialises with the code's insert: either this statement locked it first, and the revocation's
- * delete waits for the code to be committed and then deletes it with the app's other unused codes; or
- * the delete came first, and this lock waits for it, finds the row gone, and no code is stored.
+ * A CTE's query: the member's remembered consent for the client when it covers the scopes, locked after the
+ * session (`live`, which it waits for). A revocation deleting it concurrently (app-access.repository.ts
+ * `revokeAppAccess`) then serialises with the code's insert: either this statement locked it first, and the
+ * revocation's delete waits for the code to be committed and then deletes it with the app's other unused
+ * codes; or the delete came first, and this lock waits for it, finds the row gone, and no code is stored.
  */
 const CONSENT_COVERING = (user: string, client: string, scopes: string) =>
-  `select 1 from oauth_consents c where c.user_id = ${user} and c.client_id = ${client} and c.scopes @> ${scopes}::text[] for key share`;
+  `select 1 from oauth_consents c where c.user_id = ${user} and c.client_id = ${client} and c.scopes @> ${scopes}::text[]
+    and (select count(*) from live) >= 0 for key share`;
 
 /**
  * The code, and the session's record that it signed into the client (Back-Channel
  * Logout 1.0 §2.1: whom to tell when the session ends), in one statement.
  */
 const insertCodeStatement = statement<{ stored: number }>('insert_code', `
-  with code as (
+  with ${CLIENT_FIRST},
+  ${LIVE_AFTER_CLIENT},
+  code as (
     insert into oauth_codes (code_digest, client_id, user_id, redirect_uri, scopes, code_challenge, nonce, auth_time, expires_at, sid, dpop_jkt, amr, acr)
-    values ($1, $2, $3, $4, $5::text[], $6, $7, $8, $9, $10, $11, $12::text[], $13)
+    select $1, $2, $3, $4, $5::text[], $6, $7, $8, $9, $10, $11, $12::text[], $13
+    where exists (select 1 from client)
     returning sid, client_id, user_id
   ),
-  ${RECORD_SESSION_CLIENT}
+  ${SESSION_CLIENT}
   select count(*)::integer as stored from code`);
 
 export async function insertCode(db: Executor, code: NewCode): Promise<void> {
@@ -77,15 +93,17 @@ export async function insertCode(db: Executor, code: NewCode): Promise<void> {
 }
 
 const insertConsentedCodeStatement = statement<{ stored: number }>('insert_consented_code', `
-  with consent as (${CONSENT_COVERING('$3', '$2', '$5')}),
+  with ${CLIENT_FIRST},
+  ${LIVE_AFTER_CLIENT},
+  consent as (${CONSENT_COVERING('$3', '$2', '$5')}),
   code as (
     insert into oauth_codes (code_digest, client_id, user_id, redirect_uri, scopes, code_challenge, nonce, auth_time, expires_at, sid, dpop_jkt, amr, acr)
     select $1, $2, $3, $4, $5::text[], $6, $7, $8, $9, $10, $11, $12::text[], $13
     where exists (select 1 from consent)
-      and (select version from oauth_clients where id = $2) = $14
+      and (select version from client) = $14
     returning sid, client_id, user_id
   ),
-  ${RECORD_SESSION_CLIENT}
+  ${SESSION_CLIENT}
   select count(*)::integer as stored from code`);
 
 /**
@@ -107,15 +125,16 @@ export type SessionCode = Omit<NewCode, 'userId' | 'authTime' | 'amr' | 'sid' | 
  * "last used" as sessions.ts `findSession` records it.
  */
 const insertSessionCodeStatement = statement<{ stored: number }>('insert_session_code', `
-  with live as (
-    select s.sid, s.user_id, s.auth_time, s.amr from ${liveSessionFrom('$10', '$11')} for key share of s
+  with ${CLIENT_FIRST},
+  live as (
+    select s.sid, s.user_id, s.auth_time, s.amr from ${liveSessionFrom('$10', '$11')} and exists (select 1 from client) for key share of s
   ),
   consent as (${CONSENT_COVERING('(select user_id from live)', '$2', '$4')}),
   code as (
     insert into oauth_codes (code_digest, client_id, user_id, redirect_uri, scopes, code_challenge, nonce, auth_time, expires_at, sid, dpop_jkt, amr, acr)
     select $1, $2, live.user_id, $3, $4::text[], $5, $6, live.auth_time, $7, live.sid, $8, live.amr, null from live
     where exists (select 1 from consent)
-      and (select version from oauth_clients where id = $2) = $9
+      and (select version from client) = $9
     returning sid, client_id, user_id
   ),
   session_client as (

@@ -1,0 +1,196 @@
+/**
+ * Lock order (PostgreSQL only): pairs of transactions that lock the same
+ * rows at the same moment — for one member, one client — must take them in
+ * one order, or they wait for each other in a circle and PostgreSQL aborts
+ * one (a deadlock: a 503 since the change that classifies it, a 500 before,
+ * and the aborted side's work lost: a disable, a deletion, a logout rolled
+ * back). Each test forces the interleaving that deadlocked before its fix
+ * (a lock-order review, each case reproduced first): one side is held at the
+ * point where it waited, by a third transaction holding one row or by a
+ * gate in front of one statement, until the other is seen waiting for it.
+ * Both must then complete.
+ *
+ * The order (docs/security.md, "Lock order"): the member's row; the client;
+ * refresh tokens before their grants; the session before the consent, the
+ * codes and the grants; a pending second step before the session it renews.
+ */
+import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
+import { describe, expect, test } from 'vitest';
+import { setUserPassword } from '../../src/accounts/accounts.service.ts';
+import type { AttemptCounters } from '../../src/accounts/login-attempt-counters.ts';
+import { deleteMember } from '../../src/accounts/member-deletion.ts';
+import { disableMember, endMemberSessions } from '../../src/accounts/member-status.ts';
+import { holdPendingLogin, pendingLoginClaim } from '../../src/accounts/one-time-codes/pending-logins.ts';
+import { resetPassword } from '../../src/accounts/password-reset-completion.ts';
+import { storeResetToken } from '../../src/accounts/password-reset.ts';
+import { SESSION_COOKIE } from '../../src/accounts/session-http.ts';
+import { beginSession, endSession } from '../../src/accounts/sessions.ts';
+import { s256 } from '../../src/oauth/checks/pkce.ts';
+import { deleteClientRow, findClientRow } from '../../src/oauth/clients/clients.repository.ts';
+import { revokeAppAccess } from '../../src/oauth/consent/app-access.repository.ts';
+import { rememberConsent } from '../../src/oauth/consent/consents.repository.ts';
+import { digestCode } from '../../src/oauth/grants/authorization-code.ts';
+import { insertCode, insertCodeIfConsented, type NewCode } from '../../src/oauth/grants/codes.repository.ts';
+import { useRefreshToken } from '../../src/oauth/grants/grants.repository.ts';
+import { TEST_DATABASE_URL } from '../helpers/database.ts';
+import { makeUser } from '../helpers/factories.ts';
+import { useTestApp } from '../helpers/fixture.ts';
+import { backendPid, blockedBehind, untilBlocked, untilWaitingOn } from '../helpers/lock-waits.ts';
+import { CALLBACK, makeClient, TEST_VERIFIER } from '../helpers/oauth.ts';
+
+const t = useTestApp();
+const clock = () => t.clock.now();
+
+/** How each side ended: 'done', or the error's SQLSTATE and message (40P01 for a deadlock). */
+async function outcomes(...work: Array<Promise<unknown>>): Promise<string[]> {
+  return (await Promise.allSettled(work)).map((r) => r.status === 'fulfilled' ? 'done' : `${(r.reason as { code?: string }).code} ${(r.reason as Error).message}`);
+}
+
+/** A member signed in (one session), a client, and codes to store for them. */
+async function memberAndClient() {
+  const { clientId } = await makeClient(t);
+  const client = (await findClientRow(t.db, clientId))!;
+  const user = await makeUser(t.db);
+  const session = await t.logIn(user);
+  const { sid } = await t.db.selectFrom('sessions').select('sid').where('user_id', '=', user.id).executeTakeFirstOrThrow();
+  const now = clock();
+  const code = (codeSid: string | null): NewCode => ({
+    digest: digestCode(randomBytes(32).toString('base64url')), clientRowId: client.id, userId: user.id, redirectUri: CALLBACK, scopes: ['openid'],
+    codeChallenge: s256(TEST_VERIFIER), nonce: null, authTime: now, amr: ['pwd'], acr: null, expiresAt: new Date(now.getTime() + 600_000), sid: codeSid, dpopJkt: null,
+  });
+  const cookie = new URLSearchParams(session.cookie.replaceAll('; ', '&')).get(SESSION_COOKIE)!;
+  return { clientId, client, user, sid, now, code, cookie };
+}
+
+/**
+ * Runs `first` while a third transaction holds one of the member's unused codes, so that `first` stops where
+ * it deletes codes (after the sessions it deleted before them); then `second`, until it is seen waiting for
+ * `first`; then lets `first` go on.
+ */
+async function heldAtTheCodes(held: NewCode, first: () => Promise<unknown>, second: () => Promise<unknown>): Promise<string[]> {
+  await insertCode(t.db, held);
+  let a: Promise<unknown> | undefined;
+  let b: Promise<unknown> | undefined;
+  await t.db.transaction().execute(async (holder) => {
+    await sql`select 1 from oauth_codes where code_digest = ${held.digest} for update`.execute(holder);
+    a = first();
+    a.catch(() => {});
+    const firstPid = await blockedBehind(t.db, await backendPid(holder));
+    b = second();
+    b.catch(() => {});
+    await untilWaitingOn(t.db, firstPid, b);
+  });
+  return outcomes(a!, b!);
+}
+
+describe.runIf(TEST_DATABASE_URL)('transactions that lock the same rows at once complete (PostgreSQL)', () => {
+  test('a member\'s deletion (the sessions, then the consents) and a code under the remembered consent (the session, then the consent)', async () => {
+    const { client, user, sid, now, code } = await memberAndClient();
+    await rememberConsent(t.db, user.id, client.id, ['openid'], now);
+    expect(await heldAtTheCodes(code(null), () => deleteMember(t.db, user.id, now), () => insertCodeIfConsented(t.db, code(sid), client.version)))
+      .toEqual(['done', 'done']);
+    expect(await t.db.selectFrom('oauth_codes').select('code_digest').where('user_id', '=', user.id).execute()).toEqual([]);
+  });
+
+  test('the admin\'s "end sessions" (the sessions, then the pending second steps) and a second step renewing the browser\'s session (its pending login, then the session)', async () => {
+    const { user, now, code, cookie } = await memberAndClient();
+    const { password_hash: passwordHash } = await t.db.selectFrom('users').select('password_hash').where('id', '=', user.id).executeTakeFirstOrThrow();
+    const pending = await holdPendingLogin(t.db, clock, { userId: user.id, account: user.email, remember: false, returnTo: '/' }, passwordHash);
+    expect(await heldAtTheCodes(code(null), () => endMemberSessions(t.db, user.id, now),
+      () => beginSession(t.db, clock, { userId: user.id, remember: false, replacing: cookie, amr: ['pwd', 'otp'], claim: pendingLoginClaim(clock, pending) })))
+      .toEqual(['done', 'done']);
+  });
+
+  test('the admin\'s "end sessions" and `user set-password` (the member, the pending second steps, then the sessions)', async () => {
+    const { user, now, code } = await memberAndClient();
+    const { password_hash: passwordHash } = await t.db.selectFrom('users').select('password_hash').where('id', '=', user.id).executeTakeFirstOrThrow();
+    await holdPendingLogin(t.db, clock, { userId: user.id, account: user.email, remember: false, returnTo: '/' }, passwordHash);
+    expect(await heldAtTheCodes(code(null), () => endMemberSessions(t.db, user.id, now), () => setUserPassword(t.db, user.id, 'another long passphrase 77', now)))
+      .toEqual(['done', 'done']);
+  });
+
+  test('a disable (the member, then the reset links) and a reset link redeemed (the member, then the link)', async () => {
+    const { user, now, code } = await memberAndClient();
+    const token = randomBytes(32).toString('base64url');
+    const { password_hash: passwordHash } = await t.db.selectFrom('users').select('password_hash').where('id', '=', user.id).executeTakeFirstOrThrow();
+    await storeResetToken(t.db, { token, userId: user.id, passwordHash, returnTo: '/' }, now);
+    const log = { info() {}, warn() {} };
+    const reset = () => resetPassword(t.db, clock, { clear: async () => {} } as unknown as AttemptCounters,
+      { token, newPassword: 'a completely new passphrase 42', ip: '127.0.0.1', log: log as never, mailLocale: 'de' });
+    expect(await heldAtTheCodes(code(null), () => disableMember(t.db, user.id, now), reset)).toEqual(['done', 'done']);
+    // The disable came first: the link died with it.
+    expect((await t.db.selectFrom('users').select('password_hash').where('id', '=', user.id).executeTakeFirstOrThrow()).password_hash).toBe(passwordHash);
+  });
+
+  test('a member\'s deletion (the refresh tokens, then the grants) and a refresh that extends its grant (the token, then the grant)', async () => {
+    const { client, user, sid, now, code } = await memberAndClient();
+    const grant = await t.db.insertInto('oauth_grants').values({
+      client_id: client.id, user_id: user.id, scopes: ['openid'], auth_time: now, expires_at: new Date(now.getTime() + 60_000), sid, amr: ['pwd'],
+    }).returning('id').executeTakeFirstOrThrow();
+    const token = await t.db.insertInto('oauth_refresh_tokens').values({ grant_id: grant.id, scopes: ['openid'], expires_at: new Date(now.getTime() + 60_000) })
+      .returning('id').executeTakeFirstOrThrow();
+    const refresh = () => useRefreshToken(t.db, {
+      rowId: token.id, clientRowId: client.id, clientVersion: client.version, now, expiresAt: new Date(now.getTime() + 30 * 24 * 3600_000),
+      requiredRegions: [], requestedScopes: null, dpopJkt: null, refreshDpopJkt: null,
+    });
+    expect(await heldAtTheCodes(code(null), () => deleteMember(t.db, user.id, now), refresh)).toEqual(['done', 'done']);
+    expect(await t.db.selectFrom('oauth_grants').select('id').where('user_id', '=', user.id).execute()).toEqual([]);
+  });
+
+  test('a client\'s deletion (the client, then its consents) and a code under a remembered consent (the client first now)', async () => {
+    const { clientId, client, user, sid, now, code } = await memberAndClient();
+    await rememberConsent(t.db, user.id, client.id, ['openid'], now);
+    let issued: Promise<unknown> | undefined;
+    let deleted: Promise<unknown> | undefined;
+    await t.db.transaction().execute(async (logout) => {
+      // Stands for a logout of the session holding its row at that moment: the code's statement waits there.
+      await sql`select 1 from sessions where sid = ${sid} for update`.execute(logout);
+      issued = insertCodeIfConsented(t.db, code(sid), client.version);
+      issued.catch(() => {});
+      const issuerPid = await blockedBehind(t.db, await backendPid(logout));
+      deleted = deleteClientRow(t.db, clientId);
+      deleted.catch(() => {});
+      await untilWaitingOn(t.db, issuerPid, deleted);
+    });
+    expect(await outcomes(issued!, deleted!)).toEqual(['done', 'done']);
+    expect(await findClientRow(t.db, clientId)).toBeUndefined();
+  });
+
+  test('a logout (the session and its sign-ins, then its grants) and the member revoking the app (its sign-ins, then its grants)', async () => {
+    const { client, clientId, user, sid, now, cookie } = await memberAndClient();
+    const grant = await t.db.insertInto('oauth_grants').values({
+      client_id: client.id, user_id: user.id, scopes: ['openid'], auth_time: now, expires_at: new Date(now.getTime() + 3600_000), sid, amr: ['pwd'],
+    }).returning('id').executeTakeFirstOrThrow();
+    await t.db.insertInto('oauth_session_clients').values({ sid, client_id: client.id, user_id: user.id }).execute();
+    let revoked: Promise<unknown> | undefined;
+    let loggedOut: Promise<unknown> | undefined;
+    await t.db.transaction().execute(async (holder) => {
+      // The grant's row held: the revocation stops where it revokes it, the logout too, or behind the revocation.
+      await sql`select 1 from oauth_grants where id = ${grant.id} for update`.execute(holder);
+      const holderPid = await backendPid(holder);
+      revoked = revokeAppAccess(t.db, clock, user.id, clientId);
+      revoked.catch(() => {});
+      const revokerPid = await blockedBehind(t.db, holderPid);
+      loggedOut = endSession(t.db, cookie, now);
+      loggedOut.catch(() => {});
+      await untilBlocked(t.db, loggedOut, [holderPid, revokerPid]);
+    });
+    expect(await outcomes(revoked!, loggedOut!)).toEqual(['done', 'done']);
+    expect(await t.db.selectFrom('oauth_grants').select('revoked_at').where('id', '=', grant.id).execute()).toEqual([{ revoked_at: expect.any(Date) }]);
+  });
+
+  test('two sign-ins of one member in one browser at once, each renewing the same session: both complete', async () => {
+    const { user, cookie } = await memberAndClient();
+    const { password_hash: passwordHash } = await t.db.selectFrom('users').select('password_hash').where('id', '=', user.id).executeTakeFirstOrThrow();
+    const begin = (db: typeof t.db) => beginSession(db, clock, { userId: user.id, remember: false, replacing: cookie, amr: ['pwd'], passwordHash });
+    let second: Promise<unknown> | undefined;
+    await t.db.transaction().execute(async (trx) => {
+      expect(await begin(trx as unknown as typeof t.db)).toHaveProperty('sid');
+      second = begin(t.db);
+      second.catch(() => {});
+      await untilWaitingOn(t.db, await backendPid(trx), second);
+    });
+    expect(await outcomes(second!)).toEqual(['done']);
+  });
+});
