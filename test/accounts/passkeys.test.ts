@@ -8,6 +8,7 @@
  * one answer; what was (not) written is checked each time.
  */
 import type { PublicKeyCredentialCreationOptionsJSON, PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/server';
+import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CHALLENGE_SECONDS } from '../../src/accounts/passkeys/challenges.ts';
 import { SESSION_COOKIE } from '../../src/accounts/session-http.ts';
@@ -15,8 +16,10 @@ import { createSession } from '../../src/accounts/sessions.ts';
 import { deleteMember } from '../../src/accounts/member-deletion.ts';
 import { disableMember, enableMember } from '../../src/accounts/member-status.ts';
 import { countPasskeys, deletePasskeysOfUser } from '../../src/accounts/passkeys/passkeys.repository.ts';
+import { TEST_DATABASE_URL } from '../helpers/database.ts';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/fixture.ts';
+import { backendPid, untilWaitingOn } from '../helpers/lock-waits.ts';
 import { renewedSession, type TestSession } from '../helpers/session.ts';
 import { SoftwareAuthenticator } from '../helpers/software-authenticator.ts';
 import { installWriteLog, type WriteLog } from '../helpers/write-log.ts';
@@ -438,6 +441,28 @@ describe('the scripts', () => {
     expect(login.body).toContain('<script src="/static/passkey-login.js" defer></script>');
     expect(login.body).toContain('autocomplete="username webauthn"');
     expect(login.body).not.toMatch(/<script>|<script [^>]*>[^<]/);
+  });
+});
+
+describe.runIf(TEST_DATABASE_URL)('a passkey removed while a sign-in with it is verified (PostgreSQL)', () => {
+  it('the sign-in waits for the removal, then is an unknown credential: not logged as a cloned authenticator', async () => {
+    const user = await makeUser(t.db);
+    const own = new SoftwareAuthenticator(ORIGIN);
+    expect((await register(await t.logIn(user), own)).answer.statusCode).toBe(201);
+    const passkey = await passkeyRow(user.id);
+    const regressedBefore = events('account.passkey.counter_regressed').length;
+    let signedIn: ReturnType<typeof signIn> | undefined;
+    await t.db.transaction().execute(async (removal) => {
+      await sql`select id from passkeys where id = ${passkey.id} for update`.execute(removal);
+      signedIn = signIn(own);
+      await untilWaitingOn(t.db, await backendPid(removal), signedIn);
+      await removal.deleteFrom('passkeys').where('id', '=', passkey.id).execute();
+    });
+    const { answer } = await signedIn!;
+    expect({ status: answer.statusCode, body: answer.json() as unknown }).toEqual({ status: 401, body: FAILED });
+    expect(events('account.passkey.counter_regressed')).toHaveLength(regressedBefore);
+    expect(events('account.passkey.login_failed').at(-1)).toMatchObject({ reason: 'unknown-credential', userId: user.id, passkeyId: passkey.id });
+    expect(await t.db.selectFrom('sessions').select('sid').where('user_id', '=', user.id).execute()).toHaveLength(1);
   });
 });
 

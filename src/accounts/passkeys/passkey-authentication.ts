@@ -98,7 +98,9 @@ export async function verifyPasskeyAssertion(db: DB, clock: Clock, rp: RelyingPa
     logSecurityEvent(assertion.log, { event: 'account.login.disabled', userId: passkey.userId, passkeyId: passkey.id, ip: assertion.ip });
     throw new AccountDisabled();
   }
-  if (!(await recordPasskeyUse(db, passkey.id, { signCount: newCounter, backedUp: credentialBackedUp }, clock()))) throw counterRegressed(assertion, passkey, newCounter);
+  const use = await recordPasskeyUse(db, passkey.id, { signCount: newCounter, backedUp: credentialBackedUp }, clock());
+  if (use === 'gone') throw new PasskeyRejected('unknown-credential', passkey);
+  if (use === 'regressed') throw counterRegressed(assertion, passkey, newCounter);
   return { userId: passkey.userId, passkeyId: passkey.id, amr: passkeyAmr(passkey.deviceType, userVerified) };
 }
 

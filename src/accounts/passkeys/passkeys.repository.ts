@@ -96,15 +96,19 @@ export async function insertPasskey(db: Executor, passkey: NewPasskey, now: Date
  * Records a use: the new signature counter, backup state and time. Only while
  * the stored counter is still below the new one (or both are 0, an
  * authenticator without a counter): a concurrent use of a cloned key that got
- * there first makes this one a regression. Whether it was recorded.
+ * there first makes this one a regression. `gone`: the passkey was removed
+ * since it was looked up (its member removed it, or was deleted) — an unknown
+ * credential, not a clone.
  */
-export async function recordPasskeyUse(db: Executor, id: number, use: { signCount: number; backedUp: boolean }, now: Date): Promise<boolean> {
+export async function recordPasskeyUse(db: Executor, id: number, use: { signCount: number; backedUp: boolean }, now: Date): Promise<'recorded' | 'regressed' | 'gone'> {
   const result = await db.updateTable('passkeys')
     .set({ sign_count: String(use.signCount), backed_up: use.backedUp, last_used_at: now })
     .where('id', '=', id)
     .where(sql<boolean>`(sign_count < ${use.signCount} or (sign_count = 0 and ${use.signCount}::bigint = 0))`)
     .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
+  if (Number(result.numUpdatedRows) === 1) return 'recorded';
+  // The update waited for a removal that held the row, then found it gone: this read, a later statement, sees it gone too.
+  return (await db.selectFrom('passkeys').select('id').where('id', '=', id).executeTakeFirst()) ? 'regressed' : 'gone';
 }
 
 /** Renames one of the member's passkeys; whether it was theirs. */
