@@ -136,11 +136,13 @@ async function acceptCode(db: DB, keys: OneTimeCodeKeys, clock: Clock, attempt: 
 /** Turns codes off after a right current code (throws as {@link checkSecondFactor}). */
 export async function turnOffOneTimeCodes(db: DB, keys: OneTimeCodeKeys, clock: Clock, guard: LoginGuard, attempt: CodeAttempt): Promise<void> {
   await checkSecondFactor(db, keys, clock, guard, attempt);
-  await inTransaction(db, async (trx) => {
-    await deleteOneTimeCodes(trx, attempt.userId);
+  const turnedOff = await inTransaction(db, async (trx) => {
+    // Of two requests at once (two tabs, each with its own right code), the second finds them off already: one mail.
+    if (!(await deleteOneTimeCodes(trx, attempt.userId))) return false;
     await queueSecondFactorMail(trx, attempt, ONE_TIME_CODE_MAIL_KINDS.disabled, clock(), attempt.log);
+    return true;
   });
-  logSecurityEvent(attempt.log, { event: 'account.second_factor.removed', userId: attempt.userId, by: 'member', passkeysDeleted: 0 });
+  if (turnedOff) logSecurityEvent(attempt.log, { event: 'account.second_factor.removed', userId: attempt.userId, by: 'member', passkeysDeleted: 0 });
 }
 
 /** Ten new recovery codes after a right current code (throws as {@link checkSecondFactor}); the old ones stop working. */
