@@ -27,7 +27,8 @@ import { storeResetToken } from '../../src/accounts/password-reset.ts';
 import { SESSION_COOKIE } from '../../src/accounts/session-http.ts';
 import { beginSession, endSession } from '../../src/accounts/sessions.ts';
 import { s256 } from '../../src/oauth/checks/pkce.ts';
-import { deleteClientRow, findClientRow } from '../../src/oauth/clients/clients.repository.ts';
+import { findClientRow } from '../../src/oauth/clients/clients.repository.ts';
+import { deleteClient } from '../../src/oauth/clients/clients.service.ts';
 import { revokeAppAccess } from '../../src/oauth/consent/app-access.repository.ts';
 import { rememberConsent } from '../../src/oauth/consent/consents.repository.ts';
 import { digestCode } from '../../src/oauth/grants/authorization-code.ts';
@@ -84,6 +85,37 @@ async function heldAtTheCodes(held: NewCode, first: () => Promise<unknown>, seco
   return outcomes(a!, b!);
 }
 
+/** An advisory lock's key for {@link gatedBeforeInsertInto}'s gate. */
+const GATE = 731_092;
+
+/**
+ * Runs `first` with a gate before its insert into `table` (a trigger waiting for an advisory lock a third
+ * transaction holds), so that it stops there, holding what it locked before; then `second`, until it is seen
+ * waiting for `first`; then opens the gate.
+ */
+async function gatedBeforeInsertInto(table: string, first: () => Promise<unknown>, second: () => Promise<unknown>): Promise<string[]> {
+  await sql.raw(`create function lock_order_gate() returns trigger language plpgsql as $$
+    begin perform pg_advisory_xact_lock(${GATE}); return new; end $$`).execute(t.db);
+  await sql.raw(`create trigger lock_order_gate before insert on ${table} for each row execute function lock_order_gate()`).execute(t.db);
+  try {
+    let a: Promise<unknown> | undefined;
+    let b: Promise<unknown> | undefined;
+    await t.db.transaction().execute(async (holder) => {
+      await sql`select pg_advisory_xact_lock(${GATE})`.execute(holder);
+      a = first();
+      a.catch(() => {});
+      const firstPid = await blockedBehind(t.db, await backendPid(holder));
+      b = second();
+      b.catch(() => {});
+      await untilWaitingOn(t.db, firstPid, b);
+    });
+    return await outcomes(a!, b!);
+  } finally {
+    await sql.raw(`drop trigger lock_order_gate on ${table}`).execute(t.db);
+    await sql.raw('drop function lock_order_gate()').execute(t.db);
+  }
+}
+
 describe.runIf(TEST_DATABASE_URL)('transactions that lock the same rows at once complete (PostgreSQL)', () => {
   test('a member\'s deletion (the sessions, then the consents) and a code under the remembered consent (the session, then the consent)', async () => {
     const { client, user, sid, now, code } = await memberAndClient();
@@ -138,23 +170,51 @@ describe.runIf(TEST_DATABASE_URL)('transactions that lock the same rows at once 
     expect(await t.db.selectFrom('oauth_grants').select('id').where('user_id', '=', user.id).execute()).toEqual([]);
   });
 
-  test('a client\'s deletion (the client, then its consents) and a code under a remembered consent (the client first now)', async () => {
+  test('a client\'s deletion (the client, then its consents) and a code under a remembered consent (the client, then the consent)', async () => {
     const { clientId, client, user, sid, now, code } = await memberAndClient();
     await rememberConsent(t.db, user.id, client.id, ['openid'], now);
-    let issued: Promise<unknown> | undefined;
-    let deleted: Promise<unknown> | undefined;
-    await t.db.transaction().execute(async (logout) => {
-      // Stands for a logout of the session holding its row at that moment: the code's statement waits there.
-      await sql`select 1 from sessions where sid = ${sid} for update`.execute(logout);
-      issued = insertCodeIfConsented(t.db, code(sid), client.version);
-      issued.catch(() => {});
-      const issuerPid = await blockedBehind(t.db, await backendPid(logout));
-      deleted = deleteClientRow(t.db, clientId);
-      deleted.catch(() => {});
-      await untilWaitingOn(t.db, issuerPid, deleted);
-    });
-    expect(await outcomes(issued!, deleted!)).toEqual(['done', 'done']);
+    // The code's statement held after it locked the client, the session and the consent, before its insert.
+    expect(await gatedBeforeInsertInto('oauth_codes', () => insertCodeIfConsented(t.db, code(sid), client.version), () => deleteClient(t.db, clientId)))
+      .toEqual(['done', 'done']);
     expect(await findClientRow(t.db, clientId)).toBeUndefined();
+  });
+
+  test('a client\'s deletion (the client, its refresh tokens, then its grants) and a refresh (its token, then the grant)', async () => {
+    const { clientId, client, user, sid, now } = await memberAndClient();
+    const grant = await t.db.insertInto('oauth_grants').values({
+      client_id: client.id, user_id: user.id, scopes: ['openid'], auth_time: now, expires_at: new Date(now.getTime() + 60_000), sid, amr: ['pwd'],
+    }).returning('id').executeTakeFirstOrThrow();
+    const token = await t.db.insertInto('oauth_refresh_tokens').values({ grant_id: grant.id, scopes: ['openid'], expires_at: new Date(now.getTime() + 60_000) })
+      .returning('id').executeTakeFirstOrThrow();
+    const refresh = () => useRefreshToken(t.db, {
+      rowId: token.id, clientRowId: client.id, clientVersion: client.version, now, expiresAt: new Date(now.getTime() + 30 * 24 * 3600_000),
+      requiredRegions: [], requestedScopes: null, dpopJkt: null, refreshDpopJkt: null,
+    });
+    // The refresh held after it locked its token, before it inserts the successor (and locks the grant).
+    expect(await gatedBeforeInsertInto('oauth_refresh_tokens', refresh, () => deleteClient(t.db, clientId))).toEqual(['done', 'done']);
+    expect(await t.db.selectFrom('oauth_grants').select('id').where('id', '=', grant.id).execute()).toEqual([]);
+  });
+
+  test('a disable (the member, its sessions and their sign-ins, then grants and codes) and the member revoking an app (the member first now)', async () => {
+    const { client, clientId, user, sid, now, code } = await memberAndClient();
+    const grant = await t.db.insertInto('oauth_grants').values({
+      client_id: client.id, user_id: user.id, scopes: ['openid'], auth_time: now, expires_at: new Date(now.getTime() + 3600_000), sid, amr: ['pwd'],
+    }).returning('id').executeTakeFirstOrThrow();
+    await t.db.insertInto('oauth_session_clients').values({ sid, client_id: client.id, user_id: user.id }).execute();
+    await insertCode(t.db, code(null));
+    let disabled: Promise<unknown> | undefined;
+    let revoked: Promise<unknown> | undefined;
+    await t.db.transaction().execute(async (holder) => {
+      // The grant's row held: the disable stops where it revokes the session's grants, its sessions (and sign-ins) deleted.
+      await sql`select 1 from oauth_grants where id = ${grant.id} for update`.execute(holder);
+      disabled = disableMember(t.db, user.id, now);
+      disabled.catch(() => {});
+      const disablerPid = await blockedBehind(t.db, await backendPid(holder));
+      revoked = revokeAppAccess(t.db, clock, user.id, clientId);
+      revoked.catch(() => {});
+      await untilBlocked(t.db, revoked, [disablerPid]);
+    });
+    expect(await outcomes(disabled!, revoked!)).toEqual(['done', 'done']);
   });
 
   test('a logout (the session and its sign-ins, then its grants) and the member revoking the app (its sign-ins, then its grants)', async () => {

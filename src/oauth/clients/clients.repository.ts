@@ -134,10 +134,19 @@ export async function setSecretDigest(db: Executor, id: number, digest: Buffer, 
   await db.updateTable('oauth_clients').set({ secret_digest: digest, updated_at: now }).where('id', '=', id).execute();
 }
 
-/** Deleting cascades to codes, grants, refresh tokens and consents: every token of the client stops working. */
-export async function deleteClientRow(db: Executor, clientId: string): Promise<boolean> {
-  const result = await db.deleteFrom('oauth_clients').where('client_id', '=', clientId).executeTakeFirst();
-  return Number(result.numDeletedRows) > 0;
+/**
+ * Deleting cascades to codes, grants, refresh tokens and consents: every token of the client stops working.
+ * In the caller's transaction: the client's row locked first (a code's statement locks it first too), then the
+ * refresh tokens before their grants (a refresh locks its token, then the grant it extends); the cascade alone
+ * would reach the grants first. False when there is no such client.
+ */
+export async function deleteClientRow(trx: Executor, clientId: string): Promise<boolean> {
+  const client = await trx.selectFrom('oauth_clients').select('id').where('client_id', '=', clientId).forUpdate().executeTakeFirst();
+  if (!client) return false;
+  await trx.deleteFrom('oauth_refresh_tokens')
+    .where('grant_id', 'in', (eb) => eb.selectFrom('oauth_grants').select('id').where('client_id', '=', client.id)).execute();
+  await trx.deleteFrom('oauth_clients').where('id', '=', client.id).execute();
+  return true;
 }
 
 /** Whether any registered redirect URI has this web origin (CORS). */

@@ -126,7 +126,7 @@ function keepingKeys(existing: ClientRow, input: ClientSettings): ClientSettings
 
 /** Deletes a client with its consents, codes and grants: its tokens stop working at once. */
 export async function deleteClient(db: DB, clientId: string, log: EventLog = NO_EVENT_LOG): Promise<void> {
-  if (!(await deleteClientRow(db, clientId))) throw new ClientNotFound(clientId);
+  if (!(await inTransaction(db, (trx) => deleteClientRow(trx, clientId)))) throw new ClientNotFound(clientId);
   logSecurityEvent(log, { event: 'oauth.client.deleted', clientId });
 }
 

@@ -7,6 +7,7 @@
  * leave the member no way to see or stop it.
  */
 import { sql } from 'kysely';
+import { lockLiveMember } from '../../accounts/member-status.ts';
 import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../db/executor.ts';
 import { inTransaction } from '../../db/transaction.ts';
@@ -68,6 +69,10 @@ export async function revokeAppAccess(db: Executor, clock: Clock, userId: number
   if (!client) return false;
   // Both or neither: a forgotten consent with live tokens would look revoked on the page and still work.
   return inTransaction(db, async (trx) => {
+    // The member's row first (docs/security.md, "Lock order"): a disable or a deletion, which ends the member's
+    // sessions (and with them these sign-ins) before their codes, waits for this or this for it; so does a
+    // second revocation of the same app at once.
+    await lockLiveMember(trx, userId);
     const consents = await trx.deleteFrom('oauth_consents')
       .where('user_id', '=', userId).where('client_id', '=', client.id).executeTakeFirst();
     // The codes first, then the grants: a concurrent exchange's grant is among them (codes.repository.ts `deleteUnusedCodes`).
