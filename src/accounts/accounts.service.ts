@@ -7,13 +7,13 @@ import { inTransaction } from '../db/transaction.ts';
 import { InvalidInput, type FieldError } from '../invalid-input.ts';
 import { hasRefusedNameCharacters, NAME_CHARACTERS_PROBLEM } from '../text/control-characters.ts';
 import { REGION_TYPES, type RegionType } from './accounts.tables.ts';
+import { dropPendingLogins } from './one-time-codes/pending-logins.ts';
 import { passwordProblem } from './password-policy.ts';
 import { hashPassword } from './passwords.ts';
 import { findExistingRegionIds, findRegionById, insertRegion } from './regions.repository.ts';
 import { ROLES, type RoleName } from './roles.ts';
 import { endSessionsOfUser, type EndedSessions } from './sessions.ts';
 import { addAmbassadorships, addMemberships, findUserCredentialsByEmail, insertUser, updatePasswordHash } from './users.repository.ts';
-import { dropPendingLogins } from './one-time-codes/pending-logins.ts';
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 

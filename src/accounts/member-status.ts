@@ -6,8 +6,8 @@
  */
 import type { Executor } from '../db/executor.ts';
 import { inTransaction } from '../db/transaction.ts';
-import { endSessionsOfUser } from './sessions.ts';
 import { dropPendingLogins } from './one-time-codes/pending-logins.ts';
+import { endSessionsOfUser } from './sessions.ts';
 
 export interface SignedOut {
   readonly sessionsEnded: number;

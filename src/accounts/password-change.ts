@@ -20,12 +20,12 @@ import { logSecurityEvent, type EventLog } from '../ops/security-events.ts';
 import { deviceNonce } from './login-device-cookie.ts';
 import { accountCounterKey, accountOf, recordSuccess, reserveAttempt, throttleCounters } from './login-throttle.ts';
 import { LoginThrottled, type LoginGuard } from './login.service.ts';
+import { dropPendingLogins } from './one-time-codes/pending-logins.ts';
 import { checkNewPassword } from './password-policy.ts';
 import { PASSWORD_CHANGED_MAIL_KIND } from './password-changed.mail.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
 import { endSessionsOfUser, type EndedSessions } from './sessions.ts';
 import { updatePasswordHash } from './users.repository.ts';
-import { dropPendingLogins } from './one-time-codes/pending-logins.ts';
 
 export interface PasswordChange {
   readonly userId: number;

@@ -18,14 +18,14 @@ import type { MailLocale } from '../mail/mail.tables.ts';
 import { logSecurityEvent, type EventLog } from '../ops/security-events.ts';
 import type { AttemptCounters } from './login-attempt-counters.ts';
 import { accountCounterKey, accountOf } from './login-throttle.ts';
+import { lockLiveMember } from './member-status.ts';
+import { dropPendingLogins } from './one-time-codes/pending-logins.ts';
 import { PASSWORD_CHANGED_MAIL_KIND } from './password-changed.mail.ts';
 import { checkNewPassword } from './password-policy.ts';
 import { peekResetToken, redeemResetToken } from './password-reset.ts';
 import { hashPassword } from './passwords.ts';
 import { endSessionsOfUser } from './sessions.ts';
 import { updatePasswordHash } from './users.repository.ts';
-import { lockLiveMember } from './member-status.ts';
-import { dropPendingLogins } from './one-time-codes/pending-logins.ts';
 
 export interface PasswordReset {
   readonly token: string;

@@ -1,6 +1,5 @@
 /** SQL of one-time codes and recovery codes (migration 065); the passkeys table is read, never written, but by a reset. */
 import type { Executor } from '../../db/executor.ts';
-import { inTransaction, lockForTransactionOf } from '../../db/transaction.ts';
 import { statement } from '../../db/statement.ts';
 
 export interface SecretRow {
@@ -35,16 +34,12 @@ export async function claimTimeStep(db: Executor, userId: number, step: number, 
 }
 
 /**
- * The member's recovery codes, all of them: `digests` and no others. Under the member's lock, so that of two
- * replacements at once (two tabs, each with its own right code) the second deletes what the first stored
- * instead of adding to it; without it, each delete saw only the codes committed when it began.
+ * The member's recovery codes, all of them: `digests` and no others. The caller holds the member's
+ * recovery-codes lock (one-time-codes.service.ts `lockRecoveryCodes`).
  */
 export async function replaceRecoveryCodes(db: Executor, userId: number, digests: readonly Buffer[]): Promise<void> {
-  await inTransaction(db, async (trx) => {
-    await lockForTransactionOf(trx, 'recovery-codes', userId);
-    await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
-    await trx.insertInto('recovery_codes').values(digests.map((code_digest) => ({ user_id: userId, code_digest }))).execute();
-  });
+  await db.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
+  await db.insertInto('recovery_codes').values(digests.map((code_digest) => ({ user_id: userId, code_digest }))).execute();
 }
 
 /** Marks an unused code used; whether there was one. */
