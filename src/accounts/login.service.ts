@@ -156,16 +156,22 @@ export async function startSession(db: DB, clock: Clock, deviceKey: KeyObject, s
     userId: start.userId, remember: start.rememberMe, replacing: start.previousSessionId, device: sessionDevice(start.userAgent, start.ip), amr: start.amr,
     passwordHash: start.passwordHash, claim: start.claim,
   });
-  if (typeof session === 'string') throw signInRefusal(session);
+  if (typeof session === 'string') throw signInRefusal(session, { log: start.log, userId: start.userId, ip: start.ip });
   if (start.log) logSecurityEvent(start.log, { event: 'account.login.succeeded', userId: start.userId, amr: start.amr, ip: start.ip });
   return { session, deviceCookie: deviceCookieAfterLogin(deviceKey, start.account, start.deviceCookie) };
 }
 
 /**
  * The error of a sign-in whose proof no longer held when its session or second step would begin: the
- * member's password, as the form had it, is no longer right; or the member was disabled.
+ * member's password, as the form had it, is no longer right; or the member was disabled. Recorded as
+ * refusals of the password are (`account.login.failed` with reason `lapsed`, `account.login.disabled`).
  */
-export function signInRefusal(refused: SignInRefused): InvalidCredentials | AccountDisabled {
+export function signInRefusal(refused: SignInRefused, report: { log?: EventLog | undefined; userId: number; ip: string }): InvalidCredentials | AccountDisabled {
+  if (report.log) {
+    logSecurityEvent(report.log, refused === 'disabled'
+      ? { event: 'account.login.disabled', userId: report.userId, ip: report.ip }
+      : { event: 'account.login.failed', userId: report.userId, reason: 'lapsed', ip: report.ip });
+  }
   return refused === 'disabled' ? new AccountDisabled() : new InvalidCredentials();
 }
 

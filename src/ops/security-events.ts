@@ -25,8 +25,12 @@ export type SecurityEvent =
   | { event: 'account.login.locked'; lockedBy: 'account' | 'source' | 'device'; retryAfterSeconds: number; userId?: number | null; ip: string }
   /** A member signed in with their password (`amr`: and a second factor, where they have one); their session started. */
   | { event: 'account.login.succeeded'; userId: number; amr: readonly string[]; ip: string }
-  /** A password login was refused: no account has the email (`userId` null), or the password is wrong. */
-  | { event: 'account.login.failed'; userId: number | null; reason: 'unknown-email' | 'wrong-password'; ip: string }
+  /**
+   * A password login was refused: no account has the email (`userId` null), or the password is wrong; or (`lapsed`)
+   * what a sign-in proved no longer held when its session or second step would begin (the password changed, the
+   * second step was ended, the member deleted: sessions.ts `beginSession`).
+   */
+  | { event: 'account.login.failed'; userId: number | null; reason: 'unknown-email' | 'wrong-password' | 'lapsed'; ip: string }
   /** The member logged out (`POST /logout`, `POST /api/user/logout`); the grants issued under the session were revoked. */
   | { event: 'account.logout'; userId: number; grantsRevoked: number; ip: string }
   /** The user allowed a client's request on the consent page; `remembered` when they ticked "remember". */

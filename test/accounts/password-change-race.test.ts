@@ -108,6 +108,10 @@ describe.runIf(TEST_DATABASE_URL)('each interleaving, forced (PostgreSQL)', () =
     const login = await changingWhile(user, () => apiLogin(user));
     expect({ status: login.statusCode, code: (login.json() as { code?: string }).code }).toEqual(WRONG);
     expect(await sessionsOf(user.id)).toEqual([]);
+    // Recorded as a refused login, with why.
+    await t.app.securityEvents.settled();
+    const failed = await t.db.selectFrom('security_events').select('details').where('user_id', '=', user.id).where('event', '=', 'account.login.failed').execute();
+    expect(failed.map((e) => (e.details as { reason?: string }).reason)).toEqual(['lapsed']);
   });
 
   test('the sign-in holds the member first: the change waits for it, then ends the session it began', async () => {

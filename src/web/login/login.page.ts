@@ -51,7 +51,7 @@ export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app
   const askSecondFactor = async (reply: FastifyReply, login: PendingLogin, passwordHash: string) => {
     const id = await holdPendingLogin(db, clock, login, passwordHash);
     // The password changed, or the member was disabled, since it was checked: as if it had come first.
-    if (id === 'disabled' || id === 'lapsed') throw signInRefusal(id);
+    if (id === 'disabled' || id === 'lapsed') throw signInRefusal(id, { log: reply.request.events, userId: login.userId, ip: reply.request.ip });
     reply.setCookie(PENDING_LOGIN_COOKIE, id, {
       path: SECOND_FACTOR_PATH, httpOnly: true, sameSite: 'lax', secure: config.isProduction, maxAge: PENDING_LOGIN_SECONDS,
     });
