@@ -15,7 +15,7 @@
  * codes and the grants; a pending second step before the session it renews.
  */
 import { randomBytes } from 'node:crypto';
-import { sql } from 'kysely';
+import { sql, type RawBuilder } from 'kysely';
 import { describe, expect, test } from 'vitest';
 import { setUserPassword } from '../../src/accounts/accounts.service.ts';
 import type { AttemptCounters } from '../../src/accounts/login-attempt-counters.ts';
@@ -64,6 +64,20 @@ async function memberAndClient() {
   return { clientId, client, user, sid, now, code, cookie };
 }
 
+/** A grant of the member for the client under their session, with a refresh token, and the refresh that would rotate it. */
+async function grantWithRefresh({ client, user, sid, now }: Pick<Awaited<ReturnType<typeof memberAndClient>>, 'client' | 'user' | 'sid' | 'now'>) {
+  const grant = await t.db.insertInto('oauth_grants').values({
+    client_id: client.id, user_id: user.id, scopes: ['openid'], auth_time: now, expires_at: new Date(now.getTime() + 60_000), sid, amr: ['pwd'],
+  }).returning('id').executeTakeFirstOrThrow();
+  const token = await t.db.insertInto('oauth_refresh_tokens').values({ grant_id: grant.id, scopes: ['openid'], expires_at: new Date(now.getTime() + 60_000) })
+    .returning('id').executeTakeFirstOrThrow();
+  const refresh = () => useRefreshToken(t.db, {
+    rowId: token.id, clientRowId: client.id, clientVersion: client.version, now, expiresAt: new Date(now.getTime() + 30 * 24 * 3600_000),
+    requiredRegions: [], requestedScopes: null, dpopJkt: null, refreshDpopJkt: null,
+  });
+  return { grant, refresh };
+}
+
 /**
  * Runs `first` while a third transaction holds one of the member's unused codes, so that `first` stops where
  * it deletes codes (after the sessions it deleted before them); then `second`, until it is seen waiting for
@@ -71,10 +85,18 @@ async function memberAndClient() {
  */
 async function heldAtTheCodes(held: NewCode, first: () => Promise<unknown>, second: () => Promise<unknown>): Promise<string[]> {
   await insertCode(t.db, held);
+  return whileHeld(sql`select 1 from oauth_codes where code_digest = ${held.digest} for update`, first, second);
+}
+
+/**
+ * Runs `first` while a third transaction holds what `hold` locks, until `first` is seen waiting for it; then
+ * `second`, until it is seen waiting for `first`; then ends the third transaction. How each ended.
+ */
+async function whileHeld(hold: RawBuilder<unknown>, first: () => Promise<unknown>, second: () => Promise<unknown>): Promise<string[]> {
   let a: Promise<unknown> | undefined;
   let b: Promise<unknown> | undefined;
   await t.db.transaction().execute(async (holder) => {
-    await sql`select 1 from oauth_codes where code_digest = ${held.digest} for update`.execute(holder);
+    await hold.execute(holder);
     a = first();
     a.catch(() => {});
     const firstPid = await blockedBehind(t.db, await backendPid(holder));
@@ -98,18 +120,7 @@ async function gatedBeforeInsertInto(table: string, first: () => Promise<unknown
     begin perform pg_advisory_xact_lock(${GATE}); return new; end $$`).execute(t.db);
   await sql.raw(`create trigger lock_order_gate before insert on ${table} for each row execute function lock_order_gate()`).execute(t.db);
   try {
-    let a: Promise<unknown> | undefined;
-    let b: Promise<unknown> | undefined;
-    await t.db.transaction().execute(async (holder) => {
-      await sql`select pg_advisory_xact_lock(${GATE})`.execute(holder);
-      a = first();
-      a.catch(() => {});
-      const firstPid = await blockedBehind(t.db, await backendPid(holder));
-      b = second();
-      b.catch(() => {});
-      await untilWaitingOn(t.db, firstPid, b);
-    });
-    return await outcomes(a!, b!);
+    return await whileHeld(sql`select pg_advisory_xact_lock(${GATE})`, first, second);
   } finally {
     await sql.raw(`drop trigger lock_order_gate on ${table}`).execute(t.db);
     await sql.raw('drop function lock_order_gate()').execute(t.db);
@@ -156,18 +167,11 @@ describe.runIf(TEST_DATABASE_URL)('transactions that lock the same rows at once 
   });
 
   test('a member\'s deletion (the refresh tokens, then the grants) and a refresh that extends its grant (the token, then the grant)', async () => {
-    const { client, user, sid, now, code } = await memberAndClient();
-    const grant = await t.db.insertInto('oauth_grants').values({
-      client_id: client.id, user_id: user.id, scopes: ['openid'], auth_time: now, expires_at: new Date(now.getTime() + 60_000), sid, amr: ['pwd'],
-    }).returning('id').executeTakeFirstOrThrow();
-    const token = await t.db.insertInto('oauth_refresh_tokens').values({ grant_id: grant.id, scopes: ['openid'], expires_at: new Date(now.getTime() + 60_000) })
-      .returning('id').executeTakeFirstOrThrow();
-    const refresh = () => useRefreshToken(t.db, {
-      rowId: token.id, clientRowId: client.id, clientVersion: client.version, now, expiresAt: new Date(now.getTime() + 30 * 24 * 3600_000),
-      requiredRegions: [], requestedScopes: null, dpopJkt: null, refreshDpopJkt: null,
-    });
+    const setUp = await memberAndClient();
+    const { user, now, code } = setUp;
+    const { grant, refresh } = await grantWithRefresh(setUp);
     expect(await heldAtTheCodes(code(null), () => deleteMember(t.db, user.id, now), refresh)).toEqual(['done', 'done']);
-    expect(await t.db.selectFrom('oauth_grants').select('id').where('user_id', '=', user.id).execute()).toEqual([]);
+    expect(await t.db.selectFrom('oauth_grants').select('id').where('id', '=', grant.id).execute()).toEqual([]);
   });
 
   test('a client\'s deletion (the client, then its consents) and a code under a remembered consent (the client, then the consent)', async () => {
@@ -180,26 +184,16 @@ describe.runIf(TEST_DATABASE_URL)('transactions that lock the same rows at once 
   });
 
   test('a client\'s deletion (the client, its refresh tokens, then its grants) and a refresh (its token, then the grant)', async () => {
-    const { clientId, client, user, sid, now } = await memberAndClient();
-    const grant = await t.db.insertInto('oauth_grants').values({
-      client_id: client.id, user_id: user.id, scopes: ['openid'], auth_time: now, expires_at: new Date(now.getTime() + 60_000), sid, amr: ['pwd'],
-    }).returning('id').executeTakeFirstOrThrow();
-    const token = await t.db.insertInto('oauth_refresh_tokens').values({ grant_id: grant.id, scopes: ['openid'], expires_at: new Date(now.getTime() + 60_000) })
-      .returning('id').executeTakeFirstOrThrow();
-    const refresh = () => useRefreshToken(t.db, {
-      rowId: token.id, clientRowId: client.id, clientVersion: client.version, now, expiresAt: new Date(now.getTime() + 30 * 24 * 3600_000),
-      requiredRegions: [], requestedScopes: null, dpopJkt: null, refreshDpopJkt: null,
-    });
+    const setUp = await memberAndClient();
+    const { grant, refresh } = await grantWithRefresh(setUp);
     // The refresh held after it locked its token, before it inserts the successor (and locks the grant).
-    expect(await gatedBeforeInsertInto('oauth_refresh_tokens', refresh, () => deleteClient(t.db, clientId))).toEqual(['done', 'done']);
+    expect(await gatedBeforeInsertInto('oauth_refresh_tokens', refresh, () => deleteClient(t.db, setUp.clientId))).toEqual(['done', 'done']);
     expect(await t.db.selectFrom('oauth_grants').select('id').where('id', '=', grant.id).execute()).toEqual([]);
   });
 
   test('a disable (the member, its sessions and their sign-ins, then grants and codes) and the member revoking an app (the member first now)', async () => {
     const { client, clientId, user, sid, now, code } = await memberAndClient();
-    const grant = await t.db.insertInto('oauth_grants').values({
-      client_id: client.id, user_id: user.id, scopes: ['openid'], auth_time: now, expires_at: new Date(now.getTime() + 3600_000), sid, amr: ['pwd'],
-    }).returning('id').executeTakeFirstOrThrow();
+    const { grant } = await grantWithRefresh({ client, user, sid, now });
     await t.db.insertInto('oauth_session_clients').values({ sid, client_id: client.id, user_id: user.id }).execute();
     await insertCode(t.db, code(null));
     let disabled: Promise<unknown> | undefined;
@@ -219,9 +213,7 @@ describe.runIf(TEST_DATABASE_URL)('transactions that lock the same rows at once 
 
   test('a logout (the session and its sign-ins, then its grants) and the member revoking the app (its sign-ins, then its grants)', async () => {
     const { client, clientId, user, sid, now, cookie } = await memberAndClient();
-    const grant = await t.db.insertInto('oauth_grants').values({
-      client_id: client.id, user_id: user.id, scopes: ['openid'], auth_time: now, expires_at: new Date(now.getTime() + 3600_000), sid, amr: ['pwd'],
-    }).returning('id').executeTakeFirstOrThrow();
+    const { grant } = await grantWithRefresh({ client, user, sid, now });
     await t.db.insertInto('oauth_session_clients').values({ sid, client_id: client.id, user_id: user.id }).execute();
     let revoked: Promise<unknown> | undefined;
     let loggedOut: Promise<unknown> | undefined;
