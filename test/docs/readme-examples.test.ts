@@ -13,6 +13,7 @@ import { beforeAll, describe, expect, test } from 'vitest';
 import { DEMO_PASSWORD, loadDemoData } from '../../src/demo/demo-data.ts';
 import { useTestApp } from '../helpers/fixture.ts';
 import { againstServer, exampleBlock, type ExampleBlock } from '../helpers/markdown-examples.ts';
+import { holdingPort } from '../helpers/machine-port.ts';
 import { Browser, makeClient } from '../helpers/oauth.ts';
 import { useShell } from './shell.ts';
 
@@ -63,21 +64,24 @@ describe('the REST API with curl', () => {
 });
 
 describe('oauth try', () => {
-  async function signInThrough(script: string, env: Record<string, string>) {
-    const running = shell.start(script, { PUBLIC_URL: t.baseUrl, DATA_DIR: shell.cwd, ...env });
-    const [, url] = await running.waitFor(/\n {2}(http\S+\/oauth\/authorize\?\S+)\n/);
-    const callback = await new Browser(t.baseUrl).authorize(url!, FOODSAVER);
-    const page = await fetch(callback);
-    expect(await page.text()).toContain('Signed in as foodsaver@example.org. You can close this tab');
-    const result = await running.exited;
-    expect(result.code, result.err).toBe(0);
-    return { url: new URL(url!), callback: new URL(callback), out: result.out };
+  /** Runs the example, which listens on `port` (its redirect URI's, as documented), and signs in through it. */
+  async function signInThrough(script: string, env: Record<string, string>, port: number) {
+    return holdingPort(port, async () => {
+      const running = shell.start(script, { PUBLIC_URL: t.baseUrl, DATA_DIR: shell.cwd, ...env });
+      const [, url] = await running.waitFor(/\n {2}(http\S+\/oauth\/authorize\?\S+)\n/);
+      const callback = await new Browser(t.baseUrl).authorize(url!, FOODSAVER);
+      const page = await fetch(callback);
+      expect(await page.text()).toContain('Signed in as foodsaver@example.org. You can close this tab');
+      const result = await running.exited;
+      expect(result.code, result.err).toBe(0);
+      return { url: new URL(url!), callback: new URL(callback), out: result.out };
+    });
   }
 
   test('`npm run -s cli -- oauth try` signs a demo member in through demo-app and prints the claims and userinfo', async () => {
     const block = exampleBlock('README.md', 'npm run -s cli -- oauth try\n');
     expect(block.text).toBe('npm run -s cli -- oauth try\n');
-    const { url, callback, out } = await signInThrough(block.text, {});
+    const { url, callback, out } = await signInThrough(block.text, {}, 3000);
     expect(url.origin).toBe(t.baseUrl);
     expect(url.searchParams.get('client_id')).toBe('demo-app');
     expect(`${callback.origin}${callback.pathname}`).toBe('http://127.0.0.1:3000/callback');
@@ -88,7 +92,7 @@ describe('oauth try', () => {
   test('another confidential client, its secret on standard input', async () => {
     const block = exampleBlock('README.md', '"$SECRET" | npm run -s cli -- oauth try --client wiki');
     const { secret } = await makeClient(t, { clientId: 'wiki', redirectUris: ['http://127.0.0.1:8000/callback'] });
-    const { url, callback, out } = await signInThrough(block.text, { SECRET: secret! });
+    const { url, callback, out } = await signInThrough(block.text, { SECRET: secret! }, 8000);
     expect(url.searchParams.get('client_id')).toBe('wiki');
     expect(`${callback.origin}${callback.pathname}`).toBe('http://127.0.0.1:8000/callback');
     expect(out).toContain('Userinfo response:');
