@@ -138,7 +138,8 @@ function processStartTime(pid: number): string | undefined {
   }
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this id runs (one of another user's counts: signalling it is merely not permitted). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -8,6 +8,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { isAlive } from '../../src/db/data-dir-lock.ts';
 
 /** Runs `work` while this process holds `port` among this machine's test runs, waiting for another run to let go of it. */
 export async function holdingPort<T>(port: number, work: () => Promise<T>): Promise<T> {
@@ -34,13 +35,4 @@ async function taken(hold: string): Promise<boolean> {
   }
   await writeFile(path.join(hold, 'pid'), String(process.pid));
   return true;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
