@@ -6,15 +6,33 @@
  * otpauth from the secret the page shows. Real database, app.inject().
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { databaseAttemptCounters, type AttemptCounters } from '../../src/accounts/login-attempt-counters.ts';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
 import { FrozenClock } from '../helpers/clock.ts';
+import { TEST_DATABASE_URL } from '../helpers/database.ts';
 import { useTestApp } from '../helpers/fixture.ts';
-import { renewedSession } from '../helpers/session.ts';
+import { gatedBeforeInsertInto } from '../helpers/lock-waits.ts';
+import { renewedSession, type TestSession } from '../helpers/session.ts';
 import { HostileProbe } from '../helpers/hostile-probe.ts';
 import { codeAt, enrol, passwordStep, postForm, secondStep, sessionCookieOf, startEnrolment } from '../helpers/one-time-codes.ts';
 
 const clock = new FrozenClock(new Date('2026-03-02T09:00:10Z'));
-const t = useTestApp({ clock });
+/** Run once, when a right code next clears the login throttle's counters: between a code's check and the change it allows. */
+let afterCodeChecked: (() => Promise<void>) | undefined;
+const throttleStore = (): AttemptCounters => databaseAttemptCounters(t.db);
+const t = useTestApp({
+  clock,
+  attempts: {
+    reserve: (key, policy, now) => throttleStore().reserve(key, policy, now),
+    giveBack: (key) => throttleStore().giveBack(key),
+    async clear(key) {
+      await throttleStore().clear(key);
+      const then = afterCodeChecked;
+      afterCodeChecked = undefined;
+      await then?.();
+    },
+  },
+});
 
 const sessionsOf = async (userId: number) => t.db.selectFrom('sessions').select(['sid', 'amr']).where('user_id', '=', userId).execute();
 const mailsTo = async (email: string) => (await t.db.selectFrom('mail_outbox').select('kind').where('recipient', '=', email).orderBy('id').execute()).map((m) => m.kind);
@@ -233,6 +251,45 @@ describe('twice at once', () => {
     expect([200, 400]).toContain(answers[1]!.statusCode);
     const stored = await t.db.selectFrom('recovery_codes').select('code_digest').where('user_id', '=', member.id).where('used_at', 'is', null).execute();
     expect(stored).toHaveLength(10);
+  });
+});
+
+describe('new recovery codes while codes are turned off in another tab', () => {
+  const regenerate = (session: TestSession, code: string) =>
+    postForm(t.app, '/settings/security/one-time-codes/recovery-codes', session.cookie, { csrf_token: session.csrfToken, code });
+  const turnOff = (session: TestSession, code: string) =>
+    postForm(t.app, '/settings/security/one-time-codes/disable', session.cookie, { csrf_token: session.csrfToken, code });
+  const unusedCodes = async (userId: number) => t.db.selectFrom('recovery_codes').select('code_digest').where('user_id', '=', userId).execute();
+
+  it('off after the code was checked: off stands, no recovery codes are stored or shown, the page says codes are off', async () => {
+    const member = await makeUser(t.db);
+    const { secret, session } = await enrol(t.app, await t.logIn(member), clock.now());
+    clock.advance(30);
+    let off: Awaited<ReturnType<typeof turnOff>> | undefined;
+    afterCodeChecked = async () => {
+      clock.advance(30);
+      off = await turnOff(session, codeAt(secret, clock.now()));
+    };
+    const regenerated = await regenerate(session, codeAt(secret, clock.now()));
+    expect(off?.statusCode).toBe(303);
+    expect(regenerated.statusCode).toBe(303);
+    expect(regenerated.headers.location).toBe('/settings/security?otp=off#one-time-codes');
+    expect(await unusedCodes(member.id)).toEqual([]);
+    expect(await mailsTo(member.email)).toEqual(['one-time-codes-enabled', 'one-time-codes-disabled']);
+  });
+
+  it.runIf(TEST_DATABASE_URL)('off while the new codes are being stored (PostgreSQL): off waits, then deletes them too', async () => {
+    const member = await makeUser(t.db);
+    const { secret, session } = await enrol(t.app, await t.logIn(member), clock.now());
+    clock.advance(30);
+    const answers: Array<Awaited<ReturnType<typeof turnOff>>> = [];
+    expect(await gatedBeforeInsertInto(t.db, 'recovery_codes', async () => answers.push(await regenerate(session, codeAt(secret, clock.now()))), async () => {
+      clock.advance(30);
+      answers.push(await turnOff(session, codeAt(secret, clock.now())));
+    })).toEqual(['done', 'done']);
+    expect(answers.map((a) => a.statusCode)).toEqual([200, 303]);
+    expect(await unusedCodes(member.id)).toEqual([]);
+    expect(await t.db.selectFrom('one_time_code_secrets').select('user_id').where('user_id', '=', member.id).execute()).toEqual([]);
   });
 });
 

@@ -15,7 +15,7 @@
  * codes and the grants; a pending second step before the session it renews.
  */
 import { randomBytes } from 'node:crypto';
-import { sql, type RawBuilder } from 'kysely';
+import { sql } from 'kysely';
 import { describe, expect, test } from 'vitest';
 import { setUserPassword } from '../../src/accounts/accounts.service.ts';
 import type { AttemptCounters } from '../../src/accounts/login-attempt-counters.ts';
@@ -37,16 +37,11 @@ import { useRefreshToken } from '../../src/oauth/grants/grants.repository.ts';
 import { TEST_DATABASE_URL } from '../helpers/database.ts';
 import { makeUser } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/fixture.ts';
-import { backendPid, blockedBehind, untilBlocked, untilWaitingOn } from '../helpers/lock-waits.ts';
+import { backendPid, blockedBehind, gatedBeforeInsertInto, outcomes, untilBlocked, untilWaitingOn, whileHeld } from '../helpers/lock-waits.ts';
 import { CALLBACK, makeClient, TEST_VERIFIER } from '../helpers/oauth.ts';
 
 const t = useTestApp();
 const clock = () => t.clock.now();
-
-/** How each side ended: 'done', or the error's SQLSTATE and message (40P01 for a deadlock). */
-async function outcomes(...work: Array<Promise<unknown>>): Promise<string[]> {
-  return (await Promise.allSettled(work)).map((r) => r.status === 'fulfilled' ? 'done' : `${(r.reason as { code?: string }).code} ${(r.reason as Error).message}`);
-}
 
 /** A member signed in (one session), a client, and codes to store for them. */
 async function memberAndClient() {
@@ -85,46 +80,7 @@ async function grantWithRefresh({ client, user, sid, now }: Pick<Awaited<ReturnT
  */
 async function heldAtTheCodes(held: NewCode, first: () => Promise<unknown>, second: () => Promise<unknown>): Promise<string[]> {
   await insertCode(t.db, held);
-  return whileHeld(sql`select 1 from oauth_codes where code_digest = ${held.digest} for update`, first, second);
-}
-
-/**
- * Runs `first` while a third transaction holds what `hold` locks, until `first` is seen waiting for it; then
- * `second`, until it is seen waiting for `first`; then ends the third transaction. How each ended.
- */
-async function whileHeld(hold: RawBuilder<unknown>, first: () => Promise<unknown>, second: () => Promise<unknown>): Promise<string[]> {
-  let a: Promise<unknown> | undefined;
-  let b: Promise<unknown> | undefined;
-  await t.db.transaction().execute(async (holder) => {
-    await hold.execute(holder);
-    a = first();
-    a.catch(() => {});
-    const firstPid = await blockedBehind(t.db, await backendPid(holder));
-    b = second();
-    b.catch(() => {});
-    await untilWaitingOn(t.db, firstPid, b);
-  });
-  return outcomes(a!, b!);
-}
-
-/** An advisory lock's key for {@link gatedBeforeInsertInto}'s gate. */
-const GATE = 731_092;
-
-/**
- * Runs `first` with a gate before its insert into `table` (a trigger waiting for an advisory lock a third
- * transaction holds), so that it stops there, holding what it locked before; then `second`, until it is seen
- * waiting for `first`; then opens the gate.
- */
-async function gatedBeforeInsertInto(table: string, first: () => Promise<unknown>, second: () => Promise<unknown>): Promise<string[]> {
-  await sql.raw(`create function lock_order_gate() returns trigger language plpgsql as $$
-    begin perform pg_advisory_xact_lock(${GATE}); return new; end $$`).execute(t.db);
-  await sql.raw(`create trigger lock_order_gate before insert on ${table} for each row execute function lock_order_gate()`).execute(t.db);
-  try {
-    return await whileHeld(sql`select pg_advisory_xact_lock(${GATE})`, first, second);
-  } finally {
-    await sql.raw(`drop trigger lock_order_gate on ${table}`).execute(t.db);
-    await sql.raw('drop function lock_order_gate()').execute(t.db);
-  }
+  return whileHeld(t.db, sql`select 1 from oauth_codes where code_digest = ${held.digest} for update`, first, second);
 }
 
 describe.runIf(TEST_DATABASE_URL)('transactions that lock the same rows at once complete (PostgreSQL)', () => {
@@ -178,7 +134,7 @@ describe.runIf(TEST_DATABASE_URL)('transactions that lock the same rows at once 
     const { clientId, client, user, sid, now, code } = await memberAndClient();
     await rememberConsent(t.db, user.id, client.id, ['openid'], now);
     // The code's statement held after it locked the client, the session and the consent, before its insert.
-    expect(await gatedBeforeInsertInto('oauth_codes', () => insertCodeIfConsented(t.db, code(sid), client.version), () => deleteClient(t.db, clientId)))
+    expect(await gatedBeforeInsertInto(t.db, 'oauth_codes', () => insertCodeIfConsented(t.db, code(sid), client.version), () => deleteClient(t.db, clientId)))
       .toEqual(['done', 'done']);
     expect(await findClientRow(t.db, clientId)).toBeUndefined();
   });
@@ -187,7 +143,7 @@ describe.runIf(TEST_DATABASE_URL)('transactions that lock the same rows at once 
     const setUp = await memberAndClient();
     const { grant, refresh } = await grantWithRefresh(setUp);
     // The refresh held after it locked its token, before it inserts the successor (and locks the grant).
-    expect(await gatedBeforeInsertInto('oauth_refresh_tokens', refresh, () => deleteClient(t.db, setUp.clientId))).toEqual(['done', 'done']);
+    expect(await gatedBeforeInsertInto(t.db, 'oauth_refresh_tokens', refresh, () => deleteClient(t.db, setUp.clientId))).toEqual(['done', 'done']);
     expect(await t.db.selectFrom('oauth_grants').select('id').where('id', '=', grant.id).execute()).toEqual([]);
   });
 

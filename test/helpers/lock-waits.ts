@@ -3,7 +3,7 @@
  * until the other is seen waiting for a lock it holds (`pg_blocking_pids`).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from '../../src/db/schema.ts';
 
 /** The backend process id of the connection a transaction holds. */
@@ -46,5 +46,49 @@ export async function untilBlocked(db: Kysely<Database>, other: Promise<unknown>
       where not (pid = any(${[...by]}::integer[])) and pg_blocking_pids(pid) && ${[...by]}::integer[]`.execute(db);
     if (blocked.rows[0]!.n > 0) return;
     if (Date.now() > deadline) throw new Error('nothing came to wait on the held transactions');
+  }
+}
+
+/** How each side ended: 'done', or the error's SQLSTATE and message (40P01 for a deadlock). */
+export async function outcomes(...work: Array<Promise<unknown>>): Promise<string[]> {
+  return (await Promise.allSettled(work)).map((r) => r.status === 'fulfilled' ? 'done' : `${(r.reason as { code?: string }).code} ${(r.reason as Error).message}`);
+}
+
+/**
+ * Runs `first` while a third transaction holds what `hold` locks, until `first` is seen waiting for it; then
+ * `second`, until it is seen waiting for `first`; then ends the third transaction. How each ended.
+ */
+export async function whileHeld(db: Kysely<Database>, hold: RawBuilder<unknown>, first: () => Promise<unknown>, second: () => Promise<unknown>): Promise<string[]> {
+  let a: Promise<unknown> | undefined;
+  let b: Promise<unknown> | undefined;
+  await db.transaction().execute(async (holder) => {
+    await hold.execute(holder);
+    a = first();
+    a.catch(() => {});
+    const firstPid = await blockedBehind(db, await backendPid(holder));
+    b = second();
+    b.catch(() => {});
+    await untilWaitingOn(db, firstPid, b);
+  });
+  return outcomes(a!, b!);
+}
+
+/** An advisory lock's key for {@link gatedBeforeInsertInto}'s gate. */
+const GATE = 731_092;
+
+/**
+ * Runs `first` with a gate before its insert into `table` (a trigger waiting for an advisory lock a third
+ * transaction holds), so that it stops there, holding what it locked before; then `second`, until it is seen
+ * waiting for `first`; then opens the gate.
+ */
+export async function gatedBeforeInsertInto(db: Kysely<Database>, table: string, first: () => Promise<unknown>, second: () => Promise<unknown>): Promise<string[]> {
+  await sql.raw(`create function lock_order_gate() returns trigger language plpgsql as $$
+    begin perform pg_advisory_xact_lock(${GATE}); return new; end $$`).execute(db);
+  await sql.raw(`create trigger lock_order_gate before insert on ${table} for each row execute function lock_order_gate()`).execute(db);
+  try {
+    return await whileHeld(db, sql`select pg_advisory_xact_lock(${GATE})`, first, second);
+  } finally {
+    await sql.raw(`drop trigger lock_order_gate on ${table}`).execute(db);
+    await sql.raw('drop function lock_order_gate()').execute(db);
   }
 }

@@ -34,8 +34,20 @@ export async function claimTimeStep(db: Executor, userId: number, step: number, 
 }
 
 /**
- * The member's recovery codes, all of them: `digests` and no others. The caller holds the member's
- * recovery-codes lock (one-time-codes.service.ts `lockRecoveryCodes`).
+ * Holds the member's secret, if codes are on, until the transaction ends; whether they are on. Of a
+ * replacement of the recovery codes and a turn-off at once, one waits for the other: the turn-off deletes
+ * the new codes, or the replacement finds codes off. Two replacements at once wait for each other too.
+ */
+export async function holdEnabledSecret(db: Executor, userId: number): Promise<boolean> {
+  const row = await db.selectFrom('one_time_code_secrets').select('user_id')
+    .where('user_id', '=', userId).where('enabled_at', 'is not', null).forNoKeyUpdate().executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * The member's recovery codes, all of them: `digests` and no others. The caller holds the member's secret
+ * ({@link holdEnabledSecret}, or {@link claimTimeStep} turning codes on), so that of two replacements at once
+ * the second, which waited, deletes what the first stored instead of adding to it.
  */
 export async function replaceRecoveryCodes(db: Executor, userId: number, digests: readonly Buffer[]): Promise<void> {
   await db.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();

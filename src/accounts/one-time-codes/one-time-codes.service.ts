@@ -6,12 +6,10 @@
  * told to the member by mail.
  */
 import type { KeyObject } from 'node:crypto';
-import type { Transaction } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import type { Executor } from '../../db/executor.ts';
-import type { Database } from '../../db/schema.ts';
-import { inTransaction, lockForTransactionOf } from '../../db/transaction.ts';
+import { inTransaction } from '../../db/transaction.ts';
 import { enqueueMail } from '../../mail/mail-outbox.repository.ts';
 import type { MailLocale } from '../../mail/mail.tables.ts';
 import { logSecurityEvent, type EventLog } from '../../ops/security-events.ts';
@@ -20,7 +18,7 @@ import { accountOf, recordSuccess, reserveAttempt, throttleCounters } from '../l
 import { LoginThrottled, type LoginGuard } from '../login.service.ts';
 import { ONE_TIME_CODE_MAIL_KINDS, type OneTimeCodeMailKind } from './one-time-codes.mail.ts';
 import {
-  claimTimeStep, countUnusedRecoveryCodes, deleteOneTimeCodes, deletePasskeyRows, findSecondFactors, findSecretRow, hasSecondFactor, replaceRecoveryCodes,
+  claimTimeStep, countUnusedRecoveryCodes, deleteOneTimeCodes, deletePasskeyRows, findSecondFactors, findSecretRow, hasSecondFactor, holdEnabledSecret, replaceRecoveryCodes,
   storePendingSecret, useRecoveryCode, type SecondFactors,
 } from './one-time-codes.repository.ts';
 import { digestRecoveryCode, newRecoveryCodes, normalizeRecoveryCode } from './recovery-codes.ts';
@@ -66,7 +64,6 @@ export async function confirmEnrolment(db: DB, keys: OneTimeCodeKeys, clock: Clo
   const codes = newRecoveryCodes();
   const confirmed = await inTransaction(db, async (trx) => {
     if (!(await claimTimeStep(trx, holder.userId, step, now, true))) return false;
-    await lockRecoveryCodes(trx, holder.userId);
     await replaceRecoveryCodes(trx, holder.userId, digests(keys, holder.userId, codes));
     await queueSecondFactorMail(trx, holder, ONE_TIME_CODE_MAIL_KINDS.enabled, now, log);
     return true;
@@ -149,23 +146,20 @@ export async function turnOffOneTimeCodes(db: DB, keys: OneTimeCodeKeys, clock: 
 }
 
 /**
- * The member's recovery codes held until the transaction ends, so that of two replacements at once (two tabs,
- * each with its own right code) the second deletes what the first stored instead of adding to it: without it,
- * each delete saw only the codes committed when it began.
+ * Ten new recovery codes after a right current code (throws as {@link checkSecondFactor}); the old ones stop
+ * working. Undefined when codes were turned off after the check (another tab, an operator's reset): the
+ * off stands, and no codes are stored that nothing could use.
  */
-async function lockRecoveryCodes(trx: Transaction<Database>, userId: number): Promise<void> {
-  await lockForTransactionOf(trx, 'recovery-codes', userId);
-}
-
-/** Ten new recovery codes after a right current code (throws as {@link checkSecondFactor}); the old ones stop working. */
-export async function regenerateRecoveryCodes(db: DB, keys: OneTimeCodeKeys, clock: Clock, guard: LoginGuard, attempt: CodeAttempt): Promise<string[]> {
+export async function regenerateRecoveryCodes(db: DB, keys: OneTimeCodeKeys, clock: Clock, guard: LoginGuard, attempt: CodeAttempt): Promise<string[] | undefined> {
   await checkSecondFactor(db, keys, clock, guard, attempt);
   const codes = newRecoveryCodes();
-  await inTransaction(db, async (trx) => {
-    await lockRecoveryCodes(trx, attempt.userId);
+  const replaced = await inTransaction(db, async (trx) => {
+    if (!(await holdEnabledSecret(trx, attempt.userId))) return false;
     await replaceRecoveryCodes(trx, attempt.userId, digests(keys, attempt.userId, codes));
     await queueSecondFactorMail(trx, attempt, ONE_TIME_CODE_MAIL_KINDS.regenerated, clock(), attempt.log);
+    return true;
   });
+  if (!replaced) return undefined;
   logSecurityEvent(attempt.log, { event: 'account.recovery_codes.regenerated', userId: attempt.userId });
   return codes;
 }

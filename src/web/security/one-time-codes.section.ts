@@ -181,6 +181,8 @@ export function oneTimeCodesSection(app: FastifyInstance, deps: OneTimeCodesSect
 
   withCode(`${SECTION}/recovery-codes`, 'regenerate', async (request, reply, session, attempt) => {
     const codes = await regenerateRecoveryCodes(db, keys, clock, loginGuard, attempt);
+    // Turned off meanwhile, in another tab: the page says so.
+    if (!codes) return reply.redirect(`${PAGE}?otp=off#one-time-codes`, 303);
     return render(request, reply, session, { otp: { recoveryCodes: codes } });
   });
 }
