@@ -112,6 +112,17 @@ declare module 'fastify' {
 export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyInstance> {
   const clock = deps.clock ?? systemClock;
   const { db } = deps.database;
+  const headers = securityHeaders({
+    contentSecurityPolicy: {
+      directives: {
+        // The consent form's POST ends in a redirect to the client: form-action
+        // 'self' would make browsers block it.
+        'form-action': null,
+        'upgrade-insecure-requests': config.isProduction ? [] : null,
+      },
+    },
+    hsts: config.isProduction,
+  }, config.isProduction);
   const app = Fastify({
     // A stream given (tests read the log): JSON lines into it, never pino-pretty's worker.
     logger: deps.logStream === undefined ? loggerOptions(config) : { ...(loggerOptions(config, false) as object), stream: deps.logStream },
@@ -121,7 +132,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
-    frameworkErrors: frameworkErrorHandler(API_PRE_ROUTING_ERRORS),
+    frameworkErrors: frameworkErrorHandler(API_PRE_ROUTING_ERRORS, headers),
     clientErrorHandler: clientErrorHandler(API_PRE_ROUTING_ERRORS),
     // Requests that still arrive while the server closes get the door's own 503 (problem+json, the OAuth
     // error, the error page) from the onRequest hook below, not Fastify's bare JSON.
@@ -137,17 +148,6 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   installRequestEvents(app, recorder);
 
   app.setValidatorCompiler(compiledOnFirstUse(compileValidator));
-  const headers = securityHeaders({
-    contentSecurityPolicy: {
-      directives: {
-        // The consent form's POST ends in a redirect to the client: form-action
-        // 'self' would make browsers block it.
-        'form-action': null,
-        'upgrade-insecure-requests': config.isProduction ? [] : null,
-      },
-    },
-    hsts: config.isProduction,
-  }, config.isProduction);
   let closing = false;
   app.addHook('preClose', (done) => {
     closing = true;
