@@ -133,7 +133,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     bodyLimit: 1024 * 1024,
     routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
     frameworkErrors: frameworkErrorHandler(API_PRE_ROUTING_ERRORS, headers),
-    clientErrorHandler: clientErrorHandler(API_PRE_ROUTING_ERRORS),
+    clientErrorHandler: clientErrorHandler(API_PRE_ROUTING_ERRORS, headers),
     // Requests that still arrive while the server closes get the door's own 503 (problem+json, the OAuth
     // error, the error page) from the onRequest hook below, not Fastify's bare JSON.
     return503OnClosing: false,

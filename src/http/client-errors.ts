@@ -12,19 +12,21 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyInstance } from 'fastify';
 import type { PrefixErrorWording } from './prefix-errors.ts';
+import type { SecurityHeaders } from './security-headers.ts';
 
 interface ClientFailure { status: number; detail: string }
 
 type ClientErrorHandler = (this: FastifyInstance, error: ConnectionError, socket: Socket) => void;
 
 /** Fastify's `clientErrorHandler`: plain JSON, or `prefixed`'s wording for a request line under its prefix. */
-export function clientErrorHandler(prefixed: PrefixErrorWording): ClientErrorHandler {
+export function clientErrorHandler(prefixed: PrefixErrorWording, headers: SecurityHeaders): ClientErrorHandler {
+  const securityLines = Object.entries(headers.json).map(([name, value]) => `${name}: ${value}\r\n`).join('');
   return function handleClientError(this: FastifyInstance, error: ConnectionError, socket: Socket): void {
-    answerClientError(this, prefixed, error, socket);
+    answerClientError(this, prefixed, securityLines, error, socket);
   };
 }
 
-function answerClientError(app: FastifyInstance, prefixed: PrefixErrorWording, error: ConnectionError, socket: Socket): void {
+function answerClientError(app: FastifyInstance, prefixed: PrefixErrorWording, securityLines: string, error: ConnectionError, socket: Socket): void {
   // The peer is gone: nobody to answer. Routine on the internet, so info, never error.
   if (error.code === 'ECONNRESET' || socket.destroyed) {
     app.log.info({ code: error.code }, 'client closed the connection');
@@ -42,7 +44,7 @@ function answerClientError(app: FastifyInstance, prefixed: PrefixErrorWording, e
       : JSON.stringify({ error: STATUS_CODES[failure.status], message: failure.detail, statusCode: failure.status });
     socket.write(`HTTP/1.1 ${failure.status} ${STATUS_CODES[failure.status]}\r\n`
       + `Content-Type: ${own ? prefixed.contentType : 'application/json'}; charset=utf-8\r\n`
-      + `Content-Length: ${Buffer.byteLength(body)}\r\nx-request-id: ${requestId}\r\nConnection: close\r\n\r\n${body}`);
+      + `Content-Length: ${Buffer.byteLength(body)}\r\n${securityLines}x-request-id: ${requestId}\r\nConnection: close\r\n\r\n${body}`);
   }
   socket.destroy(error);
 }

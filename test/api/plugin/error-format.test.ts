@@ -71,6 +71,10 @@ describe('requests the HTTP parser refuses', () => {
     expect(response.headers['content-type']).toBe('application/problem+json; charset=utf-8');
     expect(response.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(response.headers.connection).toBe('close');
+    // No hook runs for them: the answer carries the JSON routes' security headers itself.
+    expect(response.headers).toMatchObject({
+      'content-security-policy': "default-src 'none'; frame-ancestors 'none'", 'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer',
+    });
     expect(JSON.parse(response.body)).toEqual({ type: 'about:blank', title: 'Bad Request', status: 400, detail, code: 'request.invalid' });
   });
 
@@ -86,6 +90,7 @@ describe('requests the HTTP parser refuses', () => {
       const response = await sendRaw(bytes);
       expect(response.statusLine).toBe('HTTP/1.1 400 Bad Request');
       expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(response.headers['x-content-type-options']).toBe('nosniff');
       expect(JSON.parse(response.body)).toEqual({ error: 'Bad Request', message: 'The request method is not an HTTP method.', statusCode: 400 });
     }
   });
