@@ -29,10 +29,12 @@ import { beginSession, endSession } from '../../src/accounts/sessions.ts';
 import { s256 } from '../../src/oauth/checks/pkce.ts';
 import { findClientRow } from '../../src/oauth/clients/clients.repository.ts';
 import { deleteClient } from '../../src/oauth/clients/clients.service.ts';
+import { DEVICE_CODE_GRANT_TYPE } from '../../src/oauth/device-authorization/device-code.ts';
+import { redeemDeviceCode } from '../../src/oauth/device-authorization/device-codes.repository.ts';
 import { revokeAppAccess } from '../../src/oauth/consent/app-access.repository.ts';
 import { rememberConsent } from '../../src/oauth/consent/consents.repository.ts';
 import { digestCode } from '../../src/oauth/grants/authorization-code.ts';
-import { insertCode, insertCodeIfConsented, type NewCode } from '../../src/oauth/grants/codes.repository.ts';
+import { insertCode, insertCodeIfConsented, redeemCode, type NewCode } from '../../src/oauth/grants/codes.repository.ts';
 import { useRefreshToken } from '../../src/oauth/grants/grants.repository.ts';
 import { TEST_DATABASE_URL } from '../helpers/database.ts';
 import { makeUser } from '../helpers/factories.ts';
@@ -145,6 +147,57 @@ describe.runIf(TEST_DATABASE_URL)('transactions that lock the same rows at once 
     // The refresh held after it locked its token, before it inserts the successor (and locks the grant).
     expect(await gatedBeforeInsertInto(t.db, 'oauth_refresh_tokens', refresh, () => deleteClient(t.db, setUp.clientId))).toEqual(['done', 'done']);
     expect(await t.db.selectFrom('oauth_grants').select('id').where('id', '=', grant.id).execute()).toEqual([]);
+  });
+
+  test('a client\'s deletion (the client, its refresh tokens, then its codes and grants) and an exchange of its code (the client, the session, then the code)', async () => {
+    const { clientId, client, sid, now, code } = await memberAndClient();
+    const stored = code(sid);
+    await insertCode(t.db, stored);
+    const exchange = () => redeemCode(t.db, {
+      digest: stored.digest, clientRowId: client.id, clientVersion: client.version, redirectUri: CALLBACK, challenge: stored.codeChallenge, now,
+      grantExpiresAt: new Date(now.getTime() + 60_000), refreshExpiresAt: new Date(now.getTime() + 60_000), dpopJkt: null, refreshDpopJkt: null,
+    });
+    // The exchange held after it marked its code, before it inserts the grant.
+    expect(await gatedBeforeInsertInto(t.db, 'oauth_grants', exchange, () => deleteClient(t.db, clientId))).toEqual(['done', 'done']);
+    expect(await findClientRow(t.db, clientId)).toBeUndefined();
+    expect(await t.db.selectFrom('oauth_grants').select('id').where('client_id', '=', client.id).execute()).toEqual([]);
+  });
+
+  test('a client\'s deletion and a device\'s poll redeeming its approved code (the client, the session, then the device code)', async () => {
+    const { clientId, client, user, sid, now } = await memberAndClient();
+    const digest = randomBytes(32);
+    await t.db.insertInto('oauth_device_codes').values({
+      device_code_digest: digest, user_code_digest: randomBytes(32), client_id: client.id, scopes: ['openid'], status: 'approved',
+      expires_at: new Date(now.getTime() + 600_000), user_id: user.id, auth_time: now, sid,
+    }).execute();
+    const poll = () => redeemDeviceCode(t.db, {
+      digest, clientRowId: client.id, clientVersion: client.version, now, grantExpiresAt: new Date(now.getTime() + 60_000), refreshExpiresAt: null, refreshDpopJkt: null,
+    });
+    expect(await gatedBeforeInsertInto(t.db, 'oauth_grants', poll, () => deleteClient(t.db, clientId))).toEqual(['done', 'done']);
+    expect(await t.db.selectFrom('oauth_grants').select('id').where('client_id', '=', client.id).execute()).toEqual([]);
+  });
+
+  test.each([
+    ['a pushed authorization request', '/oauth/par', new URLSearchParams({ response_type: 'code', redirect_uri: CALLBACK, scope: 'openid', code_challenge_method: 'S256', code_challenge: s256(TEST_VERIFIER) }).toString()],
+    ['a device authorization', '/oauth/device_authorization', 'scope=openid'],
+  ])('%s while its client is being deleted: 503 "try again", nothing stored, not a foreign-key failure (500)', async (_name, path, form) => {
+    const { clientId, secret } = await makeClient(t, { grantTypes: ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT_TYPE] });
+    const client = (await findClientRow(t.db, clientId))!;
+    let answer: Promise<{ statusCode: number; body: string }> | undefined;
+    // The deletion under way: the client's row deleted, not yet committed; the request reads the client as it was.
+    await t.db.transaction().execute(async (deletion) => {
+      await deletion.deleteFrom('oauth_clients').where('id', '=', client.id).execute();
+      answer = t.app.inject({
+        method: 'POST', url: path, payload: `${form}&client_id=${clientId}&client_secret=${secret}`, headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      await untilWaitingOn(t.db, await backendPid(deletion), answer);
+    });
+    const response = await answer!;
+    expect({ status: response.statusCode, body: JSON.parse(response.body) }).toEqual({
+      status: 503, body: { error: 'temporarily_unavailable', error_description: 'The client registration changed during the request; try again.' },
+    });
+    expect(await t.db.selectFrom('oauth_pushed_requests').select('client_id').where('client_id', '=', client.id).execute()).toEqual([]);
+    expect(await t.db.selectFrom('oauth_device_codes').select('client_id').where('client_id', '=', client.id).execute()).toEqual([]);
   });
 
   test('a disable (the member, its sessions and their sign-ins, then grants and codes) and the member revoking an app (the member first now)', async () => {

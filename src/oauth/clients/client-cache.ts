@@ -86,8 +86,12 @@ function isRefusal(error: unknown): boolean {
   return error instanceof OAuthError && error.countsAsFailure;
 }
 
-/** A client changed between a fresh read and the statement: rare, and worth a retry by the client. */
+/** A client changed (or was deleted) between a fresh read and the statement: rare, and worth a retry by the client. */
+export function clientChangedDuringRequest(): TemporarilyUnavailable {
+  return new TemporarilyUnavailable('The client registration changed during the request; try again.');
+}
+
 function rethrowStale(error: unknown): never {
-  if (error instanceof StaleClient) throw new TemporarilyUnavailable('The client registration changed during the request; try again.');
+  if (error instanceof StaleClient) throw clientChangedDuringRequest();
   throw error;
 }

@@ -3,6 +3,7 @@
  * the device, a user code for the member, both stored only as digests, alive
  * {@link DEVICE_CODE_SECONDS} seconds.
  */
+import { clientChangedDuringRequest } from '../clients/client-cache.ts';
 import type { ClientRow } from '../clients/clients.repository.ts';
 import { derivedKeys } from '../keys/derived-keys.ts';
 import { DEVICE_CODE_SECONDS, DEVICE_POLL_INTERVAL_SECONDS } from '../lifetimes.ts';
@@ -32,10 +33,11 @@ export async function startDeviceAuthorization(ctx: OAuthContext, client: Client
     const deviceCode = newReference();
     const userCode = generateUserCode();
     const stored = await insertDeviceCode(ctx.db, {
-      deviceCodeDigest: deviceCode.digest, userCodeDigest: digestUserCode(userCodeKey, userCode), clientRowId: client.id, scopes,
+      deviceCodeDigest: deviceCode.digest, userCodeDigest: digestUserCode(userCodeKey, userCode), clientRowId: client.id, clientVersion: client.version, scopes,
       expiresAt: new Date(now.getTime() + DEVICE_CODE_SECONDS * 1000),
     });
-    if (!stored) continue;
+    if (stored === 'stale') throw clientChangedDuringRequest();
+    if (stored === 'taken') continue;
     const verificationUri = `${ctx.issuer}${DEVICE_VERIFICATION_PATH}`;
     const shown = formatUserCode(userCode);
     return {

@@ -13,17 +13,34 @@ export interface NewDeviceCode {
   deviceCodeDigest: Buffer;
   userCodeDigest: Buffer;
   clientRowId: number;
+  /** The client's version its checks were made on: nothing is stored when it changed since, or it is gone. */
+  clientVersion: number;
   scopes: readonly string[];
   expiresAt: Date;
 }
 
-/** False when a code's digest is taken already (a user code drawn twice): nothing stored, the caller draws again. */
-export async function insertDeviceCode(db: Executor, code: NewDeviceCode): Promise<boolean> {
-  const result = await db.insertInto('oauth_device_codes').values({
-    device_code_digest: code.deviceCodeDigest, user_code_digest: code.userCodeDigest, client_id: code.clientRowId,
-    scopes: [...code.scopes], expires_at: code.expiresAt,
-  }).onConflict((oc) => oc.doNothing()).executeTakeFirst();
-  return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+const insertStatement = statement<{ client_current: boolean; stored: number }>('insert_device_code', `
+  with client as (select version from oauth_clients where id = $3 for key share),
+  stored as (
+    insert into oauth_device_codes (device_code_digest, user_code_digest, client_id, scopes, expires_at)
+    select $1, $2, $3, $4::text[], $5 where (select version from client) = $6
+    on conflict do nothing
+    returning 1
+  )
+  select coalesce((select version from client), 0) = $6 as client_current, (select count(*)::integer from stored) as stored`);
+
+/**
+ * `taken` when a code's digest is taken already (a user code drawn twice): nothing stored, the caller draws
+ * again. `stale` when the client changed or was deleted since it was read: its row is locked first, so a
+ * deletion at the same moment either waits for the code (and deletes it) or is seen, instead of failing the
+ * code's foreign key.
+ */
+export async function insertDeviceCode(db: Executor, code: NewDeviceCode): Promise<'stored' | 'taken' | 'stale'> {
+  const [row] = await insertStatement.rows(db, [
+    code.deviceCodeDigest, code.userCodeDigest, code.clientRowId, [...code.scopes], code.expiresAt, code.clientVersion,
+  ]);
+  if (!row!.client_current) return 'stale';
+  return row!.stored === 1 ? 'stored' : 'taken';
 }
 
 /** Who asks, as the confirmation page names it. */
@@ -164,17 +181,19 @@ export interface RedeemedDeviceCode {
 
 /**
  * As an authorization code's redemption (codes.repository.ts `redeemCode`):
- * the approving session's row is locked before the device code is marked used,
+ * the client's row is locked first, then the approving session's row, before the device code is marked used,
  * so a logout ending that session either waits and then revokes the new grant,
  * or came first and nothing is redeemed. The session is recorded as signed
  * into the client (whom Back-Channel Logout tells when it ends).
  */
 const redeemStatement = statement<RedeemedDeviceCode & { client_current: boolean }>('redeem_device_code', `
-  with cv as (select coalesce((select version from oauth_clients where id = $2), 0) = $6 as current),
+  with client as (select version from oauth_clients where id = $2 for key share),
+  cv as (select coalesce((select version from client), 0) = $6 as current),
   gid as (select nextval(pg_get_serial_sequence('oauth_grants', 'id'))::integer as id),
   live as (
     select s.sid from sessions s
     where s.sid = (select d.sid from oauth_device_codes d where d.device_code_digest = $1) and s.expires_at > $3
+      and exists (select 1 from client)
     for key share
   ),
   used as (

@@ -162,11 +162,13 @@ function codeValues(code: NewCode): unknown[] {
 }
 
 const redeemCodeStatement = statement<RedeemedCode & { client_current: boolean }>('redeem_code', `
-  with cv as (select coalesce((select version from oauth_clients where id = $3), 0) = $8 as current),
+  with client as (select version from oauth_clients where id = $3 for key share),
+  cv as (select coalesce((select version from client), 0) = $8 as current),
   gid as (select nextval(pg_get_serial_sequence('oauth_grants', 'id'))::integer as id),
   live as (
     select s.sid from sessions s
     where s.sid = (select c.sid from oauth_codes c where c.code_digest = $1) and s.expires_at > $2
+      and exists (select 1 from client)
     for key share
   ),
   used as (
@@ -199,8 +201,12 @@ const redeemCodeStatement = statement<RedeemedCode & { client_current: boolean }
  * matches; `clientCurrent` false (and nothing redeemed) when the client
  * changed since it was read.
  *
- * The session row is locked (`for key share`, the lock a foreign key takes)
- * before the code is marked, and every end of a session deletes that row
+ * The client's row is locked first (`for key share`, the lock a foreign key
+ * takes), as every statement that writes for a client does: a client's
+ * deletion, which locks it before it deletes anything, either waits for the
+ * exchange and then deletes its grant, or came first, and the exchange finds
+ * the client gone (docs/security.md, "Lock order"). Then the session row
+ * is locked before the code is marked, and every end of a session deletes that row
  * before it revokes the session's grants in a later statement
  * (accounts/sessions.ts). So the two serialise on the row: either this
  * exchange locked it first, the logout waits for it to commit and then sees

@@ -10,15 +10,29 @@ import { deleteInBatches } from '../../ops/maintenance.ts';
 export interface NewPushedRequest {
   digest: Buffer;
   clientRowId: number;
+  /** The client's version its checks were made on: nothing is stored when it changed since, or it is gone. */
+  clientVersion: number;
   parameters: Readonly<Record<string, string>>;
   expiresAt: Date;
 }
 
-export async function insertPushedRequest(db: Executor, request: NewPushedRequest): Promise<void> {
-  await db.insertInto('oauth_pushed_requests').values({
-    reference_digest: request.digest, client_id: request.clientRowId,
-    parameters: JSON.stringify(request.parameters), expires_at: request.expiresAt,
-  }).execute();
+const insertStatement = statement<{ stored: number }>('insert_pushed_request', `
+  with client as (select version from oauth_clients where id = $2 for key share),
+  stored as (
+    insert into oauth_pushed_requests (reference_digest, client_id, parameters, expires_at)
+    select $1, $2, $3::jsonb, $4 where (select version from client) = $5
+    returning 1
+  )
+  select count(*)::integer as stored from stored`);
+
+/**
+ * Whether the request was stored: not when the client changed or was deleted since it was read. Its row is
+ * locked first, so a deletion at the same moment either waits for the request (and deletes it) or is
+ * seen, instead of failing the request's foreign key.
+ */
+export async function insertPushedRequest(db: Executor, request: NewPushedRequest): Promise<boolean> {
+  const [row] = await insertStatement.rows(db, [request.digest, request.clientRowId, JSON.stringify(request.parameters), request.expiresAt, request.clientVersion]);
+  return row!.stored === 1;
 }
 
 const takeStatement = statement<{ parameters: Record<string, string> }>('take_pushed_request', `

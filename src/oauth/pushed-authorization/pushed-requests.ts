@@ -9,6 +9,7 @@
  * channel, so they cannot be altered there (docs/oauth.md, docs/security.md).
  */
 import type { Executor } from '../../db/executor.ts';
+import { clientChangedDuringRequest } from '../clients/client-cache.ts';
 import type { ClientRow } from '../clients/clients.repository.ts';
 import { PUSHED_CONTINUATION_SECONDS, PUSHED_REQUEST_SECONDS } from '../lifetimes.ts';
 import { insertPushedRequest, takePushedRequest } from './pushed-requests.repository.ts';
@@ -17,9 +18,10 @@ import { newRequestReference, requestUriDigest } from './request-uri.ts';
 /** Stores a checked request for `seconds`; the `request_uri` that names it. */
 async function storeRequest(db: Executor, client: ClientRow, parameters: Readonly<Record<string, string>>, now: Date, seconds: number): Promise<string> {
   const reference = newRequestReference();
-  await insertPushedRequest(db, {
-    digest: reference.digest, clientRowId: client.id, parameters, expiresAt: new Date(now.getTime() + seconds * 1000),
+  const stored = await insertPushedRequest(db, {
+    digest: reference.digest, clientRowId: client.id, clientVersion: client.version, parameters, expiresAt: new Date(now.getTime() + seconds * 1000),
   });
+  if (!stored) throw clientChangedDuringRequest();
   return reference.requestUri;
 }
 
