@@ -4,7 +4,7 @@
  * changes it: a member whose password was changed by someone else learns of
  * it at the address that person cannot read.
  */
-import type { MailContent } from '../mail/mail-message.ts';
+import { mailTime, type MailContent } from '../mail/mail-message.ts';
 import type { MailComposer } from '../mail/mail-sender.ts';
 import type { MailLocale } from '../mail/mail.tables.ts';
 
@@ -22,7 +22,7 @@ export function passwordChangedMailComposer(publicUrl: string): MailComposer {
 }
 
 export function passwordChangedContent(locale: MailLocale, changedAt: Date, publicUrl: string, way: PasswordChangeWay = 'change'): MailContent {
-  const when = new Intl.DateTimeFormat(locale === 'de' ? 'de-DE' : 'en-GB', { dateStyle: 'long', timeStyle: 'short', timeZone: 'Europe/Berlin' }).format(changedAt);
+  const when = mailTime(changedAt, locale);
   const settings = `${publicUrl}/settings/security`;
   const forgot = `${publicUrl}/password/forgot`;
   return locale === 'de' ? {

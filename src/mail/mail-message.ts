@@ -21,6 +21,19 @@ export interface RenderedMail {
   readonly html: string;
 }
 
+const MAIL_TIMES: Readonly<Record<MailLocale, Intl.DateTimeFormat>> = Object.fromEntries((['de', 'en'] as const).map((locale) => [locale,
+  new Intl.DateTimeFormat(locale === 'de' ? 'de-DE' : 'en-GB', {
+    day: 'numeric', month: 'long', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short', timeZone: 'Europe/Berlin',
+  })])) as Record<MailLocale, Intl.DateTimeFormat>;
+
+/**
+ * When something happened, as a message says it: the platform's time with its zone, which a reader
+ * elsewhere can convert ("29. November 2026 um 05:54 MEZ", "29 November 2026 at 05:54 CET").
+ */
+export function mailTime(at: Date, locale: MailLocale): string {
+  return MAIL_TIMES[locale].format(at);
+}
+
 export function renderMail(locale: MailLocale, content: MailContent): RenderedMail {
   return { subject: content.subject, text: textOf(content), html: htmlOf(locale, content) };
 }

@@ -5,7 +5,7 @@
  * recovery codes regenerated, a passkey removed, and an operator's reset (a
  * passkey added has its own mail: passkeys/passkey-added.mail.ts).
  */
-import type { MailContent } from '../../mail/mail-message.ts';
+import { mailTime, type MailContent } from '../../mail/mail-message.ts';
 import type { MailComposer } from '../../mail/mail-sender.ts';
 import type { MailLocale } from '../../mail/mail.tables.ts';
 
@@ -62,7 +62,7 @@ export function oneTimeCodeMailComposers(publicUrl: string): Record<OneTimeCodeM
 }
 
 export function oneTimeCodeMailContent(kind: OneTimeCodeMailKind, locale: MailLocale, at: Date, settings: string): MailContent {
-  const when = new Intl.DateTimeFormat(locale === 'de' ? 'de-DE' : 'en-GB', { dateStyle: 'long', timeStyle: 'short', timeZone: 'Europe/Berlin' }).format(at);
+  const when = mailTime(at, locale);
   const text = TEXTS[kind][locale];
   return locale === 'de' ? {
     subject: text.subject,

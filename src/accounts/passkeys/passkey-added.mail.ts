@@ -4,7 +4,7 @@
  * transaction that stores it. The mail names the time, not the passkey's
  * name: that is text whoever added it chose.
  */
-import type { MailContent } from '../../mail/mail-message.ts';
+import { mailTime, type MailContent } from '../../mail/mail-message.ts';
 import type { MailComposer } from '../../mail/mail-sender.ts';
 import type { MailLocale } from '../../mail/mail.tables.ts';
 
@@ -18,7 +18,7 @@ export function passkeyAddedMailComposer(publicUrl: string): MailComposer {
 }
 
 export function passkeyAddedContent(locale: MailLocale, addedAt: Date, settings: string): MailContent {
-  const when = new Intl.DateTimeFormat(locale === 'de' ? 'de-DE' : 'en-GB', { dateStyle: 'long', timeStyle: 'short', timeZone: 'Europe/Berlin' }).format(addedAt);
+  const when = mailTime(addedAt, locale);
   return locale === 'de' ? {
     subject: 'Deinem Konto wurde ein Passkey hinzugefügt',
     intro: [
