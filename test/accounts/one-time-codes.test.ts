@@ -215,7 +215,9 @@ describe('turning codes off and new recovery codes', () => {
 
     const off = await postForm(t.app, '/settings/security/one-time-codes/disable', session.cookie, { csrf_token: session.csrfToken, code: codeAt(secret, clock.now()) });
     expect(off.statusCode).toBe(303);
-    expect(off.headers.location).toBe('/settings/security?otp=off#one-time-codes');
+    expect(off.headers.location).toBe('/settings/security?otp=off');
+    const notice = await t.app.inject({ url: off.headers.location, headers: { cookie: session.cookie } });
+    expect(notice.body).toContain('<p class="notice" role="status" tabindex="-1" autofocus>Einmalcodes sind ausgeschaltet.</p>');
     expect(await t.db.selectFrom('one_time_code_secrets').select('user_id').where('user_id', '=', member.id).execute()).toEqual([]);
     expect(await t.db.selectFrom('recovery_codes').select('user_id').where('user_id', '=', member.id).execute()).toEqual([]);
     expect(await mailsTo(member.email)).toEqual(['one-time-codes-enabled', 'recovery-codes-regenerated', 'one-time-codes-disabled']);
@@ -273,7 +275,7 @@ describe('new recovery codes while codes are turned off in another tab', () => {
     const regenerated = await regenerate(session, codeAt(secret, clock.now()));
     expect(off?.statusCode).toBe(303);
     expect(regenerated.statusCode).toBe(303);
-    expect(regenerated.headers.location).toBe('/settings/security?otp=off#one-time-codes');
+    expect(regenerated.headers.location).toBe('/settings/security?otp=off');
     expect(await unusedCodes(member.id)).toEqual([]);
     expect(await mailsTo(member.email)).toEqual(['one-time-codes-enabled', 'one-time-codes-disabled']);
   });

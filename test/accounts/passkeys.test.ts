@@ -111,7 +111,9 @@ describe('adding a passkey', () => {
     expect(events('account.passkey.registered').at(-1)).toMatchObject({ userId: member.id, passkeyId: row.id, deviceType: 'singleDevice', backedUp: false });
     const page = await t.app.inject({ url: '/settings/security?passkey=added', headers: { cookie: session.cookie, 'accept-language': 'en' } });
     expect(page.body).toContain('<th scope="row">Laptop</th>');
-    expect(page.body).toContain('The passkey was added.');
+    // Far down the page: the notice takes the focus, so that the browser shows it and a screen reader reads it.
+    expect(page.body).toContain('<section aria-labelledby="passkeys-heading" id="passkeys">');
+    expect(page.body).toContain('<p class="notice" role="status" tabindex="-1" autofocus>The passkey was added. We sent you an email to confirm it.</p>');
     expect(page.body).toContain('<script src="/static/passkey-settings.js" defer></script>');
   });
 

@@ -88,6 +88,8 @@ describe('passkeys in the browser', () => {
     await name.fill('Virtual key');
     await Promise.all([page.waitForURL(`${baseUrl}/settings/security?passkey=added`), name.press('Enter')]);
     await expect(page.getByRole('status').first().textContent()).resolves.toContain('The passkey was added.');
+    // The notice, far down a phone's page, has the focus: shown, and read out.
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toMatch(/^The passkey was added\./);
     await expect(page.getByRole('rowheader', { name: 'Virtual key' }).count()).resolves.toBe(1);
     const { credentials } = await cdp.send('WebAuthn.getCredentials', { authenticatorId });
     expect(credentials).toHaveLength(1);

@@ -176,13 +176,14 @@ export function oneTimeCodesSection(app: FastifyInstance, deps: OneTimeCodesSect
   withCode(`${SECTION}/disable`, 'disable', async (request, reply, _session, attempt) => {
     await turnOffOneTimeCodes(db, keys, clock, loginGuard, attempt);
     noteSecondFactor(request, 'removed');
-    return reply.redirect(`${PAGE}?otp=off#one-time-codes`, 303);
+    // No fragment: the notice's autofocus shows it (a fragment would take precedence over autofocus).
+    return reply.redirect(`${PAGE}?otp=off`, 303);
   });
 
   withCode(`${SECTION}/recovery-codes`, 'regenerate', async (request, reply, session, attempt) => {
     const codes = await regenerateRecoveryCodes(db, keys, clock, loginGuard, attempt);
     // Turned off meanwhile, in another tab: the page says so.
-    if (!codes) return reply.redirect(`${PAGE}?otp=off#one-time-codes`, 303);
+    if (!codes) return reply.redirect(`${PAGE}?otp=off`, 303);
     return render(request, reply, session, { otp: { recoveryCodes: codes } });
   });
 }
