@@ -64,6 +64,14 @@ export interface RedeemedUnlock {
   readonly returnTo: string;
 }
 
+/** Whether a token is live, changing nothing: the link's page says at once when it is not (a mail scanner spends nothing). */
+export async function isLiveUnlockToken(db: Executor, token: string, now: Date): Promise<boolean> {
+  if (!isLinkToken(token)) return false;
+  const row = await db.selectFrom('login_unlock_tokens').select('user_id')
+    .where('digest', '=', digestLinkToken(token)).where('expires_at', '>', now).executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Consumes a live token in one statement: a second use, or one after expiry, finds nothing. */
 export async function redeemUnlockToken(db: Executor, token: string, now: Date): Promise<RedeemedUnlock | undefined> {
   if (!isLinkToken(token)) return undefined;

@@ -61,12 +61,17 @@ async function linkSentTo(email: string): Promise<string> {
   return new URL(/http:\/\/localhost:8080\/login\/unlock\/[A-Za-z0-9_-]{43}/.exec(smtp.received[index]!.text!)![0]).pathname;
 }
 
-/** Follows the link as a browser: the page, then its button. */
-async function followLink(path: string, browserCookie = '') {
+/** Opens the link as a browser: its page, with the button's form token and the cookies. */
+async function openLink(path: string, browserCookie = '') {
   const page = await t.app.inject({ url: path, headers: { cookie: browserCookie, 'accept-language': 'en' } });
   expect(page.statusCode).toBe(200);
   const csrf = /name="csrf_token" value="([^"]+)"/.exec(page.body)![1]!;
-  const cookie = [browserCookie, ...page.cookies.map((c) => `${c.name}=${c.value}`)].filter(Boolean).join('; ');
+  return { csrf, cookie: [browserCookie, ...page.cookies.map((c) => `${c.name}=${c.value}`)].filter(Boolean).join('; ') };
+}
+
+/** Follows the link as a browser: the page, then its button. */
+async function followLink(path: string, browserCookie = '') {
+  const { csrf, cookie } = await openLink(path, browserCookie);
   return { response: await post(path, { csrf_token: csrf }, cookie), cookie };
 }
 
@@ -126,17 +131,29 @@ describe('a member locked out by guesses from many IPs', () => {
     const user = await makeUser(t.db);
     await askForLink(user.email);
     const first = await linkSentTo(user.email);
+    const openedBefore = await openLink(first);
     expect((await followLink(first)).response.statusCode).toBe(303);
-    const again = (await followLink(first)).response;
+    // The page opened before the link was used (another tab), its button pressed after: nothing.
+    const pressedAfter = await post(first, { csrf_token: openedBefore.csrf }, openedBefore.cookie);
+    expect(pressedAfter.statusCode).toBe(410);
+    expect(pressedAfter.cookies.map((c) => c.name)).not.toContain(DEVICE_COOKIE);
+    // Opened again: said at once, with no button to press.
+    const again = await t.app.inject({ url: first, headers: { 'accept-language': 'en' } });
     expect(again.statusCode).toBe(410);
-    expect(again.body).toContain('This link has expired or was already used.');
-    expect(again.cookies.map((c) => c.name)).not.toContain(DEVICE_COOKIE);
+    expect(again.body).toContain('<p>This link has expired or was already used. You can ask for a new one.</p>\n<p><a href="/login/unlock">Send me an unlock link by email</a></p>');
+    expect(again.body).not.toContain('<form method="post"');
+    expect(again.headers['referrer-policy']).toBe('no-referrer');
+    // An altered link: the same.
+    const altered = `${first.slice(0, -4)}${first.endsWith('AAAA') ? 'BBBB' : 'AAAA'}`;
+    expect((await t.app.inject({ url: altered })).statusCode).toBe(410);
 
     await askForLink(user.email);
     const late = await linkSentTo(user.email);
+    const openedInTime = await openLink(late);
     t.clock.advance(UNLOCK_LINK_MINUTES * 60);
-    expect((await followLink(late)).response.statusCode).toBe(410);
-    expect(events('account.login.unlock_invalid')).toHaveLength(2);
+    expect((await t.app.inject({ url: late })).statusCode).toBe(410);
+    expect((await post(late, { csrf_token: openedInTime.csrf }, openedInTime.cookie)).statusCode).toBe(410);
+    expect(events('account.login.unlock_invalid')).toHaveLength(5);
     // Following the link's page alone (a mail scanner) spends nothing.
     await askForLink(user.email);
     const scanned = await linkSentTo(user.email);

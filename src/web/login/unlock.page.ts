@@ -4,9 +4,10 @@
  *
  * - `GET|POST /login/unlock`: ask for a link for an address (link-request.page.ts).
  *   The answer is the same whether the address has an account, and whether it asked too often.
- * - `GET /login/unlock/<token>`: the link in the mail. It only shows a button:
- *   mail scanners fetch links, and a GET that consumed the token would spend
- *   it before the member's click.
+ * - `GET /login/unlock/<token>`: the link in the mail. It only shows a button
+ *   (or, for a used, expired or altered link, says so: 410): mail scanners
+ *   fetch links, and a GET that consumed the token would spend it before the
+ *   member's click.
  * - `POST /login/unlock/<token>`: consumes the token, gives this browser the
  *   account's device cookie and goes back to the login page (with the pending
  *   `return_to`), where the password is still needed.
@@ -16,7 +17,7 @@ import { Type } from '@sinclair/typebox';
 import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
 import { DEVICE_COOKIE, deviceCookieAfterLogin, setDeviceCookie } from '../../accounts/login-device-cookie.ts';
 import type { LoginGuard } from '../../accounts/login.service.ts';
-import { redeemUnlockToken, requestUnlockMail, UNLOCK_LINK_MINUTES } from '../../accounts/login-unlock.ts';
+import { isLiveUnlockToken, redeemUnlockToken, requestUnlockMail, UNLOCK_LINK_MINUTES } from '../../accounts/login-unlock.ts';
 import { safeReturnTo } from '../../accounts/return-to.ts';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
@@ -42,9 +43,14 @@ export const unlockPages: FastifyPluginAsyncTypebox<UnlockPageOptions> = async (
   });
 
   app.get('/login/unlock/:token', { schema: { params: TokenParams } }, async (request, reply) => {
+    void reply.header('referrer-policy', 'no-referrer');
+    // Used, expired or altered: said now, not after the button (looking spends nothing).
+    if (!(await isLiveUnlockToken(db, request.params.token, clock()))) {
+      logSecurityEvent(request.events, { event: 'account.login.unlock_invalid', ip: request.ip });
+      return reply.render('login-unlock-confirm', { invalid: true }, 410);
+    }
     const action = `/login/unlock/${encodeURIComponent(request.params.token)}`;
-    return reply.header('referrer-policy', 'no-referrer')
-      .render('login-unlock-confirm', { csrfToken: await formToken(request, reply, config), action });
+    return reply.render('login-unlock-confirm', { csrfToken: await formToken(request, reply, config), action });
   });
 
   app.post('/login/unlock/:token', { schema: { params: TokenParams, body: ConfirmForm } }, async (request, reply) => {
