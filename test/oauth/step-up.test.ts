@@ -67,6 +67,9 @@ describe('step-up', () => {
     expect(page.url).toMatch(new RegExp(`^${t.baseUrl}/login/second-factor\\?return_to=%2Foauth%2Fauthorize%3F`));
     const html = await page.response.text();
     expect(html).toContain('Anmeldung bestätigen');
+    // Who asks, by the name the app was registered with: the authenticator app is another app.
+    expect(html).toContain('<p id="code-intro">„Test App“ verlangt eine stärkere Anmeldung. Gib jetzt den sechsstelligen Code aus deiner Authenticator-App ein.</p>');
+    expect(html).toContain('Kein Zugriff auf deine Authenticator-App?');
     const wrong = await browser.follow('/login/second-factor', { form: { ...formFields(html), code: '000000' === codeAt(secret, clock.now()) ? '111111' : '000000' } });
     expect(wrong.response.status).toBe(401);
     const done = await browser.follow('/login/second-factor', { form: { ...formFields(html), code: codeAt(secret, clock.now()) } });
@@ -237,5 +240,27 @@ describe('step-up', () => {
     expect(html).toContain('<script src="/static/passkey-login.js" defer></script>');
     expect(html).not.toContain('id="code"');
     expect(html).toContain('<input type="hidden" name="return_to" value="/oauth/authorize?');
+    expect(html).toContain('<p id="code-intro">„Test App“ verlangt eine stärkere Anmeldung. Bestätige die Anmeldung mit deinem Passkey.</p>');
+  });
+
+  test('the page says who asks, and offers each factor the member has: the app by its name, none for a page of this server, a passkey beside the code', async () => {
+    const member = await makeUser(t.db);
+    const { browser } = await signedInWithPassword(member);
+    await enrol(t.app, await t.logIn(member), clock.now());
+    const introOf = async (returnTo: string) => /<p id="code-intro">([^<]*)<\/p>/.exec(await (await browser.follow(`/login/second-factor?${new URLSearchParams({ return_to: returnTo })}`)).response.text())?.[1];
+    expect(await introOf('/settings/security')).toBe('Gib jetzt den sechsstelligen Code aus deiner Authenticator-App ein.');
+    // Another site's address is no return_to: the page is for this server's start page.
+    expect(await introOf('https://evil.example/')).toBe('Gib jetzt den sechsstelligen Code aus deiner Authenticator-App ein.');
+    expect(await introOf('/oauth/authorize?client_id=no-such-app&response_type=code')).toBe('Eine App verlangt eine stärkere Anmeldung. Gib jetzt den sechsstelligen Code aus deiner Authenticator-App ein.');
+    await t.db.insertInto('passkeys').values({
+      user_id: member.id, credential_id: `cred-${member.id}`, public_key: Buffer.from([1]), device_type: 'singleDevice', backed_up: false, name: 'Key',
+    }).execute();
+    expect(await introOf(`/oauth/authorize?client_id=${registered.clientId}&response_type=code`))
+      .toBe('„Test App“ verlangt eine stärkere Anmeldung. Gib jetzt den sechsstelligen Code aus deiner Authenticator-App ein oder verwende einen Passkey.');
+    // A login's second step: the password was right.
+    const fresh = new Browser(t.baseUrl);
+    const secondStep = await fresh.logIn(`${t.baseUrl}/login`, member);
+    expect(secondStep.url).toBe(`${t.baseUrl}/login/second-factor`);
+    expect(await secondStep.response.text()).toContain('<p id="code-intro">Dein Passwort stimmt. Gib jetzt den sechsstelligen Code aus deiner Authenticator-App ein oder verwende einen Passkey.</p>');
   });
 });

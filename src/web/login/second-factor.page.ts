@@ -37,6 +37,7 @@ import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
 import { toLocation } from '../../http/location.ts';
+import { requestingClientName } from '../../oauth/clients/requesting-client.ts';
 import { AUTHORIZE_PATH, STEP_UP_CANCELLED } from '../../oauth/step-up.ts';
 import { throttledMessage } from './throttled.ts';
 import { noteSecondFactor } from '../../ops/metrics.ts';
@@ -90,12 +91,28 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
     const passkeyOnly = 'session' in step && (request.query as { passkey?: string } | undefined)?.passkey === 'only';
     // Signed in without the password: a code would be a second thing held, not a second factor.
     const withoutPassword = !completedByOneTimeCode(priorMethods(step));
+    const hasCodes = factors.totp && !passkeyOnly && !withoutPassword;
+    const hasPasskeys = factors.passkeys > 0;
     return reply.render('second-factor', {
       ...view, csrfToken: await formToken(request, reply, config), returnTo: step.returnTo, stepUp: 'session' in step,
-      hasCodes: factors.totp && !passkeyOnly && !withoutPassword, hasPasskeys: factors.passkeys > 0, passkeyPath: SECOND_FACTOR_PASSKEY_PATH,
+      intro: await introOf(reply, step, hasCodes, hasPasskeys),
+      hasCodes, hasPasskeys, passkeyPath: SECOND_FACTOR_PASSKEY_PATH,
       signInAgain: withoutPassword && !passkeyOnly ? `/login?${new URLSearchParams({ return_to: step.returnTo }).toString()}` : undefined,
       ...cancelOf(step),
     }, status);
+  };
+
+  /**
+   * What the page asks for, after who asks: the password just proved (a login's second step), or the app a
+   * step-up is for, by its registered name; nobody, for a step-up not on an app's behalf.
+   */
+  const introOf = async (reply: FastifyReply, step: Step, hasCodes: boolean, hasPasskeys: boolean): Promise<string> => {
+    const t = reply.translator();
+    const app = 'session' in step ? await requestingClientName(db, step.returnTo, config.publicUrl) : undefined;
+    const lead = !('session' in step) ? t('secondFactor.lead.login')
+      : app === undefined ? undefined : app === null ? t('secondFactor.lead.unknownApp') : t('secondFactor.lead.app', { app });
+    const ask = !hasCodes ? (hasPasskeys ? 'secondFactor.passkeyOnly' : 'secondFactor.passwordAgain') : hasPasskeys ? 'secondFactor.ask.codeOrPasskey' : 'secondFactor.ask.code';
+    return lead === undefined ? t(ask) : `${lead} ${t(ask)}`;
   };
 
   /**
