@@ -100,6 +100,8 @@ describe('step-up', () => {
     const tight = await request({ acr_values: ACR_MULTI_FACTOR, max_age: '300' });
     const login = await browser.follow(tight.url.href);
     expect(login.url).toMatch(new RegExp(`^${t.baseUrl}/login\\?return_to=%2Foauth%2Fauthorize%3F`));
+    // Signed in already: the page says why it asks again, and for whom.
+    expect(await login.response.text()).toContain('<p>„Test App“ bittet dich, dich noch einmal anzumelden, um zu bestätigen, dass du es bist.</p>');
     const secondStep = await browser.logIn(login.url, member);
     expect(secondStep.url).toBe(`${t.baseUrl}/login/second-factor`);
     clock.advance(30);
@@ -131,6 +133,8 @@ describe('step-up', () => {
     // A login's second step (a new browser): its cancel goes back to the login, with the app's request.
     const fresh = new Browser(t.baseUrl);
     const login = await fresh.follow(stepUp.url.href);
+    // The login page names the app the login is for.
+    expect(await login.response.text()).toContain('<h1>Anmelden</h1>\n<p>Melde dich an, um mit „Test App“ fortzufahren.</p><form method="post" action="/login"');
     const secondStep = await fresh.logIn(login.url, member);
     const stepPage = await secondStep.response.text();
     expect(stepPage).toContain('<form method="post" action="/login/second-factor/cancel">');

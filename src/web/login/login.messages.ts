@@ -4,6 +4,8 @@ import type { Messages } from '../i18n.ts';
 export const loginMessages: Messages = {
   de: {
     'login.title': 'Anmelden',
+    'login.forApp': 'Melde dich an, um mit „{app}“ fortzufahren.',
+    'login.forApp.again': '„{app}“ bittet dich, dich noch einmal anzumelden, um zu bestätigen, dass du es bist.',
     'login.email': 'E-Mail-Adresse',
     'login.password': 'Passwort',
     'login.remember': 'Angemeldet bleiben',
@@ -29,6 +31,8 @@ export const loginMessages: Messages = {
   },
   en: {
     'login.title': 'Log in',
+    'login.forApp': 'Log in to continue to “{app}”.',
+    'login.forApp.again': '“{app}” asks you to log in again, to confirm it is you.',
     'login.email': 'Email address',
     'login.password': 'Password',
     'login.remember': 'Stay logged in',

@@ -12,6 +12,7 @@ import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
 import { toLocation } from '../../http/location.ts';
+import { requestingClientName } from '../../oauth/clients/requesting-client.ts';
 import { throttledMessage } from './throttled.ts';
 import { innerQuery } from '../language/locale.ts';
 import { holdPendingLogin, PENDING_LOGIN_SECONDS, type PendingLogin } from '../../accounts/one-time-codes/pending-logins.ts';
@@ -48,6 +49,15 @@ function forgotHref(config: Config, returnTo: string): string | undefined {
 }
 
 export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app, { config, db, clock, loginGuard }) => {
+  /**
+   * For which app the login is, by its registered name, when it continues an app's request: to sign in
+   * to it, or, for a member signed in already (`prompt=login`, `max_age`), to confirm who they are.
+   */
+  const forAppOf = async (reply: FastifyReply, returnTo: string, signedIn: boolean): Promise<string | undefined> => {
+    const app = await requestingClientName(db, returnTo, config.publicUrl);
+    if (app === undefined || app === null) return undefined;
+    return reply.translator()(signedIn ? 'login.forApp.again' : 'login.forApp', { app });
+  };
   const askSecondFactor = async (reply: FastifyReply, login: PendingLogin, passwordHash: string) => {
     const id = await holdPendingLogin(db, clock, login, passwordHash);
     // The password changed, or the member was disabled, since it was checked: as if it had come first.
@@ -78,6 +88,7 @@ export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app
     return reply.render('login', {
       csrfToken: await formToken(request, reply, config), returnTo, email: loginHintOf(returnTo), unlocked: request.query.unlocked === '1',
       passwordReset: request.query.reset === '1', forgotHref: forgotHref(config, returnTo),
+      forApp: await forAppOf(reply, returnTo, (await request.getSession()) !== null),
     });
   });
 
@@ -89,7 +100,7 @@ export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app
     const t = reply.translator();
     const again = async (status: number, error: string, unlockOffer = false) => reply.render('login', {
       csrfToken: await formToken(request, reply, config), returnTo, email, remember, error, unlockOffer,
-      forgotHref: forgotHref(config, returnTo),
+      forgotHref: forgotHref(config, returnTo), forApp: await forAppOf(reply, returnTo, (await request.getSession()) !== null),
     }, status);
 
     if (!(await isValidFormToken(request, form.csrf_token))) return again(403, t('login.csrf'));
