@@ -5,7 +5,8 @@
 import { createHash } from 'node:crypto';
 import { compactDecrypt, decodeJwt, decodeProtectedHeader, createLocalJWKSet, jwtDecrypt, jwtVerify } from 'jose';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { deleteClient, regenerateClientSecret } from '../../src/oauth/clients/clients.service.ts';
+import { findClientRow } from '../../src/oauth/clients/clients.repository.ts';
+import { deleteClient, regenerateClientSecret, updateClient } from '../../src/oauth/clients/clients.service.ts';
 import { derivedKeys } from '../../src/oauth/keys/derived-keys.ts';
 import { buildTestApp } from '../helpers/app.ts';
 import { makeUser } from '../helpers/factories.ts';
@@ -202,6 +203,23 @@ describe('client authentication and request errors', () => {
       expect(response.json().error).toBe('invalid_client');
       expect(response.headers['www-authenticate']).toBe('Basic realm="oauth", charset="UTF-8"');
     }
+  });
+
+  test('a redirect URI removed from the client since the code was issued gets no tokens; the code is not spent, and a URI added back takes it', async () => {
+    const c = (await makeClient(t, { redirectUris: [CALLBACK, 'https://app.example/other'] })) as { clientId: string; secret: string };
+    const code = await obtainCode(t, { clientId: c.clientId, cookie: session.cookie });
+    const settings = { name: 'Test App', confidential: true, scopes: ['openid'], grantTypes: ['authorization_code', 'refresh_token'], requiredRegions: [] };
+    await updateClient(t.db, t.keys, c.clientId, { ...settings, redirectUris: ['https://app.example/other'] }, t.clock.now());
+    const refused = await exchange(code, {}, c);
+    expect({ status: refused.statusCode, body: refused.json() }).toEqual({ status: 400, body: INVALID_CODE });
+    const row = await t.db.selectFrom('oauth_codes').select('used_at').where('client_id', '=', (await findClientRow(t.db, c.clientId))!.id).executeTakeFirstOrThrow();
+    expect(row.used_at).toBeNull();
+    await updateClient(t.db, t.keys, c.clientId, { ...settings, redirectUris: ['https://app.example/other', CALLBACK] }, t.clock.now());
+    expect((await exchange(code, {}, c)).statusCode).toBe(200);
+    // Used once: a second use with a URI never registered is still seen as a reuse, and revokes what the first issued.
+    expect((await exchange(code, { redirect_uri: 'https://elsewhere.example/cb' }, c)).json()).toEqual(INVALID_CODE);
+    expect(await t.db.selectFrom('oauth_grants').select('revoked_at').where('client_id', '=', (await findClientRow(t.db, c.clientId))!.id).execute())
+      .toEqual([{ revoked_at: expect.any(Date) }]);
   });
 
   test('a public client may not send a secret', async () => {

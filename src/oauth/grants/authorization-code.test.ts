@@ -62,7 +62,7 @@ function setup(grantTypes = ['authorization_code', 'refresh_token']) {
       return { access_token: 'at', token_type: 'Bearer', expires_in: 3600, scope: input.scopes.join(' ') } satisfies TokenResponse;
     },
   };
-  const client = { id: 1, client_id: 'app', version: 1, grant_types: grantTypes, confidential: false } as ClientRow;
+  const client = { id: 1, client_id: 'app', version: 1, grant_types: grantTypes, confidential: false, redirect_uris: [REDIRECT, 'https://app.example/other'] } as ClientRow;
   const exchange = (code: string | undefined, more: { redirect_uri?: string; code_verifier?: string } = {}) =>
     handle(ctx, client, { code, redirect_uri: REDIRECT, code_verifier: VERIFIER, ...more });
   return { codes, issued, exchange };
@@ -104,6 +104,7 @@ describe('authorization_code grant', () => {
     ['another redirect URI', 'c1', { redirect_uri: 'https://app.example/other' }, 'no live code matches: unknown, expired, issued under a session that has ended, or bound to another client, redirect URI, code challenge or DPoP key'],
     ['another verifier', 'c1', { code_verifier: 'w'.repeat(43) }, 'no live code matches: unknown, expired, issued under a session that has ended, or bound to another client, redirect URI, code challenge or DPoP key'],
     ['an unknown code', 'nope', {}, 'no live code matches: unknown, expired, issued under a session that has ended, or bound to another client, redirect URI, code challenge or DPoP key'],
+    ['a redirect URI the client has not (or no longer) registered', 'c1', { redirect_uri: 'https://app.example/gone' }, 'the redirect_uri is not (or no longer) registered for the client'],
   ])('%s: the seed\'s one message, the cause in the detail, nothing revoked', async (_name, code, more, detail) => {
     const { codes, exchange } = setup();
     codes.add('c1');

@@ -7,6 +7,7 @@
 import { hash } from 'node:crypto';
 import type { SecurityEvent } from '../../ops/security-events.ts';
 import { isValidVerifier, s256 } from '../checks/pkce.ts';
+import { isRegisteredRedirectUri } from '../checks/redirect-uri.ts';
 import { StaleClient } from '../clients/client-cache.ts';
 import type { ClientRow } from '../clients/clients.repository.ts';
 import { INVALID_OR_EXPIRED_CODE, InvalidGrant, InvalidRequest } from '../errors.ts';
@@ -88,7 +89,10 @@ export async function handle(
   const withRefresh = client.grant_types.includes('refresh_token');
   const refreshExpiresAt = withRefresh ? new Date(now.getTime() + REFRESH_TOKEN_SECONDS * 1000) : null;
   const digest = digestCode(params.code);
-  const { clientCurrent, code: redeemed } = await ctx.codes.redeem({
+  // A redirect URI the operator removed since the code was issued gets no tokens: removed, it may be lost
+  // or wrong. Nothing is redeemed (the code expires unused), and a used code is still found below.
+  const registered = isRegisteredRedirectUri(client.redirect_uris, params.redirect_uri);
+  const { clientCurrent, code: redeemed } = !registered ? { clientCurrent: true, code: undefined } : await ctx.codes.redeem({
     digest,
     clientRowId: client.id,
     clientVersion: client.version,
@@ -103,6 +107,7 @@ export async function handle(
   if (!clientCurrent) throw new StaleClient();
   if (!redeemed) {
     const grantId = await ctx.codes.findGrantOfUsedCode(digest);
+    if (grantId === undefined && !registered) throw invalidCode('the redirect_uri is not (or no longer) registered for the client');
     if (grantId === undefined && malformedVerifier) throw invalidCode('the code_verifier is malformed (RFC 7636 §4.1)');
     if (grantId === undefined) {
       throw invalidCode('no live code matches: unknown, expired, issued under a session that has ended, or bound to another client, redirect URI, code challenge or DPoP key');
