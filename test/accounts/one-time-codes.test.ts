@@ -284,12 +284,13 @@ describe('new recovery codes while codes are turned off in another tab', () => {
     const member = await makeUser(t.db);
     const { secret, session } = await enrol(t.app, await t.logIn(member), clock.now());
     clock.advance(30);
-    const answers: Array<Awaited<ReturnType<typeof turnOff>>> = [];
-    expect(await gatedBeforeInsertInto(t.db, 'recovery_codes', async () => answers.push(await regenerate(session, codeAt(secret, clock.now()))), async () => {
+    let regenerated: Awaited<ReturnType<typeof regenerate>> | undefined;
+    let off: Awaited<ReturnType<typeof turnOff>> | undefined;
+    expect(await gatedBeforeInsertInto(t.db, 'recovery_codes', async () => { regenerated = await regenerate(session, codeAt(secret, clock.now())); }, async () => {
       clock.advance(30);
-      answers.push(await turnOff(session, codeAt(secret, clock.now())));
+      off = await turnOff(session, codeAt(secret, clock.now()));
     })).toEqual(['done', 'done']);
-    expect(answers.map((a) => a.statusCode)).toEqual([200, 303]);
+    expect([regenerated?.statusCode, off?.statusCode]).toEqual([200, 303]);
     expect(await unusedCodes(member.id)).toEqual([]);
     expect(await t.db.selectFrom('one_time_code_secrets').select('user_id').where('user_id', '=', member.id).execute()).toEqual([]);
   });

@@ -73,8 +73,11 @@ export async function whileHeld(db: Kysely<Database>, hold: RawBuilder<unknown>,
   return outcomes(a!, b!);
 }
 
-/** An advisory lock's key for {@link gatedBeforeInsertInto}'s gate. */
-const GATE = 731_092;
+/**
+ * The advisory lock of {@link gatedBeforeInsertInto}'s gate: advisory locks are the database's, and every
+ * file of a PostgreSQL run has its own schema in one database, so the key is the schema's.
+ */
+const GATE = 'pg_advisory_xact_lock(hashtextextended(current_schema(), 731092))';
 
 /**
  * Runs `first` with a gate before its insert into `table` (a trigger waiting for an advisory lock a third
@@ -83,10 +86,10 @@ const GATE = 731_092;
  */
 export async function gatedBeforeInsertInto(db: Kysely<Database>, table: string, first: () => Promise<unknown>, second: () => Promise<unknown>): Promise<string[]> {
   await sql.raw(`create function lock_order_gate() returns trigger language plpgsql as $$
-    begin perform pg_advisory_xact_lock(${GATE}); return new; end $$`).execute(db);
+    begin perform ${GATE}; return new; end $$`).execute(db);
   await sql.raw(`create trigger lock_order_gate before insert on ${table} for each row execute function lock_order_gate()`).execute(db);
   try {
-    return await whileHeld(db, sql`select pg_advisory_xact_lock(${GATE})`, first, second);
+    return await whileHeld(db, sql.raw(`select ${GATE}`), first, second);
   } finally {
     await sql.raw(`drop trigger lock_order_gate on ${table}`).execute(db);
     await sql.raw('drop function lock_order_gate()').execute(db);
