@@ -6,6 +6,7 @@
  */
 import * as oauth from 'oauth4webapi';
 import * as client from 'openid-client';
+import { sql } from 'kysely';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/fixture.ts';
@@ -137,6 +138,30 @@ describe('the front channel carries references only', () => {
     // The consent form's continuation is spent too.
     const again = await browser.request('/oauth/authorize', { form: { ...fields, decision: 'allow' } });
     expect(again.status).toBe(400);
+  });
+
+  test('the client edited while its request is under way: temporarily_unavailable at the redirect URI, with the state, not an error page', async () => {
+    const registered = await makeClient(t);
+    const requestUri = await pushFor(registered);
+    // The edit lands between the request's read of the client and the continuation it stores: as the pushed request is taken.
+    await sql`create function par_test_edit() returns trigger language plpgsql as $$
+      begin update oauth_clients set name = name || '.' where id = old.client_id; return old; end $$`.execute(t.db);
+    await sql`create trigger par_test_edit before delete on oauth_pushed_requests for each row execute function par_test_edit()`.execute(t.db);
+    try {
+      const first = await new Browser(t.baseUrl).request(authorizeUrl(registered.clientId, requestUri));
+      expect(first.status).toBe(303);
+      const answer = new URL(first.headers.get('location')!);
+      expect(answer.origin + answer.pathname).toBe(CALLBACK);
+      expect(Object.fromEntries(answer.searchParams)).toEqual({
+        error: 'temporarily_unavailable', error_description: 'The client registration changed during the request; try again.', state: 'pushed-state', iss: t.baseUrl,
+      });
+    } finally {
+      await sql`drop trigger par_test_edit on oauth_pushed_requests`.execute(t.db);
+      await sql`drop function par_test_edit()`.execute(t.db);
+    }
+    // Tried again: the client as it is now.
+    const again = await new Browser(t.baseUrl).request(authorizeUrl(registered.clientId, await pushFor(registered)));
+    expect(new URL(again.headers.get('location')!, t.baseUrl).pathname).toBe('/login');
   });
 
   test('authorization parameters next to request_uri are ignored (RFC 9126 §4)', async () => {

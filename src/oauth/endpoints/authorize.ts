@@ -18,7 +18,7 @@ import { idTokenHintOf } from '../checks/id-token-hint.ts';
 import { isInRequiredRegions } from '../checks/required-regions.ts';
 import { webOrigin } from '../checks/redirect-uri.ts';
 import { rememberConsent } from '../consent/consents.repository.ts';
-import { AccessDenied, ConsentRequired, LoginRequired, UnmetAuthenticationRequirements, type OAuthError } from '../errors.ts';
+import { AccessDenied, ConsentRequired, LoginRequired, TemporarilyUnavailable, UnmetAuthenticationRequirements, type OAuthError } from '../errors.ts';
 import { metAcr, STEP_UP_CANCELLED, unmetReason } from '../step-up.ts';
 import { meetsAcr } from '../../accounts/authentication-methods.ts';
 import { findSecondFactors } from '../../accounts/one-time-codes/one-time-codes.repository.ts';
@@ -213,6 +213,18 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
     const parsed = await parse(request, reply, raw);
     if ('sent' in parsed) return parsed.sent;
     const { req } = parsed;
+    try {
+      return await proceed(request, reply, raw, isPost, req);
+    } catch (error) {
+      // The client changed or was deleted while a pushed request's continuation was stored (pushed-requests.ts):
+      // the app hears it at its redirect URI (RFC 6749 §4.1.2.1), and may try again.
+      if (error instanceof TemporarilyUnavailable) return redirectWithError(reply, req, error);
+      throw error;
+    }
+  };
+
+  /** Steps 4–8 of a parsed request. */
+  const proceed = async (request: FastifyRequest, reply: FastifyReply, raw: RawParameters, isPost: boolean, req: AuthorizationRequest) => {
     const isDecision = isPost && raw.decision !== undefined;
     const session = await request.getSession();
     // A client's cross-site POST arrives without the SameSite=Lax session cookie: the same
