@@ -125,6 +125,8 @@ describe('the front channel carries references only', () => {
     expect(returnTo.searchParams.get('request_uri')).toMatch(URN);
     expect(returnTo.searchParams.get('request_uri')).not.toBe(requestUri);
 
+    // The login page names the app: the continuation is the app's own live pushed request.
+    expect(await (await browser.follow(login.href)).response.text()).toContain('<p>Melde dich an, um mit „Test App“ fortzufahren.</p>');
     const consent = await browser.logIn(login.href, user);
     const fields = formFields(await consent.response.text());
     expect(Object.keys(fields).sort()).toEqual(['client_id', 'csrf_token', 'request_uri']);

@@ -133,8 +133,13 @@ describe('step-up', () => {
     // A login's second step (a new browser): its cancel goes back to the login, with the app's request.
     const fresh = new Browser(t.baseUrl);
     const login = await fresh.follow(stepUp.url.href);
-    // The login page names the app the login is for.
+    // The login page names the app the login is for; not for a link made up with its id, which authorize would refuse.
     expect(await login.response.text()).toContain('<h1>Anmelden</h1>\n<p>Melde dich an, um mit „Test App“ fortzufahren.</p><form method="post" action="/login"');
+    for (const madeUp of [`client_id=${registered.clientId}`, `client_id=${registered.clientId}&redirect_uri=https%3A%2F%2Fevil.example%2Fcb`,
+      `client_id=${registered.clientId}&client_id=other&redirect_uri=${encodeURIComponent(CALLBACK)}`, `client_id=${registered.clientId}&request_uri=urn%3Aietf%3Aparams%3Aoauth%3Arequest_uri%3Ax`]) {
+      const page = await new Browser(t.baseUrl).follow(`/login?${new URLSearchParams({ return_to: `/oauth/authorize?${madeUp}` })}`);
+      expect(await page.response.text()).toContain('<h1>Anmelden</h1>\n<form method="post" action="/login"');
+    }
     const secondStep = await fresh.logIn(login.url, member);
     const stepPage = await secondStep.response.text();
     expect(stepPage).toContain('<form method="post" action="/login/second-factor/cancel">');
@@ -259,8 +264,11 @@ describe('step-up', () => {
     await t.db.insertInto('passkeys').values({
       user_id: member.id, credential_id: `cred-${member.id}`, public_key: Buffer.from([1]), device_type: 'singleDevice', backed_up: false, name: 'Key',
     }).execute();
-    expect(await introOf(`/oauth/authorize?client_id=${registered.clientId}&response_type=code`))
+    const forApp = (redirectUri: string) => `/oauth/authorize?${new URLSearchParams({ client_id: registered.clientId, redirect_uri: redirectUri, response_type: 'code' })}`;
+    expect(await introOf(forApp(CALLBACK)))
       .toBe('„Test App“ verlangt eine stärkere Anmeldung. Gib jetzt den sechsstelligen Code aus deiner Authenticator-App ein oder verwende einen Passkey.');
+    // A request the app could not have sent (a redirect URI it has not registered) borrows no name.
+    expect(await introOf(forApp('https://evil.example/cb'))).toBe('Eine App verlangt eine stärkere Anmeldung. Gib jetzt den sechsstelligen Code aus deiner Authenticator-App ein oder verwende einen Passkey.');
     // A login's second step: the password was right.
     const fresh = new Browser(t.baseUrl);
     const secondStep = await fresh.logIn(`${t.baseUrl}/login`, member);

@@ -50,6 +50,13 @@ export async function takePushedRequest(db: Executor, digest: Buffer, clientRowI
   return row?.parameters;
 }
 
+/** Whether a live request of this client is stored under this digest; nothing is taken. */
+export async function hasLivePushedRequest(db: Executor, digest: Buffer, clientRowId: number, now: Date): Promise<boolean> {
+  const row = await db.selectFrom('oauth_pushed_requests').select('client_id')
+    .where('reference_digest', '=', digest).where('client_id', '=', clientRowId).where('expires_at', '>', now).executeTakeFirst();
+  return row !== undefined;
+}
+
 export async function purgeExpiredPushedRequests(db: Executor, now: Date): Promise<number> {
   return deleteInBatches(db, 'oauth_pushed_requests', sql<boolean>`expires_at <= ${now}`);
 }

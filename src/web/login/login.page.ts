@@ -1,6 +1,6 @@
 /** The HTML login page (SPEC §4); the JSON login for apps is `/api/user/login`. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
 import { DEVICE_COOKIE, setDeviceCookie } from '../../accounts/login-device-cookie.ts';
@@ -53,9 +53,10 @@ export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app
    * For which app the login is, by its registered name, when it continues an app's request: to sign in
    * to it, or, for a member signed in already (`prompt=login`, `max_age`), to confirm who they are.
    */
-  const forAppOf = async (reply: FastifyReply, returnTo: string, signedIn: boolean): Promise<string | undefined> => {
-    const app = await requestingClientName(db, returnTo, config.publicUrl);
+  const forAppOf = async (request: FastifyRequest, reply: FastifyReply, returnTo: string): Promise<string | undefined> => {
+    const app = await requestingClientName(db, returnTo, config.publicUrl, clock());
     if (app === undefined || app === null) return undefined;
+    const signedIn = (await request.getSession()) !== null;
     return reply.translator()(signedIn ? 'login.forApp.again' : 'login.forApp', { app });
   };
   const askSecondFactor = async (reply: FastifyReply, login: PendingLogin, passwordHash: string) => {
@@ -87,8 +88,7 @@ export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app
       ?? safeReturnTo(request.headers.referer, config.publicUrl) ?? '/';
     return reply.render('login', {
       csrfToken: await formToken(request, reply, config), returnTo, email: loginHintOf(returnTo), unlocked: request.query.unlocked === '1',
-      passwordReset: request.query.reset === '1', forgotHref: forgotHref(config, returnTo),
-      forApp: await forAppOf(reply, returnTo, (await request.getSession()) !== null),
+      passwordReset: request.query.reset === '1', forgotHref: forgotHref(config, returnTo), forApp: await forAppOf(request, reply, returnTo),
     });
   });
 
@@ -100,7 +100,7 @@ export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app
     const t = reply.translator();
     const again = async (status: number, error: string, unlockOffer = false) => reply.render('login', {
       csrfToken: await formToken(request, reply, config), returnTo, email, remember, error, unlockOffer,
-      forgotHref: forgotHref(config, returnTo), forApp: await forAppOf(reply, returnTo, (await request.getSession()) !== null),
+      forgotHref: forgotHref(config, returnTo), forApp: await forAppOf(request, reply, returnTo),
     }, status);
 
     if (!(await isValidFormToken(request, form.csrf_token))) return again(403, t('login.csrf'));

@@ -108,7 +108,7 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
    */
   const introOf = async (reply: FastifyReply, step: Step, hasCodes: boolean, hasPasskeys: boolean): Promise<string> => {
     const t = reply.translator();
-    const app = 'session' in step ? await requestingClientName(db, step.returnTo, config.publicUrl) : undefined;
+    const app = 'session' in step ? await requestingClientName(db, step.returnTo, config.publicUrl, clock()) : undefined;
     const lead = !('session' in step) ? t('secondFactor.lead.login')
       : app === undefined ? undefined : app === null ? t('secondFactor.lead.unknownApp') : t('secondFactor.lead.app', { app });
     const ask = !hasCodes ? (hasPasskeys ? 'secondFactor.passkeyOnly' : 'secondFactor.passwordAgain') : hasPasskeys ? 'secondFactor.ask.codeOrPasskey' : 'secondFactor.ask.code';
