@@ -177,6 +177,19 @@ describe.runIf(TEST_DATABASE_URL)('transactions that lock the same rows at once 
     expect(await t.db.selectFrom('oauth_grants').select('id').where('client_id', '=', client.id).execute()).toEqual([]);
   });
 
+  test('a consent remembered while its client is being deleted: nothing stored, not a foreign-key failure', async () => {
+    const { client, user, now } = await memberAndClient();
+    let remembered: Promise<unknown> | undefined;
+    await t.db.transaction().execute(async (deletion) => {
+      await deletion.deleteFrom('oauth_clients').where('id', '=', client.id).execute();
+      remembered = rememberConsent(t.db, user.id, client.id, ['openid'], now);
+      remembered.catch(() => {});
+      await untilWaitingOn(t.db, await backendPid(deletion), remembered);
+    });
+    expect(await outcomes(remembered!)).toEqual(['done']);
+    expect(await t.db.selectFrom('oauth_consents').select('user_id').where('user_id', '=', user.id).execute()).toEqual([]);
+  });
+
   test.each([
     ['a pushed authorization request', '/oauth/par', new URLSearchParams({ response_type: 'code', redirect_uri: CALLBACK, scope: 'openid', code_challenge_method: 'S256', code_challenge: s256(TEST_VERIFIER) }).toString()],
     ['a device authorization', '/oauth/device_authorization', 'scope=openid'],
