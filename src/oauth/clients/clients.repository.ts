@@ -71,6 +71,17 @@ const clientById = statement<ClientRow>('find_client', `
     array(select r.region_id from oauth_client_regions r where r.client_id = oauth_clients.id order by r.region_id) as required_regions
   from oauth_clients where client_id = $1`);
 
+/**
+ * A statement's first CTE, `client`: the client's version, its row locked as a foreign key locks it (`for
+ * key share`) before anything else the statement locks. Every statement that writes for a client begins so,
+ * as a client's deletion begins by locking it ({@link deleteClientRow}): one waits for the other, never in a
+ * circle (docs/security.md, "Lock order"). Empty once the client was deleted. `param`: the client row id's
+ * parameter (`$2`).
+ */
+export function clientFirst(param: string): string {
+  return `client as (select version from oauth_clients where id = ${param} for key share)`;
+}
+
 /** One indexed query, prepared once per connection: the client with its required regions. */
 export async function findClientRow(db: Executor, clientId: string): Promise<ClientRow | undefined> {
   return (await clientById.rows(db, [clientId]))[0];

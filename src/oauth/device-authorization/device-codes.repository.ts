@@ -7,6 +7,7 @@
  */
 import type { Executor } from '../../db/executor.ts';
 import { statement } from '../../db/statement.ts';
+import { clientFirst } from '../clients/clients.repository.ts';
 import type { DeviceCodeStatus } from '../oauth.tables.ts';
 
 export interface NewDeviceCode {
@@ -20,7 +21,7 @@ export interface NewDeviceCode {
 }
 
 const insertStatement = statement<{ client_current: boolean; stored: number }>('insert_device_code', `
-  with client as (select version from oauth_clients where id = $3 for key share),
+  with ${clientFirst('$3')},
   stored as (
     insert into oauth_device_codes (device_code_digest, user_code_digest, client_id, scopes, expires_at)
     select $1, $2, $3, $4::text[], $5 where (select version from client) = $6
@@ -187,7 +188,7 @@ export interface RedeemedDeviceCode {
  * into the client (whom Back-Channel Logout tells when it ends).
  */
 const redeemStatement = statement<RedeemedDeviceCode & { client_current: boolean }>('redeem_device_code', `
-  with client as (select version from oauth_clients where id = $2 for key share),
+  with ${clientFirst('$2')},
   cv as (select coalesce((select version from client), 0) = $6 as current),
   gid as (select nextval(pg_get_serial_sequence('oauth_grants', 'id'))::integer as id),
   live as (

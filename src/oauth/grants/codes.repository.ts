@@ -10,6 +10,7 @@ import { sql } from 'kysely';
 import { liveSessionFrom, liveSessionParams, touchedSession } from '../../accounts/sessions.ts';
 import type { Executor } from '../../db/executor.ts';
 import { statement } from '../../db/statement.ts';
+import { clientFirst } from '../clients/clients.repository.ts';
 import type { AuthorizationCodeStore, RedeemedCode, Redemption } from './authorization-code.ts';
 import { revokeGrant } from './grants.repository.ts';
 import { deleteInBatches } from '../../ops/maintenance.ts';
@@ -41,9 +42,9 @@ export interface NewCode {
  * then the session (a member's deletion and the end of a session delete the session before the consents
  * and codes), then the consent. Each is locked as a foreign key locks it (`for key share`).
  *
- * `client`: empty once the client was deleted, and then nothing is stored.
+ * `client` (clients.repository.ts `clientFirst`): empty once the client was deleted, and then nothing is stored.
  */
-const CLIENT_FIRST = 'client as (select version from oauth_clients where id = $2 for key share)';
+const CLIENT_FIRST = clientFirst('$2');
 
 /**
  * `live`: the session the code is issued under, after the client. A session that just ended records
@@ -162,7 +163,7 @@ function codeValues(code: NewCode): unknown[] {
 }
 
 const redeemCodeStatement = statement<RedeemedCode & { client_current: boolean }>('redeem_code', `
-  with client as (select version from oauth_clients where id = $3 for key share),
+  with ${clientFirst('$3')},
   cv as (select coalesce((select version from client), 0) = $8 as current),
   gid as (select nextval(pg_get_serial_sequence('oauth_grants', 'id'))::integer as id),
   live as (

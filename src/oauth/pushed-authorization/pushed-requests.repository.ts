@@ -5,6 +5,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
 import { statement } from '../../db/statement.ts';
+import { clientFirst } from '../clients/clients.repository.ts';
 import { deleteInBatches } from '../../ops/maintenance.ts';
 
 export interface NewPushedRequest {
@@ -17,7 +18,7 @@ export interface NewPushedRequest {
 }
 
 const insertStatement = statement<{ stored: number }>('insert_pushed_request', `
-  with client as (select version from oauth_clients where id = $2 for key share),
+  with ${clientFirst('$2')},
   stored as (
     insert into oauth_pushed_requests (reference_digest, client_id, parameters, expires_at)
     select $1, $2, $3::jsonb, $4 where (select version from client) = $5
