@@ -45,6 +45,13 @@ describe('region pins', () => {
     expect(await stored(region)).toMatchObject({ region_id: region, ...changed });
   });
 
+  it('answers each of twenty pins set at once with the pin it set, not another\'s stored a moment later (truly concurrent on PostgreSQL)', async () => {
+    const pins = Array.from({ length: 20 }, (_, i) => ({ lat: 50 + i / 10, lon: 10 + i / 10, description: `Pin ${i}`, status: i % 2 }));
+    const answers = await Promise.all(pins.map((p, i) => t.call('POST', `/api/region/${region}/pin`, i % 2 === 0 ? s.ambassador : s.orga, p)));
+    expect(answers.map((a) => a.json())).toEqual(pins);
+    expect(pins).toContainEqual(await t.call('GET', `/api/region/${region}/pin`, s.member).then((r) => r.json()));
+  });
+
   it('answers 401 logged out; 403 to others (before a bad body); 400 for a bad body; 404 unknown region; changing nothing', async () => {
     expectProblem(await t.call('GET', `/api/region/${otherRegion}/pin`), 401);
     expectProblem(await t.call('POST', `/api/region/${otherRegion}/pin`, undefined, pin), 401);

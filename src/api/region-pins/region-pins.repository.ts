@@ -37,8 +37,10 @@ function regionWithPin(row: RegionAndPinRow | undefined): RegionWithPin | undefi
   return { pin: { region_id: row.region_id, lat, lon, description, status } };
 }
 
-export async function upsertRegionPin(db: Executor, pin: RegionPinRow, now: Date): Promise<void> {
+/** Creates or replaces the pin; the pin as this statement stored it (not as another, later one left it). */
+export async function upsertRegionPin(db: Executor, pin: RegionPinRow, now: Date): Promise<RegionPinRow> {
   const values = { lat: pin.lat, lon: pin.lon, description: pin.description, status: pin.status, updated_at: now };
-  await db.insertInto('region_pins').values({ region_id: pin.region_id, ...values })
-    .onConflict((oc) => oc.column('region_id').doUpdateSet(values)).execute();
+  return db.insertInto('region_pins').values({ region_id: pin.region_id, ...values })
+    .onConflict((oc) => oc.column('region_id').doUpdateSet(values))
+    .returning(['region_id', 'lat', 'lon', 'description', 'status']).executeTakeFirstOrThrow();
 }

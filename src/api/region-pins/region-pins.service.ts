@@ -32,8 +32,9 @@ function pinOf(regionId: PathId, region: RegionWithPin | undefined): RegionPin {
 }
 
 /**
- * Sets (creates or replaces) the pin; returns it as stored. `checkInput`
- * throws the body's validation error, deferred until after 404 and 403.
+ * Sets (creates or replaces) the pin; returns it as this request stored it (another request's pin set a
+ * moment later is not this one's answer). `checkInput` throws the body's validation error, deferred until
+ * after 404 and 403.
  */
 export async function setRegionPin(db: DB, clock: Clock, actor: Actor, regionId: PathId, pin: RegionPin, checkInput: () => void): Promise<RegionPin> {
   await findRegionOrThrow(db, regionId);
@@ -41,8 +42,8 @@ export async function setRegionPin(db: DB, clock: Clock, actor: Actor, regionId:
     throw regionProblems.mayNotSetPin();
   }
   checkInput();
-  await upsertRegionPin(db, { region_id: regionId.row, ...pin }, clock());
-  return readRegionPin(db, regionId, checkInput);
+  const stored = await upsertRegionPin(db, { region_id: regionId.row, ...pin }, clock());
+  return { lat: stored.lat, lon: stored.lon, description: stored.description, status: stored.status };
 }
 
 async function findRegionOrThrow(db: DB, regionId: PathId): Promise<void> {
