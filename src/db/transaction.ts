@@ -31,3 +31,13 @@ export async function lockForTransactionOf(trx: Transaction<any>, name: string, 
 async function lockNamed(trx: Transaction<any>, suffix: string, key: number): Promise<void> {
   await sql`select pg_advisory_xact_lock(hashtextextended(coalesce(current_schema(), '') || ${suffix}, ${key}))`.execute(trx);
 }
+
+/**
+ * {@link lockForTransactionOf} inside one statement's SQL: the call that takes the lock named `name` for
+ * the id the SQL expression `id` gives, held until the statement's transaction ends. `name` is a constant
+ * of the caller's (letters and dashes), never input.
+ */
+export function lockOfSql(name: string, id: string): string {
+  if (!/^[a-z-]+$/.test(name)) throw new Error(`lock names are letters and dashes: ${name}`);
+  return `pg_advisory_xact_lock(hashtextextended(coalesce(current_schema(), '') || '/${name}', ${id}))`;
+}

@@ -86,6 +86,21 @@ describe('PATCH /api/notifications/regions', () => {
     expect(await subscriptions(member.id)).toEqual([region]);
   });
 
+  it('takes settings sent at once from ten tabs one after the other: every answer 200, none a deadlock\'s 503 (truly concurrent on PostgreSQL)', async () => {
+    const third = await makeRegion(t.db);
+    const tabs = await t.as('foodsaver', { regionIds: [region, group, third] });
+    const regions = [region, group, third];
+    const statuses: number[] = [];
+    for (let round = 0; round < 20; round++) {
+      if (round % 2 === 0) await t.db.deleteFrom('forum_subscriptions').where('user_id', '=', tabs.user.id).execute();
+      // Ten tabs, each switching the three regions on and off in its own way.
+      const answers = await Promise.all(Array.from({ length: 10 }, (_, tab) =>
+        patch(tabs, regions.map((id, i) => ({ id, notifyByEmailAboutNewThreads: ((tab >> i) & 1) === 1 })))));
+      statuses.push(...answers.map((a) => a.statusCode));
+    }
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+  });
+
   it('answers 403 when logged out, without CSRF, or when any id is not a region of the caller; nothing changes', async () => {
     const change = [{ id: region, notifyByEmailAboutNewThreads: false }, { id: group, notifyByEmailAboutNewThreads: true }];
     expectProblem(await patch(undefined, change), 403, 'auth.forbidden');

@@ -1,6 +1,7 @@
 /** SQL for forum subscriptions (email about every new thread of a region's forum). */
 import type { Executor } from '../../db/executor.ts';
 import { statement } from '../../db/statement.ts';
+import { lockOfSql } from '../../db/transaction.ts';
 import { isMemberSql } from '../../accounts/region-access.ts';
 import { inLiveSessionWithCsrf, SESSION_CHECK, type CheckedSessionParams, type SessionCheck } from '../../accounts/sessions.ts';
 
@@ -23,11 +24,16 @@ export async function setSubscribed(db: Executor, userId: number, regionId: numb
  * The settings of `acting`'s one member (a CTE) for the regions `ids`, with `subscribed`, at `now`,
  * checking each membership as they are written: nothing is written unless the member is a member of
  * every region named and `mayWrite` holds; `not_member` has the regions they are not a member of.
+ * Two settings of one member at once (two tabs) wait for each other (`serialised`, taken before either
+ * writes): each inserts and deletes several of the member's rows, in no set order, and without it they
+ * waited for each other's rows in a circle (a deadlock: one answered 503).
  */
 function settingSubscriptions(ids: string, subscribed: string, now: string, mayWrite: string): string {
   return `wanted as (select * from unnest(${ids}::integer[], ${subscribed}::boolean[]) as w(region_id, subscribed)),
   not_member as (select w.region_id from wanted w, acting a where not ${isMemberSql('a.user_id', 'w.region_id')}),
-  allowed as (select exists (select 1 from acting) and not exists (select 1 from not_member) and ${mayWrite} as ok),
+  serialised as (select ${lockOfSql('forum-subscriptions', 'a.user_id')} from acting a),
+  allowed as (select exists (select 1 from acting) and not exists (select 1 from not_member) and ${mayWrite}
+    and (select count(*) from serialised) = 1 as ok),
   added as (
     insert into forum_subscriptions (user_id, region_id, subscribed_at)
     select a.user_id, w.region_id, ${now} from wanted w, acting a where w.subscribed and (select ok from allowed)
