@@ -105,6 +105,15 @@ describe('GET /api/petition', () => {
     expect(hits).toBe(before + 1);
   });
 
+  it('asks the source once for twenty requests at once while the data is stale and the source hangs: each serves the last good data', async () => {
+    mode = 'slow';
+    t.clock.advance(PETITION_CACHE_SECONDS + 1);
+    const before = hits;
+    const answers = await Promise.all(Array.from({ length: 20 }, () => getPetition()));
+    expect(answers.map((a) => [a.statusCode, a.json().signatures])).toEqual(Array.from({ length: 20 }, () => [200, 2000]));
+    expect(hits).toBe(before + 1);
+  });
+
   it('answers 503 again once the toggle is switched off', async () => {
     await setBanner(false);
     expect((await getPetition()).statusCode).toBe(503);

@@ -12,9 +12,13 @@ export async function savePetitionData(db: Executor, sourceUrl: string, data: { 
     .execute();
 }
 
-/** Records a failed fetch, keeping the last good data. */
-export async function savePetitionAttempt(db: Executor, sourceUrl: string, now: Date): Promise<void> {
-  await db.insertInto('petition_cache').values({ source_url: sourceUrl, last_attempt_at: now })
-    .onConflict((oc) => oc.column('source_url').doUpdateSet({ last_attempt_at: now }))
-    .execute();
+/**
+ * Claims the next ask of the source, recording it as made now: true for the one request, on any instance,
+ * that finds no ask since `askedBefore` (a minute ago); false for every other. The last good data is kept.
+ */
+export async function claimPetitionFetch(db: Executor, sourceUrl: string, now: Date, askedBefore: Date): Promise<boolean> {
+  const claimed = await db.insertInto('petition_cache').values({ source_url: sourceUrl, last_attempt_at: now })
+    .onConflict((oc) => oc.column('source_url').doUpdateSet({ last_attempt_at: now }).where('petition_cache.last_attempt_at', '<=', askedBefore))
+    .returning('source_url').executeTakeFirst();
+  return claimed !== undefined;
 }

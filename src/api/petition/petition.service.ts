@@ -3,13 +3,15 @@
  * source, cached 10 minutes in the database so every instance shares it; when
  * the source fails the last good data is served, and a failed source is asked
  * again only after a minute so that an outage does not cost every request a
- * timeout.
+ * timeout. One request asks, on whichever instance: it claims the ask before
+ * it makes it, and the others meanwhile serve the last good data (or 503
+ * before there is any), instead of each asking and each waiting.
  */
 import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../db/executor.ts';
 import { isFeatureActive } from '../feature-toggles/feature-toggles.service.ts';
 import { petitionProblems } from './petition.problems.ts';
-import { findPetitionCache, savePetitionAttempt, savePetitionData } from './petition.repository.ts';
+import { claimPetitionFetch, findPetitionCache, savePetitionData } from './petition.repository.ts';
 import { fetchPetitionData, type PetitionData } from './petition.source.ts';
 import type { PetitionCacheTable } from './petition.tables.ts';
 
@@ -32,19 +34,18 @@ export async function getPetition(db: Executor, clock: Clock, options: PetitionO
   const now = clock();
   const cachedData = cached ? toData(cached) : null;
   if (cachedData && ageSeconds(cached!.fetched_at!, now) < PETITION_CACHE_SECONDS) return cachedData;
-  if (cached && ageSeconds(cached.last_attempt_at, now) < PETITION_RETRY_SECONDS) {
-    if (cachedData) return cachedData;
-    throw petitionProblems.unavailable('The petition status is not available yet.');
-  }
+  const askedBefore = new Date(now.getTime() - PETITION_RETRY_SECONDS * 1000);
+  if (!(await claimPetitionFetch(db, sourceUrl, now, askedBefore))) return lastGood(cachedData);
   const fresh = await fetchPetitionData(sourceUrl, {
     timeoutMs: options.timeoutMs ?? PETITION_FETCH_TIMEOUT_MS,
     ...(options.allowPrivate ? { isAllowedAddress: () => true } : {}),
   });
-  if (fresh) {
-    await savePetitionData(db, sourceUrl, fresh, clock());
-    return fresh;
-  }
-  await savePetitionAttempt(db, sourceUrl, clock());
+  if (!fresh) return lastGood(cachedData);
+  await savePetitionData(db, sourceUrl, fresh, clock());
+  return fresh;
+}
+
+function lastGood(cachedData: PetitionData | null): PetitionData {
   if (cachedData) return cachedData;
   throw petitionProblems.unavailable('The petition status is not available yet.');
 }
