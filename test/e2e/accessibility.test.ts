@@ -126,6 +126,14 @@ async function givePasskey(): Promise<void> {
 const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolean): Promise<void> }> = [
   { name: 'login', open: async (page) => { await page.goto(`${app.baseUrl}/login`); } },
   {
+    // The login for an app's request names the app.
+    name: 'login for an app',
+    open: async (page) => {
+      const authorize = `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: 'demo-app', redirect_uri: 'http://127.0.0.1:3000/callback', scope: 'openid' })}`;
+      await page.goto(`${app.baseUrl}/login?${new URLSearchParams({ return_to: authorize })}`);
+    },
+  },
+  {
     name: 'login with an error',
     open: async (page, english) => {
       await page.goto(`${app.baseUrl}/login`);
@@ -150,13 +158,8 @@ const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolea
     },
   },
   { name: 'unlock: confirmation', open: async (page) => { await page.goto(await unlockLink()); } },
-  {
-    name: 'unlock: invalid link',
-    open: async (page) => {
-      await page.goto(`${app.baseUrl}/login/unlock/${'x'.repeat(43)}`);
-      await afterNavigation(page, () => page.locator('form button[type=submit]').click());
-    },
-  },
+  // Said on opening, without a button to press.
+  { name: 'unlock: invalid link', open: async (page) => { await page.goto(`${app.baseUrl}/login/unlock/${'x'.repeat(43)}`); } },
   {
     name: 'unlock: done, back on the login',
     open: async (page) => {
@@ -279,6 +282,14 @@ const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolea
     },
   },
   { name: 'step-up page', as: CODES_USER.email, open: async (page) => { await page.goto(`${app.baseUrl}/login/second-factor?return_to=%2Fsettings%2Fapps`); } },
+  {
+    name: 'step-up page for an app',
+    as: CODES_USER.email,
+    open: async (page) => {
+      const authorize = `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: 'demo-app', redirect_uri: 'http://127.0.0.1:3000/callback', scope: 'openid', acr_values: 'urn:foodsharing:acr:mfa' })}`;
+      await page.goto(`${app.baseUrl}/login/second-factor?${new URLSearchParams({ return_to: authorize })}`);
+    },
+  },
   {
     // Signed in with a passkey that verified nobody: no code field (a second thing held), a new sign-in with the password instead.
     name: 'step-up page, signed in without the password',
