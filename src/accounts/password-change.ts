@@ -12,6 +12,7 @@
  */
 import type { Clock } from '../clock.ts';
 import type { DB } from '../db/database.ts';
+import type { Executor } from '../db/executor.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { InvalidInput } from '../invalid-input.ts';
 import { enqueueMail } from '../mail/mail-outbox.repository.ts';
@@ -42,10 +43,22 @@ export interface PasswordChange {
 }
 
 /**
+ * The change was overtaken while the current password was being checked: the password was set anew
+ * meanwhile (a reset link, `user set-password`, another tab), the member disabled or deleted, or the
+ * session it was made in ended. Nothing was changed: the later word stands.
+ */
+export class PasswordChangeLapsed extends Error {
+  constructor() {
+    super('The password or the session changed while the change was being made.');
+    this.name = 'PasswordChangeLapsed';
+  }
+}
+
+/**
  * Changes the password; throws {@link LoginThrottled} (too many wrong current
- * passwords) or {@link InvalidInput} naming `current_password` (message
+ * passwords), {@link InvalidInput} naming `current_password` (message
  * `wrong`) or `new_password` (the rule broken: password-policy.ts
- * `PasswordProblem`). Returns what ended with it.
+ * `PasswordProblem`), or {@link PasswordChangeLapsed}. Returns what ended with it.
  */
 export async function changePassword(db: DB, clock: Clock, guard: LoginGuard, change: PasswordChange): Promise<EndedSessions> {
   // What the form lacks or breaks is said first, every field at once, without counting a try: none of it
@@ -65,14 +78,33 @@ export async function changePassword(db: DB, clock: Clock, guard: LoginGuard, ch
   if (!(await verifyPassword(row.password_hash, change.currentPassword))) throw new InvalidInput([{ field: 'current_password', message: 'wrong' }]);
   const passwordHash = await hashPassword(change.newPassword);
   const now = clock();
-  const { ended, mailId } = await inTransaction(db, async (trx) => {
+  const changed = await inTransaction(db, async (trx) => {
+    if (!(await holdForChange(trx, change, row.password_hash, now))) return undefined;
     await updatePasswordHash(trx, change.userId, passwordHash);
     // A second step of a sign-in with the old password would still begin a session.
     await dropPendingLogins(trx, change.userId);
     const mail = change.mailLocale && { kind: PASSWORD_CHANGED_MAIL_KIND, recipient: change.email, locale: change.mailLocale, params: { changedAt: now.toISOString() } };
     return { ended: await endSessionsOfUser(trx, change.userId, now, { except: change.sid }), mailId: mail && await enqueueMail(trx, mail, now) };
   });
+  if (changed === undefined) throw new PasswordChangeLapsed();
+  const { ended, mailId } = changed;
   if (mailId !== undefined && change.log) logSecurityEvent(change.log, { event: 'mail.queued', mailId, kind: PASSWORD_CHANGED_MAIL_KIND, ip: change.ip });
   await Promise.all([recordSuccess(guard.attempts, counters), guard.attempts.clear(accountCounterKey(account))]);
   return ended;
+}
+
+/**
+ * The member's row held for the change (`for no key update`, as a reset, `user set-password`, a disable and
+ * a deletion hold it), and whether the change may still be made: the password is still the one the current
+ * password was verified against, the member is neither disabled nor deleted, and the session the change is
+ * made in is still live. A reset at the same moment either waits for this change and then sets its own
+ * password and ends every session, or came first, and this change finds the password changed.
+ */
+async function holdForChange(trx: Executor, change: PasswordChange, verifiedHash: string, now: Date): Promise<boolean> {
+  const member = await trx.selectFrom('users').select(['password_hash', 'disabled_at', 'deleted_at'])
+    .where('id', '=', change.userId).forNoKeyUpdate().executeTakeFirst();
+  if (!member || member.deleted_at !== null || member.disabled_at !== null || member.password_hash !== verifiedHash) return false;
+  const session = await trx.selectFrom('sessions').select('sid')
+    .where('sid', '=', change.sid).where('user_id', '=', change.userId).where('expires_at', '>', now).forKeyShare().executeTakeFirst();
+  return session !== undefined;
 }

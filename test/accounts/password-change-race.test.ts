@@ -49,6 +49,38 @@ describe('sign-ins with the old password while the member changes it', () => {
   });
 });
 
+describe.runIf(TEST_DATABASE_URL)('a change at /settings/security overtaken while it checks the current password (PostgreSQL)', () => {
+  const changeAt = (session: TestSession, user: TestUser) => postForm(t.app, '/settings/security/password', session.cookie, {
+    csrf_token: session.csrfToken, current_password: user.password, new_password: 'the changer wanted this one 7',
+  });
+
+  test.each([
+    ['a reset link sets a password (and ends every session)', true],
+    ['the admin ends the member\'s sessions', false],
+  ] as const)('%s while the change waits: the change writes nothing and says so (409)', async (_by, resets) => {
+    const user = await makeUser(t.db);
+    const changer = await t.logIn(user);
+    const before = await passwordHashOf(user.id);
+    const resetHash = await hashPassword(NEW_PASSWORD);
+    let changed: ReturnType<typeof changeAt> | undefined;
+    // The other side under way: the member's row held first, as a reset and the admin's "end sessions" hold it.
+    await t.db.transaction().execute(async (other) => {
+      await other.selectFrom('users').select('id').where('id', '=', user.id).forNoKeyUpdate().execute();
+      if (resets) await updatePasswordHash(other, user.id, resetHash);
+      await other.deleteFrom('sessions').where('user_id', '=', user.id).execute();
+      changed = changeAt(changer, user);
+      await untilWaitingOn(t.db, await backendPid(other), changed);
+    });
+    const answer = await changed!;
+    expect(answer.statusCode).toBe(409);
+    expect(answer.body).toContain('Hier wurde nichts geändert.');
+    expect(await passwordHashOf(user.id)).toBe(resets ? resetHash : before);
+    expect(await t.db.selectFrom('mail_outbox').select('id').where('recipient', '=', user.email).execute()).toEqual([]);
+    // The reset's password signs in; the one the change wanted does not.
+    expect((await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { email: user.email, password: 'the changer wanted this one 7' } })).statusCode).toBe(401);
+  });
+});
+
 describe('a second step begun with the old password', () => {
   let member: TestUser;
   let secret: string;

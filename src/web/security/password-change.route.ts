@@ -10,7 +10,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { isValidFormToken } from '../../accounts/csrf.ts';
 import { DEVICE_COOKIE } from '../../accounts/login-device-cookie.ts';
 import { LoginThrottled, minutesToWait, type LoginGuard } from '../../accounts/login.service.ts';
-import { changePassword } from '../../accounts/password-change.ts';
+import { changePassword, PasswordChangeLapsed } from '../../accounts/password-change.ts';
 import { renewRequestSession } from '../../accounts/session-http.ts';
 import type { SessionContext } from '../../accounts/sessions.ts';
 import type { Config } from '../../config.ts';
@@ -70,6 +70,8 @@ export function passwordChangeRoute(app: FastifyInstance, { config, db, mailEnab
         void reply.header('retry-after', String(error.retryAfterSeconds));
         return render(request, reply, session, { passwordAlert: t('security.password.throttled', { minutes: minutesToWait(error.retryAfterSeconds) }) }, 429);
       }
+      // Overtaken (a reset, another tab, the sessions ended): the later word stands, and the page says so.
+      if (error instanceof PasswordChangeLapsed) return render(request, reply, session, { passwordAlert: t('security.password.lapsed') }, 409);
       if (!(error instanceof InvalidInput)) throw error;
       const passwordErrors = Object.fromEntries(error.errors.map((e) => [e.field, t(`security.password.${e.message}`)]));
       return render(request, reply, session, { passwordErrors }, 400);
