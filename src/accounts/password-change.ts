@@ -25,7 +25,7 @@ import { dropPendingLogins } from './one-time-codes/pending-logins.ts';
 import { checkNewPassword } from './password-policy.ts';
 import { PASSWORD_CHANGED_MAIL_KIND } from './password-changed.mail.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
-import { endSessionsOfUser, type EndedSessions } from './sessions.ts';
+import { endSessionsOfUser, holdLiveSession, type EndedSessions } from './sessions.ts';
 import { updatePasswordHash } from './users.repository.ts';
 
 export interface PasswordChange {
@@ -104,7 +104,5 @@ async function holdForChange(trx: Executor, change: PasswordChange, verifiedHash
   const member = await trx.selectFrom('users').select(['password_hash', 'disabled_at', 'deleted_at'])
     .where('id', '=', change.userId).forNoKeyUpdate().executeTakeFirst();
   if (!member || member.deleted_at !== null || member.disabled_at !== null || member.password_hash !== verifiedHash) return false;
-  const session = await trx.selectFrom('sessions').select('sid')
-    .where('sid', '=', change.sid).where('user_id', '=', change.userId).where('expires_at', '>', now).forKeyShare().executeTakeFirst();
-  return session !== undefined;
+  return holdLiveSession(trx, change.sid, change.userId, now);
 }

@@ -104,6 +104,20 @@ export async function holdMemberForSignIn(trx: Executor, userId: number, passwor
   return passwordHash === undefined || member.password_hash === passwordHash ? undefined : 'lapsed';
 }
 
+/**
+ * Whether the member's session `sid` is still live, its row then held (`for key share`) until the
+ * transaction ends: a change made in a session (a passkey added, the password changed) is written only
+ * while it lives. An end of the session at the same moment (a logout, "end sessions", a reset, a
+ * disable) either waits for the change, and then ends the session after it, or came first, and the
+ * change finds the session gone.
+ */
+export async function holdLiveSession(trx: Executor, sid: string, userId: number, now: Date): Promise<boolean> {
+  const session = await trx.selectFrom('sessions as s').innerJoin('users as u', 'u.id', 's.user_id').select('s.sid')
+    .where('s.sid', '=', sid).where('s.user_id', '=', userId).where('s.expires_at', '>', now).where('u.disabled_at', 'is', null)
+    .forKeyShare('s').executeTakeFirst();
+  return session !== undefined;
+}
+
 /** What {@link beginSession} starts, and what it must still find when it does. */
 export interface SessionBeginning {
   readonly userId: number;

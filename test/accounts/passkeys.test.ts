@@ -467,6 +467,27 @@ describe.runIf(TEST_DATABASE_URL)('a passkey removed while a sign-in with it is 
   });
 });
 
+describe.runIf(TEST_DATABASE_URL)('a passkey added while its session is ended (PostgreSQL)', () => {
+  it('the session ends first ("end sessions", a reset): nothing is added, and the page is told to sign in again', async () => {
+    const user = await makeUser(t.db);
+    const session = await t.logIn(user);
+    const options = await json('/settings/security/passkeys/options', { csrf_token: session.csrfToken }, session.cookie);
+    const response = new SoftwareAuthenticator(ORIGIN).create((options.json() as { options: PublicKeyCredentialCreationOptionsJSON }).options);
+    let added: ReturnType<typeof json> | undefined;
+    // The end under way: the member's row held, the sessions deleted, not yet committed; the request read its session before.
+    await t.db.transaction().execute(async (ending) => {
+      await ending.selectFrom('users').select('id').where('id', '=', user.id).forNoKeyUpdate().execute();
+      await ending.deleteFrom('sessions').where('user_id', '=', user.id).execute();
+      added = json('/settings/security/passkeys', { csrf_token: session.csrfToken, name: 'Late', response }, session.cookie);
+      await untilWaitingOn(t.db, await backendPid(ending), added);
+    });
+    const answer = await added!;
+    expect({ status: answer.statusCode, body: answer.json() as unknown }).toEqual({ status: 401, body: { error: 'This sign-in was ended. Log in again to add a passkey.' } });
+    expect(await countPasskeys(t.db, user.id)).toBe(0);
+    expect(await t.db.selectFrom('mail_outbox').select('id').where('recipient', '=', user.email).execute()).toEqual([]);
+  });
+});
+
 describe('metrics', () => {
   it('count the passkey events by name, and failed or throttled passkey sign-ins as failed logins', async () => {
     const text = (await t.app.inject({ url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } })).body;

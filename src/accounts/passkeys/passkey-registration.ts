@@ -11,6 +11,7 @@ import type { PublicKeyCredentialCreationOptionsJSON, RegistrationResponseJSON }
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import { inTransaction } from '../../db/transaction.ts';
+import { holdLiveSession } from '../sessions.ts';
 import { enqueueMail } from '../../mail/mail-outbox.repository.ts';
 import type { MailLocale } from '../../mail/mail.tables.ts';
 import { logSecurityEvent, type EventLog } from '../../ops/security-events.ts';
@@ -37,8 +38,9 @@ export const PASSKEY_ALGORITHMS: readonly number[] = [-8, -7, -257];
 const AUTHENTICATOR_TRANSPORTS: ReadonlySet<string> = new Set(['usb', 'nfc', 'ble', 'smart-card', 'hybrid', 'internal', 'cable']);
 
 /** A registration that did not verify, or a credential registered already; nothing was stored. */
+/** Why a passkey was not added: the response refused, the credential registered already, or the session ended meanwhile. */
 export class PasskeyNotAdded extends Error {
-  constructor(readonly reason: 'invalid-response' | 'already-registered', detail?: string) {
+  constructor(readonly reason: 'invalid-response' | 'already-registered' | 'session-ended', detail?: string) {
     super(detail ?? reason);
     this.name = 'PasskeyNotAdded';
   }
@@ -100,6 +102,8 @@ export async function addPasskey(db: DB, clock: Clock, rp: RelyingParty, input: 
   const name = input.name.trim().slice(0, MAX_PASSKEY_NAME_LENGTH);
   const now = clock();
   const added = await inTransaction(db, async (trx) => {
+    // Added only while the session that asked for it lives: one ended meanwhile ("end sessions", a reset) adds nothing.
+    if (!(await holdLiveSession(trx, input.sid, input.userId, now))) return 'session-ended' as const;
     const id = await insertPasskey(trx, {
       userId: input.userId, credentialId: credential.id, publicKey: credential.publicKey, signCount: credential.counter,
       transports: credential.transports ?? [], deviceType: credentialDeviceType, backedUp: credentialBackedUp, name,
@@ -108,6 +112,7 @@ export async function addPasskey(db: DB, clock: Clock, rp: RelyingParty, input: 
     const mail = input.mailLocale && { kind: PASSKEY_ADDED_MAIL_KIND, recipient: input.email, locale: input.mailLocale, params: { addedAt: now.toISOString() } };
     return { id, mailId: mail && await enqueueMail(trx, mail, now) };
   });
+  if (added === 'session-ended') throw new PasskeyNotAdded('session-ended');
   if (!added) throw new PasskeyNotAdded('already-registered');
   logSecurityEvent(input.log, { event: 'account.passkey.registered', userId: input.userId, passkeyId: added.id, deviceType: credentialDeviceType, backedUp: credentialBackedUp });
   if (added.mailId !== undefined) logSecurityEvent(input.log, { event: 'mail.queued', mailId: added.mailId, kind: PASSKEY_ADDED_MAIL_KIND, ip: input.ip });

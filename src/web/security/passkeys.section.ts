@@ -109,6 +109,7 @@ export function passkeysSection(app: FastifyInstance, { config, db, clock }: Pas
     } catch (error) {
       if (!(error instanceof PasskeyNotAdded)) throw error;
       request.log.info({ reason: error.reason, detail: error.message }, 'passkey not added');
+      if (error.reason === 'session-ended') return json(reply, 401, { error: t('passkeys.sessionEnded') });
       return json(reply, error.reason === 'already-registered' ? 409 : 400, { error: t(error.reason === 'already-registered' ? 'passkeys.exists' : 'passkeys.failed') });
     }
   });
