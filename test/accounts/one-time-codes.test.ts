@@ -5,13 +5,14 @@
  * throttle, turning codes off only with a current code. Codes are computed by
  * otpauth from the secret the page shows. Real database, app.inject().
  */
+import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { databaseAttemptCounters, type AttemptCounters } from '../../src/accounts/login-attempt-counters.ts';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
 import { FrozenClock } from '../helpers/clock.ts';
 import { TEST_DATABASE_URL } from '../helpers/database.ts';
 import { useTestApp } from '../helpers/fixture.ts';
-import { gatedBeforeInsertInto } from '../helpers/lock-waits.ts';
+import { backendPid, gatedBeforeInsertInto, untilWaitingOn } from '../helpers/lock-waits.ts';
 import { renewedSession, type TestSession } from '../helpers/session.ts';
 import { HostileProbe } from '../helpers/hostile-probe.ts';
 import { codeAt, enrol, passwordStep, postForm, secondStep, sessionCookieOf, startEnrolment } from '../helpers/one-time-codes.ts';
@@ -253,6 +254,27 @@ describe('twice at once', () => {
     expect([200, 400]).toContain(answers[1]!.statusCode);
     const stored = await t.db.selectFrom('recovery_codes').select('code_digest').where('user_id', '=', member.id).where('used_at', 'is', null).execute();
     expect(stored).toHaveLength(10);
+  });
+});
+
+describe.runIf(TEST_DATABASE_URL)('an enrolment confirmed while another tab starts it anew (PostgreSQL)', () => {
+  it('the code of the first secret does not turn the second on: refused, nothing on, the new secret still pending', async () => {
+    const member = await makeUser(t.db);
+    const session = await t.logIn(member);
+    const secret = await startEnrolment(t.app, session);
+    const replacement = randomBytes(60);
+    let confirmed: ReturnType<typeof postForm> | undefined;
+    // The other tab's start under way: the pending secret replaced, not yet committed; the confirmation read the first.
+    await t.db.transaction().execute(async (restart) => {
+      await restart.updateTable('one_time_code_secrets').set({ secret: replacement, last_used_step: null }).where('user_id', '=', member.id).execute();
+      confirmed = postForm(t.app, '/settings/security/one-time-codes/confirm', session.cookie, { csrf_token: session.csrfToken, code: codeAt(secret, clock.now()) });
+      await untilWaitingOn(t.db, await backendPid(restart), confirmed);
+    });
+    expect((await confirmed!).statusCode).toBe(400);
+    expect(await t.db.selectFrom('one_time_code_secrets').select(['secret', 'enabled_at']).where('user_id', '=', member.id).execute())
+      .toEqual([{ secret: replacement, enabled_at: null }]);
+    expect(await t.db.selectFrom('recovery_codes').select('user_id').where('user_id', '=', member.id).execute()).toEqual([]);
+    expect(await mailsTo(member.email)).toEqual([]);
   });
 });
 

@@ -23,13 +23,16 @@ export async function storePendingSecret(db: Executor, userId: number, secret: B
 /**
  * Records `step` as the last accepted one if it is later than the stored one:
  * of two requests with the same code, one wins (the row's lock orders them).
- * `enable` also turns the codes on (the enrolment's confirmation).
+ * `enabling` also turns the codes on (the enrolment's confirmation), only for
+ * the pending secret the code was checked against (sealed, as stored): a new
+ * enrolment started meanwhile in another tab replaced it, and its secret,
+ * which the member's app may not hold, is not turned on.
  */
-export async function claimTimeStep(db: Executor, userId: number, step: number, now: Date, enable: boolean): Promise<boolean> {
-  let query = db.updateTable('one_time_code_secrets').set({ last_used_step: step, ...(enable ? { enabled_at: now } : {}) })
+export async function claimTimeStep(db: Executor, userId: number, step: number, now: Date, enabling?: { sealedSecret: Buffer }): Promise<boolean> {
+  let query = db.updateTable('one_time_code_secrets').set({ last_used_step: step, ...(enabling ? { enabled_at: now } : {}) })
     .where('user_id', '=', userId)
     .where((eb) => eb.or([eb('last_used_step', 'is', null), eb('last_used_step', '<', step)]));
-  query = enable ? query.where('enabled_at', 'is', null) : query.where('enabled_at', 'is not', null);
+  query = enabling ? query.where('enabled_at', 'is', null).where('secret', '=', enabling.sealedSecret) : query.where('enabled_at', 'is not', null);
   return (await query.returning('user_id').executeTakeFirst()) !== undefined;
 }
 

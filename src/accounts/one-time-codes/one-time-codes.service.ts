@@ -57,13 +57,15 @@ export async function startEnrolment(db: Executor, keys: OneTimeCodeKeys, clock:
  * nothing is pending).
  */
 export async function confirmEnrolment(db: DB, keys: OneTimeCodeKeys, clock: Clock, holder: CodeHolder, code: string, log: EventLog): Promise<string[] | undefined> {
-  const secret = await pendingEnrolmentSecret(db, keys, holder.userId);
+  const row = await findSecretRow(db, holder.userId);
+  const sealedSecret = row && row.enabled_at === null ? row.secret : undefined;
+  const secret = sealedSecret && openSecret(keys.secret, holder.userId, sealedSecret);
   const now = clock();
   const step = secret === undefined ? undefined : acceptedTimeStep(secret, code, now, null);
-  if (step === undefined) return undefined;
+  if (step === undefined || sealedSecret === undefined) return undefined;
   const codes = newRecoveryCodes();
   const confirmed = await inTransaction(db, async (trx) => {
-    if (!(await claimTimeStep(trx, holder.userId, step, now, true))) return false;
+    if (!(await claimTimeStep(trx, holder.userId, step, now, { sealedSecret }))) return false;
     await replaceRecoveryCodes(trx, holder.userId, digests(keys, holder.userId, codes));
     await queueSecondFactorMail(trx, holder, ONE_TIME_CODE_MAIL_KINDS.enabled, now, log);
     return true;
@@ -130,7 +132,7 @@ async function acceptCode(db: DB, keys: OneTimeCodeKeys, clock: Clock, attempt: 
   }
   const secret = openSecret(keys.secret, attempt.userId, row.secret);
   const step = secret === undefined ? undefined : acceptedTimeStep(secret, attempt.code, now, row.last_used_step);
-  return step !== undefined && await claimTimeStep(db, attempt.userId, step, now, false) ? 'otp' : undefined;
+  return step !== undefined && await claimTimeStep(db, attempt.userId, step, now) ? 'otp' : undefined;
 }
 
 /** Turns codes off after a right current code (throws as {@link checkSecondFactor}). */
