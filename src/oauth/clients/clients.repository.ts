@@ -96,8 +96,11 @@ export async function insertClient(db: Executor, clientId: string, values: Clien
   return row.id;
 }
 
-export async function updateClientRow(db: Executor, id: number, values: ClientValues, now: Date): Promise<void> {
-  await db.updateTable('oauth_clients').set({ ...columnsOf(values), updated_at: now }).where('id', '=', id).execute();
+/** Writes the client's settings if it is still at `version` (the one read); whether it was. */
+export async function updateClientRow(db: Executor, id: number, version: number, values: ClientValues, now: Date): Promise<boolean> {
+  const row = await db.updateTable('oauth_clients').set({ ...columnsOf(values), updated_at: now })
+    .where('id', '=', id).where('version', '=', version).returning('id').executeTakeFirst();
+  return row !== undefined;
 }
 
 function columnsOf(values: ClientValues) {
@@ -141,8 +144,16 @@ export async function replaceRequiredRegions(db: Executor, id: number, regionIds
   await db.insertInto('oauth_client_regions').values(regionIds.map((region_id) => ({ client_id: id, region_id }))).execute();
 }
 
-export async function setSecretDigest(db: Executor, id: number, digest: Buffer, now: Date): Promise<void> {
-  await db.updateTable('oauth_clients').set({ secret_digest: digest, updated_at: now }).where('id', '=', id).execute();
+/** Replaces the secret's digest if the client is still at `version` (the one read); whether it was. */
+export async function setSecretDigest(db: Executor, id: number, version: number, digest: Buffer, now: Date): Promise<boolean> {
+  const row = await db.updateTable('oauth_clients').set({ secret_digest: digest, updated_at: now })
+    .where('id', '=', id).where('version', '=', version).returning('id').executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Whether a client row with this id still exists. */
+export async function clientRowExists(db: Executor, id: number): Promise<boolean> {
+  return (await db.selectFrom('oauth_clients').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
 }
 
 /**

@@ -13,13 +13,13 @@ import type { KeyMaterial } from '../keys/key-material.ts';
 import { GRANT_TYPES, sortScopes, type GrantType, type Scope } from '../scopes.ts';
 import { revokeGrantsOfClient } from '../grants/grants.repository.ts';
 import { isSecretMethod, type TokenEndpointAuthMethod } from './auth-methods.ts';
-import { ClientNotFound, InvalidClientInput } from './client-errors.ts';
+import { ClientChangedMeanwhile, ClientNotFound, InvalidClientInput } from './client-errors.ts';
 import { hasRefusedNameCharacters } from '../../text/control-characters.ts';
 import { CLIENT_ID_PATTERN } from './client-id.ts';
 import { validateSettings, type ClientSettings } from './client-settings.ts';
 import { digestClientSecret, generateClientSecret } from './client-secret.ts';
 import {
-  deleteClientRow, findClientRow, insertClient, listClientRows, replaceRequiredRegions, sameClient, searchClientRows, setSecretDigest, updateClientRow,
+  clientRowExists, deleteClientRow, findClientRow, insertClient, listClientRows, replaceRequiredRegions, sameClient, searchClientRows, setSecretDigest, updateClientRow,
   type ClientRow,
 } from './clients.repository.ts';
 
@@ -106,7 +106,7 @@ export async function updateClient(db: Executor, keys: KeyMaterial, clientId: st
   // A form saved as it was: nothing written, no version raised (no client cache emptied), nothing in the audit log.
   if (sameClient(existing, values, input.requiredRegions)) return { secret, changed: false };
   await inTransaction(db, async (trx) => {
-    await updateClientRow(trx, existing.id, values, now);
+    if (!(await updateClientRow(trx, existing.id, existing.version, values, now))) throw await changedOrGone(trx, existing);
     await replaceRequiredRegions(trx, existing.id, input.requiredRegions);
   });
   logSecurityEvent(log, { event: 'oauth.client.changed', clientId, change: 'settings' });
@@ -141,9 +141,18 @@ export async function regenerateClientSecret(db: DB, keys: KeyMaterial, clientId
     throw new InvalidClientInput([{ field: 'tokenEndpointAuthMethod', message: 'a private_key_jwt client has no secret' }], 'A private_key_jwt client has no secret.');
   }
   const secret = generateClientSecret();
-  await setSecretDigest(db, existing.id, digestClientSecret(keys, secret), now);
+  if (!(await setSecretDigest(db, existing.id, existing.version, digestClientSecret(keys, secret), now))) throw await changedOrGone(db, existing);
   logSecurityEvent(log, { event: 'oauth.client.changed', clientId, change: 'secret' });
   return secret;
+}
+
+/**
+ * Why a write conditional on the version read wrote nothing: the client was deleted meanwhile, or changed by
+ * someone else (a second operator's edit, a secret regenerated twice at once: one of two secrets shown would
+ * never have worked).
+ */
+async function changedOrGone(db: Executor, existing: ClientRow): Promise<ClientNotFound | ClientChangedMeanwhile> {
+  return (await clientRowExists(db, existing.id)) ? new ClientChangedMeanwhile(existing.client_id) : new ClientNotFound(existing.client_id);
 }
 
 export async function listClients(db: DB): Promise<Client[]> {

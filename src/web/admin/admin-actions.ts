@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
-import { ClientNotFound } from '../../oauth/clients/client-errors.ts';
+import { ClientChangedMeanwhile, ClientNotFound } from '../../oauth/clients/client-errors.ts';
 import { ClientIdParams } from '../../oauth/clients/client-id.ts';
 import { deleteClient, findClient, regenerateClientSecret, type Client } from '../../oauth/clients/clients.service.ts';
 import { withActor } from '../../ops/security-events.ts';
@@ -21,7 +21,7 @@ type Action = 'delete' | 'regenerate';
 export const adminActionRoutes: FastifyPluginAsyncTypebox<AdminPageOptions> = async (app, { config, db, clock, keys }) => {
   const access = { orgaOnly: true, returnTo: ADMIN_BASE };
 
-  const confirmPage = async (request: FastifyRequest, reply: FastifyReply, client: Client, action: Action, error?: string) => {
+  const confirmPage = async (request: FastifyRequest, reply: FastifyReply, client: Client, action: Action, error?: string, status = 403) => {
     const t = reply.translator();
     const path = action === 'delete' ? 'delete' : 'secret';
     return reply.render('admin-confirm', {
@@ -31,7 +31,7 @@ export const adminActionRoutes: FastifyPluginAsyncTypebox<AdminPageOptions> = as
       action: `${ADMIN_BASE}/${encodeURIComponent(client.clientId)}/${path}`,
       csrfToken: await formToken(request, reply, config),
       error,
-    }, error ? 403 : 200);
+    }, error ? status : 200);
   };
 
   /** The client when it exists (and, for a new secret, is confidential); otherwise the 404 page. */
@@ -69,6 +69,8 @@ export const adminActionRoutes: FastifyPluginAsyncTypebox<AdminPageOptions> = as
       } catch (error) {
         // Deleted by someone else between the look-up and the change.
         if (error instanceof ClientNotFound) return renderNotFound(reply);
+        // Changed by someone else meanwhile (a second new secret at once): no secret shown that would not work.
+        if (error instanceof ClientChangedMeanwhile) return confirmPage(request, reply, client, action, reply.translator()('admin.changedMeanwhile'), 409);
         throw error;
       }
     });

@@ -7,7 +7,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { isValidFormToken } from '../../accounts/csrf.ts';
-import { ClientNotFound, InvalidClientInput } from '../../oauth/clients/client-errors.ts';
+import { ClientChangedMeanwhile, ClientNotFound, InvalidClientInput } from '../../oauth/clients/client-errors.ts';
 import { ClientIdParams } from '../../oauth/clients/client-id.ts';
 import { createClient, findClient, updateClient } from '../../oauth/clients/clients.service.ts';
 import { withActor } from '../../ops/security-events.ts';
@@ -75,6 +75,7 @@ export const adminPage: FastifyPluginAsyncTypebox<AdminPageOptions> = async (app
       return reply.redirect(`${ADMIN_BASE}?${changed ? 'updated' : 'unchanged'}=${encodeURIComponent(client.clientId)}`, 303);
     } catch (error) {
       if (error instanceof ClientNotFound) return renderNotFound(reply);
+      if (error instanceof ClientChangedMeanwhile) return again(409, { formError: t('admin.changedMeanwhile') });
       if (!(error instanceof InvalidClientInput)) throw error;
       return again(400, { errors: describeServiceErrors(error.errors ?? [], t), formError: t('admin.invalid') });
     }
