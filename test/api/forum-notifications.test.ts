@@ -99,6 +99,11 @@ describe('PATCH /api/notifications/regions', () => {
       statuses.push(...answers.map((a) => a.statusCode));
     }
     expect(statuses.filter((status) => status !== 200)).toEqual([]);
+    // Two tabs at once, each about its own region: both are applied.
+    await t.db.deleteFrom('forum_subscriptions').where('user_id', '=', tabs.user.id).execute();
+    const both = await Promise.all([region, third].map((id) => patch(tabs, [{ id, notifyByEmailAboutNewThreads: true }])));
+    expect(both.map((a) => a.statusCode)).toEqual([200, 200]);
+    expect(await subscriptions(tabs.user.id)).toEqual([region, third].sort((a, b) => a - b));
   });
 
   it('answers 403 when logged out, without CSRF, or when any id is not a region of the caller; nothing changes', async () => {

@@ -37,7 +37,7 @@ describe.runIf(TEST_DATABASE_URL)('two changes of one client at once (PostgreSQL
     const { clientId } = await makeClient(t);
     const { answer, otherDigest } = await whileChanging(clientId, 'secret', () => post(`/admin/oauthclients/${clientId}`, screen.orga, fullForm(clientId, screen.orga.csrfToken)));
     expect(answer.statusCode).toBe(409);
-    expect(answer.body).toContain('Jemand anderes hat diese App gerade geändert. Hier wurde nichts gespeichert: lade die Seite neu, prüfe sie und versuche es noch einmal.');
+    expect(answer.body).toContain('Jemand anderes hat diese App gerade geändert. Hier wurde nichts gespeichert: öffne sie aus der Liste neu, prüfe sie und versuche es dann noch einmal.');
     const row = (await findClientRow(t.db, clientId))!;
     expect(row.secret_digest).toEqual(otherDigest);
     expect(row.name).toBe('Test App');

@@ -37,8 +37,7 @@ export const PASSKEY_ALGORITHMS: readonly number[] = [-8, -7, -257];
  */
 const AUTHENTICATOR_TRANSPORTS: ReadonlySet<string> = new Set(['usb', 'nfc', 'ble', 'smart-card', 'hybrid', 'internal', 'cable']);
 
-/** A registration that did not verify, or a credential registered already; nothing was stored. */
-/** Why a passkey was not added: the response refused, the credential registered already, or the session ended meanwhile. */
+/** Why a passkey was not added (nothing was stored): the response refused, the credential registered already, or the session ended meanwhile. */
 export class PasskeyNotAdded extends Error {
   constructor(readonly reason: 'invalid-response' | 'already-registered' | 'session-ended', detail?: string) {
     super(detail ?? reason);

@@ -11,8 +11,8 @@ import { isValidFormToken } from '../../accounts/csrf.ts';
 import { DEVICE_COOKIE } from '../../accounts/login-device-cookie.ts';
 import { LoginThrottled, minutesToWait, type LoginGuard } from '../../accounts/login.service.ts';
 import { changePassword, PasswordChangeLapsed } from '../../accounts/password-change.ts';
-import { renewRequestSession } from '../../accounts/session-http.ts';
-import type { SessionContext } from '../../accounts/sessions.ts';
+import { renewRequestSession, SESSION_COOKIE } from '../../accounts/session-http.ts';
+import { findSession, type SessionContext } from '../../accounts/sessions.ts';
 import type { Config } from '../../config.ts';
 import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
@@ -70,8 +70,12 @@ export function passwordChangeRoute(app: FastifyInstance, { config, db, mailEnab
         void reply.header('retry-after', String(error.retryAfterSeconds));
         return render(request, reply, session, { passwordAlert: t('security.password.throttled', { minutes: minutesToWait(error.retryAfterSeconds) }) }, 429);
       }
-      // Overtaken (a reset, another tab, the sessions ended): the later word stands, and the page says so.
-      if (error instanceof PasswordChangeLapsed) return render(request, reply, session, { passwordAlert: t('security.password.lapsed') }, 409);
+      // Overtaken (a reset, another tab, the sessions ended): the later word stands. A session ended meanwhile is
+      // shown nothing more of the account; one still live is told on the page.
+      if (error instanceof PasswordChangeLapsed) {
+        if (!(await findSession(db, clock, request.cookies[SESSION_COOKIE] ?? ''))) return reply.redirect('/login', 303);
+        return render(request, reply, session, { passwordAlert: t('security.password.lapsed') }, 409);
+      }
       if (!(error instanceof InvalidInput)) throw error;
       const passwordErrors = Object.fromEntries(error.errors.map((e) => [e.field, t(`security.password.${e.message}`)]));
       return render(request, reply, session, { passwordErrors }, 400);
