@@ -86,7 +86,11 @@ export async function changePassword(db: DB, clock: Clock, guard: LoginGuard, ch
     const mail = change.mailLocale && { kind: PASSWORD_CHANGED_MAIL_KIND, recipient: change.email, locale: change.mailLocale, params: { changedAt: now.toISOString() } };
     return { ended: await endSessionsOfUser(trx, change.userId, now, { except: change.sid }), mailId: mail && await enqueueMail(trx, mail, now) };
   });
-  if (changed === undefined) throw new PasswordChangeLapsed();
+  if (changed === undefined) {
+    // The current password was right: counted as a right one is, though the change lapsed.
+    await recordSuccess(guard.attempts, counters);
+    throw new PasswordChangeLapsed();
+  }
   const { ended, mailId } = changed;
   if (mailId !== undefined && change.log) logSecurityEvent(change.log, { event: 'mail.queued', mailId, kind: PASSWORD_CHANGED_MAIL_KIND, ip: change.ip });
   await Promise.all([recordSuccess(guard.attempts, counters), guard.attempts.clear(accountCounterKey(account))]);

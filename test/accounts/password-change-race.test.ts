@@ -62,6 +62,8 @@ describe.runIf(TEST_DATABASE_URL)('a change at /settings/security overtaken whil
     const user = await makeUser(t.db);
     const changer = await t.logIn(user);
     const before = await passwordHashOf(user.id);
+    const failedTries = async () => (await t.db.selectFrom('login_throttle').select(['key', 'failures']).where('failures', '>', 0).orderBy('key').execute());
+    const triedBefore = await failedTries();
     const resetHash = await hashPassword(NEW_PASSWORD);
     let changed: ReturnType<typeof changeAt> | undefined;
     // The other side under way: the member's row held first, as a reset and the admin's "end sessions" hold it.
@@ -78,6 +80,8 @@ describe.runIf(TEST_DATABASE_URL)('a change at /settings/security overtaken whil
     else expect([answer.statusCode, answer.body.includes('Hier wurde nichts geändert.')]).toEqual([409, true]);
     expect(await passwordHashOf(user.id)).toBe(resets ? resetHash : before);
     expect(await t.db.selectFrom('mail_outbox').select('id').where('recipient', '=', user.email).execute()).toEqual([]);
+    // The current password was right: the change's try is not left counted as a failed login.
+    expect(await failedTries()).toEqual(triedBefore);
     // The reset's password signs in; the one the change wanted does not.
     expect((await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { email: user.email, password: 'the changer wanted this one 7' } })).statusCode).toBe(401);
   });

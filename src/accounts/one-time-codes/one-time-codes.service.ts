@@ -54,9 +54,13 @@ export async function startEnrolment(db: Executor, keys: OneTimeCodeKeys, clock:
 /**
  * Turns codes on when `code` is right for the pending secret: the ten
  * recovery codes, in clear this once; undefined when the code is wrong (or
- * nothing is pending).
+ * nothing is pending); `restarted` when the code was right but the
+ * enrolment was started anew meanwhile (another tab): the new secret stays
+ * pending, to be confirmed with a code of its own.
  */
-export async function confirmEnrolment(db: DB, keys: OneTimeCodeKeys, clock: Clock, holder: CodeHolder, code: string, log: EventLog): Promise<string[] | undefined> {
+export async function confirmEnrolment(
+  db: DB, keys: OneTimeCodeKeys, clock: Clock, holder: CodeHolder, code: string, log: EventLog,
+): Promise<string[] | 'restarted' | undefined> {
   const row = await findSecretRow(db, holder.userId);
   const sealedSecret = row && row.enabled_at === null ? row.secret : undefined;
   const secret = sealedSecret && openSecret(keys.secret, holder.userId, sealedSecret);
@@ -65,12 +69,15 @@ export async function confirmEnrolment(db: DB, keys: OneTimeCodeKeys, clock: Clo
   if (step === undefined || sealedSecret === undefined) return undefined;
   const codes = newRecoveryCodes();
   const confirmed = await inTransaction(db, async (trx) => {
-    if (!(await claimTimeStep(trx, holder.userId, step, now, { sealedSecret }))) return false;
+    if (!(await claimTimeStep(trx, holder.userId, step, now, { sealedSecret }))) {
+      const pending = await findSecretRow(trx, holder.userId);
+      return pending !== undefined && pending.enabled_at === null && !pending.secret.equals(sealedSecret) ? 'restarted' as const : false;
+    }
     await replaceRecoveryCodes(trx, holder.userId, digests(keys, holder.userId, codes));
     await queueSecondFactorMail(trx, holder, ONE_TIME_CODE_MAIL_KINDS.enabled, now, log);
     return true;
   });
-  if (!confirmed) return undefined;
+  if (confirmed !== true) return confirmed === 'restarted' ? confirmed : undefined;
   logSecurityEvent(log, { event: 'account.second_factor.enrolled', userId: holder.userId, method: 'otp' });
   return codes;
 }

@@ -143,6 +143,8 @@ export function oneTimeCodesSection(app: FastifyInstance, deps: OneTimeCodesSect
     const codes = await confirmEnrolment(db, keys, clock, holderOf(session, request), form.code ?? '', request.events);
     const keep = returnTo ? { returnTo } : {};
     if (!codes) return render(request, reply, session, { otp: { error: reply.translator()('security.otp.wrong'), errorAt: 'confirm', ...keep } }, 400);
+    // Started anew in another tab: the page shows the new secret, to be confirmed with a code of its own.
+    if (codes === 'restarted') return render(request, reply, session, { otp: { error: reply.translator()('security.otp.restarted'), errorAt: 'confirm', ...keep } }, 409);
     noteSecondFactor(request, 'enrolled');
     // A new id for the session. A member's first factor: the session, signed in with the password within the
     // last 15 minutes, has just proved a code of it too, and counts as two factors. A member who had a passkey
