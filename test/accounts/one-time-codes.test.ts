@@ -36,6 +36,10 @@ const t = useTestApp({
 });
 
 const sessionsOf = async (userId: number) => t.db.selectFrom('sessions').select(['sid', 'amr']).where('user_id', '=', userId).execute();
+const regenerate = (session: TestSession, code: string) =>
+  postForm(t.app, '/settings/security/one-time-codes/recovery-codes', session.cookie, { csrf_token: session.csrfToken, code });
+const turnOff = (session: TestSession, code: string) =>
+  postForm(t.app, '/settings/security/one-time-codes/disable', session.cookie, { csrf_token: session.csrfToken, code });
 const mailsTo = async (email: string) => (await t.db.selectFrom('mail_outbox').select('kind').where('recipient', '=', email).orderBy('id').execute()).map((m) => m.kind);
 
 describe('enrolment on /settings/security', () => {
@@ -197,7 +201,7 @@ describe('turning codes off and new recovery codes', () => {
     clock.advance(30);
     const counters = () => t.db.selectFrom('login_throttle').select(['key', 'failures']).orderBy('key').execute();
     const countersBefore = await counters();
-    const wrong = await postForm(t.app, '/settings/security/one-time-codes/disable', session.cookie, { csrf_token: session.csrfToken, code: '' });
+    const wrong = await turnOff(session, '');
     expect(wrong.statusCode).toBe(400);
     // No code is asked for, not counted as a wrong one; the error stands beside the field of the form it is about, not beside the other form's.
     expect(wrong.body).toContain('<p class="field-error" role="alert" id="otp-error" tabindex="-1" autofocus>Bitte gib den Code aus deiner App ein.</p>');
@@ -209,12 +213,12 @@ describe('turning codes off and new recovery codes', () => {
     expect(wrong.body.match(/id="otp-error"/g)).toHaveLength(1);
     expect(await t.db.selectFrom('one_time_code_secrets').select('user_id').where('user_id', '=', member.id).execute()).toHaveLength(1);
 
-    const regenerated = await postForm(t.app, '/settings/security/one-time-codes/recovery-codes', session.cookie, { csrf_token: session.csrfToken, code: codeAt(secret, clock.now()) });
+    const regenerated = await regenerate(session, codeAt(secret, clock.now()));
     expect(regenerated.statusCode).toBe(200);
     expect([...regenerated.body.matchAll(/<li><code>([a-z0-9-]+)<\/code><\/li>/g)]).toHaveLength(10);
     clock.advance(30);
 
-    const off = await postForm(t.app, '/settings/security/one-time-codes/disable', session.cookie, { csrf_token: session.csrfToken, code: codeAt(secret, clock.now()) });
+    const off = await turnOff(session, codeAt(secret, clock.now()));
     expect(off.statusCode).toBe(303);
     expect(off.headers.location).toBe('/settings/security?otp=off');
     const notice = await t.app.inject({ url: off.headers.location, headers: { cookie: session.cookie } });
@@ -233,8 +237,7 @@ describe('twice at once', () => {
     const member = await makeUser(t.db);
     const { secret, recoveryCodes, session } = await enrol(t.app, await t.logIn(member), clock.now());
     clock.advance(30);
-    const off = (code: string) => postForm(t.app, '/settings/security/one-time-codes/disable', session.cookie, { csrf_token: session.csrfToken, code });
-    const answers = await Promise.all([off(codeAt(secret, clock.now())), off(recoveryCodes[0]!)]);
+    const answers = await Promise.all([turnOff(session, codeAt(secret, clock.now())), turnOff(session, recoveryCodes[0]!)]);
     // One after the other (PGlite), the second finds no codes to check its own against: 400.
     expect(answers[0]!.statusCode).toBe(303);
     expect([303, 400]).toContain(answers[1]!.statusCode);
@@ -247,8 +250,7 @@ describe('twice at once', () => {
     const member = await makeUser(t.db);
     const { secret, recoveryCodes, session } = await enrol(t.app, await t.logIn(member), clock.now());
     clock.advance(30);
-    const regenerate = (code: string) => postForm(t.app, '/settings/security/one-time-codes/recovery-codes', session.cookie, { csrf_token: session.csrfToken, code });
-    const answers = await Promise.all([regenerate(codeAt(secret, clock.now())), regenerate(recoveryCodes[0]!)]);
+    const answers = await Promise.all([regenerate(session, codeAt(secret, clock.now())), regenerate(session, recoveryCodes[0]!)]);
     // One after the other (PGlite), the first's new codes make the second's recovery code an old one: 400.
     expect(answers[0]!.statusCode).toBe(200);
     expect([200, 400]).toContain(answers[1]!.statusCode);
@@ -282,10 +284,6 @@ describe.runIf(TEST_DATABASE_URL)('an enrolment confirmed while another tab star
 });
 
 describe('new recovery codes while codes are turned off in another tab', () => {
-  const regenerate = (session: TestSession, code: string) =>
-    postForm(t.app, '/settings/security/one-time-codes/recovery-codes', session.cookie, { csrf_token: session.csrfToken, code });
-  const turnOff = (session: TestSession, code: string) =>
-    postForm(t.app, '/settings/security/one-time-codes/disable', session.cookie, { csrf_token: session.csrfToken, code });
   const unusedCodes = async (userId: number) => t.db.selectFrom('recovery_codes').select('code_digest').where('user_id', '=', userId).execute();
 
   it('off after the code was checked: off stands, no recovery codes are stored or shown, the page says codes are off', async () => {
