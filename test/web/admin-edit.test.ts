@@ -72,6 +72,37 @@ describe('edit', () => {
     expect(await findClient(t.db, 'karte')).toMatchObject({ name: 'Karte 2', redirectUris: ['https://karte.example.org/v2/cb'] });
   });
 
+  it('does not overwrite what someone else saved after the form was opened (409), and keeps the check through a correction', async () => {
+    const versionIn = (html: string) => /<input type="hidden" name="version" value="(\d+)">/.exec(html)?.[1];
+    const opened = versionIn((await get('/admin/oauthclients/karte/edit', orga)).body);
+    expect(opened).toMatch(/^\d+$/);
+    const form = (name: string, version: string | undefined): [string, string][] => [['csrf_token', orga.csrfToken], ['name', name], ['confidential', '1'],
+      ['redirect_uris', 'https://karte.example.org/v2/cb'], ['scopes', 'email'], ['required_regions', String(cologne)], ...(version === undefined ? [] : [['version', version] as [string, string]])];
+    // The other operator, in a form opened at the same time, saves first.
+    expect((await post('/admin/oauthclients/karte', orga, form('Karte von Anna', opened))).statusCode).toBe(303);
+    const newer = versionIn((await get('/admin/oauthclients/karte/edit', orga)).body);
+    expect(newer).not.toBe(opened);
+
+    const late = await post('/admin/oauthclients/karte', orga, form('Karte von Ben', opened));
+    expect(late.statusCode).toBe(409);
+    expect(late.body).toContain('Jemand anderes hat diese App gerade geändert. Hier wurde nichts gespeichert');
+    expect(late.body).toContain(`name="version" value="${opened}"`);
+    // A correction of a rejected field keeps the version the form was opened with.
+    const corrected = await post('/admin/oauthclients/karte', orga, [...form('', opened)]);
+    expect(corrected.statusCode).toBe(400);
+    expect(corrected.body).toContain(`name="version" value="${opened}"`);
+    expect((await post('/admin/oauthclients/karte', orga, form('Karte von Ben', 'x'))).statusCode).toBe(409);
+    expect(await findClient(t.db, 'karte')).toMatchObject({ name: 'Karte von Anna' });
+
+    // Saving exactly what is stored now changes nothing, whatever version the form had.
+    expect((await post('/admin/oauthclients/karte', orga, form('Karte von Anna', opened))).headers.location).toBe('/admin/oauthclients?unchanged=karte');
+    // A form opened afresh saves; one without the field (opened before it existed) is the last save.
+    expect((await post('/admin/oauthclients/karte', orga, form('Karte 2', newer))).statusCode).toBe(303);
+    expect((await post('/admin/oauthclients/karte', orga, form('Karte 2b', undefined))).statusCode).toBe(303);
+    expect((await post('/admin/oauthclients/karte', orga, form('Karte 2', undefined))).statusCode).toBe(303);
+    expect(await findClient(t.db, 'karte')).toMatchObject({ name: 'Karte 2' });
+  });
+
   it('gives a public client turned confidential its first secret, once', async () => {
     const response = await post('/admin/oauthclients/spa.web', orga, [['csrf_token', orga.csrfToken], ['name', 'Now a server'], ['confidential', '1'], ['redirect_uris', 'https://spa.example/cb']]);
     expect(response.statusCode).toBe(200);

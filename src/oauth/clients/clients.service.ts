@@ -88,10 +88,16 @@ export async function createClient(db: Executor, keys: KeyMaterial, input: Clien
  * turned to a secret method gets a new secret, returned once; the reverse drops it.
  * Narrowed scopes or grant types do not touch tokens already issued. Settings
  * the client has already change nothing (`changed` false): no write, no event.
+ * With `seen.version` (the admin form's, from {@link findClientWithVersion} when
+ * it was opened), a client changed since then is not overwritten:
+ * {@link ClientChangedMeanwhile}.
  */
-export async function updateClient(db: Executor, keys: KeyMaterial, clientId: string, input: ClientSettings, now: Date, log: EventLog = NO_EVENT_LOG): Promise<{ secret: string | null; changed: boolean }> {
+export async function updateClient(
+  db: Executor, keys: KeyMaterial, clientId: string, input: ClientSettings, now: Date, log: EventLog = NO_EVENT_LOG, seen: { version?: number } = {},
+): Promise<{ secret: string | null; changed: boolean }> {
   const existing = await findClientRow(db, clientId);
   if (!existing) throw new ClientNotFound(clientId);
+  const version = seen.version ?? existing.version;
   const errors: FieldError[] = [];
   const settings = await validateSettings(db, keepingKeys(existing, input), errors);
   if (errors.length > 0) throw new InvalidClientInput(errors);
@@ -106,7 +112,7 @@ export async function updateClient(db: Executor, keys: KeyMaterial, clientId: st
   // A form saved as it was: nothing written, no version raised (no client cache emptied), nothing in the audit log.
   if (sameClient(existing, values, input.requiredRegions)) return { secret, changed: false };
   await inTransaction(db, async (trx) => {
-    if (!(await updateClientRow(trx, existing.id, existing.version, values, now))) throw await changedOrGone(trx, existing);
+    if (!(await updateClientRow(trx, existing.id, version, values, now))) throw await changedOrGone(trx, existing);
     await replaceRequiredRegions(trx, existing.id, input.requiredRegions);
   });
   logSecurityEvent(log, { event: 'oauth.client.changed', clientId, change: 'settings' });
@@ -172,9 +178,14 @@ export async function searchClients(db: DB, search: string, limit: number, offse
 }
 
 export async function findClient(db: DB, clientId: string): Promise<Client | undefined> {
+  return (await findClientWithVersion(db, clientId))?.client;
+}
+
+/** The client with the version of its settings, which an edit form carries back to {@link updateClient}. */
+export async function findClientWithVersion(db: DB, clientId: string): Promise<{ client: Client; version: number } | undefined> {
   if (!CLIENT_ID_PATTERN.test(clientId)) return undefined;
   const row = await findClientRow(db, clientId);
-  return row && toClient(row);
+  return row && { client: toClient(row), version: row.version };
 }
 
 /** Revokes every grant of a client (all its access and refresh tokens), keeping the client. */

@@ -36,6 +36,8 @@ export const ClientForm = Type.Object({
   jwks: Type.Optional(Type.String({ maxLength: 100_000 })),
   jwks_uri: Type.Optional(Type.String({ maxLength: 10_000 })),
   dpop_bound_access_tokens: Type.Optional(Type.String({ maxLength: 10 })),
+  /** The edit form's: the version of the settings it was opened with. */
+  version: Type.Optional(Type.String({ maxLength: 20 })),
 });
 export type ClientFormBody = Static<typeof ClientForm>;
 
@@ -103,6 +105,16 @@ export function readClientForm(body: ClientFormBody): ClientFormValues {
     jwksUri: (body.jwks_uri ?? '').trim(),
     dpopBoundAccessTokens: isChecked(body.dpop_bound_access_tokens),
   };
+}
+
+/**
+ * The version an edit form was opened with; undefined when the form carries
+ * none (a page opened before the field existed: the last save wins), -1 —
+ * which no client has — when it carries something else.
+ */
+export function postedVersion(body: ClientFormBody): number | undefined {
+  if (body.version === undefined) return undefined;
+  return /^\d{1,15}$/.test(body.version) ? Number(body.version) : -1;
 }
 
 export function formValuesOf(client: Client): ClientFormValues {

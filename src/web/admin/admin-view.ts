@@ -50,6 +50,8 @@ export interface FormPage {
   /** Whether the stored client has a secret (offers "regenerate"). */
   storedConfidential?: boolean;
   values: ClientFormValues;
+  /** The edit form's: the version of the settings it was opened with, carried back on save. */
+  version?: number;
   errors?: FieldMessages;
   formError?: string;
 }

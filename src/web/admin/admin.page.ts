@@ -9,12 +9,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { isValidFormToken } from '../../accounts/csrf.ts';
 import { ClientChangedMeanwhile, ClientNotFound, InvalidClientInput } from '../../oauth/clients/client-errors.ts';
 import { ClientIdParams } from '../../oauth/clients/client-id.ts';
-import { createClient, findClient, updateClient } from '../../oauth/clients/clients.service.ts';
+import { createClient, findClient, findClientWithVersion, updateClient } from '../../oauth/clients/clients.service.ts';
 import { withActor } from '../../ops/security-events.ts';
 import { pageSession } from '../page-access.ts';
 import { adminActionRoutes } from './admin-actions.ts';
 import { adminListRoute } from './admin-list.ts';
-import { checkClientForm, ClientForm, describeServiceErrors, EMPTY_FORM, formValuesOf, readClientForm, toClientInput, type ClientFormValues, type FieldMessages } from './admin-form.ts';
+import { checkClientForm, ClientForm, describeServiceErrors, EMPTY_FORM, formValuesOf, postedVersion, readClientForm, toClientInput, type ClientFormValues, type FieldMessages } from './admin-form.ts';
 import { ADMIN_BASE, renderClientForm, renderNotFound, renderSecret, type AdminPageOptions } from './admin-view.ts';
 
 export const adminPage: FastifyPluginAsyncTypebox<AdminPageOptions> = async (app, options) => {
@@ -50,9 +50,10 @@ export const adminPage: FastifyPluginAsyncTypebox<AdminPageOptions> = async (app
 
   app.get(`${ADMIN_BASE}/:clientId/edit`, { schema: { params: ClientIdParams } }, async (request, reply) => {
     if (!(await pageSession(request, reply, access))) return reply;
-    const client = await findClient(db, request.params.clientId);
-    if (!client) return renderNotFound(reply);
-    return renderClientForm(request, reply, deps, { mode: 'edit', values: formValuesOf(client), storedName: client.name, storedConfidential: client.confidential });
+    const found = await findClientWithVersion(db, request.params.clientId);
+    if (!found) return renderNotFound(reply);
+    const { client, version } = found;
+    return renderClientForm(request, reply, deps, { mode: 'edit', values: formValuesOf(client), version, storedName: client.name, storedConfidential: client.confidential });
   });
 
   app.post(`${ADMIN_BASE}/:clientId`, { schema: { params: ClientIdParams, body: ClientForm } }, async (request, reply) => {
@@ -62,13 +63,15 @@ export const adminPage: FastifyPluginAsyncTypebox<AdminPageOptions> = async (app
     const client = await findClient(db, request.params.clientId);
     if (!client) return renderNotFound(reply);
     const values: ClientFormValues = { ...readClientForm(request.body), clientId: client.clientId };
+    // Kept as posted through a correction, so that a change made meanwhile by someone else is still not overwritten.
+    const version = postedVersion(request.body);
     const again = (status: number, page: { errors?: FieldMessages; formError?: string }) =>
-      renderClientForm(request, reply, deps, { mode: 'edit', values, storedName: client.name, storedConfidential: client.confidential, ...page }, status);
+      renderClientForm(request, reply, deps, { mode: 'edit', values, version, storedName: client.name, storedConfidential: client.confidential, ...page }, status);
     if (!(await isValidFormToken(request, request.body.csrf_token))) return again(403, { formError: t('admin.csrf') });
     const errors = checkClientForm(values, t, { checkClientId: false });
     if (Object.keys(errors).length > 0) return again(400, { errors, formError: t('admin.invalid') });
     try {
-      const { secret, changed } = await updateClient(db, keys, client.clientId, toClientInput(values), clock(), withActor(request.events, session.user.id));
+      const { secret, changed } = await updateClient(db, keys, client.clientId, toClientInput(values), clock(), withActor(request.events, session.user.id), { version });
       const saved = { clientId: client.clientId, name: values.name.trim() };
       // A public client made confidential gets its first secret: shown once, here.
       if (secret !== null) return renderSecret(reply, saved, secret, t('admin.updated', { name: saved.name }));
