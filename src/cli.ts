@@ -146,6 +146,7 @@ function createContext(io: CliIo, json: boolean, opened: (handle: DatabaseHandle
       return text;
     },
     say: (line) => (json ? io.err : io.out).write(`${line}\n`),
+    warn: (line) => io.err.write(`warning: ${line}\n`),
   };
   return context;
 }

@@ -29,6 +29,8 @@ export interface CliContext {
   readonly environment: Readonly<Record<string, string | undefined>>;
   /** Progress for a person: stdout, or stderr when stdout carries `--json`. */
   say(line: string): void;
+  /** A warning for a person: always stderr, whatever the output. */
+  warn(line: string): void;
   /** Security events (docs/security-events.md): stored in the audit log; JSON lines on stderr with `--json`, none in text output, which says the same. */
   readonly events: EventLog;
   /** Security events only stored in the audit log, never printed: the client commands', whose output is their record. */

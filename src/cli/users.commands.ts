@@ -88,9 +88,10 @@ export const userShowCommand: CliCommand = {
 export const userAddCommand: CliCommand = {
   words: ['user', 'add'],
   summary: 'create a user',
-  details: [PASSWORD_NOTE],
+  details: [`${PASSWORD_NOTE} --password P works too, but shows the password in ps and the shell history.`],
   options: {
     email: { type: 'string', required: true, value: 'E', help: 'the login email address' },
+    password: { type: 'string', value: 'P', help: 'the password; visible to other users of the machine (ps) and kept in the shell history: prefer standard input' },
     'first-name': { type: 'string', required: true, value: 'F', help: 'first name' },
     'last-name': { type: 'string', required: true, value: 'L', help: 'last name' },
     role: { type: 'string', value: 'ROLE', help: `one of ${ROLE_NAMES.join(', ')} (default foodsharer)` },
@@ -102,7 +103,8 @@ export const userAddCommand: CliCommand = {
     if (!ROLE_NAMES.includes(role as RoleName)) throw new UsageError(`--role must be one of ${ROLE_NAMES.join(', ')}`);
     const regionIds = positiveIntegers(values, 'region');
     const ambassadorOf = positiveIntegers(values, 'ambassador-of');
-    const password = await context.readPassword('Password');
+    const password = optionalString(values, 'password') ?? await context.readPassword('Password');
+    if (values.password !== undefined) context.warn('a password given as --password shows in ps and stays in the shell history; pipe it to standard input instead');
     const input = { email: values.email as string, firstName: values['first-name'] as string, lastName: values['last-name'] as string, role: role as RoleName, regionIds, ambassadorOf };
     const id = await createUser(await context.database(), { ...input, password });
     logSecurityEvent(context.events, { event: 'account.member.created', userId: id, actorId: null, role });

@@ -75,11 +75,21 @@ describe('user add', () => {
     expect(await storedEvents('account.member.created')).toEqual([{ userId: JSON.parse(result.out).id, actorId: null, role: 'ambassador' }]);
   });
 
-  it('takes no --password argument any more: it would end up in ps and the shell history', async () => {
-    const result = await cli(['user', 'add', '--email', 'p@example.test', '--password', 'long enough', '--first-name', 'P', '--last-name', 'Q']);
-    expect(result.code).toBe(2);
-    expect(result.err).toContain('unknown option "--password"');
-    expect(result.err).toContain('usage: foodsharing user add --email E --first-name F --last-name L');
+  it('takes --password P as SPEC §3 writes it, warning on stderr that it shows in ps; standard input is then not read', async () => {
+    const result = await runBin(dataDir, ['user', 'add', '--email', 'p@example.test', '--password', 'argument password', '--first-name', 'P', '--last-name', 'Q', '--json'],
+      { input: 'standard input password\n' });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.out)).toMatchObject({ email: 'p@example.test' });
+    expect(result.out).not.toContain('argument password');
+    expect(result.err).toContain('warning: a password given as --password shows in ps and stays in the shell history; pipe it to standard input instead');
+    expect(await withApp(dataDir, async (app) => [
+      (await logIn(app, 'p@example.test', 'argument password')).status, (await logIn(app, 'p@example.test', 'standard input password')).status,
+    ])).toEqual([200, 401]);
+    // The same password rules as from standard input.
+    const weak = await cli(['user', 'add', '--email', 'q@example.test', '--password', 'short', '--first-name', 'Q', '--last-name', 'R']);
+    expect(weak.code).toBe(1);
+    expect(weak.err).toContain('password: must be at least 8 characters');
+    expect((await cli(['user', 'add', '--help'])).out).toContain('--password P');
   });
 
   it('names every bad field by its option and writes nothing', async () => {
