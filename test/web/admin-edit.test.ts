@@ -87,6 +87,7 @@ describe('edit', () => {
     expect(late.statusCode).toBe(409);
     expect(late.body).toContain('Jemand anderes hat diese App gerade geändert. Hier wurde nichts gespeichert');
     expect(late.body).toContain(`name="version" value="${opened}"`);
+    expect(late.body).toContain('<p><a href="/admin/oauthclients/karte/edit">Die App mit den gespeicherten Einstellungen öffnen</a></p>');
     // A correction of a rejected field keeps the version the form was opened with.
     const corrected = await post('/admin/oauthclients/karte', orga, [...form('', opened)]);
     expect(corrected.statusCode).toBe(400);

@@ -54,6 +54,8 @@ export interface FormPage {
   version?: number;
   errors?: FieldMessages;
   formError?: string;
+  /** A way on from the form's error, shown under it. */
+  formLink?: { href: string; text: string };
 }
 
 export async function renderClientForm(request: FastifyRequest, reply: FastifyReply, deps: { db: DB; config: Config }, page: FormPage, status = 200): Promise<FastifyReply> {

@@ -15,7 +15,7 @@ import { pageSession } from '../page-access.ts';
 import { adminActionRoutes } from './admin-actions.ts';
 import { adminListRoute } from './admin-list.ts';
 import { checkClientForm, ClientForm, describeServiceErrors, EMPTY_FORM, formValuesOf, postedVersion, readClientForm, toClientInput, type ClientFormValues, type FieldMessages } from './admin-form.ts';
-import { ADMIN_BASE, renderClientForm, renderNotFound, renderSecret, type AdminPageOptions } from './admin-view.ts';
+import { ADMIN_BASE, renderClientForm, renderNotFound, renderSecret, type AdminPageOptions, type FormPage } from './admin-view.ts';
 
 export const adminPage: FastifyPluginAsyncTypebox<AdminPageOptions> = async (app, options) => {
   const { config, db, clock, keys } = options;
@@ -65,7 +65,7 @@ export const adminPage: FastifyPluginAsyncTypebox<AdminPageOptions> = async (app
     const values: ClientFormValues = { ...readClientForm(request.body), clientId: client.clientId };
     // Kept as posted through a correction, so that a change made meanwhile by someone else is still not overwritten.
     const version = postedVersion(request.body);
-    const again = (status: number, page: { errors?: FieldMessages; formError?: string }) =>
+    const again = (status: number, page: Pick<FormPage, 'errors' | 'formError' | 'formLink'>) =>
       renderClientForm(request, reply, deps, { mode: 'edit', values, version, storedName: client.name, storedConfidential: client.confidential, ...page }, status);
     if (!(await isValidFormToken(request, request.body.csrf_token))) return again(403, { formError: t('admin.csrf') });
     const errors = checkClientForm(values, t, { checkClientId: false });
@@ -78,7 +78,9 @@ export const adminPage: FastifyPluginAsyncTypebox<AdminPageOptions> = async (app
       return reply.redirect(`${ADMIN_BASE}?${changed ? 'updated' : 'unchanged'}=${encodeURIComponent(client.clientId)}`, 303);
     } catch (error) {
       if (error instanceof ClientNotFound) return renderNotFound(reply);
-      if (error instanceof ClientChangedMeanwhile) return again(409, { formError: t('admin.changedMeanwhile') });
+      if (error instanceof ClientChangedMeanwhile) {
+        return again(409, { formError: t('admin.changedMeanwhile'), formLink: { href: `${ADMIN_BASE}/${encodeURIComponent(client.clientId)}/edit`, text: t('admin.openCurrent') } });
+      }
       if (!(error instanceof InvalidClientInput)) throw error;
       return again(400, { errors: describeServiceErrors(error.errors ?? [], t), formError: t('admin.invalid') });
     }
