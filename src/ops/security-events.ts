@@ -46,7 +46,7 @@ export type SecurityEvent =
   | { event: 'oauth.client.created'; clientId: string; confidential: boolean; actorId?: number | null }
   | { event: 'oauth.client.changed'; clientId: string; change: 'settings' | 'secret'; actorId?: number | null }
   | { event: 'oauth.client.deleted'; clientId: string; actorId?: number | null }
-  | { event: 'oauth.key.rotated'; kids: readonly string[]; retired: readonly string[] }
+  | { event: 'oauth.key.rotated'; kids: readonly string[]; retired: readonly string[]; activeFrom: string }
   /** `db backup` copied the embedded database and `keys` (the generated key files) into a file: whoever reads it holds them. */
   | { event: 'database.backed_up'; keys: readonly string[]; actorId: null }
   /**

@@ -231,7 +231,9 @@ describe('keys list and rotate', () => {
     expect(retired).toHaveLength(3);
     // A security event on stderr (docs/security-events.md): the key ids, no key material.
     const events = first.err.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(events).toEqual([{ level: 30, time: expect.any(Number), event: 'oauth.key.rotated', kids: Object.values(activated), retired, msg: 'signing key rotated' }]);
+    expect(events).toEqual([{ level: 30, time: expect.any(Number), event: 'oauth.key.rotated', kids: Object.values(activated), retired, activeFrom: JSON.parse(first.out).activeFrom, msg: 'signing key rotated' }]);
+    // The embedded database: no server runs beside the command, so the new keys sign at once.
+    expect(Date.parse(JSON.parse(first.out).activeFrom)).toBeLessThanOrEqual(Date.now());
     const second = JSON.parse((await cli('keys', 'rotate', '--json')).out);
     expect(second.retired.sort()).toEqual(Object.values(activated).sort());
     const list = await cli('keys', 'list', '--json');

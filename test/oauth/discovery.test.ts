@@ -86,7 +86,7 @@ describe('JWKS and key rotation', () => {
   test('one key per algorithm, each with a unique kid (its RFC 7638 thumbprint), use sig, its alg, and no private parts', async () => {
     const response = await jwks();
     // No longer than client libraries wait before refetching on an unknown kid (60 s).
-    expect(response.headers['cache-control']).toBe('public, max-age=60');
+    expect(response.headers['cache-control']).toBe('public, max-age=10');
     const { keys } = response.json<{ keys: JWK[] }>();
     expect(keys.map((k) => k.alg).sort()).toEqual(['ES256', 'EdDSA', 'RS256']);
     const members = { RS256: ['alg', 'e', 'kid', 'kty', 'n', 'use'], ES256: ['alg', 'crv', 'kid', 'kty', 'use', 'x', 'y'], EdDSA: ['alg', 'crv', 'kid', 'kty', 'use', 'x'] };

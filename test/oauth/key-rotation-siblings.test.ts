@@ -14,7 +14,7 @@ import { sql, type KyselyPlugin } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import type { DatabaseHandle } from '../../src/db/database.ts';
-import { UNKNOWN_KID_RELOAD_SECONDS } from '../../src/oauth/keys/key-store.ts';
+import { KEY_PUBLISH_LEAD_SECONDS, UNKNOWN_KID_RELOAD_SECONDS } from '../../src/oauth/keys/key-store.ts';
 import { rotateSigningKey } from '../../src/oauth/keys/signing-keys.ts';
 import type { AppUnderTest } from '../helpers/app.ts';
 import { FrozenClock } from '../helpers/clock.ts';
@@ -189,6 +189,29 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL: the database annou
     await until(async () => !(await jwksKids(b.app)).includes(first!));
     expect(await jwksKids(b.app)).toEqual([kid]);
     expect(bLoads()).toBe(loads + 1);
+  });
+});
+
+describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL: a rotation as `keys rotate` makes it there, published before it signs', () => {
+  it('the sibling lists the new key while every instance still signs with the old one, then signs with it when its time comes, with no further load', async () => {
+    const { adapt, listening } = listeningB();
+    const { a, b, bLoads } = await twoInstances(adapt);
+    await listening;
+    const [first] = await jwksKids(b.app);
+    const { activated: { RS256: kid } } = await rotateSigningKey(a.db, a.keys, 2048, clock.now(), undefined, KEY_PUBLISH_LEAD_SECONDS);
+    await until(async () => (await jwksKids(b.app)).includes(kid));
+    const loads = bLoads();
+    expect(await jwksKids(b.app)).toEqual([kid, first].sort());
+    const before = await tokensOn(b);
+    expect([kidOf(before.tokens.id_token), kidOf(before.tokens.access_token)]).toEqual([first, first]);
+    expect(kidOf((await tokensOn(a)).tokens.id_token)).toBe(first);
+
+    clock.advance(KEY_PUBLISH_LEAD_SECONDS);
+    const after = await tokensOn(b, before);
+    expect([kidOf(after.tokens.id_token), kidOf(after.tokens.access_token)]).toEqual([kid, kid]);
+    expect(bLoads()).toBe(loads);
+    expect((await userinfo(a.app, after.tokens.access_token)).statusCode).toBe(200);
+    expect(await jwksKids(b.app)).toEqual([kid, first].sort());
   });
 });
 

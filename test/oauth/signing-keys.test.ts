@@ -4,7 +4,9 @@
  */
 import { sql } from 'kysely';
 import { beforeAll, describe, expect, test } from 'vitest';
+import { KEY_PUBLISH_LEAD_SECONDS, KeyStore } from '../../src/oauth/keys/key-store.ts';
 import { bootstrapSigningKey, rotateSigningKey } from '../../src/oauth/keys/signing-keys.ts';
+import { FrozenClock } from '../helpers/clock.ts';
 import { useTestApp } from '../helpers/fixture.ts';
 
 const t = useTestApp();
@@ -38,5 +40,31 @@ describe('rotateSigningKey', () => {
     expect((await activeKids()).sort()).toEqual(Object.values(activated).sort());
     const algs = await t.db.selectFrom('oauth_signing_keys').select(['kid', 'alg']).where('retired_at', 'is', null).execute();
     expect(Object.fromEntries(algs.map((k) => [k.alg, k.kid]))).toEqual(activated);
+  });
+});
+
+describe('a rotation with a publishing lead (`keys rotate` on PostgreSQL)', () => {
+  test('publishes the new keys at once, signs with the old ones until the lead has passed, then with the new ones without a reload', async () => {
+    const clock = new FrozenClock(t.clock.now());
+    const store = new KeyStore(t.db, t.keys, clock.now);
+    const old = (await store.signer('ES256')).kid;
+    const { activated, retired, activeFrom } = await rotateSigningKey(t.db, t.keys, 2048, clock.now(), undefined, KEY_PUBLISH_LEAD_SECONDS);
+    expect(activeFrom.getTime() - clock.now().getTime()).toBe(KEY_PUBLISH_LEAD_SECONDS * 1000);
+    expect(retired).toContain(old);
+    await store.invalidate(); // what the database's notification does
+    const published = () => store.jwks().then((body) => (JSON.parse(body) as { keys: { kid: string }[] }).keys.map((k) => k.kid));
+    expect(await published()).toEqual(expect.arrayContaining([...Object.values(activated), old]));
+    expect((await store.signer('ES256')).kid).toBe(old);
+    expect((await store.signer('RS256')).kid).not.toBe(activated.RS256);
+    expect(await store.verificationKey(activated.ES256)).toBeDefined();
+
+    clock.advance(KEY_PUBLISH_LEAD_SECONDS - 1);
+    expect((await store.signer('ES256')).kid).toBe(old);
+    clock.advance(1);
+    expect((await store.signer('ES256')).kid).toBe(activated.ES256);
+    expect((await store.signer('RS256')).kid).toBe(activated.RS256);
+    expect((await store.signer('EdDSA')).kid).toBe(activated.EdDSA);
+    // The old key stays published for its tokens.
+    expect(await published()).toEqual(expect.arrayContaining([...Object.values(activated), old]));
   });
 });

@@ -23,12 +23,20 @@ export const KEY_RELOAD_SECONDS = 60;
 /** The JWKS served by an instance is at most this old. */
 export const JWKS_RELOAD_SECONDS = 5;
 /**
- * HTTP caches may keep the JWKS this long: no longer than client libraries
+ * HTTP caches may keep the JWKS this long: well below what client libraries
  * wait before refetching on an unknown `kid` (openid-client and oauth4webapi:
- * 60 s), so that their refetch after a rotation is not answered from a stale
- * browser cache.
+ * 60 s; jose 30 s), and short, because `keys rotate` publishes new keys this
+ * long (plus the reload) before they sign ({@link KEY_PUBLISH_LEAD_SECONDS}).
  */
-export const JWKS_CACHE_SECONDS = 60;
+export const JWKS_CACHE_SECONDS = 10;
+/**
+ * `keys rotate` on PostgreSQL publishes new keys this long before they sign: every instance lists
+ * them by then (the notification usually within milliseconds; a listening connection that is down
+ * within {@link JWKS_RELOAD_SECONDS}), and so does every cache of the JWKS
+ * ({@link JWKS_CACHE_SECONDS}). A relying party that meets a new `kid` and refetches the JWKS,
+ * whichever instance or cache answers, finds the key.
+ */
+export const KEY_PUBLISH_LEAD_SECONDS = JWKS_CACHE_SECONDS + JWKS_RELOAD_SECONDS;
 /**
  * Tokens naming unknown kids cause at most one reload per this many seconds: made-up kids cannot
  * hammer the database, and a real new key is found on its first request (the rotation's notification
@@ -68,20 +76,31 @@ export function signerOf(key: Pick<StoredSigningKey, 'kid' | 'privateKey'>): Sig
   };
 }
 
-/** The newest unretired key of each algorithm (a retired one only when none is left: never signing with none). */
-function activeSigners(keys: readonly StoredSigningKey[]): Map<SigningAlg, Signer> {
+/**
+ * The key of each algorithm that signs at `now` (ms), and until when that choice holds: the newest key
+ * already active and not yet retired; a rotation's new key is published before it signs
+ * ({@link KEY_PUBLISH_LEAD_SECONDS}), and the old one signs until then. Failing that, the newest key
+ * already active (never signing with none), then the newest of all.
+ */
+function signersAt(keys: readonly StoredSigningKey[], now: number): { signers: Map<SigningAlg, Signer>; until: number } {
+  const signing = (key: StoredSigningKey) => key.activatedAt.getTime() <= now && (key.retiredAt === null || key.retiredAt.getTime() > now);
+  const started = (key: StoredSigningKey) => key.activatedAt.getTime() <= now;
   const signers = new Map<SigningAlg, Signer>();
-  for (const retired of [false, true]) {
+  for (const chosen of [signing, started, () => true]) {
     for (const key of keys) {
-      if ((key.retiredAt !== null) === retired && !signers.has(key.alg)) signers.set(key.alg, signerOf(key));
+      if (chosen(key) && !signers.has(key.alg)) signers.set(key.alg, signerOf(key));
     }
   }
-  return signers;
+  const changes = keys.flatMap((key) => [key.activatedAt.getTime(), key.retiredAt?.getTime() ?? Infinity]).filter((at) => at > now);
+  return { signers, until: Math.min(Infinity, ...changes) };
 }
 
 export class KeyStore {
   private byKid = new Map<string, KeyObject>();
+  private keys: readonly StoredSigningKey[] = [];
   private active = new Map<SigningAlg, Signer>();
+  /** When {@link active} next changes by itself (a published key starts signing): ms, or Infinity. */
+  private activeUntil = Infinity;
   private loadedAt = 0;
   private hasLoaded = false;
   private failedAt = Number.NEGATIVE_INFINITY;
@@ -108,7 +127,8 @@ export class KeyStore {
         }
         const keys = await loadSigningKeys(this.db, this.material, this.clock());
         this.byKid = new Map(keys.map((k) => [k.kid, k.publicKey]));
-        this.active = activeSigners(keys);
+        this.keys = keys;
+        ({ signers: this.active, until: this.activeUntil } = signersAt(keys, this.clock().getTime()));
         this.jwksBody = JSON.stringify({ keys: keys.map((k) => k.publicJwk) });
         this.loadedAt = this.clock().getTime();
         this.hasLoaded = true;
@@ -169,13 +189,15 @@ export class KeyStore {
   }
 
   /**
-   * The active key of `alg`: the newest one of it not retired. `keys rotate`
-   * activates new keys at once (SPEC §3); a client meeting a new `kid` in a
-   * cached JWKS refetches the JWKS (OIDC Core §10.1.1), and instances reload
-   * on an unknown `kid`.
+   * The key that signs for `alg` now. `keys rotate` publishes new keys first and they sign from the
+   * time it stored (signing-keys.ts `rotateSigningKey`): this instance switches then by itself. A
+   * client meeting a new `kid` in a cached JWKS refetches the JWKS (OIDC Core §10.1.1), and instances
+   * reload on an unknown `kid`.
    */
   async signer(alg: SigningAlg = DEFAULT_SIGNING_ALG): Promise<Signer> {
     await this.fresh(KEY_RELOAD_SECONDS);
+    const now = this.clock().getTime();
+    if (now >= this.activeUntil) ({ signers: this.active, until: this.activeUntil } = signersAt(this.keys, now));
     const signer = this.active.get(alg);
     if (!signer) throw new Error(`no ${alg} signing key available`);
     return signer;

@@ -63,7 +63,7 @@ async function describeKey(alg: SigningAlg, privateKey: KeyObject): Promise<{ ki
  * Stores a key as the active one of its algorithm. Migration 052's unique index admits one active key per
  * algorithm: when another instance stored one first, this one is dropped. Returns the kid stored.
  */
-async function insertKey(db: Executor, keys: KeyMaterial, privateKey: KeyObject, now: Date): Promise<string> {
+async function insertKey(db: Executor, keys: KeyMaterial, privateKey: KeyObject, activeFrom: Date): Promise<string> {
   const alg = algorithmOfKey(privateKey);
   if (alg === undefined) throw new Error('a signing key is RSA, EC on P-256 or Ed25519');
   const { kid, privateJwk, publicJwk } = await describeKey(alg, privateKey);
@@ -72,7 +72,7 @@ async function insertKey(db: Executor, keys: KeyMaterial, privateKey: KeyObject,
     alg,
     private_jwe: await sealPrivateJwk(keys, kid, privateJwk),
     public_jwk: JSON.stringify(publicJwk),
-    activated_at: now,
+    activated_at: activeFrom,
   }).onConflict((oc) => oc.doNothing()).execute();
   return kid;
 }
@@ -92,33 +92,37 @@ export async function bootstrapSigningKey(db: Executor, keys: KeyMaterial, now: 
 }
 
 export interface Rotation {
-  /** The new active key of each algorithm. */
+  /** The new key of each algorithm. */
   activated: Record<SigningAlg, string>;
-  /** The keys that stopped signing; published until their tokens have expired. */
+  /** The keys that stop signing when the new ones start; published until their tokens have expired. */
   retired: string[];
+  /** When the new keys start signing (and the old ones stop): published from now, signing from then. */
+  activeFrom: Date;
 }
 
 /**
- * A new key of every algorithm signs from now on; the previous ones stay in
- * the JWKS until every token they signed has expired. Retiring and inserting
- * are one transaction: there is an active key of each algorithm before and
- * after, whatever fails.
+ * A new key of every algorithm, published at once and signing `publishLeadSeconds` later; the
+ * previous ones sign until then and stay in the JWKS until every token they signed has expired.
+ * The lead lets every instance, and every cache of the JWKS, list a key before any token names it
+ * (key-store.ts `KEY_PUBLISH_LEAD_SECONDS`). Retiring and inserting are one transaction: there is
+ * a signing key of each algorithm before, during and after, whatever fails.
  */
 export async function rotateSigningKey(
-  db: Executor, keys: KeyMaterial, modulusLength: number, now: Date, log: EventLog = NO_EVENT_LOG,
+  db: Executor, keys: KeyMaterial, modulusLength: number, now: Date, log: EventLog = NO_EVENT_LOG, publishLeadSeconds = 0,
 ): Promise<Rotation> {
   const fresh = await Promise.all(SIGNING_ALGS.map((alg) => generateSigningKey(alg, modulusLength)));
-  const notAfter = new Date(now.getTime() + RETIRED_KEY_OVERLAP_SECONDS * 1000);
+  const activeFrom = new Date(now.getTime() + publishLeadSeconds * 1000);
+  const notAfter = new Date(activeFrom.getTime() + RETIRED_KEY_OVERLAP_SECONDS * 1000);
   const rotated = await inTransaction(db, async (trx) => {
     const retired = await trx.updateTable('oauth_signing_keys')
-      .set({ retired_at: now, not_after: notAfter })
+      .set({ retired_at: activeFrom, not_after: notAfter })
       .where('retired_at', 'is', null).returning('kid').execute();
     const kids: string[] = [];
-    for (const privateKey of fresh) kids.push(await insertKey(trx, keys, privateKey, now));
+    for (const privateKey of fresh) kids.push(await insertKey(trx, keys, privateKey, activeFrom));
     const activated = Object.fromEntries(SIGNING_ALGS.map((alg, i) => [alg, kids[i]!])) as Record<SigningAlg, string>;
-    return { activated, retired: retired.map((r) => r.kid) };
+    return { activated, retired: retired.map((r) => r.kid), activeFrom };
   });
-  logSecurityEvent(log, { event: 'oauth.key.rotated', kids: Object.values(rotated.activated), retired: rotated.retired });
+  logSecurityEvent(log, { event: 'oauth.key.rotated', kids: Object.values(rotated.activated), retired: rotated.retired, activeFrom: activeFrom.toISOString() });
   return rotated;
 }
 
