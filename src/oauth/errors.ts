@@ -18,7 +18,10 @@ export abstract class OAuthError extends Error {
   detail: string | undefined;
   /** The security event this refusal is, logged once by the endpoint that answers it. */
   securityEvent: SecurityEvent | undefined;
-  /** Whether the failure limiter counts it: not the device flow's "not yet" answers, which a device gets every few seconds. */
+  /**
+   * Whether the failure limiter counts it: not the device flow's answers to a genuine device code (RFC 8628
+   * §3.5: not yet, slower, denied, expired), which only the code's holder can get, and which must reach it.
+   */
   readonly countsAsFailure: boolean = true;
 
   constructor(readonly description: string) {
@@ -52,7 +55,11 @@ export class UnsupportedGrantType extends OAuthError { readonly error = 'unsuppo
 export class UnsupportedResponseType extends OAuthError { readonly error = 'unsupported_response_type'; }
 export class UnsupportedTokenType extends OAuthError { readonly error = 'unsupported_token_type'; }
 export class InvalidScope extends OAuthError { readonly error = 'invalid_scope'; }
-export class AccessDenied extends OAuthError { readonly error = 'access_denied'; }
+/** Also RFC 8628 §3.5: the member said no to a device; not counted, like the device flow's other answers. */
+export class AccessDenied extends OAuthError {
+  readonly error = 'access_denied';
+  override readonly countsAsFailure = false;
+}
 export class LoginRequired extends OAuthError { readonly error = 'login_required'; }
 export class ConsentRequired extends OAuthError { readonly error = 'consent_required'; }
 /** OpenID Connect Core 1.0 errata set 2, §3.1.2.6: the requested authentication context cannot be met. */
@@ -73,7 +80,10 @@ export class SlowDown extends OAuthError {
 }
 
 /** RFC 8628 §3.5: the device code expired before it was redeemed; the device starts again. */
-export class ExpiredToken extends OAuthError { readonly error = 'expired_token'; }
+export class ExpiredToken extends OAuthError {
+  readonly error = 'expired_token';
+  override readonly countsAsFailure = false;
+}
 
 /** RFC 6749 §5.2: 401, with `WWW-Authenticate` when the client used HTTP Basic. */
 export class InvalidClient extends OAuthError {

@@ -91,7 +91,7 @@ export class LimitedAttempt {
     await this.giveBack();
   }
 
-  /** The error to answer a failed request with; counts it unless it is the limiter's own 429, our fault (5xx) or no failure (a pending device code). */
+  /** The error to answer a failed request with; counts it unless it is the limiter's own 429, our fault (5xx) or no failure (the device flow's answers to a genuine device code). */
   async failed(error: unknown): Promise<unknown> {
     // RFC 9449 §8: being asked for a nonce is part of the protocol, not a failure of the client.
     if (error instanceof TooManyRequests || error instanceof UseDpopNonce || !(error instanceof OAuthError) || error.status >= 500 || !error.countsAsFailure) {

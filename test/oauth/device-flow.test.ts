@@ -7,6 +7,7 @@
 import { calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import type { FastifyInstance } from 'fastify';
 import { beforeAll, describe, expect, test } from 'vitest';
+import { TOKEN_FAILURES_PER_MINUTE } from '../../src/oauth/failure-limiter.ts';
 import { buildApp } from '../../src/app.ts';
 import { USER_CODE_GLOBAL_POLICY, USER_CODE_SOURCE_POLICY } from '../../src/oauth/device-authorization/device-verification.ts';
 import { makeRegion, makeUser, type TestUser } from '../helpers/factories.ts';
@@ -363,6 +364,22 @@ describe('the device is refused', () => {
       t.clock.advance(5);
       expect((await poll(client.clientId, started.device_code)).json().error).toBe('authorization_pending');
     }
+  });
+
+  test('expired and denied answers never fill the failure limiter: they need the real device code, and tell a device to stop (RFC 8628 §3.5)', async () => {
+    const client = await deviceClient();
+    const expired = await startDevice(client.clientId);
+    t.clock.advance(590);
+    const denied = await startDevice(client.clientId);
+    await answer(denied.user_code, 'deny');
+    t.clock.advance(11);
+    const answers = new Set<string>();
+    for (let i = 0; i < TOKEN_FAILURES_PER_MINUTE + 5; i++) answers.add((await poll(client.clientId, expired.device_code)).json().error);
+    for (let i = 0; i < TOKEN_FAILURES_PER_MINUTE + 5; i++) answers.add((await poll(client.clientId, denied.device_code)).json().error);
+    expect([...answers]).toEqual(['expired_token', 'access_denied']);
+    // A wrong device code still counts: these failures fill the limiter as before.
+    for (let i = 0; i < TOKEN_FAILURES_PER_MINUTE; i++) expect((await poll(client.clientId, 'x'.repeat(43))).json().error).toBe('invalid_grant');
+    expect((await poll(client.clientId, 'x'.repeat(43))).statusCode).toBe(429);
   });
 
   test('expired device code: expired_token, also once approved', async () => {
