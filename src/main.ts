@@ -29,7 +29,7 @@ const { loadKeyMaterial } = await import('./oauth/keys/key-material.ts');
 const { isPrettyLog } = await import('./ops/log-options.ts');
 const { startMaintenance } = await import('./ops/maintenance.ts');
 const { purgeTasks } = await import('./purge-tasks.ts');
-const { checkDemoCredentials, ignoredVariableNotices, keyOriginNotice, loadDemoOnFirstStart } = await import('./startup.ts');
+const { checkDemoCredentials, ignoredVariableNotices, keyOriginNotice, loadDemoOnFirstStart, nodeVersionNotice } = await import('./startup.ts');
 const { systemClock } = await import('./clock.ts');
 const { buildApp } = await import('./app.ts');
 
@@ -79,7 +79,7 @@ async function start(config: Config, keys: KeyMaterial, running: Running, envFil
   if (applied.length > 0) app.log.info({ migrations: applied }, 'database migrated');
   const keyNotice = keyOriginNotice(config, keys);
   if (keyNotice) app.log[keyNotice.level]({ dir: keys.generatedIn }, keyNotice.message);
-  const notices: (Notice | undefined)[] = [demoNotice, ...ignoredVariableNotices(config)];
+  const notices: (Notice | undefined)[] = [nodeVersionNotice(config, process.version), demoNotice, ...ignoredVariableNotices(config)];
   for (const notice of notices) if (notice) app.log[notice.level](notice.message);
   if (running.stopping) return;
   const demo = await loadDemoOnFirstStart(config, database.db, keys);

@@ -66,6 +66,22 @@ function describeCredential(credential: LiveDemoCredential): string {
     : `  - OAuth client ${credential.name} still has the demo secret`;
 }
 
+/** The oldest Node.js major release that still gets security fixes, and that `engines` asks for. */
+export const OLDEST_SUPPORTED_NODE = 22;
+
+/**
+ * A Node.js past its end of life gets no security fixes: said at every start (npm only warns about
+ * `engines` on install), at error level in production. The server still starts.
+ */
+export function nodeVersionNotice(config: Pick<Config, 'isProduction'>, version: string): Notice | undefined {
+  const major = Number(version.replace(/^v/, '').split('.')[0]);
+  if (major >= OLDEST_SUPPORTED_NODE) return undefined;
+  return {
+    level: config.isProduction ? 'error' : 'warn',
+    message: `Node.js ${version} is past its end of life and gets no security fixes; this server supports Node.js ${OLDEST_SUPPORTED_NODE} and 24 (README).`,
+  };
+}
+
 /** Variables still set that this version ignores (config.ts), one warning each. */
 export function ignoredVariableNotices(config: Config): Notice[] {
   return config.ignoredVariables.map(({ name, reason }) => ({ level: 'warn', message: `${name} is set but ignored: ${reason}` }));

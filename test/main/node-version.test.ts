@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { nodeVersionNotice, OLDEST_SUPPORTED_NODE } from '../../src/startup.ts';
 
 const manifest = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { engines: { node: string } };
 const major = Number(process.versions.node.split('.')[0]);
@@ -12,6 +13,16 @@ const major = Number(process.versions.node.split('.')[0]);
 describe('Node.js version', () => {
   it('package.json requires Node 22 or later', () => {
     expect(manifest.engines.node).toBe('>=22');
+    expect(manifest.engines.node).toBe(`>=${OLDEST_SUPPORTED_NODE}`);
+  });
+
+  it('a server started on a Node past its end of life says so at every start, at error level in production', () => {
+    const message = 'Node.js v20.20.2 is past its end of life and gets no security fixes; this server supports Node.js 22 and 24 (README).';
+    expect(nodeVersionNotice({ isProduction: false }, 'v20.20.2')).toEqual({ level: 'warn', message });
+    expect(nodeVersionNotice({ isProduction: true }, 'v20.20.2')).toEqual({ level: 'error', message });
+    expect(nodeVersionNotice({ isProduction: true }, 'v22.0.0')).toBeUndefined();
+    expect(nodeVersionNotice({ isProduction: false }, 'v24.22.3')).toBeUndefined();
+    expect(nodeVersionNotice({ isProduction: false }, process.version)).toBeUndefined();
   });
 
   it('the tests run on a supported Node (24 under CI)', () => {
