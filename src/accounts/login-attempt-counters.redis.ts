@@ -9,11 +9,12 @@
  */
 import { Redis } from 'ioredis';
 import { DatabaseUnavailableError } from '../db/unavailable.ts';
-import { FORGET_SECONDS, type AttemptCounters, type DelayPolicy } from './login-attempt-counters.ts';
+import { FORGET_SECONDS, type AttemptCounters, type DelayPolicy, type Reservation } from './login-attempt-counters.ts';
 
 export const REDIS_KEY_PREFIX = 'foodsharing:login-throttle:';
 
-// ARGV: now (ms), forget (ms), free failures, base delay (s), max delay (s). Returns 0 when counted, else the seconds to wait.
+// ARGV: now (ms), forget (ms), free failures, base delay (s), max delay (s).
+// Returns {seconds to wait} when refused, else {0, the end before (0: none), the end now}.
 const RESERVE = `
 local now, forget = tonumber(ARGV[1]), tonumber(ARGV[2])
 local free, base, max = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
@@ -23,28 +24,39 @@ if failures == nil or ends == nil or ends <= now then
   failures, ends = 0, 0
 elseif failures >= free then
   local allowedAt = ends - forget + math.min(max, base * 2 ^ math.min(failures - free, 30)) * 1000
-  if allowedAt > now then return math.max(1, math.ceil((allowedAt - now) / 1000)) end
+  if allowedAt > now then return {math.max(1, math.ceil((allowedAt - now) / 1000))} end
 end
+local previous = ends
 ends = math.max(ends, now + forget)
 redis.call('HSET', KEYS[1], 'f', failures + 1, 'e', ends)
 redis.call('PEXPIREAT', KEYS[1], ends)
-return 0`;
+return {0, previous, ends}`;
 
+// ARGV: the end the attempt set, the end before it (0: none). As login-attempt-counters.ts giveBack.
 const GIVE_BACK = `
-local failures = tonumber(redis.call('HGET', KEYS[1], 'f'))
-if failures ~= nil then redis.call('HSET', KEYS[1], 'f', math.max(failures - 1, 0)) end
+local row = redis.call('HMGET', KEYS[1], 'f', 'e')
+local failures, ends = tonumber(row[1]), tonumber(row[2])
+if failures == nil or ends == nil then return 0 end
+local set, previous = tonumber(ARGV[1]), tonumber(ARGV[2])
+if ends == set then
+  if previous > 0 then ends = previous elseif failures <= 1 then redis.call('DEL', KEYS[1]) return 0 end
+end
+redis.call('HSET', KEYS[1], 'f', math.max(failures - 1, 0), 'e', ends)
+redis.call('PEXPIREAT', KEYS[1], ends)
 return 0`;
 
 export function redisAttemptCounters(redis: Redis, prefix = REDIS_KEY_PREFIX): AttemptCounters {
   const run = <T>(command: Promise<T>): Promise<T> =>
     command.catch((error: unknown) => { throw new DatabaseUnavailableError(error instanceof Error ? error : new Error(String(error))); });
   return {
-    async reserve(key: string, policy: DelayPolicy, now: Date) {
+    async reserve(key: string, policy: DelayPolicy, now: Date): Promise<Reservation> {
       const args = [now.getTime(), FORGET_SECONDS * 1000, policy.free, policy.baseSeconds, policy.maxSeconds];
-      return Number(await run(redis.eval(RESERVE, 1, prefix + key, ...args)));
+      const [wait, previous, end] = (await run(redis.eval(RESERVE, 1, prefix + key, ...args)) as number[]).map(Number);
+      if (wait! > 0) return { counted: false, wait: wait! };
+      return { counted: true, previousEnd: previous! > 0 ? new Date(previous!) : null, end: new Date(end!) };
     },
-    async giveBack(key: string) {
-      await run(redis.eval(GIVE_BACK, 1, prefix + key));
+    async giveBack(key, counted) {
+      await run(redis.eval(GIVE_BACK, 1, prefix + key, counted.end.getTime(), counted.previousEnd?.getTime() ?? 0));
     },
     async clear(key: string) {
       await run(redis.del(prefix + key));

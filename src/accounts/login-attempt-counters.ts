@@ -19,18 +19,27 @@ import { deleteInBatches } from '../ops/maintenance.ts';
  * the same rules; every instance must use the same store.
  */
 export interface AttemptCounters {
-  /** Counts one attempt on `key` if it is allowed at `now`: 0 when counted, else the seconds to wait. */
-  reserve(key: string, policy: DelayPolicy, now: Date): Promise<number>;
-  /** Takes back an attempt that was counted but then refused by another counter. */
-  giveBack(key: string): Promise<void>;
+  /** Counts one attempt on `key` if it is allowed at `now`. */
+  reserve(key: string, policy: DelayPolicy, now: Date): Promise<Reservation>;
+  /**
+   * Takes back an attempt that was counted but turned out to be none (a right code, or one refused by
+   * another counter): one failure fewer, and the last attempt's time as it was before, unless a later
+   * attempt has moved it since. The counter is then as if the attempt had never been made.
+   */
+  giveBack(key: string, counted: CountedAttempt): Promise<void>;
   /** A successful login: the counter starts again. */
   clear(key: string): Promise<void>;
 }
 
+/** A counted attempt: the counter's end (last attempt + {@link FORGET_SECONDS}) before it (null: none, or forgotten), and as it set it. */
+export interface CountedAttempt { readonly counted: true; readonly previousEnd: Date | null; readonly end: Date }
+/** What {@link AttemptCounters.reserve} did: counted the attempt, or refused it for `wait` seconds. */
+export type Reservation = CountedAttempt | { readonly counted: false; readonly wait: number };
+
 export function databaseAttemptCounters(db: Executor): AttemptCounters {
   return {
     reserve: (key, policy, now) => reserveOn(db, key, policy, now),
-    giveBack: (key) => giveBack(db, key),
+    giveBack: (key, counted) => giveBack(db, key, counted),
     clear: (key) => clearCounter(db, key),
   };
 }
@@ -54,26 +63,27 @@ export function delaySeconds(policy: DelayPolicy, failures: number): number {
 }
 
 /**
- * Counts one attempt on `key` if it is allowed at `now`. Returns 0 when counted
- * (the caller gives it back or clears it on success), else the seconds to wait.
+ * Counts one attempt on `key` if it is allowed at `now`, reading the counter's end before it (the row
+ * locked, so that the upsert changes the version read).
  */
-async function reserveOn(db: Executor, key: string, policy: DelayPolicy, now: Date): Promise<number> {
+async function reserveOn(db: Executor, key: string, policy: DelayPolicy, now: Date): Promise<Reservation> {
   const forgetAt = new Date(now.getTime() + FORGET_SECONDS * 1000);
-  const counted = await db.insertInto('login_throttle')
-    .values({ key, failures: 1, window_ends_at: forgetAt })
-    .onConflict((oc) => oc.column('key')
-      .doUpdateSet({
-        failures: sql`case when login_throttle.window_ends_at <= ${now} then 1 else login_throttle.failures + 1 end`,
-        // Parallel requests read the clock in any order: the last attempt never moves back.
-        window_ends_at: sql`greatest(login_throttle.window_ends_at, ${forgetAt})`,
-      })
-      // The last attempt was at window_ends_at − FORGET: allowed once its delay has passed.
-      .where(sql<boolean>`login_throttle.window_ends_at <= ${now}
-        or login_throttle.failures < ${sql.lit(policy.free)}
-        or login_throttle.window_ends_at + make_interval(secs => ${delayExpression(policy)}) <= ${forgetAt}`))
-    .returning('failures')
-    .executeTakeFirst();
-  return counted ? 0 : secondsToWait(db, key, policy, now);
+  // `previous` is read (and its row locked) before the upsert: the insert's condition refers to it.
+  const { rows: [counted] } = await sql<{ window_ends_at: Date; previous_end: Date | null }>`
+    with previous as materialized (select window_ends_at from login_throttle where key = ${key} for update)
+    insert into login_throttle (key, failures, window_ends_at)
+    select ${key}, 1, ${forgetAt}::timestamptz where (select count(*) from previous) >= 0
+    on conflict (key) do update set
+      failures = case when login_throttle.window_ends_at <= ${now} then 1 else login_throttle.failures + 1 end,
+      -- Parallel requests read the clock in any order: the last attempt never moves back.
+      window_ends_at = greatest(login_throttle.window_ends_at, ${forgetAt})
+    -- The last attempt was at window_ends_at − FORGET: allowed once its delay has passed.
+    where login_throttle.window_ends_at <= ${now}
+      or login_throttle.failures < ${sql.lit(policy.free)}
+      or login_throttle.window_ends_at + make_interval(secs => ${delayExpression(policy)}) <= ${forgetAt}
+    returning window_ends_at, (select window_ends_at from previous where window_ends_at > ${now}) as previous_end`.execute(db);
+  if (counted) return { counted: true, previousEnd: counted.previous_end, end: counted.window_ends_at };
+  return { counted: false, wait: await secondsToWait(db, key, policy, now) };
 }
 
 function delayExpression(policy: DelayPolicy) {
@@ -90,8 +100,15 @@ async function secondsToWait(db: Executor, key: string, policy: DelayPolicy, now
   return Math.max(1, Math.ceil((allowedAt - now.getTime()) / 1000));
 }
 
-async function giveBack(db: Executor, key: string): Promise<void> {
-  await db.updateTable('login_throttle').set({ failures: sql`greatest(login_throttle.failures - 1, 0)` }).where('key', '=', key).execute();
+async function giveBack(db: Executor, key: string, counted: CountedAttempt): Promise<void> {
+  await db.updateTable('login_throttle').set({
+    failures: sql`greatest(login_throttle.failures - 1, 0)`,
+    // A later attempt's end stays; with none before, the counter is forgotten unless other attempts remain counted.
+    window_ends_at: sql`case when login_throttle.window_ends_at <> ${counted.end} then login_throttle.window_ends_at
+      when ${counted.previousEnd}::timestamptz is not null then ${counted.previousEnd}::timestamptz
+      when login_throttle.failures <= 1 then 'epoch'::timestamptz
+      else login_throttle.window_ends_at end`,
+  }).where('key', '=', key).execute();
 }
 
 async function clearCounter(db: Executor, key: string): Promise<void> {

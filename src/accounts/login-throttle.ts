@@ -17,7 +17,7 @@ import type { Clock } from '../clock.ts';
 import { clientCounterKey } from '../http/connection-limit.ts';
 import type { Executor } from '../db/executor.ts';
 import { logSecurityEvent, type EventLog } from '../ops/security-events.ts';
-import { purgeForgottenCounters, type AttemptCounters, type DelayPolicy } from './login-attempt-counters.ts';
+import { purgeForgottenCounters, type AttemptCounters, type CountedAttempt, type DelayPolicy } from './login-attempt-counters.ts';
 
 /** 5 free failures from one IP (or device), then 1, 2, 4, 8, 15, 15 … minutes between attempts. */
 export const PER_SOURCE_POLICY: DelayPolicy = { free: 5, baseSeconds: 60, maxSeconds: 15 * 60 };
@@ -59,19 +59,20 @@ export async function reserveAttempt(
   store: AttemptCounters, clock: Clock, counters: readonly ThrottleCounter[], report?: { log: EventLog; ip: string; userId?: number | null },
 ): Promise<Refusal | undefined> {
   const now = clock();
-  const reserved: string[] = [];
+  const reserved: { key: string; counted: CountedAttempt }[] = [];
   // One counter after the other: a refusal by the second gives the first its place back.
   for (const counter of counters) {
-    const wait = await store.reserve(counter.key, counter.policy, now);
-    if (wait > 0) {
-      await Promise.all(reserved.map((key) => store.giveBack(key)));
+    const reservation = await store.reserve(counter.key, counter.policy, now);
+    if (!reservation.counted) {
+      const { wait } = reservation;
+      await Promise.all(reserved.map(({ key, counted }) => store.giveBack(key, counted)));
       if (report) {
         const { log, ip, userId } = report;
         logSecurityEvent(log, { event: 'account.login.locked', lockedBy: counter.kind, retryAfterSeconds: wait, ...(userId === undefined ? {} : { userId }), ip });
       }
       return { wait, lockedBy: counter.kind };
     }
-    reserved.push(counter.key);
+    reserved.push({ key: counter.key, counted: reservation });
   }
   return undefined;
 }

@@ -54,9 +54,9 @@ export async function queueLinkMail(db: Executor, clock: Clock, attempts: Attemp
   if (account === '' || account.length > MAX_EMAIL_LENGTH || !account.includes('@')) return;
   const now = clock();
   for (const limit of mail.limits(account, clientCounterKey(request.ip))) {
-    const wait = await attempts.reserve(limit.key, limit.policy, now);
-    if (wait > 0) {
-      logSecurityEvent(request.log, { event: mail.limitedEvent, retryAfterSeconds: wait, ip: request.ip });
+    const reservation = await attempts.reserve(limit.key, limit.policy, now);
+    if (!reservation.counted) {
+      logSecurityEvent(request.log, { event: mail.limitedEvent, retryAfterSeconds: reservation.wait, ip: request.ip });
       return;
     }
   }

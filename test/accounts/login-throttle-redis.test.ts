@@ -11,6 +11,7 @@ import { redisAttemptCounters } from '../../src/accounts/login-attempt-counters.
 import { PER_SOURCE_POLICY } from '../../src/accounts/login-throttle.ts';
 import { loadConfig } from '../../src/config.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
+import { expectExactGiveBack } from '../helpers/attempt-counters.ts';
 import { TestClock } from '../helpers/clock.ts';
 import { makeUser, TEST_PASSWORD } from '../helpers/factories.ts';
 
@@ -78,13 +79,17 @@ describe.skipIf(REDIS_URL === undefined)('failed-login counters in Redis', () =>
     expect([countOf(statuses, 401), countOf(statuses, 429)]).toEqual([SOURCE_FREE, 40 - SOURCE_FREE]);
   });
 
+  it('an attempt given back leaves the counter as if it had never been made, unless a later attempt moved it', async () => {
+    await expectExactGiveBack(redisAttemptCounters(redis, prefix), clock.now());
+  });
+
   it('a refusal by the account counter gives the pair counter its place back', async () => {
     const email = `spread-${randomUUID()}@example.org`;
     // Ten failures from ten IPs use up the account's allowance...
     for (let i = 0; i < 10; i++) expect((await login(first, email, 'wrong', `192.0.2.${i + 1}`)).statusCode).toBe(401);
-    // ...so an eleventh IP is refused, and its pair counter is left as it was (0 after the give-back).
+    // ...so an eleventh IP is refused, and its pair counter is left as it was: none (the give-back removes the one it made).
     expect((await login(second, email, 'wrong', '192.0.2.99')).statusCode).toBe(429);
-    expect(await redis.hget(`${prefix}pair:${email}|192.0.2.99`, 'f')).toBe('0');
+    expect(await redis.exists(`${prefix}pair:${email}|192.0.2.99`)).toBe(0);
   });
 });
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { delaySeconds } from '../../src/accounts/login-attempt-counters.ts';
+import { databaseAttemptCounters, delaySeconds } from '../../src/accounts/login-attempt-counters.ts';
 import { DEVICE_COOKIE } from '../../src/accounts/login-device-cookie.ts';
 import { PER_ACCOUNT_POLICY, PER_SOURCE_POLICY } from '../../src/accounts/login-throttle.ts';
 import { makeUser, TEST_PASSWORD } from '../helpers/factories.ts';
+import { expectExactGiveBack } from '../helpers/attempt-counters.ts';
 import { useTestApp } from '../helpers/fixture.ts';
 
 const t = useTestApp();
@@ -200,5 +201,11 @@ describe('the login page', () => {
     for (let i = 0; i < ACCOUNT_FREE; i++) await login(user.email, 'guess', `192.0.2.${220 + i}`);
     expect((await postLoginPage(user.email, TEST_PASSWORD, '203.0.113.20')).statusCode).toBe(429);
     expect((await postLoginPage(user.email, TEST_PASSWORD, '203.0.113.20', 'de', device)).statusCode).toBe(303);
+  });
+});
+
+describe('an attempt given back (a right device code, or one refused by another counter)', () => {
+  it('leaves the counter in the database as if it had never been made, unless a later attempt moved it', async () => {
+    await expectExactGiveBack(databaseAttemptCounters(t.db), t.clock.now());
   });
 });

@@ -25,7 +25,7 @@ const t = useTestApp({
   clock,
   attempts: {
     reserve: (key, policy, now) => throttleStore().reserve(key, policy, now),
-    giveBack: (key) => throttleStore().giveBack(key),
+    giveBack: (key, counted) => throttleStore().giveBack(key, counted),
     async clear(key) {
       await throttleStore().clear(key);
       const then = afterCodeChecked;

@@ -465,6 +465,24 @@ describe('user codes at /device', () => {
     expect(events.map((e) => e.event)).toContain('oauth.device.user_code_limited');
   });
 
+  test('after waiting out the delay, the right code is checked and confirmed at once: a right code leaves the counters as they were', async () => {
+    const client = await deviceClient();
+    const ip = '10.2.1.1';
+    for (let i = 0; i < USER_CODE_SOURCE_POLICY.free; i++) expect((await submit('BBBB-BBBB', 'check', { remoteAddress: ip })).statusCode).toBe(400);
+    expect((await submit('BBBB-BBBB', 'check', { remoteAddress: ip })).statusCode).toBe(429);
+    t.clock.advance(USER_CODE_SOURCE_POLICY.baseSeconds + 1);
+    const counter = () => t.db.selectFrom('login_throttle').select(['failures', 'window_ends_at']).where('key', '=', `device-user-code:${ip}`).executeTakeFirstOrThrow();
+    const before = await counter();
+    const started = await startDevice(client.clientId);
+    expect((await submit(started.user_code, 'check', { remoteAddress: ip })).statusCode).toBe(200);
+    const confirmed = await submit(started.user_code, 'confirm', { remoteAddress: ip });
+    expect(confirmed.statusCode).toBe(303);
+    expect(await counter()).toEqual(before);
+    // A wrong code is still a guess, and the next one waits its delay.
+    expect((await submit('BBBB-BBBB', 'check', { remoteAddress: ip })).statusCode).toBe(400);
+    expect((await submit('BBBB-BBBB', 'check', { remoteAddress: ip })).statusCode).toBe(429);
+  });
+
   test(`guessing limit for all addresses together: ${USER_CODE_GLOBAL_POLICY.free} wrong codes, then one a second`, async () => {
     await t.db.deleteFrom('login_throttle').execute();
     const client = await deviceClient();

@@ -66,22 +66,26 @@ async function checkUserCode<T>(deps: DeviceVerificationDeps, guess: Guess, use:
   if (code === undefined) return { kind: 'malformed' };
   const now = deps.clock();
   const sourceKey = `device-user-code:${clientCounterKey(guess.ip)}`;
-  const sourceWait = await deps.attempts.reserve(sourceKey, USER_CODE_SOURCE_POLICY, now);
-  const globalWait = sourceWait > 0 ? 0 : await deps.attempts.reserve(GLOBAL_KEY, USER_CODE_GLOBAL_POLICY, now);
-  if (sourceWait > 0 || globalWait > 0) {
-    if (globalWait > 0) await deps.attempts.giveBack(sourceKey);
-    const retryAfterSeconds = Math.max(sourceWait, globalWait);
-    logSecurityEvent(guess.log, { event: 'oauth.device.user_code_limited', limitedBy: sourceWait > 0 ? 'source' : 'all', retryAfterSeconds, ip: guess.ip });
-    return { kind: 'limited', retryAfterSeconds };
+  const source = await deps.attempts.reserve(sourceKey, USER_CODE_SOURCE_POLICY, now);
+  if (!source.counted) return limited(guess, 'source', source.wait);
+  const global = await deps.attempts.reserve(GLOBAL_KEY, USER_CODE_GLOBAL_POLICY, now);
+  if (!global.counted) {
+    await deps.attempts.giveBack(sourceKey, source);
+    return limited(guess, 'all', global.wait);
   }
   const value = await use(digestUserCode(deps.userCodeKey, code));
   if (value === undefined) {
     logSecurityEvent(guess.log, { event: 'oauth.device.user_code_refused', ip: guess.ip });
     return { kind: 'unknown' };
   }
-  // A right code is no guess: both counters get their place back.
-  await Promise.all([deps.attempts.giveBack(sourceKey), deps.attempts.giveBack(GLOBAL_KEY)]);
+  // A right code is no guess: both counters are as they were before it.
+  await Promise.all([deps.attempts.giveBack(sourceKey, source), deps.attempts.giveBack(GLOBAL_KEY, global)]);
   return { kind: 'found', userCode: formatUserCode(code), value };
+}
+
+function limited(guess: Guess, limitedBy: 'source' | 'all', retryAfterSeconds: number): UserCodeAnswer<never> {
+  logSecurityEvent(guess.log, { event: 'oauth.device.user_code_limited', limitedBy, retryAfterSeconds, ip: guess.ip });
+  return { kind: 'limited', retryAfterSeconds };
 }
 
 /** The confirmed, undecided, live device authorization a continuation names. */
