@@ -47,7 +47,7 @@ return 0`;
 
 export function redisAttemptCounters(redis: Redis, prefix = REDIS_KEY_PREFIX): AttemptCounters {
   const run = <T>(command: Promise<T>): Promise<T> =>
-    command.catch((error: unknown) => { throw new DatabaseUnavailableError(error instanceof Error ? error : new Error(String(error))); });
+    command.catch((error: unknown) => { throw new DatabaseUnavailableError(error instanceof Error ? error : new Error(String(error)), 'redis'); });
   return {
     async reserve(key: string, policy: DelayPolicy, now: Date): Promise<Reservation> {
       const args = [now.getTime(), FORGET_SECONDS * 1000, policy.free, policy.baseSeconds, policy.maxSeconds];

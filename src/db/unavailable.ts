@@ -16,7 +16,8 @@ const QUERY_CANCELED = '57014';
 
 export class DatabaseUnavailableError extends Error {
   readonly code = DATABASE_UNAVAILABLE;
-  constructor(cause: Error) {
+  /** Which store did not answer: the log names it, so that an operator looks at the right one. */
+  constructor(cause: Error, readonly store: 'database' | 'redis' = 'database') {
     super(cause.message, { cause }); // same text as before, for logs
     this.name = 'DatabaseUnavailableError';
   }

@@ -88,9 +88,10 @@ function clientMessage(e: Partial<FastifyError>, status: number): string {
  */
 export function logFailure(log: FastifyBaseLogger, error: unknown, failure: Failure): void {
   if (failure.isDatabaseDown) {
-    const { code, message } = error as { code?: string; message?: string };
+    const { code, message, store } = error as { code?: string; message?: string; store?: string };
     const cause = (error as { cause?: { code?: string } }).cause;
-    log.warn({ code, ...(cause?.code === undefined ? {} : { causeCode: cause.code }), reason: message }, 'database unavailable');
+    const redis = store === 'redis' ? { store } : {};
+    log.warn({ code, ...redis, ...(cause?.code === undefined ? {} : { causeCode: cause.code }), reason: message }, `${store === 'redis' ? 'redis' : 'database'} unavailable`);
   } else if (failure.isServerFault) log.error({ err: error }, 'request failed');
   else if (failure.isClientAbort) log.info({ code: (error as { code?: string }).code }, 'client aborted the request');
 }

@@ -52,6 +52,11 @@ describe('PostgreSQL outages are told by error code, not message text', () => {
       const log = { warn: (...args: unknown[]) => lines.push(['warn', ...args]), error: (...args: unknown[]) => lines.push(['error', ...args]) };
       logFailure(log as unknown as Parameters<typeof logFailure>[0], error, failure);
       expect(lines).toEqual([['warn', { code: DATABASE_UNAVAILABLE, causeCode: '55000', reason: 'database "x" is not currently accepting connections' }, 'database unavailable']]);
+      // Redis (the login counters' store when REDIS_URL is set) is named as such.
+      lines.length = 0;
+      const redisDown = new DatabaseUnavailableError(new Error('Command timed out'), 'redis');
+      logFailure(log as unknown as Parameters<typeof logFailure>[0], redisDown, classifyFailure(redisDown));
+      expect(lines).toEqual([['warn', { code: DATABASE_UNAVAILABLE, store: 'redis', reason: 'Command timed out' }, 'redis unavailable']]);
     } finally {
       await handle.close();
       await refusing.close();
