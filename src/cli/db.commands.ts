@@ -99,7 +99,7 @@ export const dbRestoreCommand: CliCommand = {
       json: { file, dataDir, migrations: checked.migrations, appliedNow, keys: names },
       text: [
         `Restored ${file} into ${dataDir}${names.length > 0 ? ` with its keys (${names.map((n) => `keys/${n}`).join(', ')})` : ''} `
-          + `(${checked.migrations} migrations applied in it${appliedNow > 0 ? `; ${appliedNow} more of this version applied now` : ''}).`,
+          + `(its database had ${checked.migrations} migrations: ${appliedNow > 0 ? `${appliedNow} more of this version were applied now` : 'all of this version'}).`,
         'What was ended, revoked or changed since the backup was taken is as it was then: sessions, app grants, disabled members,',
         'passwords, client secrets and signing keys. End or change them again where that matters (sessions revoke, token revoke,',
         'user disable, client rotate-secret, keys rotate).',

@@ -33,7 +33,7 @@ export const keysListCommand: CliCommand = {
     return {
       json: keys,
       text: keys.length === 0
-        ? ['No signing keys yet (the server or keys rotate creates the first).']
+        ? ['No signing keys yet: the server stores them when it first needs one (the first token, or the JWKS), and keys rotate makes them at once.']
         : keys.map((k) => `${k.kid}  ${k.alg.padEnd(5)}  ${k.state.padEnd(7)}  ${signingTimes(k)}${k.publishedUntil ? `, published until ${k.publishedUntil}` : ''}`),
     };
   },

@@ -83,12 +83,12 @@ describe('db backup and restore', () => {
     expect(sourceServed.jwks.keys.map((key: { alg: string }) => key.alg).sort()).toEqual(['ES256', 'EdDSA', 'RS256']);
     const run = await runInProcess(target.dataDir, ['db', 'restore', file]);
     expect(run.code, run.err).toBe(0);
-    expect(run.out).toMatch(/^Restored \S+ into \S+ with its keys \(keys\/signing-key\.pem, keys\/encryption\.key\) \(\d+ migrations applied in it\)\.\n/);
+    expect(run.out).toMatch(/^Restored \S+ into \S+ with its keys \(keys\/signing-key\.pem, keys\/encryption\.key\) \(its database had \d+ migrations: all of this version\)\.\n/);
     expect(run.out).toContain('\nWhat was ended, revoked or changed since the backup was taken is as it was then: sessions, app grants, disabled members,\n'
       + 'passwords, client secrets and signing keys. End or change them again where that matters (sessions revoke, token revoke,\n'
       + 'user disable, client rotate-secret, keys rotate).\n');
     // The restored database's audit log says from when on it is a copy (the backup held the two backups' events before it).
-    const migrations = Number(/\((\d+) migrations applied/.exec(run.out)![1]);
+    const migrations = Number(/had (\d+) migrations:/.exec(run.out)![1]);
     expect(await databaseEvents(target.dataDir)).toEqual([
       expect.objectContaining({ event: 'database.backed_up' }), expect.objectContaining({ event: 'database.backed_up' }),
       { event: 'database.restored', details: { migrations, keys: ['signing-key.pem', 'encryption.key'], actorId: null } },
@@ -171,7 +171,7 @@ describe('db backup and restore', () => {
       const result = JSON.parse(run.out);
       expect(result).toMatchObject({ appliedNow: 1 });
       const text = await runInProcess(other.dataDir, ['db', 'restore', olderFile, '--force']);
-      expect(text.out).toMatch(new RegExp(`^Restored \\S+ into \\S+ \\(${result.migrations} migrations applied in it; 1 more of this version applied now\\)\\.\\n`));
+      expect(text.out).toMatch(new RegExp(`^Restored \\S+ into \\S+ \\(its database had ${result.migrations} migrations: 1 more of this version were applied now\\)\\.\\n`));
       expect(await withDatabase(other.dataDir, async (db) => (await sql<{ version: number }>`select max(version) as version from schema_migrations`.execute(db)).rows[0]!.version))
         .toBeGreaterThanOrEqual(72);
     } finally {
