@@ -54,8 +54,8 @@ describe('the REST API with curl', () => {
 
   test('without the X-CSRF-Token header the write answers 403 auth.csrf-invalid and changes nothing (docs/api.md)', async () => {
     const block = exampleBlock('docs/api.md', '# 3. Write: change its description; needs the X-CSRF-Token header.');
-    const withoutHeader = { ...block, text: block.text.replace('-H "X-CSRF-Token: $TOKEN" ', '-w \'\\n%{http_code}\\n\' ') };
-    expect(withoutHeader.text).not.toContain('X-CSRF-Token: $TOKEN');
+    const withoutHeader = { ...block, text: block.text.replace('-H "X-CSRF-Token: $CSRF" ', '-w \'\\n%{http_code}\\n\' ') };
+    expect(withoutHeader.text).not.toContain('X-CSRF-Token: $CSRF');
     const out = await runCurlExample(withoutHeader);
     expect(out).toContain('"code":"auth.csrf-invalid"');
     expect(out.trimEnd().endsWith('\n403')).toBe(true);
@@ -90,10 +90,10 @@ describe('oauth try', () => {
   });
 
   test('another confidential client, its secret on standard input', async () => {
-    const block = exampleBlock('README.md', '"$SECRET" | npm run -s cli -- oauth try --client wiki');
-    const { secret } = await makeClient(t, { clientId: 'wiki', redirectUris: ['http://127.0.0.1:8000/callback'] });
+    const block = exampleBlock('README.md', '"$SECRET" | npm run -s cli -- oauth try --client wiki-try');
+    const { secret } = await makeClient(t, { clientId: 'wiki-try', redirectUris: ['http://127.0.0.1:8000/callback'] });
     const { url, callback, out } = await signInThrough(block.text, { SECRET: secret! }, 8000);
-    expect(url.searchParams.get('client_id')).toBe('wiki');
+    expect(url.searchParams.get('client_id')).toBe('wiki-try');
     expect(`${callback.origin}${callback.pathname}`).toBe('http://127.0.0.1:8000/callback');
     expect(out).toContain('Userinfo response:');
     expect(out).not.toContain(secret!);
