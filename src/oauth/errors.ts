@@ -23,6 +23,8 @@ export abstract class OAuthError extends Error {
    * §3.5: not yet, slower, denied, expired), which only the code's holder can get, and which must reach it.
    */
   readonly countsAsFailure: boolean = true;
+  /** A "not yet" of the device flow (authorization_pending, slow_down): it wrote the poll's pace, so it is not decided again. */
+  readonly isNotYet: boolean = false;
 
   constructor(readonly description: string) {
     super(description);
@@ -71,12 +73,14 @@ export class RequestUriNotSupported extends OAuthError { readonly error = 'reque
 export class AuthorizationPending extends OAuthError {
   readonly error = 'authorization_pending';
   override readonly countsAsFailure = false;
+  override readonly isNotYet = true;
 }
 
 /** RFC 8628 §3.5: polling faster than the interval; the interval grows by 5 seconds. */
 export class SlowDown extends OAuthError {
   readonly error = 'slow_down';
   override readonly countsAsFailure = false;
+  override readonly isNotYet = true;
 }
 
 /** RFC 8628 §3.5: the device code expired before it was redeemed; the device starts again. */

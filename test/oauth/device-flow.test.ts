@@ -7,6 +7,7 @@
 import { calculateJwkThumbprint, decodeJwt, exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import type { FastifyInstance } from 'fastify';
 import { beforeAll, describe, expect, test } from 'vitest';
+import { regenerateClientSecret } from '../../src/oauth/clients/clients.service.ts';
 import { TOKEN_FAILURES_PER_MINUTE } from '../../src/oauth/failure-limiter.ts';
 import { buildApp } from '../../src/app.ts';
 import { USER_CODE_GLOBAL_POLICY, USER_CODE_SOURCE_POLICY } from '../../src/oauth/device-authorization/device-verification.ts';
@@ -41,6 +42,17 @@ async function startDevice(clientId: string, scope = 'openid profile') {
   expect(response.statusCode).toBe(200);
   secrets.push(response.json().device_code, response.json().user_code, response.json().user_code.replace('-', ''));
   return response.json() as { device_code: string; user_code: string; verification_uri: string; verification_uri_complete: string; expires_in: number; interval: number };
+}
+
+async function startDeviceAs(clientId: string, secret: string) {
+  const response = await t.app.inject({
+    method: 'POST', url: '/oauth/device_authorization',
+    headers: { 'content-type': FORM, authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}` },
+    payload: new URLSearchParams({ scope: 'openid profile' }).toString(),
+  });
+  expect(response.statusCode).toBe(200);
+  secrets.push(response.json().device_code, response.json().user_code, response.json().user_code.replace('-', ''));
+  return response.json() as { device_code: string; user_code: string };
 }
 
 function poll(clientId: string, deviceCode: string) {
@@ -380,6 +392,19 @@ describe('the device is refused', () => {
     // A wrong device code still counts: these failures fill the limiter as before.
     for (let i = 0; i < TOKEN_FAILURES_PER_MINUTE; i++) expect((await poll(client.clientId, 'x'.repeat(43))).json().error).toBe('invalid_grant');
     expect((await poll(client.clientId, 'x'.repeat(43))).statusCode).toBe(429);
+  });
+
+  test('a denied or expired code tells nothing to a client authenticating with a secret replaced meanwhile', async () => {
+    const client = await deviceClient({ confidential: true });
+    const denied = await startDeviceAs(client.clientId, client.secret!);
+    await answer(denied.user_code, 'deny');
+    const pollWith = (secret: string) => tokenRequest(t, { grant_type: DEVICE_GRANT, device_code: denied.device_code },
+      { authorization: `Basic ${Buffer.from(`${client.clientId}:${secret}`).toString('base64')}` });
+    expect((await pollWith(client.secret!)).json().error).toBe('access_denied'); // the client is now held in memory
+    await regenerateClientSecret(t.db, t.keys, client.clientId, t.clock.now());
+    const stale = await pollWith(client.secret!);
+    expect(stale.statusCode).toBe(401);
+    expect(stale.json().error).toBe('invalid_client');
   });
 
   test('expired device code: expired_token, also once approved', async () => {

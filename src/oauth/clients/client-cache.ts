@@ -79,11 +79,14 @@ export class ClientCache {
 
 /**
  * A "not yet" of the device flow (authorization_pending, slow_down) is no
- * refusal: it is not decided again, which would count the poll twice. It
+ * refusal: it is not decided again, which would note the poll's pace twice. It
  * grants nothing either, and the redemption that follows checks the version.
+ * Every other answer is, whether or not the failure limiter counts it
+ * (access_denied, expired_token): a client whose secret was just replaced
+ * learns nothing with the old one.
  */
 function isRefusal(error: unknown): boolean {
-  return error instanceof OAuthError && error.countsAsFailure;
+  return error instanceof OAuthError && !error.isNotYet;
 }
 
 /** A client changed (or was deleted) between a fresh read and the statement: rare, and worth a retry by the client. */
