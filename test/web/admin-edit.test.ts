@@ -92,7 +92,7 @@ describe('edit', () => {
     const corrected = await post('/admin/oauthclients/karte', orga, [...form('', opened)]);
     expect(corrected.statusCode).toBe(400);
     expect(corrected.body).toContain(`name="version" value="${opened}"`);
-    expect((await post('/admin/oauthclients/karte', orga, form('Karte von Ben', 'x'))).statusCode).toBe(409);
+    for (const forged of ['x', '2147483648', '999999999999999']) expect((await post('/admin/oauthclients/karte', orga, form('Karte von Ben', forged))).statusCode).toBe(409);
     expect(await findClient(t.db, 'karte')).toMatchObject({ name: 'Karte von Anna' });
 
     // Saving exactly what is stored now changes nothing, whatever version the form had.

@@ -110,11 +110,13 @@ export function readClientForm(body: ClientFormBody): ClientFormValues {
 /**
  * The version an edit form was opened with; undefined when the form carries
  * none (a page opened before the field existed: the last save wins), -1 —
- * which no client has — when it carries something else.
+ * which no client has — when it carries something else, or more than the
+ * column holds (a PostgreSQL `integer`).
  */
 export function postedVersion(body: ClientFormBody): number | undefined {
   if (body.version === undefined) return undefined;
-  return /^\d{1,15}$/.test(body.version) ? Number(body.version) : -1;
+  const version = /^\d{1,10}$/.test(body.version) ? Number(body.version) : -1;
+  return version <= 2_147_483_647 ? version : -1;
 }
 
 export function formValuesOf(client: Client): ClientFormValues {
