@@ -238,9 +238,8 @@ describe('twice at once', () => {
     const { secret, recoveryCodes, session } = await enrol(t.app, await t.logIn(member), clock.now());
     clock.advance(30);
     const answers = await Promise.all([turnOff(session, codeAt(secret, clock.now())), turnOff(session, recoveryCodes[0]!)]);
-    // One after the other (PGlite), the second finds no codes to check its own against: 400.
-    expect(answers[0]!.statusCode).toBe(303);
-    expect([303, 400]).toContain(answers[1]!.statusCode);
+    // One after the other (PGlite, or whichever PostgreSQL lets first), the second finds no codes to check its own against: 400.
+    expect(answers.map((a) => a.statusCode).sort()).toSatisfy((statuses: number[]) => ['303,303', '303,400'].includes(statuses.join()));
     expect(await t.db.selectFrom('one_time_code_secrets').select('user_id').where('user_id', '=', member.id).execute()).toEqual([]);
     // (Besides, on PostgreSQL, the mail that a recovery code was used.)
     expect((await mailsTo(member.email)).filter((kind) => kind === 'one-time-codes-disabled')).toHaveLength(1);
@@ -251,9 +250,8 @@ describe('twice at once', () => {
     const { secret, recoveryCodes, session } = await enrol(t.app, await t.logIn(member), clock.now());
     clock.advance(30);
     const answers = await Promise.all([regenerate(session, codeAt(secret, clock.now())), regenerate(session, recoveryCodes[0]!)]);
-    // One after the other (PGlite), the first's new codes make the second's recovery code an old one: 400.
-    expect(answers[0]!.statusCode).toBe(200);
-    expect([200, 400]).toContain(answers[1]!.statusCode);
+    // One after the other (PGlite, or whichever PostgreSQL lets first), the first's new codes make the second's code an old one: 400.
+    expect(answers.map((a) => a.statusCode).sort()).toSatisfy((statuses: number[]) => ['200,200', '200,400'].includes(statuses.join()));
     const stored = await t.db.selectFrom('recovery_codes').select('code_digest').where('user_id', '=', member.id).where('used_at', 'is', null).execute();
     expect(stored).toHaveLength(10);
   });
