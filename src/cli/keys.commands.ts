@@ -11,7 +11,7 @@ function keyState(key: { activatedAt: Date; retiredAt: Date | null }, now: Date)
 }
 
 function signingTimes(key: { state: 'pending' | 'active' | 'retired'; activatedAt: string; retiredAt: string | null }): string {
-  if (key.state === 'pending') return `signs from ${key.activatedAt}`;
+  if (key.state === 'pending') return `signs from ${key.activatedAt}${key.retiredAt === null ? '' : ` to ${key.retiredAt}`}`;
   if (key.state === 'retired') return `signed from ${key.activatedAt} to ${key.retiredAt}`;
   return `since ${key.activatedAt}${key.retiredAt === null ? '' : `, until ${key.retiredAt}`}`;
 }
@@ -53,9 +53,10 @@ export const keysRotateCommand: CliCommand = {
     const now = new Date();
     await bootstrapSigningKey(db, keys, now);
     const lead = context.config.databaseUrl === undefined ? 0 : KEY_PUBLISH_LEAD_SECONDS;
-    const { activated, retired, activeFrom } = await rotateSigningKey(db, keys, context.config.rsaKeyBits, now, context.events, lead);
+    const { activated, retired, activeFrom } = await rotateSigningKey(db, keys, context.config.rsaKeyBits, () => new Date(), context.events, lead);
     if (lead > 0) {
-      context.say(`New keys published; they sign from ${activeFrom.toISOString()} (in ${lead} s, once every instance and cache of the JWKS lists them). Waiting…`);
+      const wait = Math.max(0, Math.ceil((activeFrom.getTime() - Date.now()) / 1000));
+      context.say(`New keys published; they sign from ${activeFrom.toISOString()} (in ${wait} s, once every instance and cache of the JWKS lists them). Waiting…`);
       await sleep(Math.max(0, activeFrom.getTime() - Date.now()));
     }
     const until = new Date(activeFrom.getTime() + RETIRED_KEY_OVERLAP_SECONDS * 1000);

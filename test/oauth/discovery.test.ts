@@ -103,7 +103,7 @@ describe('JWKS and key rotation', () => {
   test('rotation publishes the new key, signs with it, keeps the old one until its tokens have expired', async () => {
     const before = await tokens();
     const oldKid = decodeProtectedHeader(before.access_token).kid!;
-    const { activated: { RS256: newKid } } = await rotateSigningKey(t.db, t.keys, 2048, t.clock.now());
+    const { activated: { RS256: newKid } } = await rotateSigningKey(t.db, t.keys, 2048, t.clock.now);
     // Rotated by another process (the CLI): the JWKS of every instance lists the key within seconds …
     t.clock.advance(6);
     expect((await jwks()).json().keys.map((k: { kid: string }) => k.kid)).toEqual(expect.arrayContaining([oldKid, newKid]));

@@ -94,7 +94,7 @@ describe('a sibling meeting a token of a key rotated in by another instance', ()
     const { a, b, bLoads } = await twoInstances(deaf);
     const [first] = await jwksKids(b.app); // B has loaded its keys before the rotation
     expect(bLoads()).toBe(1);
-    const { activated: { RS256: kid } } = await rotateSigningKey(a.db, a.keys, 2048, clock.now()); // what `keys rotate` runs
+    const { activated: { RS256: kid } } = await rotateSigningKey(a.db, a.keys, 2048, clock.now); // what `keys rotate` runs
     const signed = await tokensOn(a); // A's first load comes after the rotation: it signs with the new key
     expect(kidOf(signed.tokens.access_token)).toBe(kid);
 
@@ -109,7 +109,7 @@ describe('a sibling meeting a token of a key rotated in by another instance', ()
   it('accepts an id_token_hint of the new key at /oauth/logout on the first request', async () => {
     const { a, b } = await twoInstances(deaf);
     await jwksKids(b.app);
-    const { activated: { RS256: kid } } = await rotateSigningKey(a.db, a.keys, 2048, clock.now());
+    const { activated: { RS256: kid } } = await rotateSigningKey(a.db, a.keys, 2048, clock.now);
     const signed = await tokensOn(a);
     expect(kidOf(signed.tokens.id_token)).toBe(kid);
     const logout = await b.app.inject({ url: `/oauth/logout?${new URLSearchParams({ id_token_hint: signed.tokens.id_token })}` });
@@ -179,7 +179,7 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL: the database annou
     const { a, b, bLoads } = await twoInstances(adapt);
     await listening;
     const [first] = await jwksKids(b.app);
-    const { activated: { RS256: kid } } = await rotateSigningKey(a.db, a.keys, 2048, clock.now());
+    const { activated: { RS256: kid } } = await rotateSigningKey(a.db, a.keys, 2048, clock.now);
     await until(async () => (await jwksKids(b.app)).includes(kid));
     expect(await jwksKids(b.app)).toEqual([kid, first].sort());
     expect(kidOf((await tokensOn(b)).tokens.id_token)).toBe(kid);
@@ -198,7 +198,7 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL: a rotation as `key
     const { a, b, bLoads } = await twoInstances(adapt);
     await listening;
     const [first] = await jwksKids(b.app);
-    const { activated: { RS256: kid } } = await rotateSigningKey(a.db, a.keys, 2048, clock.now(), undefined, KEY_PUBLISH_LEAD_SECONDS);
+    const { activated: { RS256: kid } } = await rotateSigningKey(a.db, a.keys, 2048, clock.now, undefined, KEY_PUBLISH_LEAD_SECONDS);
     await until(async () => (await jwksKids(b.app)).includes(kid));
     const loads = bLoads();
     expect(await jwksKids(b.app)).toEqual([kid, first].sort());
@@ -221,7 +221,7 @@ describe.skipIf(TEST_DATABASE_URL === undefined)('PostgreSQL: a listening connec
     const { a, b } = await twoInstances(adapt);
     await listening;
     const [first] = await jwksKids(b.app);
-    const { activated: { RS256: kid } } = await rotateSigningKey(a.db, a.keys, 2048, clock.now());
+    const { activated: { RS256: kid } } = await rotateSigningKey(a.db, a.keys, 2048, clock.now);
     expect(await jwksKids(b.app)).toEqual([first]); // unheard, and the clock stands still
     await sql`select pg_terminate_backend(${listens[0]!})`.execute(a.db);
     await until(async () => (await jwksKids(b.app)).includes(kid));

@@ -138,7 +138,7 @@ describe('keys rotate', () => {
     const clients = await Promise.all(SIGNING_ALGS.map((alg) => makeClient(t, { idTokenSignedResponseAlg: alg })));
     const before = await Promise.all(clients.map(tokensFor));
     const oldKids = (await jwksKeys()).map((k) => k.kid);
-    const { activated, retired } = await rotateSigningKey(t.db, t.keys, 2048, t.clock.now());
+    const { activated, retired } = await rotateSigningKey(t.db, t.keys, 2048, t.clock.now);
     expect(retired.sort()).toEqual([...oldKids].sort());
     t.clock.advance(61); // instances sign with the new keys after their next reload, at most a minute
     expect((await jwksKeys()).map((k) => k.kid).sort()).toEqual([...oldKids, ...Object.values(activated)].sort());

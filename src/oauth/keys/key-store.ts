@@ -33,10 +33,11 @@ export const JWKS_CACHE_SECONDS = 10;
  * `keys rotate` on PostgreSQL publishes new keys this long before they sign: every instance lists
  * them by then (the notification usually within milliseconds; a listening connection that is down
  * within {@link JWKS_RELOAD_SECONDS}), and so does every cache of the JWKS
- * ({@link JWKS_CACHE_SECONDS}). A relying party that meets a new `kid` and refetches the JWKS,
- * whichever instance or cache answers, finds the key.
+ * ({@link JWKS_CACHE_SECONDS}), with 5 seconds to spare for the commit and for clocks that differ a
+ * little. A relying party that meets a new `kid` and refetches the JWKS, whichever instance or cache
+ * answers, finds the key.
  */
-export const KEY_PUBLISH_LEAD_SECONDS = JWKS_CACHE_SECONDS + JWKS_RELOAD_SECONDS;
+export const KEY_PUBLISH_LEAD_SECONDS = JWKS_CACHE_SECONDS + JWKS_RELOAD_SECONDS + 5;
 /**
  * Tokens naming unknown kids cause at most one reload per this many seconds: made-up kids cannot
  * hammer the database, and a real new key is found on its first request (the rotation's notification

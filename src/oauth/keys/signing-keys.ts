@@ -104,16 +104,19 @@ export interface Rotation {
  * A new key of every algorithm, published at once and signing `publishLeadSeconds` later; the
  * previous ones sign until then and stay in the JWKS until every token they signed has expired.
  * The lead lets every instance, and every cache of the JWKS, list a key before any token names it
- * (key-store.ts `KEY_PUBLISH_LEAD_SECONDS`). Retiring and inserting are one transaction: there is
- * a signing key of each algorithm before, during and after, whatever fails.
+ * (key-store.ts `KEY_PUBLISH_LEAD_SECONDS`); it is counted from the clock read once the keys are
+ * generated and the current ones locked, moments before the commit that publishes the new ones, so
+ * that neither a slow key generation nor a wait for a lock eats it. Retiring and inserting are one
+ * transaction: there is a signing key of each algorithm before, during and after, whatever fails.
  */
 export async function rotateSigningKey(
-  db: Executor, keys: KeyMaterial, modulusLength: number, now: Date, log: EventLog = NO_EVENT_LOG, publishLeadSeconds = 0,
+  db: Executor, keys: KeyMaterial, modulusLength: number, clock: () => Date, log: EventLog = NO_EVENT_LOG, publishLeadSeconds = 0,
 ): Promise<Rotation> {
   const fresh = await Promise.all(SIGNING_ALGS.map((alg) => generateSigningKey(alg, modulusLength)));
-  const activeFrom = new Date(now.getTime() + publishLeadSeconds * 1000);
-  const notAfter = new Date(activeFrom.getTime() + RETIRED_KEY_OVERLAP_SECONDS * 1000);
   const rotated = await inTransaction(db, async (trx) => {
+    await trx.selectFrom('oauth_signing_keys').select('kid').where('retired_at', 'is', null).forUpdate().execute();
+    const activeFrom = new Date(clock().getTime() + publishLeadSeconds * 1000);
+    const notAfter = new Date(activeFrom.getTime() + RETIRED_KEY_OVERLAP_SECONDS * 1000);
     const retired = await trx.updateTable('oauth_signing_keys')
       .set({ retired_at: activeFrom, not_after: notAfter })
       .where('retired_at', 'is', null).returning('kid').execute();
@@ -122,7 +125,7 @@ export async function rotateSigningKey(
     const activated = Object.fromEntries(SIGNING_ALGS.map((alg, i) => [alg, kids[i]!])) as Record<SigningAlg, string>;
     return { activated, retired: retired.map((r) => r.kid), activeFrom };
   });
-  logSecurityEvent(log, { event: 'oauth.key.rotated', kids: Object.values(rotated.activated), retired: rotated.retired, activeFrom: activeFrom.toISOString() });
+  logSecurityEvent(log, { event: 'oauth.key.rotated', kids: Object.values(rotated.activated), retired: rotated.retired, activeFrom: rotated.activeFrom.toISOString() });
   return rotated;
 }
 
