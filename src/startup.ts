@@ -70,15 +70,18 @@ function describeCredential(credential: LiveDemoCredential): string {
 export const OLDEST_SUPPORTED_NODE = 22;
 
 /**
- * A Node.js past its end of life gets no security fixes: said at every start (npm only warns about
- * `engines` on install), at error level in production. The server still starts.
+ * A Node.js past its end of life gets no security fixes, and an odd-numbered release gets them for
+ * months only (it never becomes a long-term support release): said at every start (npm only warns
+ * about `engines` on install), at error level in production. The server still starts.
  */
 export function nodeVersionNotice(config: Pick<Config, 'isProduction'>, version: string): Notice | undefined {
   const major = Number(version.replace(/^v/, '').split('.')[0]);
-  if (major >= OLDEST_SUPPORTED_NODE) return undefined;
+  if (major >= OLDEST_SUPPORTED_NODE && major % 2 === 0) return undefined;
+  const problem = major < OLDEST_SUPPORTED_NODE ? 'is past its end of life and gets no security fixes'
+    : 'is an odd-numbered release, without long-term support: its security fixes end months after it came out';
   return {
     level: config.isProduction ? 'error' : 'warn',
-    message: `Node.js ${version} is past its end of life and gets no security fixes; this server supports Node.js ${OLDEST_SUPPORTED_NODE} and 24 (README).`,
+    message: `Node.js ${version} ${problem}; this server supports the long-term support releases Node.js ${OLDEST_SUPPORTED_NODE} and 24 (README).`,
   };
 }
 

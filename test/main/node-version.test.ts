@@ -17,12 +17,15 @@ describe('Node.js version', () => {
   });
 
   it('a server started on a Node past its end of life says so at every start, at error level in production', () => {
-    const message = 'Node.js v20.20.2 is past its end of life and gets no security fixes; this server supports Node.js 22 and 24 (README).';
+    const message = 'Node.js v20.20.2 is past its end of life and gets no security fixes; this server supports the long-term support releases Node.js 22 and 24 (README).';
     expect(nodeVersionNotice({ isProduction: false }, 'v20.20.2')).toEqual({ level: 'warn', message });
     expect(nodeVersionNotice({ isProduction: true }, 'v20.20.2')).toEqual({ level: 'error', message });
     expect(nodeVersionNotice({ isProduction: true }, 'v22.0.0')).toBeUndefined();
     expect(nodeVersionNotice({ isProduction: false }, 'v24.22.3')).toBeUndefined();
     expect(nodeVersionNotice({ isProduction: false }, process.version)).toBeUndefined();
+    expect(nodeVersionNotice({ isProduction: false }, 'v25.1.0')).toEqual({ level: 'warn', message: 'Node.js v25.1.0 is an odd-numbered release, without long-term support: '
+      + 'its security fixes end months after it came out; this server supports the long-term support releases Node.js 22 and 24 (README).' });
+    expect(nodeVersionNotice({ isProduction: false }, 'v26.0.0')).toBeUndefined();
   });
 
   it('the tests run on a supported Node (24 under CI)', () => {
