@@ -3,7 +3,7 @@
  * Only the first test starts on an empty directory (initdb and every migration, seconds of CPU); the others start on a
  * copy of the run's migrated database (helpers/migrated-data-dir.ts): keys are generated and the demo loaded there too.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { request as httpRequest, type ClientRequest } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -175,4 +175,34 @@ describe('npm start', { timeout: START_TEST_TIMEOUT_MS }, () => {
     }
   });
 
+  onEmbeddedDatabase('npm run dev: SIGTERM to npm stops the watcher and the server it runs, and npm exits once they have', async () => {
+    const ownDataDir = await mkdtemp(path.join(tmpdir(), 'fs-npm-dev-'));
+    await copyMigratedDatabase(ownDataDir);
+    const port = await freePort();
+    const running = start({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: ownDataDir }, ['npm', 'run', 'dev']);
+    const pids: number[] = [];
+    try {
+      await waitFor(running, 'ready at');
+      const serverPid = Number(/"pid":(\d+)[^\n]*ready at/.exec(running.output())![1]);
+      const watcherPid = parentOf(serverPid);
+      pids.push(serverPid, watcherPid);
+      expect(watcherPid).not.toBe(running.child.pid);
+      expect(parentOf(watcherPid)).toBe(running.child.pid); // npm runs the watcher itself, no shell between them
+      running.child.kill('SIGTERM');
+      expect(await running.exited).toBe(0);
+      expect(running.output()).toContain('"signal":"SIGTERM","msg":"shutting down"');
+      expect(isAlive(serverPid)).toBe(false);
+      expect(isAlive(watcherPid)).toBe(false);
+    } finally {
+      for (const pid of pids) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+      await rm(ownDataDir, { recursive: true, force: true });
+    }
+  });
+
 });
+
+/** The parent process id, from /proc/<pid>/stat (the field after the command's closing parenthesis and the state). */
+function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
