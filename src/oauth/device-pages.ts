@@ -23,6 +23,8 @@ export interface DevicePages {
   confirm(request: FastifyRequest, reply: FastifyReply, view: { userCode: string; clientName: string }): Promise<FastifyReply>;
   /** The continuation is unknown, answered already or expired: start again on the device. */
   expired(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>;
+  /** The continuation came to a browser that did not confirm its code (a link sent by someone else): enter the code here. */
+  otherBrowser(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>;
   /** The member is in none of the client's required regions; the device is told access_denied. */
   notInRequiredRegions(request: FastifyRequest, reply: FastifyReply, view: { message: string; clientName: string }): Promise<FastifyReply>;
   /** Answered: return to the device. */

@@ -53,6 +53,6 @@ export async function oauthRoutes(app: FastifyInstance, options: OAuthRoutesOpti
   };
   authorizeEndpoint(app, ctx, pages);
   endSessionEndpoint(app, ctx, endSessionPages, config);
-  deviceVerificationEndpoint(app, ctx, options.devicePages, pages, options.attempts);
+  deviceVerificationEndpoint(app, ctx, options.devicePages, pages, options.attempts, config);
   await app.register(oauthEndpoints, { ctx });
 }

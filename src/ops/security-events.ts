@@ -110,6 +110,8 @@ export type SecurityEvent =
   | { event: 'oauth.device.user_code_limited'; limitedBy: 'source' | 'all'; retryAfterSeconds: number; ip: string }
   /** The member approved (`approved`) or denied a device's request at /device after confirming its user code. */
   | { event: 'oauth.device.decided'; userId: number; clientId: string; scopes: readonly string[]; approved: boolean }
+  /** A device's approval link was opened, or its consent answered, in a browser that did not confirm the device's user code. */
+  | { event: 'oauth.device.continuation_refused'; ip: string }
   /** The member turned one-time codes on (the enrolment's first code was right); ten recovery codes were issued. */
   | { event: 'account.second_factor.enrolled'; userId: number; method: 'otp' }
   /** One-time codes were turned off: by the member (with a current code) or by an operator's reset (passkeys deleted too). */
@@ -186,6 +188,7 @@ const DESCRIPTIONS: Record<SecurityEventName, ['warn' | 'info', string]> = {
   'oauth.device.user_code_refused': ['warn', 'device user code unknown, used or expired'],
   'oauth.device.user_code_limited': ['warn', 'device user code refused unchecked: too many wrong codes'],
   'oauth.device.decided': ['info', 'device authorization answered by the member'],
+  'oauth.device.continuation_refused': ['warn', 'device approval link opened in a browser that did not confirm its code'],
   'account.second_factor.enrolled': ['info', 'one-time codes turned on'],
   'account.second_factor.removed': ['info', 'second factor removed'],
   'account.second_factor.succeeded': ['info', 'second factor accepted'],

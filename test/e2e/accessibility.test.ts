@@ -240,7 +240,17 @@ const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolea
       await page.locator('#device-done').waitFor();
     },
   },
-  { name: 'device: expired', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/device/approve?continuation=${'x'.repeat(43)}`); } },
+  {
+    name: 'device: answered already',
+    as: 'foodsaver@example.org',
+    open: async (page) => {
+      await confirmDeviceCode(page);
+      const approveUrl = page.url();
+      await afterNavigation(page, () => page.locator('button[value=allow]').click());
+      await page.goto(approveUrl);
+    },
+  },
+  { name: 'device: a link from another browser', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/device/approve?continuation=${'x'.repeat(43)}`); } },
   { name: 'not found', open: async (page) => { await page.goto(`${app.baseUrl}/no-such-page`); } },
   { name: 'my apps', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/settings/apps`); } },
   { name: 'security: sessions', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/settings/security?ended=1`); } },

@@ -74,20 +74,28 @@ async function submit(userCode: string, step: 'check' | 'confirm', options: { co
   });
 }
 
+/** The browser's cookies after it confirmed a code: `cookie` and the cookie naming the codes it confirmed. */
+function confirmedIn(confirmed: { cookies: { name: string; value: string }[] }, cookie = member.cookie) {
+  const set = confirmed.cookies.find((c) => c.name === 'fs_device_confirmed');
+  expect(set).toBeDefined();
+  return [cookie, `${set!.name}=${set!.value}`].filter((c) => c !== '').join('; ');
+}
+
 /** Confirms the code, opens the consent page and answers it as the logged-in member. */
 async function answer(userCode: string, decision: 'allow' | 'deny') {
   const confirmed = await submit(userCode, 'confirm');
   expect(confirmed.statusCode).toBe(303);
   const approveUrl = confirmed.headers.location as string;
   secrets.push(new URL(approveUrl, 'http://x').searchParams.get('continuation')!);
-  const consent = await t.app.inject({ url: approveUrl, headers: { cookie: member.cookie } });
+  const browser = confirmedIn(confirmed);
+  const consent = await t.app.inject({ url: approveUrl, headers: { cookie: browser } });
   expect(consent.statusCode).toBe(200);
   const fields = formFields(consent.body);
   const done = await t.app.inject({
-    method: 'POST', url: '/device/approve', headers: { cookie: member.cookie, 'content-type': FORM },
+    method: 'POST', url: '/device/approve', headers: { cookie: browser, 'content-type': FORM },
     payload: new URLSearchParams({ ...fields, decision }).toString(),
   });
-  return { approveUrl, fields, done };
+  return { approveUrl, fields, done, browser };
 }
 
 async function deviceRow(deviceCode: string) {
@@ -220,12 +228,12 @@ describe('the member approves; the device gets tokens once', () => {
   test('the consent is answered once; the continuation then shows the expired page', async () => {
     const client = await deviceClient();
     const started = await startDevice(client.clientId);
-    const { approveUrl, fields } = await answer(started.user_code, 'allow');
+    const { approveUrl, fields, browser } = await answer(started.user_code, 'allow');
     for (const request of [
       { method: 'GET' as const, url: approveUrl },
       { method: 'POST' as const, url: '/device/approve', payload: new URLSearchParams({ ...fields, decision: 'deny' }).toString() },
     ]) {
-      const response = await t.app.inject({ ...request, headers: { cookie: member.cookie, 'content-type': FORM } });
+      const response = await t.app.inject({ ...request, headers: { cookie: browser, 'content-type': FORM } });
       expect(response.statusCode).toBe(400);
       expect(response.body).toContain('Diese Anfrage ist abgelaufen oder wurde schon beantwortet.');
     }
@@ -239,15 +247,69 @@ describe('the member approves; the device gets tokens once', () => {
     expect(confirmed.statusCode).toBe(303);
     const approveUrl = confirmed.headers.location as string;
     expect(approveUrl).toMatch(/^\/device\/approve\?continuation=[A-Za-z0-9_-]{43}$/);
-    const login = await t.app.inject({ url: approveUrl });
+    const login = await t.app.inject({ url: approveUrl, headers: { cookie: confirmedIn(confirmed, '') } });
     expect(login.statusCode).toBe(303);
     expect(login.headers.location).toBe(`/login?return_to=${encodeURIComponent(approveUrl)}`);
     expect(login.headers['referrer-policy']).toBe('no-referrer');
     // Back from the login, the consent page offers no "remember" and posts to /device/approve.
-    const consent = await t.app.inject({ url: approveUrl, headers: { cookie: member.cookie } });
+    const consent = await t.app.inject({ url: approveUrl, headers: { cookie: confirmedIn(confirmed) } });
     expect(consent.statusCode).toBe(200);
     expect(consent.body).toContain('action="/device/approve"');
     expect(consent.body).not.toContain('name="remember"');
+  });
+});
+
+describe('only the browser that confirmed the code goes on (RFC 8628 §5.4)', () => {
+  test('an approval link sent to someone else stops before any login, and cannot be answered: the device is still pending', async () => {
+    const client = await deviceClient();
+    const started = await startDevice(client.clientId);
+    // The sender types the code of a device of their own, confirms it without logging in, and sends the link.
+    const confirmed = await submit(started.user_code, 'confirm', { cookie: '' });
+    expect(confirmed.statusCode).toBe(303);
+    const approveUrl = confirmed.headers.location as string;
+    secrets.push(new URL(approveUrl, 'http://x').searchParams.get('continuation')!);
+    expect(confirmed.headers['set-cookie']).toMatch(/^fs_device_confirmed=[A-Za-z0-9_-]{43}; Max-Age=600; Path=\/device; HttpOnly; SameSite=Lax$/);
+
+    // The member opens it, logged in or not: no consent page, no login page, but the way to enter a code.
+    for (const cookie of ['', member.cookie]) {
+      const page = await t.app.inject({ url: approveUrl, headers: { cookie } });
+      expect(page.statusCode).toBe(403);
+      expect(page.body).toContain('Dieser Link gilt nur in dem Browser, in dem der Code des Geräts eingegeben wurde.');
+      expect(page.body).toContain('href="/device"');
+      expect(page.body).not.toContain('action="/device/approve"');
+      expect(page.headers['referrer-policy']).toBe('no-referrer');
+    }
+    // Nor can it be answered with a form of the member's own (another device's consent page, the continuation swapped).
+    const ownDevice = await startDevice(client.clientId);
+    const own = await submit(ownDevice.user_code, 'confirm');
+    const ownBrowser = confirmedIn(own);
+    const ownConsent = await t.app.inject({ url: own.headers.location as string, headers: { cookie: ownBrowser } });
+    const continuation = new URL(approveUrl, 'http://x').searchParams.get('continuation')!;
+    const answered = await t.app.inject({
+      method: 'POST', url: '/device/approve', headers: { cookie: ownBrowser, 'content-type': FORM },
+      payload: new URLSearchParams({ ...formFields(ownConsent.body), continuation, decision: 'allow' }).toString(),
+    });
+    expect(answered.statusCode).toBe(403);
+    expect((await deviceRow(started.device_code))!.status).toBe('pending'); // confirmed, not answered
+    expect((await poll(client.clientId, started.device_code)).json().error).toBe('authorization_pending');
+    expect(lines.filter((line) => line.includes('"event":"oauth.device.continuation_refused"'))).toHaveLength(3);
+    // The sender's own browser still may: the link was never the key.
+    const sender = await t.app.inject({ url: approveUrl, headers: { cookie: confirmedIn(confirmed) } });
+    expect(sender.statusCode).toBe(200);
+  });
+
+  test('a browser that confirmed two codes may answer both', async () => {
+    const client = await deviceClient();
+    const first = await startDevice(client.clientId);
+    const second = await startDevice(client.clientId);
+    const confirmedFirst = await submit(first.user_code, 'confirm');
+    const afterFirst = confirmedIn(confirmedFirst);
+    const confirmedSecond = await submit(second.user_code, 'confirm', { cookie: afterFirst });
+    const browser = confirmedIn(confirmedSecond);
+    for (const confirmed of [confirmedFirst, confirmedSecond]) {
+      const consent = await t.app.inject({ url: confirmed.headers.location as string, headers: { cookie: browser } });
+      expect(consent.statusCode).toBe(200);
+    }
   });
 });
 
@@ -269,7 +331,7 @@ describe('the device is refused', () => {
     const client = await deviceClient({ requiredRegions: [region] });
     const started = await startDevice(client.clientId);
     const confirmed = await submit(started.user_code, 'confirm');
-    const page = await t.app.inject({ url: confirmed.headers.location as string, headers: { cookie: member.cookie } });
+    const page = await t.app.inject({ url: confirmed.headers.location as string, headers: { cookie: confirmedIn(confirmed) } });
     expect(page.statusCode).toBe(403);
     expect(page.body).toContain('User not in required regions');
     expect((await poll(client.clientId, started.device_code)).json()).toEqual({ error: 'access_denied', error_description: 'The user denied the request.' });
@@ -442,9 +504,10 @@ describe('the device is refused', () => {
     const session = await logInAs(t.app, other);
     const started = await startDevice(client.clientId);
     const confirmed = await submit(started.user_code, 'confirm', { cookie: session.cookie });
-    const consent = await t.app.inject({ url: confirmed.headers.location as string, headers: { cookie: session.cookie } });
+    const browser = confirmedIn(confirmed, session.cookie);
+    const consent = await t.app.inject({ url: confirmed.headers.location as string, headers: { cookie: browser } });
     await t.app.inject({
-      method: 'POST', url: '/device/approve', headers: { cookie: session.cookie, 'content-type': FORM },
+      method: 'POST', url: '/device/approve', headers: { cookie: browser, 'content-type': FORM },
       payload: new URLSearchParams({ ...formFields(consent.body), decision: 'allow' }).toString(),
     });
     await t.app.inject({ method: 'POST', url: '/api/user/logout', headers: session.headers });

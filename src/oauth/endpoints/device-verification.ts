@@ -9,7 +9,8 @@
  *    code on your device?").
  * 3. `POST /device` (`step=confirm`): the member confirms; the user code is
  *    spent, and the browser gets a one-time continuation, the only thing the
- *    front channel carries from here on.
+ *    front channel carries from here on, and keeps it in a cookie: only the
+ *    browser that confirmed may go on (confirmation-cookie.ts).
  * 4. `GET /device/approve?continuation=…`: the normal login round trip
  *    (`/login?return_to=`, whatever the login asks for), the region check,
  *    then the normal consent page, which posts to:
@@ -20,11 +21,13 @@ import { isValidFormToken } from '../../accounts/csrf.ts';
 import type { AttemptCounters } from '../../accounts/login-attempt-counters.ts';
 import { findMemberRegionIds } from '../../accounts/region-access.ts';
 import type { SessionContext } from '../../accounts/sessions.ts';
+import type { Config } from '../../config.ts';
 import { logSecurityEvent } from '../../ops/security-events.ts';
 import { formParameters, type RawParameters } from '../authorization-request.ts';
 import type { AuthorizationPages } from '../authorization-pages.ts';
 import { isInRequiredRegions } from '../checks/required-regions.ts';
 import { findClientRow } from '../clients/clients.repository.ts';
+import { CONFIRMED_DEVICES_COOKIE, isConfirmedHere, withConfirmedDevice } from '../device-authorization/confirmation-cookie.ts';
 import { DEVICE_VERIFICATION_PATH } from '../device-authorization/device-authorization.ts';
 import {
   confirmDevice, decide, findContinuation, lookUpUserCode, type DeviceVerificationDeps, type UserCodeAnswer,
@@ -32,13 +35,14 @@ import {
 import type { DevicePages } from '../device-pages.ts';
 import { derivedKeys } from '../keys/derived-keys.ts';
 import type { OAuthContext } from '../oauth-context.ts';
+import { DEVICE_CODE_SECONDS } from '../lifetimes.ts';
 import { isScope } from '../scopes.ts';
 import { REGIONS_MESSAGE } from './authorize.ts';
 
 export const DEVICE_APPROVE_PATH = `${DEVICE_VERIFICATION_PATH}/approve`;
 
 export function deviceVerificationEndpoint(
-  app: FastifyInstance, ctx: OAuthContext, pages: DevicePages, authorizationPages: AuthorizationPages, attempts: AttemptCounters,
+  app: FastifyInstance, ctx: OAuthContext, pages: DevicePages, authorizationPages: AuthorizationPages, attempts: AttemptCounters, config: Config,
 ): void {
   const deps: DeviceVerificationDeps = { db: ctx.db, clock: ctx.clock, attempts, userCodeKey: derivedKeys(ctx.material).userCode };
 
@@ -61,15 +65,26 @@ export function deviceVerificationEndpoint(
     if (raw.step === 'confirm') {
       const answer = await confirmDevice(deps, guess);
       if (answer.kind !== 'found') return refuse(request, reply, typed, answer);
-      return reply.redirect(approveUrl(answer.value.continuation), 303);
+      const { continuation } = answer.value;
+      void reply.setCookie(CONFIRMED_DEVICES_COOKIE, withConfirmedDevice(request.cookies[CONFIRMED_DEVICES_COOKIE], continuation), {
+        path: DEVICE_VERIFICATION_PATH, httpOnly: true, sameSite: 'lax', secure: config.isProduction, maxAge: DEVICE_CODE_SECONDS,
+      });
+      return reply.redirect(approveUrl(continuation), 303);
     }
     const answer = await lookUpUserCode(deps, guess);
     if (answer.kind !== 'found') return refuse(request, reply, typed, answer);
     return pages.confirm(request, reply, { userCode: answer.userCode, clientName: answer.value.clientName });
   };
 
-  /** The device authorization a continuation names, with its client, for a logged-in member; else the page already sent. */
+  /**
+   * The device authorization a continuation names, with its client, for a logged-in member in the browser that
+   * confirmed its code; else the page already sent. A link from elsewhere stops here, before any login.
+   */
   const continued = async (request: FastifyRequest, reply: FastifyReply, continuation: unknown) => {
+    if (!isConfirmedHere(request.cookies[CONFIRMED_DEVICES_COOKIE], continuation)) {
+      logSecurityEvent(request.events, { event: 'oauth.device.continuation_refused', ip: request.ip });
+      return { sent: await pages.otherBrowser(request, reply) };
+    }
     const session = await request.getSession();
     if (!session) {
       const back = typeof continuation === 'string' && continuation.length <= 100 ? approveUrl(continuation) : DEVICE_VERIFICATION_PATH;

@@ -6,6 +6,7 @@
  */
 import { formToken } from '../../accounts/csrf.ts';
 import type { Config } from '../../config.ts';
+import { DEVICE_VERIFICATION_PATH } from '../../oauth/device-authorization/device-authorization.ts';
 import type { DevicePages, UserCodeProblem } from '../../oauth/device-pages.ts';
 
 const PROBLEM_MESSAGES: Record<UserCodeProblem, string> = {
@@ -30,6 +31,14 @@ export function devicePages(config: Config): DevicePages {
     expired(_request, reply) {
       const t = reply.translator();
       return reply.render('oauth-error', { heading: t('device.expired.title'), message: t('device.expired.message'), hint: t('device.expired.hint') }, 400);
+    },
+
+    otherBrowser(_request, reply) {
+      const t = reply.translator();
+      return reply.render('oauth-error', {
+        heading: t('device.otherBrowser.title'), message: t('device.otherBrowser.message'), hint: t('device.otherBrowser.hint'),
+        link: { href: DEVICE_VERIFICATION_PATH, text: t('device.title') },
+      }, 403);
     },
 
     notInRequiredRegions(_request, reply, { message }) {
