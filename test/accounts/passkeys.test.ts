@@ -20,7 +20,7 @@ import { TEST_DATABASE_URL } from '../helpers/database.ts';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/fixture.ts';
 import { backendPid, untilWaitingOn } from '../helpers/lock-waits.ts';
-import { renewedSession, type TestSession } from '../helpers/session.ts';
+import { renewedSession, sessionSignedInWith, type TestSession } from '../helpers/session.ts';
 import { SoftwareAuthenticator } from '../helpers/software-authenticator.ts';
 import { installWriteLog, type WriteLog } from '../helpers/write-log.ts';
 
@@ -34,6 +34,9 @@ const FAILED = { error: 'Signing in with this passkey did not work. Try again or
 function json(url: string, body: object, cookie = '') {
   return t.app.inject({ method: 'POST', url, payload: body, headers: { cookie, 'accept-language': 'en' } });
 }
+
+/** A session of the member that may add and remove passkeys whatever they have: signed in with two factors. */
+const twoFactorSession = (userId: number) => sessionSignedInWith(t.db, t.clock.now, userId, ['pwd', 'otp', 'mfa']);
 
 /** Adds a passkey for a logged-in member; the authenticator keeps its key. */
 async function register(session: TestSession, authenticator: SoftwareAuthenticator, name = 'Laptop') {
@@ -68,7 +71,7 @@ let authenticator: SoftwareAuthenticator;
 
 beforeAll(async () => {
   member = await makeUser(t.db, { firstName: 'Mia' });
-  session = await t.logIn(member);
+  session = await twoFactorSession(member.id);
   authenticator = new SoftwareAuthenticator(ORIGIN);
 });
 
@@ -116,7 +119,7 @@ describe('adding a passkey', () => {
     expect(page.body).toContain('<script src="/static/passkey-settings.js" defer></script>');
   });
 
-  it('refuses a replayed response (its challenge was used), another origin, another RP ID, a foreign session and a missing CSRF token', async () => {
+  it('refuses a replayed response (its challenge was used), another origin, another RP ID, a cross-origin frame, a foreign session and a missing CSRF token', async () => {
     const before = await countPasskeys(t.db, member.id);
     const { response } = await register(session, new SoftwareAuthenticator(ORIGIN), 'Phone');
     expect((await json('/settings/security/passkeys', { csrf_token: session.csrfToken, name: 'again', response }, session.cookie)).statusCode).toBe(400);
@@ -126,6 +129,16 @@ describe('adding a passkey', () => {
     const options = await json('/settings/security/passkeys/options', { csrf_token: session.csrfToken }, session.cookie);
     const otherRp = new SoftwareAuthenticator(ORIGIN).create((options.json() as { options: PublicKeyCredentialCreationOptionsJSON }).options, { rpId: 'evil.example' });
     expect((await json('/settings/security/passkeys', { csrf_token: session.csrfToken, response: otherRp }, session.cookie)).statusCode).toBe(400);
+    // Made in a frame of another site (WebAuthn L3 §7.1: crossOrigin, topOrigin): refused, and the challenge is left for a retry.
+    const framed = await json('/settings/security/passkeys/options', { csrf_token: session.csrfToken }, session.cookie);
+    const framedOptions = (framed.json() as { options: PublicKeyCredentialCreationOptionsJSON }).options;
+    const inFrame = new SoftwareAuthenticator(ORIGIN).create(framedOptions, { topOrigin: 'https://evil.example' });
+    const framedAnswer = await json('/settings/security/passkeys', { csrf_token: session.csrfToken, response: inFrame }, session.cookie);
+    expect(framedAnswer.statusCode).toBe(400);
+    expect(framedAnswer.json()).toEqual({ error: 'The passkey could not be added. Please try again.' });
+    const retried = await json('/settings/security/passkeys', { csrf_token: session.csrfToken, response: new SoftwareAuthenticator(ORIGIN).create(framedOptions) }, session.cookie);
+    expect(retried.statusCode).toBe(201);
+    Object.assign(session, renewedSession(session, retried));
     // A challenge is bound to the session that asked for it.
     const other = await t.logIn(await makeUser(t.db));
     const stolen = await json('/settings/security/passkeys/options', { csrf_token: session.csrfToken }, session.cookie);
@@ -133,7 +146,7 @@ describe('adding a passkey', () => {
     expect((await json('/settings/security/passkeys', { csrf_token: other.csrfToken, response: response2 }, other.cookie)).statusCode).toBe(400);
     expect((await json('/settings/security/passkeys/options', {}, session.cookie)).statusCode).toBe(403);
     expect((await json('/settings/security/passkeys/options', { csrf_token: 'x' })).statusCode).toBe(401);
-    expect(await countPasskeys(t.db, member.id)).toBe(before + 1);
+    expect(await countPasskeys(t.db, member.id)).toBe(before + 2);
   });
 
   it('refuses transports WebAuthn does not name (a NUL byte among them) with the usual answer, writing nothing and keeping the challenge', async () => {
@@ -207,11 +220,12 @@ describe('signing in with a passkey', () => {
     expect((await json('/login/passkey', { csrf_token: first.csrf, response: authenticator.get(first.options) }, first.cookie)).statusCode).toBe(200);
   });
 
-  it('refuses another origin, another RP ID, an unknown credential, a bad signature and another user handle with one answer', async () => {
+  it('refuses another origin, another RP ID, a cross-origin frame, an unknown credential, a bad signature and another user handle with one answer', async () => {
     const refusals = [
       await signIn(authenticator, { origin: 'https://evil.example' }),
       await signIn(authenticator, { rpId: 'evil.example' }),
       await signIn(authenticator, { userHandle: Buffer.alloc(32, 1).toString('base64url') }),
+      await signIn(authenticator, { topOrigin: 'https://evil.example' }),
     ];
     const { csrf, cookie, options } = await signInOptions();
     const stranger = new SoftwareAuthenticator(ORIGIN);
@@ -224,8 +238,8 @@ describe('signing in with a passkey', () => {
       expect(answer.statusCode).toBe(401);
       expect(answer.json()).toEqual(FAILED);
     }
-    const reasons = events('account.passkey.login_failed').slice(-5).map((e) => e.reason);
-    expect(reasons).toEqual(['invalid-response', 'invalid-response', 'user-handle', 'unknown-credential', 'signature']);
+    const reasons = events('account.passkey.login_failed').slice(-6).map((e) => e.reason);
+    expect(reasons).toEqual(['invalid-response', 'invalid-response', 'user-handle', 'invalid-response', 'unknown-credential', 'signature']);
   });
 
   it('refuses a signature counter that did not move forward and logs it; the stored counter stays', async () => {
@@ -387,7 +401,7 @@ describe('renaming and removing', () => {
 
   it('refuses to remove the last passkey of an account without a usable password', async () => {
     const user = await makeUser(t.db);
-    const own = await t.logIn(user);
+    const own = await twoFactorSession(user.id);
     await register(own, new SoftwareAuthenticator(ORIGIN));
     await t.db.updateTable('users').set({ password_hash: '!' }).where('id', '=', user.id).execute();
     const row = await passkeyRow(user.id);
@@ -399,7 +413,7 @@ describe('renaming and removing', () => {
 
   it('removes a passkey: it signs in no more', async () => {
     const user = await makeUser(t.db);
-    const own = await t.logIn(user);
+    const own = await twoFactorSession(user.id);
     const key = new SoftwareAuthenticator(ORIGIN);
     await register(own, key);
     const row = await passkeyRow(user.id);
@@ -418,7 +432,7 @@ describe('renaming and removing', () => {
 
   it('deletePasskeysOfUser removes them all (an operator\'s reset of the second factor)', async () => {
     const user = await makeUser(t.db);
-    const own = await t.logIn(user);
+    const own = await twoFactorSession(user.id);
     await register(own, new SoftwareAuthenticator(ORIGIN), 'one');
     await register(own, new SoftwareAuthenticator(ORIGIN), 'two');
     expect(await countPasskeys(t.db, user.id)).toBe(2);

@@ -115,20 +115,28 @@ describe('REQUIRE_SECOND_FACTOR: a session signed in without the factor the memb
     expect((await t.app.inject({ url: '/api/user/current', headers: { cookie: after.cookie } })).statusCode).toBe(200);
   });
 
-  it('turning codes on is two factors for the session only when they are the member\'s first factor', async () => {
+  it('a member who has a passkey turns codes on only in a two-factor session, whose methods then stay as they were', async () => {
     const member = await makeUser(t.db);
     await t.db.insertInto('passkeys').values({
       user_id: member.id, credential_id: `first-${member.id}`, public_key: Buffer.from([1]), device_type: 'singleDevice', backed_up: false, name: 'Key',
     }).execute();
-    // Signed in with a passkey that verified nobody (one factor), then codes set up in that session.
-    const created = await createSession(t.db, clock.now, member.id, false, undefined, undefined, ['hwk']);
+    // Signed in with a passkey that verified nobody (one factor): codes of its own would make two of one.
+    const oneFactor = await createSession(t.db, clock.now, member.id, false, undefined, undefined, ['hwk']);
+    const refused = await postForm(t.app, '/settings/security/one-time-codes/start', `${SESSION_COOKIE}=${oneFactor.id}`, { csrf_token: oneFactor.csrfToken });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.body).toContain('Um das zu ändern, melde dich bitte noch einmal mit deinem zweiten Faktor an');
+    expect(await t.db.selectFrom('one_time_code_secrets').select('user_id').where('user_id', '=', member.id).execute()).toEqual([]);
+
+    // Signed in with a passkey that verified its member: codes go on; the session proves nothing new with them.
+    const created = await createSession(t.db, clock.now, member.id, false, undefined, undefined, ['hwk', 'user', 'mfa']);
     const cookie = `${SESSION_COOKIE}=${created.id}`;
     const session = { cookie, csrfToken: created.csrfToken, headers: {} };
     const secret = await startEnrolment(t.app, session);
     const confirmed = await postForm(t.app, '/settings/security/one-time-codes/confirm', cookie, { csrf_token: created.csrfToken, code: codeAt(secret, clock.now()) });
     expect(confirmed.statusCode).toBe(200);
-    renewedSession(session, confirmed);
-    expect((await t.db.selectFrom('sessions').select('amr').where('user_id', '=', member.id).executeTakeFirstOrThrow()).amr).toEqual(['hwk']);
+    const renewed = renewedSession(session, confirmed);
+    const amr = await t.db.selectFrom('sessions').select('amr').where('csrf_token', '=', renewed.csrfToken).executeTakeFirstOrThrow();
+    expect(amr.amr).toEqual(['hwk', 'user', 'mfa']);
   });
 
   it('a passkey that did not verify its user is one factor; one that did is two', async () => {

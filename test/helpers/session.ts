@@ -1,5 +1,10 @@
 /** Logging in through the real API, for tests that need a session. */
 import type { FastifyInstance } from 'fastify';
+import type { AuthenticationMethod } from '../../src/accounts/authentication-methods.ts';
+import { CSRF_COOKIE, SESSION_COOKIE } from '../../src/accounts/session-http.ts';
+import { createSession } from '../../src/accounts/sessions.ts';
+import type { Clock } from '../../src/clock.ts';
+import type { Executor } from '../../src/db/executor.ts';
 
 export interface TestSession {
   /** Value for a `cookie` request header. */
@@ -28,4 +33,14 @@ export function renewedSession(session: TestSession, response: { cookies: Array<
   if (csrfToken === undefined || csrfToken === session.csrfToken) throw new Error('the response renewed no session');
   const cookie = [...jar].map(([name, value]) => `${name}=${value}`).join('; ');
   return { cookie, csrfToken, headers: { ...session.headers, cookie, 'x-csrf-token': csrfToken } };
+}
+
+/**
+ * A session stored as a sign-in with `amr` would store it (a password and a one-time code, say), for tests of
+ * what needs two factors that are not about how they were proved.
+ */
+export async function sessionSignedInWith(db: Executor, clock: Clock, userId: number, amr: readonly AuthenticationMethod[]): Promise<TestSession> {
+  const created = await createSession(db, clock, userId, false, undefined, undefined, amr);
+  const cookie = `${SESSION_COOKIE}=${created.id}; ${CSRF_COOKIE}=${created.csrfToken}`;
+  return { cookie, csrfToken: created.csrfToken, headers: { cookie, 'x-csrf-token': created.csrfToken } };
 }

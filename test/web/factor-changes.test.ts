@@ -2,7 +2,8 @@
  * Changing how one signs in needs a recent sign-in (accounts/recent-sign-in.ts):
  * 15 minutes after it, adding or removing a passkey and turning one-time codes
  * on are refused and the page offers to sign in again, which renews the same
- * session. Real database, app.inject().
+ * session. Once the member has a second factor, it also needs a sign-in with
+ * two factors (NIST SP 800-63B §6.1.2.1). Real database, app.inject().
  */
 import { describe, expect, it } from 'vitest';
 import { RECENT_SIGN_IN_SECONDS } from '../../src/accounts/recent-sign-in.ts';
@@ -10,13 +11,14 @@ import { makeUser, type TestUser } from '../helpers/factories.ts';
 import { FrozenClock } from '../helpers/clock.ts';
 import { useTestApp } from '../helpers/fixture.ts';
 import { postForm } from '../helpers/one-time-codes.ts';
-import { renewedSession, type TestSession } from '../helpers/session.ts';
+import { renewedSession, sessionSignedInWith, type TestSession } from '../helpers/session.ts';
 
 const clock = new FrozenClock(new Date('2026-03-02T09:00:10Z'));
 const t = useTestApp({ clock });
 
 const SIGN_IN_AGAIN = '<a href="/login?return_to=%2Fsettings%2Fsecurity">Sign in again</a>';
 const TOO_LONG_AGO = 'You signed in too long ago to change this. Please sign in again.';
+const SECOND_FACTOR_NEEDED = 'To change this, please sign in again with your second factor: with your password and a one-time code or passkey, or with a passkey that asks for your PIN or fingerprint.';
 
 function page(session: TestSession) {
   return t.app.inject({ url: '/settings/security', headers: { cookie: session.cookie, 'accept-language': 'en' } });
@@ -26,14 +28,19 @@ function json(url: string, session: TestSession, body: object) {
   return t.app.inject({ method: 'POST', url, payload: body, headers: { cookie: session.cookie, 'accept-language': 'en' } });
 }
 
-/** A member signed in just now with the password, who then added a passkey. */
-async function memberWithPasskey(): Promise<{ member: TestUser; session: TestSession; passkeyId: number }> {
-  const member = await makeUser(t.db);
-  const session = await t.logIn(member);
+async function addPasskeyRow(member: TestUser): Promise<number> {
   const { id } = await t.db.insertInto('passkeys').values({
     user_id: member.id, credential_id: `recent-${member.id}`, public_key: Buffer.from([1]), device_type: 'multiDevice', backed_up: true, name: 'Phone',
   }).returning('id').executeTakeFirstOrThrow();
-  return { member, session, passkeyId: id };
+  return id;
+}
+
+/** A member with a passkey, signed in just now with it (a passkey that verified them: two factors). */
+async function memberWithPasskey(): Promise<{ member: TestUser; session: TestSession; passkeyId: number }> {
+  const member = await makeUser(t.db);
+  const passkeyId = await addPasskeyRow(member);
+  const session = await sessionSignedInWith(t.db, t.clock.now, member.id, ['hwk', 'user', 'mfa']);
+  return { member, session, passkeyId };
 }
 
 /** Signs in again through the login page in the same browser (its session cookie sent along). */
@@ -111,5 +118,60 @@ describe('changing the factors needs a recent sign-in', () => {
     expect(after!.auth_time.getTime()).toBe(clock.now().getTime());
     expect((await page(again)).body).toContain('data-passkey-register');
     expect((await json('/settings/security/passkeys/options', again, { csrf_token: again.csrfToken })).statusCode).toBe(200);
+  });
+});
+
+describe('once the member has a second factor, changing the factors needs a sign-in with two', () => {
+  /** Every way to change a factor, as the session would try it: each refused with `message`, nothing written. */
+  async function expectRefused(member: TestUser, session: TestSession, passkeyId: number, message: string) {
+    const challenges = () => t.db.selectFrom('webauthn_challenges').select('challenge_digest').where('purpose', '=', 'registration').where('user_id', '=', member.id).execute();
+    const challengesBefore = await challenges();
+    const shown = await page(session);
+    expect(shown.body).toContain(SIGN_IN_AGAIN);
+    expect(shown.body).not.toContain('data-passkey-register');
+    expect(shown.body).not.toContain('action="/settings/security/passkeys/remove"');
+    const options = await json('/settings/security/passkeys/options', session, { csrf_token: session.csrfToken });
+    expect(options.statusCode).toBe(403);
+    expect(options.json()).toEqual({ error: message, location: '/login?return_to=%2Fsettings%2Fsecurity' });
+    const added = await json('/settings/security/passkeys', session, { csrf_token: session.csrfToken, response: { id: 'x', rawId: 'x', type: 'public-key', response: { clientDataJSON: 'x', attestationObject: 'x' }, clientExtensionResults: {} } });
+    expect(added.statusCode).toBe(403);
+    const removed = await t.app.inject({
+      method: 'POST', url: '/settings/security/passkeys/remove', payload: new URLSearchParams({ csrf_token: session.csrfToken, id: String(passkeyId) }).toString(),
+      headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'en' },
+    });
+    expect(removed.statusCode).toBe(403);
+    expect(removed.body).toContain(message);
+    const started = await t.app.inject({
+      method: 'POST', url: '/settings/security/one-time-codes/start', payload: new URLSearchParams({ csrf_token: session.csrfToken }).toString(),
+      headers: { cookie: session.cookie, 'content-type': 'application/x-www-form-urlencoded', 'accept-language': 'en' },
+    });
+    expect(started.statusCode).toBe(403);
+    expect(started.body).toContain(message);
+    expect(await t.db.selectFrom('passkeys').select('id').where('user_id', '=', member.id).execute()).toEqual([{ id: passkeyId }]);
+    expect(await t.db.selectFrom('one_time_code_secrets').select('user_id').where('user_id', '=', member.id).execute()).toEqual([]);
+    expect(await challenges()).toEqual(challengesBefore);
+  }
+
+  it('a session signed in just now with a security key that verified nobody (one factor) changes nothing', async () => {
+    const member = await makeUser(t.db);
+    const passkeyId = await addPasskeyRow(member);
+    const session = await sessionSignedInWith(t.db, t.clock.now, member.id, ['hwk']);
+    await expectRefused(member, session, passkeyId, SECOND_FACTOR_NEEDED);
+  });
+
+  it('nor does one signed in just now with the password alone, before the passkey was added elsewhere', async () => {
+    const member = await makeUser(t.db);
+    const session = await t.logIn(member);
+    const passkeyId = await addPasskeyRow(member);
+    await expectRefused(member, session, passkeyId, SECOND_FACTOR_NEEDED);
+  });
+
+  it('a member without one adds the first with the password\'s sign-in; too long after it, the page says so first', async () => {
+    const member = await makeUser(t.db);
+    const session = await t.logIn(member);
+    expect((await json('/settings/security/passkeys/options', session, { csrf_token: session.csrfToken })).statusCode).toBe(200);
+    clock.advance(RECENT_SIGN_IN_SECONDS + 1);
+    const passkeyId = await addPasskeyRow(member);
+    await expectRefused(member, session, passkeyId, TOO_LONG_AGO);
   });
 });

@@ -20,7 +20,7 @@ import {
 import { countUnusedRecoveryCodes } from '../../accounts/one-time-codes/one-time-codes.repository.ts';
 import { otpauthUri } from '../../accounts/one-time-codes/totp.ts';
 import { withOneTimeCode } from '../../accounts/authentication-methods.ts';
-import { signedInRecently } from '../../accounts/recent-sign-in.ts';
+import { factorChangeNow } from '../../accounts/recent-sign-in.ts';
 import { safeReturnTo } from '../../accounts/return-to.ts';
 import { renewRequestSession } from '../../accounts/session-http.ts';
 import type { SessionContext } from '../../accounts/sessions.ts';
@@ -31,6 +31,7 @@ import { noteSecondFactor } from '../../ops/metrics.ts';
 import { onFirstUse } from '../../on-first-use.ts';
 import { localeOf } from '../language/locale.ts';
 import { pageSession } from '../page-access.ts';
+import { factorChangeRefusal } from './factor-change.ts';
 
 const PAGE = '/settings/security';
 const SECTION = `${PAGE}/one-time-codes`;
@@ -122,14 +123,15 @@ export function oneTimeCodesSection(app: FastifyInstance, deps: OneTimeCodesSect
       return act(request, reply, session, request.body, returnTo);
     });
 
-  /** Turning codes on: only after a recent sign-in (accounts/recent-sign-in.ts), else the page says to sign in again. */
+  /** Turning codes on: only when factors may be changed (accounts/recent-sign-in.ts), else the page says to sign in again. */
   const enrolment = (
     path: string, act: (request: FastifyRequest, reply: FastifyReply, session: SessionContext, form: Form, returnTo: string | undefined) => Promise<FastifyReply>,
     done?: (session: SessionContext) => Promise<boolean>,
   ) =>
     post(path, async (request, reply, session, form, returnTo) => {
-      if (signedInRecently(session, clock())) return act(request, reply, session, form, returnTo);
-      return render(request, reply, session, { otp: { error: reply.translator()('security.signInAgain.needed'), ...(returnTo ? { returnTo } : {}) } }, 403);
+      const change = await factorChangeNow(db, session, clock());
+      if (change === 'allowed') return act(request, reply, session, form, returnTo);
+      return render(request, reply, session, { otp: { error: factorChangeRefusal(reply.translator(), change), ...(returnTo ? { returnTo } : {}) } }, 403);
     }, done);
 
   enrolment(`${SECTION}/start`, async (_request, reply, session, _form, returnTo) => {

@@ -16,7 +16,7 @@ import { deletePasskey, listPasskeys, MAX_PASSKEY_NAME_LENGTH, renamePasskey } f
 import { relyingPartyOf } from '../../accounts/passkeys/relying-party.ts';
 import { ONE_TIME_CODE_MAIL_KINDS } from '../../accounts/one-time-codes/one-time-codes.mail.ts';
 import { queueSecondFactorMail } from '../../accounts/one-time-codes/one-time-codes.service.ts';
-import { signedInRecently, signInAgainHref } from '../../accounts/recent-sign-in.ts';
+import { factorChangeNow, signInAgainHref } from '../../accounts/recent-sign-in.ts';
 import { describeDevice } from '../../accounts/session-device.ts';
 import { renewRequestSession } from '../../accounts/session-http.ts';
 import type { SessionContext } from '../../accounts/sessions.ts';
@@ -27,6 +27,7 @@ import { inTransaction } from '../../db/transaction.ts';
 import { logSecurityEvent } from '../../ops/security-events.ts';
 import { hasRefusedNameCharacters } from '../../text/control-characters.ts';
 import type { Translate } from '../i18n.ts';
+import { factorChangeRefusal } from './factor-change.ts';
 import { localeOf } from '../language/locale.ts';
 import { pageSession } from '../page-access.ts';
 import { RegistrationResponse } from '../passkey-schemas.ts';
@@ -70,15 +71,17 @@ export function passkeysSection(app: FastifyInstance, { config, db, clock }: Pas
   const mailEnabled = config.mail.mode !== 'off';
 
   /**
-   * The session of a JSON request with a valid CSRF token that signed in recently enough to add a
-   * passkey (accounts/recent-sign-in.ts), or the refusal already answered.
+   * The session of a JSON request with a valid CSRF token that may add a passkey now (signed in recently
+   * enough, and with two factors once the member has a second one: accounts/recent-sign-in.ts), or the
+   * refusal already answered.
    */
   const jsonSession = async (request: FastifyRequest, reply: FastifyReply, token: string | undefined) => {
     const session = await request.getSession();
     const t = reply.translator();
     if (!session) return void json(reply, 401, { error: t('passkeys.signedOut') });
     if (!(await isValidFormToken(request, token))) return void json(reply, 403, { error: t('security.csrf') });
-    if (!signedInRecently(session, clock())) return void json(reply, 403, { error: t('security.signInAgain.needed'), location: signInAgainHref(PAGE) });
+    const change = await factorChangeNow(db, session, clock());
+    if (change !== 'allowed') return void json(reply, 403, { error: factorChangeRefusal(t, change), location: signInAgainHref(PAGE) });
     return session;
   };
 
@@ -114,7 +117,7 @@ export function passkeysSection(app: FastifyInstance, { config, db, clock }: Pas
     }
   });
 
-  /** A form of the section: the session and the passkey id, or the answer already given; `recent`: only after a recent sign-in. */
+  /** A form of the section: the session and the passkey id, or the answer already given; `recent`: only when factors may be changed. */
   const formRoute = (path: string, handle: (session: SessionContext, id: number, name: string | undefined, request: FastifyRequest, t: Translate) => Promise<'done' | 'not-found' | 'refused'>, notice: typeof PASSKEY_NOTICES[number], recent = false) =>
     typed.post(path, { schema: { body: Type.Object({ ...Csrf, id: Id, name: Name }) } }, async (request, reply) => {
       const session = await pageSession(request, reply, { orgaOnly: false, returnTo: PAGE });
@@ -122,8 +125,9 @@ export function passkeysSection(app: FastifyInstance, { config, db, clock }: Pas
       const t = reply.translator();
       const back = { href: PAGE, text: t('security.title') };
       if (!(await isValidFormToken(request, request.body.csrf_token))) return reply.render('error', { message: t('security.csrf'), link: back }, 403);
-      if (recent && !signedInRecently(session, clock())) {
-        return reply.render('error', { message: t('security.signInAgain.needed'), link: { href: signInAgainHref(PAGE), text: t('security.signInAgain.link') } }, 403);
+      const change = recent ? await factorChangeNow(db, session, clock()) : 'allowed';
+      if (change !== 'allowed') {
+        return reply.render('error', { message: factorChangeRefusal(t, change), link: { href: signInAgainHref(PAGE), text: t('security.signInAgain.link') } }, 403);
       }
       const outcome = request.body.id === undefined ? 'not-found' : await handle(session, Number(request.body.id), request.body.name, request, t);
       if (outcome === 'not-found') return reply.render('error', { message: t('passkeys.notFound'), link: back }, 404);

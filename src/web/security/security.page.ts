@@ -26,7 +26,7 @@ import { passwordChangeRoute, type SecurityView } from './password-change.route.
 import { oneTimeCodesSection, oneTimeCodesView, type OneTimeCodesView } from './one-time-codes.section.ts';
 import type { OneTimeCodeKeys } from '../../accounts/one-time-codes/one-time-codes.service.ts';
 import { safeReturnTo } from '../../accounts/return-to.ts';
-import { signedInRecently, signInAgainHref } from '../../accounts/recent-sign-in.ts';
+import { factorChangeNow, signInAgainHref } from '../../accounts/recent-sign-in.ts';
 
 /** What the sections other than sessions and password leave to show. */
 interface SectionViews {
@@ -60,8 +60,9 @@ export const securityPage: FastifyPluginAsyncTypebox<SecurityPageOptions> = asyn
       ...view,
       otp: { ...otp, ...view.otp },
       ...await passkeys.view(request, session, t),
-      // Adding or removing a factor needs a recent sign-in (accounts/recent-sign-in.ts): else the sections offer signing in again.
-      factorsChangeable: signedInRecently(session, clock()), signInAgainHref: signInAgainHref(PAGE),
+      // Adding or removing a factor needs a recent sign-in, with two factors once the member has a second one
+      // (accounts/recent-sign-in.ts): else the sections offer signing in again.
+      factorsChangeable: await factorChangeNow(db, session, clock()) === 'allowed', signInAgainHref: signInAgainHref(PAGE),
       sessions: sessions.map((s) => ({ ...s, device: deviceLabel(s, t), isCurrent: s.sid === session.sid })),
       csrfToken: await formToken(request, reply, config),
       dateFormat: new Intl.DateTimeFormat(localeOf(request) === 'en' ? 'en-GB' : 'de-DE', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'Europe/Berlin' }),
