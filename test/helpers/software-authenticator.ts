@@ -33,6 +33,8 @@ export interface CeremonyOverrides {
   /** The counter to report instead of the next one. */
   readonly counter?: number;
   readonly userHandle?: string;
+  /** The ceremony ran in a frame of another site (WebAuthn L3 §5.8.1: `crossOrigin` true, `topOrigin` that site). */
+  readonly topOrigin?: string;
 }
 
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
@@ -54,8 +56,8 @@ export class SoftwareAuthenticator {
     return Buffer.concat([sha256(rpId), Buffer.from([flags]), count, ...(attested ? [attested] : [])]);
   }
 
-  private clientData(type: string, challenge: string, origin: string): Buffer {
-    return Buffer.from(JSON.stringify({ type, challenge, origin, crossOrigin: false }));
+  private clientData(type: string, challenge: string, origin: string, topOrigin?: string): Buffer {
+    return Buffer.from(JSON.stringify({ type, challenge, origin, crossOrigin: topOrigin !== undefined, ...(topOrigin ? { topOrigin } : {}) }));
   }
 
   /** `navigator.credentials.create()`: a new ES256 credential. */
@@ -74,7 +76,7 @@ export class SoftwareAuthenticator {
     return {
       id, rawId: id, type: 'public-key', clientExtensionResults: {}, authenticatorAttachment: 'platform',
       response: {
-        clientDataJSON: b64(this.clientData('webauthn.create', overrides.challenge ?? options.challenge, overrides.origin ?? this.origin)),
+        clientDataJSON: b64(this.clientData('webauthn.create', overrides.challenge ?? options.challenge, overrides.origin ?? this.origin, overrides.topOrigin)),
         attestationObject: b64(attestationObject), transports: ['internal'],
       },
     };
@@ -87,7 +89,7 @@ export class SoftwareAuthenticator {
     credential.counter += this.options.counterStep ?? 1;
     const counter = overrides.counter ?? credential.counter;
     const authData = this.authData(overrides.rpId ?? options.rpId!, this.flags(false), counter);
-    const clientData = this.clientData('webauthn.get', overrides.challenge ?? options.challenge, overrides.origin ?? this.origin);
+    const clientData = this.clientData('webauthn.get', overrides.challenge ?? options.challenge, overrides.origin ?? this.origin, overrides.topOrigin);
     const signature = sign('sha256', Buffer.concat([authData, sha256(clientData)]), credential.privateKey);
     return {
       id: credentialId, rawId: credentialId, type: 'public-key', clientExtensionResults: {}, authenticatorAttachment: 'platform',

@@ -20,6 +20,7 @@ import { logSecurityEvent, type EventLog } from '../../ops/security-events.ts';
 import type { AuthenticationMethod } from '../authentication-methods.ts';
 import { AccountDisabled } from '../login.service.ts';
 import { CHALLENGE_SECONDS, consumeChallenge, issueChallenge } from './challenges.ts';
+import { madeInCrossOriginFrame } from './client-data.ts';
 import { findPasskeyByCredentialId, findUserHandle, recordPasskeyUse, type PasskeyRow } from './passkeys.repository.ts';
 import { passkeyAmr, type RelyingParty } from './relying-party.ts';
 import { loadWebAuthnServer } from './webauthn-library.ts';
@@ -73,6 +74,7 @@ export async function verifyPasskeyAssertion(db: DB, clock: Clock, rp: RelyingPa
   const { response } = assertion;
   const passkey = /^[A-Za-z0-9_-]{1,1400}$/.test(response.id) ? await findPasskeyByCredentialId(db, response.id) : undefined;
   if (!passkey) throw new PasskeyRejected('unknown-credential');
+  if (madeInCrossOriginFrame(response.response.clientDataJSON)) throw new PasskeyRejected('invalid-response', passkey);
   const { verifyAuthenticationResponse } = await loadWebAuthnServer();
   const verification = await verifyAuthenticationResponse({
     response,

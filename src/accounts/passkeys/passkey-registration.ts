@@ -16,6 +16,7 @@ import { enqueueMail } from '../../mail/mail-outbox.repository.ts';
 import type { MailLocale } from '../../mail/mail.tables.ts';
 import { logSecurityEvent, type EventLog } from '../../ops/security-events.ts';
 import { CHALLENGE_SECONDS, consumeChallenge, issueChallenge } from './challenges.ts';
+import { madeInCrossOriginFrame } from './client-data.ts';
 import { PASSKEY_ADDED_MAIL_KIND } from './passkey-added.mail.ts';
 import { insertPasskey, listPasskeys, MAX_PASSKEY_NAME_LENGTH, userHandleOf } from './passkeys.repository.ts';
 import type { RelyingParty } from './relying-party.ts';
@@ -84,6 +85,7 @@ export interface NewPasskeyInput extends Registrant {
 export async function addPasskey(db: DB, clock: Clock, rp: RelyingParty, input: NewPasskeyInput): Promise<{ id: number; name: string }> {
   // Before the verification, which spends the challenge: a refused response leaves it for a retry.
   if (!(input.response.response.transports ?? []).every((t) => AUTHENTICATOR_TRANSPORTS.has(t))) throw new PasskeyNotAdded('invalid-response', 'unknown transport');
+  if (madeInCrossOriginFrame(input.response.response.clientDataJSON)) throw new PasskeyNotAdded('invalid-response', 'made in a cross-origin frame');
   const binding = { purpose: 'registration', boundTo: input.sid, userId: input.userId } as const;
   const { verifyRegistrationResponse } = await loadWebAuthnServer();
   const verification = await verifyRegistrationResponse({
