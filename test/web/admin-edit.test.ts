@@ -147,6 +147,32 @@ describe('regenerate secret', () => {
     ]);
   });
 
+  it('two operators who opened the page at once: the second confirmation gets 409 and no secret, and the first secret stands', async () => {
+    await post('/admin/oauthclients', orga, fullForm('twice', orga.csrfToken));
+    const versionIn = (html: string) => /<input type="hidden" name="version" value="(\d+)">/.exec(html)?.[1];
+    const opened = versionIn((await get('/admin/oauthclients/twice/secret', orga)).body);
+    expect(opened).toMatch(/^\d+$/);
+    expect((await get('/admin/oauthclients/twice/delete', orga)).body).not.toContain('name="version"');
+    const first = await post('/admin/oauthclients/twice/secret', orga, [['csrf_token', orga.csrfToken], ['version', opened!]]);
+    expect(first.statusCode).toBe(200);
+    const firstSecret = secretIn(first.body)!;
+
+    const second = await post('/admin/oauthclients/twice/secret', orga, [['csrf_token', orga.csrfToken], ['version', opened!]]);
+    expect(second.statusCode).toBe(409);
+    expect(secretIn(second.body)).toBeUndefined();
+    expect(second.body).toContain('Jemand anderes hat diese App gerade geändert.');
+    expect(isClientSecretValid(t.keys, await secretDigest('twice'), firstSecret)).toBe(true);
+    // Its page again carries the version as it is now: confirming once more makes a new secret.
+    const current = versionIn(second.body);
+    expect(Number(current)).toBeGreaterThan(Number(opened));
+    for (const version of ['-1', 'x', '99999999999']) {
+      expect((await post('/admin/oauthclients/twice/secret', orga, [['csrf_token', orga.csrfToken], ['version', version]])).statusCode).toBe(409);
+    }
+    const again = await post('/admin/oauthclients/twice/secret', orga, [['csrf_token', orga.csrfToken], ['version', current!]]);
+    expect(again.statusCode).toBe(200);
+    expect(isClientSecretValid(t.keys, await secretDigest('twice'), secretIn(again.body)!)).toBe(true);
+  });
+
   it('has no secret to regenerate for a public client', async () => {
     await post('/admin/oauthclients', orga, [['csrf_token', orga.csrfToken], ['client_id', 'public-one'], ['name', 'Public'], ['redirect_uris', 'https://p.example/cb']]);
     expect((await get('/admin/oauthclients/public-one/secret', orga)).statusCode).toBe(404);

@@ -136,8 +136,14 @@ export async function deleteClient(db: DB, clientId: string, log: EventLog = NO_
   logSecurityEvent(log, { event: 'oauth.client.deleted', clientId });
 }
 
-/** A new secret for a confidential client, shown once; the old one stops working at once. */
-export async function regenerateClientSecret(db: DB, keys: KeyMaterial, clientId: string, now: Date, log: EventLog = NO_EVENT_LOG): Promise<string> {
+/**
+ * A new secret for a confidential client, shown once; the old one stops working at once. With `seen.version`
+ * (the confirmation page's, from {@link findClientWithVersion} when it was opened), a client changed since
+ * then — another operator's new secret among others — gets none: {@link ClientChangedMeanwhile}.
+ */
+export async function regenerateClientSecret(
+  db: DB, keys: KeyMaterial, clientId: string, now: Date, log: EventLog = NO_EVENT_LOG, seen: { version?: number } = {},
+): Promise<string> {
   const existing = await findClientRow(db, clientId);
   if (!existing) throw new ClientNotFound(clientId);
   if (!existing.confidential) {
@@ -147,7 +153,7 @@ export async function regenerateClientSecret(db: DB, keys: KeyMaterial, clientId
     throw new InvalidClientInput([{ field: 'tokenEndpointAuthMethod', message: 'a private_key_jwt client has no secret' }], 'A private_key_jwt client has no secret.');
   }
   const secret = generateClientSecret();
-  if (!(await setSecretDigest(db, existing.id, existing.version, digestClientSecret(keys, secret), now))) throw await changedOrGone(db, existing);
+  if (!(await setSecretDigest(db, existing.id, seen.version ?? existing.version, digestClientSecret(keys, secret), now))) throw await changedOrGone(db, existing);
   logSecurityEvent(log, { event: 'oauth.client.changed', clientId, change: 'secret' });
   return secret;
 }

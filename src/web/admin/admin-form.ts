@@ -108,12 +108,12 @@ export function readClientForm(body: ClientFormBody): ClientFormValues {
 }
 
 /**
- * The version an edit form was opened with; undefined when the form carries
+ * The version an edit form (or the new secret's confirmation) was opened with; undefined when the form carries
  * none (a page opened before the field existed: the last save wins), -1 —
  * which no client has — when it carries something else, or more than the
  * column holds (a PostgreSQL `integer`).
  */
-export function postedVersion(body: ClientFormBody): number | undefined {
+export function postedVersion(body: Pick<ClientFormBody, 'version'>): number | undefined {
   if (body.version === undefined) return undefined;
   const version = /^\d{1,10}$/.test(body.version) ? Number(body.version) : -1;
   return version <= 2_147_483_647 ? version : -1;
