@@ -23,6 +23,7 @@ import { serverLimits } from './http/server-timeouts.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { compiledOnFirstUse, compileValidator } from './http/validation.ts';
 import { serializersOnFirstUse } from './http/serialization.ts';
+import { parseFormBody } from './http/form-body.ts';
 import { UNLOCK_MAIL_KIND } from './accounts/login-unlock.ts';
 import { unlockMailComposer } from './accounts/login-unlock.mail.ts';
 import { RESET_MAIL_KIND } from './accounts/password-reset.ts';
@@ -159,7 +160,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     done(closing ? new ServerClosing() : undefined);
   });
   await app.register(cookie);
-  await app.register(formbody, { bodyLimit: 64 * 1024 });
+  await app.register(formbody, { bodyLimit: 64 * 1024, parser: parseFormBody });
 
   installSessions(app, config, db, clock);
   installPages(app, combineMessages([

@@ -4,6 +4,7 @@
  */
 import type { FastifyBaseLogger, FastifyError } from 'fastify';
 import { DATABASE_UNAVAILABLE } from '../db/unavailable.ts';
+import { MALFORMED_FORM_BODY } from './form-body.ts';
 
 const DATABASE_DOWN_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND',
@@ -76,8 +77,8 @@ function clientMessage(e: Partial<FastifyError>, status: number): string {
     case 404: return 'Not found.';
     case 429: return 'Too many requests. Please slow down.';
     default:
-      // Fastify's own 4xx errors (FST_*) and JSON syntax errors describe the input, not our internals.
-      return typeof e.code === 'string' && e.code.startsWith('FST_') && e.message ? e.message : 'The request is malformed.';
+      // Fastify's own 4xx errors (FST_*), a malformed form and JSON syntax errors describe the input, not our internals.
+      return typeof e.code === 'string' && (e.code.startsWith('FST_') || e.code === MALFORMED_FORM_BODY) && e.message ? e.message : 'The request is malformed.';
   }
 }
 
