@@ -20,6 +20,8 @@ const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export interface CreateUserInput {
   email: string;
   password: string;
+  /** A demo account (the demo dataset): its password is the published demo password, which members may not choose. */
+  demoAccount?: boolean;
   firstName: string;
   lastName: string;
   role?: RoleName;
@@ -33,7 +35,7 @@ export async function createUser(db: Executor, input: CreateUserInput): Promise<
   const errors: FieldError[] = [];
   const email = input.email.trim();
   if (!EMAIL_PATTERN.test(email) || email.length > 254 || hasRefusedNameCharacters(email)) errors.push({ field: 'email', message: 'must be a valid email address' });
-  const weak = await passwordProblem(input.password, email);
+  const weak = await passwordProblem(input.password, email, { demoAccount: input.demoAccount === true });
   if (weak) errors.push({ field: 'password', message: weak });
   for (const field of ['firstName', 'lastName'] as const) {
     const problem = nameProblem(input[field], 100);

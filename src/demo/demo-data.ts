@@ -96,7 +96,7 @@ async function fillDemoData(db: Executor, keys: KeyMaterial | undefined): Promis
 
   const users: DemoUser[] = [];
   const user = async (email: string, firstName: string, lastName: string, role: RoleName, regionIds: number[], ambassadorOf: number[] = []) => {
-    const id = await createUser(db, { email, password: DEMO_PASSWORD, firstName, lastName, role, regionIds, ambassadorOf });
+    const id = await createUser(db, { email, password: DEMO_PASSWORD, firstName, lastName, role, regionIds, ambassadorOf, demoAccount: true });
     users.push({ id, email, password: DEMO_PASSWORD, firstName, lastName, role, regionIds, ambassadorOf });
     return id;
   };

@@ -227,7 +227,9 @@ describe('following the link', () => {
     for (const [password, message] of [
       ['short', 'The new password must be at least 8 characters long.'],
       ['password123', 'This password is one of the most commonly used. Please choose another.'],
-      [user.email, 'The new password must not be your email address.'],
+      [user.email, 'The new password must not be your email address, not even with digits or signs added.'],
+      ['aaaaaaaa', 'The new password must not be a repetition or a sequence of characters (like aaaaaaaa, 12341234 or abcdefgh).'],
+      ['Foodsharing2026', 'The new password must not be the name of this service or the published demo password, not even with digits or signs added.'],
     ] as const) {
       const refused = await setPassword(link, password);
       expect(refused.statusCode).toBe(400);

@@ -182,7 +182,7 @@ describe('/settings/security: changing the password', () => {
       ['', 'Das neue Passwort muss mindestens 8 Zeichen lang sein.'],
       ['short', 'Das neue Passwort muss mindestens 8 Zeichen lang sein.'],
       ['password123', 'Dieses Passwort gehört zu den am häufigsten benutzten. Bitte wähle ein anderes.'],
-      ['Lotte.Linse', 'Das neue Passwort darf nicht deine E-Mail-Adresse sein.'],
+      ['Lotte.Linse', 'Das neue Passwort darf nicht deine E-Mail-Adresse sein, auch nicht mit Ziffern oder Zeichen daran.'],
     ] as const) {
       const response = await change(here, user.password, next);
       expect(response.statusCode, next).toBe(400);
