@@ -131,7 +131,7 @@ export type SecurityEvent =
   /** The member added a passkey at /settings/security. */
   | { event: 'account.passkey.registered'; userId: number; passkeyId: number; deviceType: 'singleDevice' | 'multiDevice'; backedUp: boolean }
   /** The member removed one of their passkeys at /settings/security. */
-  | { event: 'account.passkey.removed'; userId: number; passkeyId: number }
+  | { event: 'account.passkey.removed'; userId: number; passkeyId: number; sessionsEnded: number; grantsRevoked: number }
   /** A member signed in (or re-authenticated) with a passkey. */
   | { event: 'account.passkey.login'; userId: number; passkeyId: number; amr: readonly string[]; ip: string }
   /** A sign-in with a passkey was refused; `reason` for the operator only (the answer is the same for all). */

@@ -416,12 +416,21 @@ describe('renaming and removing', () => {
     const own = await twoFactorSession(user.id);
     const key = new SoftwareAuthenticator(ORIGIN);
     await register(own, key);
+    // The device is lost: whoever has it signed in with the passkey elsewhere.
+    const thief = (await signIn(key)).answer;
+    expect(thief.statusCode).toBe(200);
+    const thiefCookie = thief.cookies.map((c) => `${c.name}=${c.value}`).join('; ');
+    const current = (cookie: string) => t.app.inject({ url: '/api/user/current', headers: { cookie } });
+    expect((await current(thiefCookie)).statusCode).toBe(200);
     const row = await passkeyRow(user.id);
     const removed = await form('remove', { csrf_token: own.csrfToken, id: String(row.id) }, own);
     expect(removed.statusCode).toBe(303);
     expect(removed.headers.location).toBe('/settings/security?passkey=removed');
     expect(await countPasskeys(t.db, user.id)).toBe(0);
-    expect(events('account.passkey.removed').at(-1)).toEqual(expect.objectContaining({ userId: user.id, passkeyId: row.id }));
+    expect(events('account.passkey.removed').at(-1)).toMatchObject({ userId: user.id, passkeyId: row.id, sessionsEnded: 1, grantsRevoked: 0 });
+    // Every other session ended with it; the one that removed it goes on.
+    expect((await current(thiefCookie)).statusCode).toBe(401);
+    expect((await current(own.cookie)).statusCode).toBe(200);
     // The member hears of it, in the same transaction as the removal.
     const mails = async () => (await t.db.selectFrom('mail_outbox').select(['kind', 'params']).where('recipient', '=', user.email).orderBy('id').execute());
     expect((await mails()).map((m) => m.kind)).toEqual(['passkey-added', 'passkey-removed']);

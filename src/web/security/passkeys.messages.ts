@@ -32,7 +32,7 @@ export const passkeysMessages: Messages = {
     'passkeys.sessionEnded': 'Diese Anmeldung wurde beendet. Melde dich neu an, um einen Passkey hinzuzufügen.',
     'passkeys.notice.added': 'Der Passkey wurde hinzugefügt. Wir haben dir zur Bestätigung eine E-Mail geschickt.',
     'passkeys.notice.renamed': 'Der Passkey wurde umbenannt.',
-    'passkeys.notice.removed': 'Der Passkey wurde entfernt. Lösche ihn auch auf deinem Gerät oder in deinem Passwort-Manager.',
+    'passkeys.notice.removed': 'Der Passkey wurde entfernt, und alle anderen Anmeldungen deines Kontos sind beendet. Lösche ihn auch auf deinem Gerät oder in deinem Passwort-Manager.',
   },
   en: {
     'passkeys.title': 'Passkeys',
@@ -64,6 +64,6 @@ export const passkeysMessages: Messages = {
     'passkeys.sessionEnded': 'This sign-in was ended. Log in again to add a passkey.',
     'passkeys.notice.added': 'The passkey was added. We sent you an email to confirm it.',
     'passkeys.notice.renamed': 'The passkey was renamed.',
-    'passkeys.notice.removed': 'The passkey was removed. Delete it on your device or in your password manager too.',
+    'passkeys.notice.removed': 'The passkey was removed, and every other sign-in of your account has ended. Delete it on your device or in your password manager too.',
   },
 };

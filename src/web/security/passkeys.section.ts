@@ -19,7 +19,7 @@ import { queueSecondFactorMail } from '../../accounts/one-time-codes/one-time-co
 import { factorChangeNow, signInAgainHref } from '../../accounts/recent-sign-in.ts';
 import { describeDevice } from '../../accounts/session-device.ts';
 import { renewRequestSession } from '../../accounts/session-http.ts';
-import type { SessionContext } from '../../accounts/sessions.ts';
+import { endSessionsOfUser, type SessionContext } from '../../accounts/sessions.ts';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
@@ -152,10 +152,13 @@ export function passkeysSection(app: FastifyInstance, { config, db, clock }: Pas
       // OWASP Multifactor Authentication Cheat Sheet: the member hears of every change to their factors.
       const holder = { userId: session.user.id, email: session.user.email, mailLocale: mailEnabled ? localeOf(request) : undefined, ip: request.ip };
       await queueSecondFactorMail(trx, holder, ONE_TIME_CODE_MAIL_KINDS.passkeyRemoved, now, request.events);
-      return 'done' as const;
+      // A lost device's passkey is removed to shut it out: the sessions it may have opened end with it (OWASP
+      // Session Management: end sessions when a credential is revoked), as every other one does at a password change.
+      return endSessionsOfUser(trx, session.user.id, now, { except: session.sid });
     });
-    if (outcome === 'done') logSecurityEvent(request.events, { event: 'account.passkey.removed', userId: session.user.id, passkeyId: id });
-    return outcome;
+    if (typeof outcome === 'string') return outcome;
+    logSecurityEvent(request.events, { event: 'account.passkey.removed', userId: session.user.id, passkeyId: id, ...outcome });
+    return 'done';
   }, 'removed', true);
 
   return {
