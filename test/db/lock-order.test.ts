@@ -39,6 +39,7 @@ import { useRefreshToken } from '../../src/oauth/grants/grants.repository.ts';
 import { TEST_DATABASE_URL } from '../helpers/database.ts';
 import { makeUser } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/fixture.ts';
+import { sessionSignedInWith } from '../helpers/session.ts';
 import { backendPid, blockedBehind, gatedBeforeInsertInto, outcomes, untilBlocked, untilWaitingOn, whileHeld } from '../helpers/lock-waits.ts';
 import { CALLBACK, makeClient, TEST_VERIFIER } from '../helpers/oauth.ts';
 
@@ -161,6 +162,32 @@ describe.runIf(TEST_DATABASE_URL)('transactions that lock the same rows at once 
     expect(await gatedBeforeInsertInto(t.db, 'oauth_grants', exchange, () => deleteClient(t.db, clientId))).toEqual(['done', 'done']);
     expect(await findClientRow(t.db, clientId)).toBeUndefined();
     expect(await t.db.selectFrom('oauth_grants').select('id').where('client_id', '=', client.id).execute()).toEqual([]);
+  });
+
+  test('a passkey removed (the member, the passkey, then the member\'s other sessions) and an app\'s code exchanged under one of them (the session, then rows naming the member)', async () => {
+    const { client, user, sid, now, code } = await memberAndClient();
+    const { id: passkeyId } = await t.db.insertInto('passkeys').values({
+      user_id: user.id, credential_id: `lock-${user.id}`, public_key: Buffer.from([1]), device_type: 'singleDevice', backed_up: false, name: 'Key',
+    }).returning('id').executeTakeFirstOrThrow();
+    const remover = await sessionSignedInWith(t.db, clock, user.id, ['pwd', 'otp', 'mfa']);
+    const stored = code(sid);
+    await insertCode(t.db, stored);
+    const remove = async () => {
+      const answer = await t.app.inject({
+        method: 'POST', url: '/settings/security/passkeys/remove', payload: new URLSearchParams({ csrf_token: remover.csrfToken, id: String(passkeyId) }).toString(),
+        headers: { cookie: remover.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      if (answer.statusCode !== 303) throw new Error(`${answer.statusCode}`);
+    };
+    const exchange = () => redeemCode(t.db, {
+      digest: stored.digest, clientRowId: client.id, clientVersion: client.version, redirectUri: CALLBACK, challenge: stored.codeChallenge, now,
+      grantExpiresAt: new Date(now.getTime() + 60_000), refreshExpiresAt: new Date(now.getTime() + 60_000), dpopJkt: null, refreshDpopJkt: null,
+    });
+    // The removal held where it deletes the passkey, the member's row already locked.
+    expect(await whileHeld(t.db, sql`select 1 from passkeys where id = ${passkeyId} for update`, remove, exchange)).toEqual(['done', 'done']);
+    // The session ended with the removal, and the grant signed in from it with the session.
+    expect(await t.db.selectFrom('sessions').select('sid').where('sid', '=', sid).execute()).toEqual([]);
+    expect(await t.db.selectFrom('oauth_grants').select('revoked_at').where('sid', '=', sid).execute()).toEqual([{ revoked_at: expect.any(Date) }]);
   });
 
   test('a client\'s deletion and a device\'s poll redeeming its approved code (the client, the session, then the device code)', async () => {

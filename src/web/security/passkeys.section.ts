@@ -143,8 +143,11 @@ export function passkeysSection(app: FastifyInstance, { config, db, clock }: Pas
   formRoute(`${BASE}/remove`, async (session, id, _name, request) => {
     const now = clock();
     const outcome = await inTransaction(db, async (trx) => {
-      // The member's row locked: two removals at once cannot both see another passkey left.
-      const user = await trx.selectFrom('users').select('password_hash').where('id', '=', session.user.id).forUpdate().executeTakeFirstOrThrow();
+      // The member's row locked: two removals at once cannot both see another passkey left. `for no key
+      // update`, as every change of a member takes it: an app's sign-in under another session of the member
+      // holds that session and then inserts rows naming the member (a key-share lock), which `for update`
+      // would wait for while this removal waits for that session: a deadlock (docs/security.md, "Lock order").
+      const user = await trx.selectFrom('users').select('password_hash').where('id', '=', session.user.id).forNoKeyUpdate().executeTakeFirstOrThrow();
       const passkeys = await listPasskeys(trx, session.user.id);
       if (!passkeys.some((p) => p.id === id)) return 'not-found' as const;
       if (!mayRemovePasskey({ passkeys: passkeys.length, hasUsablePassword: isUsablePasswordHash(user.password_hash) })) return 'refused' as const;
