@@ -19,7 +19,7 @@ import { countPasskeys, deletePasskeysOfUser } from '../../src/accounts/passkeys
 import { TEST_DATABASE_URL } from '../helpers/database.ts';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/fixture.ts';
-import { backendPid, untilWaitingOn } from '../helpers/lock-waits.ts';
+import { backendPid, gatedBeforeUpdateOf, untilWaitingOn } from '../helpers/lock-waits.ts';
 import { renewedSession, sessionSignedInWith, type TestSession } from '../helpers/session.ts';
 import { SoftwareAuthenticator } from '../helpers/software-authenticator.ts';
 import { installWriteLog, type WriteLog } from '../helpers/write-log.ts';
@@ -487,6 +487,32 @@ describe.runIf(TEST_DATABASE_URL)('a passkey removed while a sign-in with it is 
     expect(events('account.passkey.counter_regressed')).toHaveLength(regressedBefore);
     expect(events('account.passkey.login_failed').at(-1)).toMatchObject({ reason: 'unknown-credential', userId: user.id, passkeyId: passkey.id });
     expect(await t.db.selectFrom('sessions').select('sid').where('user_id', '=', user.id).execute()).toHaveLength(1);
+  });
+});
+
+describe.runIf(TEST_DATABASE_URL)('a passkey removed between a sign-in\'s verification and its session (PostgreSQL)', () => {
+  it('the removal comes first: the sign-in begins no session, and the removing session stays', async () => {
+    const user = await makeUser(t.db);
+    const own = new SoftwareAuthenticator(ORIGIN);
+    const remover = await twoFactorSession(user.id);
+    expect((await register(remover, own)).answer.statusCode).toBe(201);
+    const passkey = await passkeyRow(user.id);
+    const remove = async () => {
+      const answer = await t.app.inject({
+        method: 'POST', url: '/settings/security/passkeys/remove', payload: new URLSearchParams({ csrf_token: remover.csrfToken, id: String(passkey.id) }).toString(),
+        headers: { cookie: remover.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      });
+      if (answer.statusCode !== 303) throw new Error(`${answer.statusCode}`);
+    };
+    let signedIn: ReturnType<typeof signIn> | undefined;
+    // The sign-in held as it records the passkey's use (the row locked); the removal, which holds the member's row
+    // first, waits for that row; then the sign-in goes on to begin its session, and waits for the removal.
+    expect(await gatedBeforeUpdateOf(t.db, 'passkeys', async () => { signedIn = signIn(own); await signedIn; }, remove)).toEqual(['done', 'done']);
+    const { answer } = await signedIn!;
+    expect({ status: answer.statusCode, body: answer.json() as unknown }).toEqual({ status: 401, body: FAILED });
+    expect(await countPasskeys(t.db, user.id)).toBe(0);
+    const sessions = await t.db.selectFrom('sessions').select('csrf_token').where('user_id', '=', user.id).execute();
+    expect(sessions).toEqual([{ csrf_token: remover.csrfToken }]);
   });
 });
 

@@ -84,10 +84,19 @@ const GATE = 'pg_advisory_xact_lock(hashtextextended(current_schema(), 731092))'
  * transaction holds), so that it stops there, holding what it locked before; then `second`, until it is seen
  * waiting for `first`; then opens the gate.
  */
-export async function gatedBeforeInsertInto(db: Kysely<Database>, table: string, first: () => Promise<unknown>, second: () => Promise<unknown>): Promise<string[]> {
+export function gatedBeforeInsertInto(db: Kysely<Database>, table: string, first: () => Promise<unknown>, second: () => Promise<unknown>): Promise<string[]> {
+  return gatedBefore(db, 'insert', table, first, second);
+}
+
+/** {@link gatedBeforeInsertInto} for an update of a row of `table` (the row then locked by `first`). */
+export function gatedBeforeUpdateOf(db: Kysely<Database>, table: string, first: () => Promise<unknown>, second: () => Promise<unknown>): Promise<string[]> {
+  return gatedBefore(db, 'update', table, first, second);
+}
+
+async function gatedBefore(db: Kysely<Database>, event: 'insert' | 'update', table: string, first: () => Promise<unknown>, second: () => Promise<unknown>): Promise<string[]> {
   await sql.raw(`create function lock_order_gate() returns trigger language plpgsql as $$
     begin perform ${GATE}; return new; end $$`).execute(db);
-  await sql.raw(`create trigger lock_order_gate before insert on ${table} for each row execute function lock_order_gate()`).execute(db);
+  await sql.raw(`create trigger lock_order_gate before ${event} on ${table} for each row execute function lock_order_gate()`).execute(db);
   try {
     return await whileHeld(db, sql.raw(`select ${GATE}`), first, second);
   } finally {

@@ -59,8 +59,11 @@ export async function logInWithPasskey(db: DB, clock: Clock, guard: LoginGuard, 
   await recordSuccess(guard.attempts, counters);
   const session = await beginSession(db, clock, {
     userId: verified.userId, remember: input.rememberMe, replacing: input.previousSessionId, device: sessionDevice(input.userAgent, input.ip), amr: verified.amr,
+    // The passkey still the member's once their row is held: a removal at the same moment (which holds that row
+    // first) either came first, and no session begins, or waits for this one and then ends it with the others.
+    claim: async (trx) => (await trx.selectFrom('passkeys').select('id').where('id', '=', verified.passkeyId).executeTakeFirst()) !== undefined,
   });
-  // Disabled, or deleted with its passkeys, since the assertion verified.
+  // Disabled, or deleted with its passkeys, or the passkey removed, since the assertion verified.
   if (session === 'disabled') throw new AccountDisabled();
   if (session === 'lapsed') throw new PasskeyRejected('unknown-credential');
   logSecurityEvent(input.log, { event: 'account.passkey.login', userId: verified.userId, passkeyId: verified.passkeyId, amr: verified.amr, ip: input.ip });
