@@ -2,6 +2,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/fixture.ts';
+import { makeClient } from '../helpers/oauth.ts';
 
 const PRODUCTION = {
   NODE_ENV: 'production', LOG_LEVEL: 'silent', PUBLIC_URL: 'https://id.example.org',
@@ -51,6 +52,28 @@ describe('production', () => {
     const planted = 'AttackerChosenValueAttackerChosenValue01234';
     expect((await login(`CSRF_TOKEN=${planted}`, planted)).statusCode).toBe(403);
     expect((await login(`__Host-CSRF_TOKEN=${token}`, token)).statusCode).toBe(303);
+  });
+
+  it('keeps the device codes a browser confirmed in a __Host- cookie: a continuation planted under the plain name opens nothing', async () => {
+    const { clientId } = await makeClient(production, { confidential: false, grantTypes: ['urn:ietf:params:oauth:grant-type:device_code'] });
+    const started = await production.app.inject({
+      method: 'POST', url: '/oauth/device_authorization', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: `client_id=${clientId}&scope=openid`,
+    });
+    const entry = await production.app.inject({ url: '/device' });
+    const csrf = entry.cookies.find((c) => c.name === '__Host-CSRF_TOKEN')!.value;
+    const confirmed = await production.app.inject({
+      method: 'POST', url: '/device', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `__Host-CSRF_TOKEN=${csrf}` },
+      payload: new URLSearchParams({ csrf_token: csrf, user_code: started.json().user_code, step: 'confirm' }).toString(),
+    });
+    expect(confirmed.statusCode).toBe(303);
+    const cookie = confirmed.cookies.find((c) => c.name === '__Host-fs_device_confirmed');
+    expect(cookie).toMatchObject({ secure: true, httpOnly: true, sameSite: 'Lax', path: '/', maxAge: 600 });
+    expect(cookie).not.toHaveProperty('domain');
+    const approve = (cookieHeader: string) => production.app.inject({ url: confirmed.headers.location as string, headers: { cookie: cookieHeader } });
+    expect((await approve(`fs_device_confirmed=${cookie!.value}`)).statusCode).toBe(403);
+    const own = await approve(`__Host-fs_device_confirmed=${cookie!.value}`);
+    expect(own.statusCode).toBe(303);
+    expect(own.headers.location).toMatch(/^\/login\?return_to=/);
   });
 
   it('sends Strict-Transport-Security on pages and the API', async () => {

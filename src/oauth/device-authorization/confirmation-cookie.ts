@@ -14,7 +14,15 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 
-export const CONFIRMED_DEVICES_COOKIE = 'fs_device_confirmed';
+/**
+ * The cookie's name: in production `__Host-` (Secure, no Domain, `Path=/`: RFC 6265bis §4.1.3.2), so that a
+ * sibling subdomain cannot set one for this host — it could otherwise plant the continuation of a code its
+ * owner confirmed, and the link would work in the member's browser after all. Over http (development) the
+ * prefix cannot be set; the plain name is read there only.
+ */
+export function confirmedDevicesCookie(secure: boolean): string {
+  return secure ? '__Host-fs_device_confirmed' : 'fs_device_confirmed';
+}
 export const MAX_CONFIRMED_DEVICES = 5;
 const CONTINUATION = /^[A-Za-z0-9_-]{43}$/;
 

@@ -27,7 +27,7 @@ import { formParameters, type RawParameters } from '../authorization-request.ts'
 import type { AuthorizationPages } from '../authorization-pages.ts';
 import { isInRequiredRegions } from '../checks/required-regions.ts';
 import { findClientRow } from '../clients/clients.repository.ts';
-import { CONFIRMED_DEVICES_COOKIE, isConfirmedHere, withConfirmedDevice } from '../device-authorization/confirmation-cookie.ts';
+import { confirmedDevicesCookie, isConfirmedHere, withConfirmedDevice } from '../device-authorization/confirmation-cookie.ts';
 import { DEVICE_VERIFICATION_PATH } from '../device-authorization/device-authorization.ts';
 import {
   confirmDevice, decide, findContinuation, lookUpUserCode, type DeviceVerificationDeps, type UserCodeAnswer,
@@ -45,6 +45,7 @@ export function deviceVerificationEndpoint(
   app: FastifyInstance, ctx: OAuthContext, pages: DevicePages, authorizationPages: AuthorizationPages, attempts: AttemptCounters, config: Config,
 ): void {
   const deps: DeviceVerificationDeps = { db: ctx.db, clock: ctx.clock, attempts, userCodeKey: derivedKeys(ctx.material).userCode };
+  const confirmedCookie = confirmedDevicesCookie(config.isProduction);
 
   /** The entry form again, saying why; 429 with Retry-After past the guessing limit. */
   const refuse = (request: FastifyRequest, reply: FastifyReply, typed: string, answer: Exclude<UserCodeAnswer<unknown>, { kind: 'found' }>) => {
@@ -66,8 +67,8 @@ export function deviceVerificationEndpoint(
       const answer = await confirmDevice(deps, guess);
       if (answer.kind !== 'found') return refuse(request, reply, typed, answer);
       const { continuation } = answer.value;
-      void reply.setCookie(CONFIRMED_DEVICES_COOKIE, withConfirmedDevice(request.cookies[CONFIRMED_DEVICES_COOKIE], continuation), {
-        path: DEVICE_VERIFICATION_PATH, httpOnly: true, sameSite: 'lax', secure: config.isProduction, maxAge: DEVICE_CODE_SECONDS,
+      void reply.setCookie(confirmedCookie, withConfirmedDevice(request.cookies[confirmedCookie], continuation), {
+        path: config.isProduction ? '/' : DEVICE_VERIFICATION_PATH, httpOnly: true, sameSite: 'lax', secure: config.isProduction, maxAge: DEVICE_CODE_SECONDS,
       });
       return reply.redirect(approveUrl(continuation), 303);
     }
@@ -81,7 +82,7 @@ export function deviceVerificationEndpoint(
    * confirmed its code; else the page already sent. A link from elsewhere stops here, before any login.
    */
   const continued = async (request: FastifyRequest, reply: FastifyReply, continuation: unknown) => {
-    if (!isConfirmedHere(request.cookies[CONFIRMED_DEVICES_COOKIE], continuation)) {
+    if (!isConfirmedHere(request.cookies[confirmedCookie], continuation)) {
       logSecurityEvent(request.events, { event: 'oauth.device.continuation_refused', ip: request.ip });
       return { sent: await pages.otherBrowser(request, reply) };
     }
