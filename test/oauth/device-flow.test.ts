@@ -549,6 +549,7 @@ describe('user codes at /device', () => {
     expect(limited.body).toContain('Zu viele falsche Codes. Bitte warte 60 Sekunden');
     // Another address is not refused; a right code counts as no guess.
     expect((await submit(started.user_code, 'check', { remoteAddress: '10.2.0.2' })).statusCode).toBe(200);
+    await t.app.securityEvents.settled(); // the audit log is written in batches
     const events = await t.db.selectFrom('security_events').select('event').where('event', 'like', 'oauth.device.%').execute();
     expect(events.map((e) => e.event)).toContain('oauth.device.user_code_limited');
   });

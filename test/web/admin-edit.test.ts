@@ -47,7 +47,10 @@ describe('edit', () => {
     });
     expect(await secretDigest('karte')).toEqual(digest);
     // The same form again changes nothing, records nothing, and says so.
-    const events = async () => (await t.db.selectFrom('security_events').select('id').where('client_id', '=', 'karte').execute()).length;
+    const events = async () => {
+      await t.app.securityEvents.settled(); // the audit log is written in batches
+      return (await t.db.selectFrom('security_events').select('id').where('client_id', '=', 'karte').execute()).length;
+    };
     const before = await events();
     const again = await post('/admin/oauthclients/karte', orga, [['csrf_token', orga.csrfToken], ['name', 'Karte 2'], ['confidential', '1'],
       ['redirect_uris', 'https://karte.example.org/v2/cb'], ['scopes', 'email'], ['required_regions', String(cologne)]]);
@@ -140,6 +143,7 @@ describe('regenerate secret', () => {
     expect(isClientSecretValid(t.keys, digest, newSecret)).toBe(true);
     expect((await get('/admin/oauthclients', orga)).body).not.toContain(newSecret);
     // The audit log names who did it: the organisation member.
+    await t.app.securityEvents.settled();
     const stored = await t.db.selectFrom('security_events').select(['event', 'details']).where('client_id', '=', 'rotating').orderBy('id').execute();
     expect(stored).toEqual([
       { event: 'oauth.client.created', details: { confidential: true, actorId: orgaId } },
