@@ -7,7 +7,7 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { installSessions } from './accounts/session-http.ts';
+import { installSessions, SESSION_COOKIE } from './accounts/session-http.ts';
 import { apiRoutes } from './api/areas.ts';
 import { installOpenApi } from './api/openapi/openapi.plugin.ts';
 import { API_PRE_ROUTING_ERRORS } from './api/plugin/error-handler.ts';
@@ -24,6 +24,7 @@ import { securityHeaders } from './http/security-headers.ts';
 import { compiledOnFirstUse, compileValidator } from './http/validation.ts';
 import { serializersOnFirstUse } from './http/serialization.ts';
 import { parseFormBody } from './http/form-body.ts';
+import { installCookieChallenge } from './http/cookie-challenge.ts';
 import { UNLOCK_MAIL_KIND } from './accounts/login-unlock.ts';
 import { unlockMailComposer } from './accounts/login-unlock.mail.ts';
 import { RESET_MAIL_KIND } from './accounts/password-reset.ts';
@@ -159,6 +160,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     void reply.headers(set).header(REQUEST_ID_HEADER, request.id);
     done(closing ? new ServerClosing() : undefined);
   });
+  installCookieChallenge(app, SESSION_COOKIE);
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: 64 * 1024, parser: parseFormBody });
 

@@ -12,6 +12,9 @@ import { databaseDigest } from './digest.ts';
 import { installWriteLog, type WriteLog } from './write-log.ts';
 
 /** Far above any answer on a busy machine, far below the test's timeout: a request past it hangs. */
+/** Where a client authenticates (RFC 6749 §2.3): a 401 there names a scheme only for HTTP Basic (§5.2). */
+const CLIENT_AUTHENTICATION_ENDPOINTS = new Set(['/oauth/token', '/oauth/revoke', '/oauth/introspect', '/oauth/par', '/oauth/device_authorization']);
+
 const ANSWER_WITHIN_MS = 15_000;
 
 /**
@@ -60,6 +63,11 @@ export class HostileProbe {
     this.sent += 1;
     this.statuses.set(response.statusCode, (this.statuses.get(response.statusCode) ?? 0) + 1);
     if (response.statusCode >= 500 && !documented.includes(response.statusCode)) throw new Error(`${response.statusCode} for ${label}: ${response.body.slice(0, 300)}`);
+    // RFC 9110 §15.5.2: a 401 carries a challenge; RFC 6749 §5.2 lets a client authenticated in the form body go without.
+    const path = typeof request.url === 'string' ? request.url.split('?')[0]! : '';
+    if (response.statusCode === 401 && response.headers['www-authenticate'] === undefined && !CLIENT_AUTHENTICATION_ENDPOINTS.has(path)) {
+      throw new Error(`401 without WWW-Authenticate for ${label}`);
+    }
     const written = await this.log.take();
     if (written.length === 0) return response;
     const after = await databaseDigest(this.t.db);
