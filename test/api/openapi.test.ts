@@ -183,6 +183,14 @@ describe('GET /api/openapi.json', () => {
       expect(headersOf(method!, path!, status!), `${method} ${path} ${status}`).toEqual(['Retry-After']);
     }
     expect(headersOf('post', '/api/baskets', '201')).toEqual(['Location']);
+    // Every 401 names the challenge (RFC 9110 §15.5.2), and the server sends it.
+    const unauthorized = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods!)
+      .filter(([, operation]) => (operation as { responses?: Record<string, unknown> }).responses?.['401'] !== undefined).map(([method]) => [method, path] as const));
+    expect(unauthorized.length).toBeGreaterThan(20);
+    for (const [method, path] of unauthorized) expect(headersOf(method, path, '401'), `${method} ${path}`).toEqual(['WWW-Authenticate']);
+    const loggedOut = await t.call('GET', '/api/user/current');
+    expect(loggedOut.statusCode).toBe(401);
+    expect(loggedOut.headers['www-authenticate']).toBe('Cookie realm="foodsharing", form-action="/api/user/login", cookie-name="fs_session"');
     expect(headersOf('get', '/api/uploads/{uuid}', '200')).toEqual(['ETag', 'Cache-Control']);
     expect(headersOf('get', '/api/uploads/{uuid}', '304')).toEqual(['ETag', 'Cache-Control']);
     expect(doc.paths['/api/uploads/{uuid}']!.get!.responses['304']).not.toHaveProperty('content');

@@ -10,12 +10,15 @@
  * - 413 and 415 on every POST, PUT, PATCH and DELETE, with a body or not: the
  *   body limit and the JSON-only parsers answer them before or instead of the
  *   route;
+ * - the challenge every 401 carries (`WWW-Authenticate`, http/cookie-challenge.ts);
  * - a body's unknown fields as the validator treats them: dropped (so the
  *   document does not close the body's objects) unless the schema carries
  *   `CLOSED_BODY`, whose refusal it keeps.
  */
 import type { FastifySchema, RouteOptions } from 'fastify';
+import type { TSchema } from '@sinclair/typebox';
 import { ProblemSchema } from '../plugin/problem-schema.ts';
+import { withHeaders, WWW_AUTHENTICATE } from '../plugin/response-headers.ts';
 import { isLoginRequired, needsCsrfToken, type ApiRouteConfig } from '../plugin/route-config.ts';
 import { isClosedBody } from '../plugin/validation.ts';
 
@@ -30,7 +33,9 @@ export function documentOperation(schema: FastifySchema, route: Pick<RouteOption
   const documented: FastifySchema = { ...schema, security };
   if (security.length === 0) delete documented.security;
   const takesBody = [route.method].flat().some((method) => BODY_METHODS.includes(method));
-  documented.response = { ...QUERY_FAILURE, ...(takesBody ? BODY_FAILURES : {}), ...(schema.response as object | undefined) };
+  const responses: Record<string, TSchema> = { ...QUERY_FAILURE, ...(takesBody ? BODY_FAILURES : {}), ...(schema.response as Record<string, TSchema> | undefined) };
+  if (responses[401] !== undefined) responses[401] = withHeaders(responses[401], WWW_AUTHENTICATE);
+  documented.response = responses;
   if (schema.body !== undefined && !isClosedBody(schema.body)) documented.body = withUnknownFieldsIgnored(schema.body);
   return documented;
 }

@@ -20,6 +20,14 @@ export const RETRY_AFTER: Headers = {
   'Retry-After': { type: 'integer', minimum: 0, description: 'seconds to wait before trying again' },
 };
 
+/** RFC 9110 §15.5.2, as every 401 under `/api` carries it (http/cookie-challenge.ts). */
+export const WWW_AUTHENTICATE: Headers = {
+  'WWW-Authenticate': {
+    type: 'string', const: 'Cookie realm="foodsharing", form-action="/api/user/login", cookie-name="fs_session"',
+    description: 'the challenge of the session cookie: log in at form-action',
+  },
+};
+
 /**
  * `declaration` with `headers` named: a declaration in the `content` form (`problemSchemaOf`) keeps
  * its content, and so does one without a body (`Type.Null()`); a JSON body's schema is put in that
