@@ -510,6 +510,7 @@ describe.runIf(TEST_DATABASE_URL)('a passkey removed between a sign-in\'s verifi
     expect(await gatedBeforeUpdateOf(t.db, 'passkeys', async () => { signedIn = signIn(own); await signedIn; }, remove)).toEqual(['done', 'done']);
     const { answer } = await signedIn!;
     expect({ status: answer.statusCode, body: answer.json() as unknown }).toEqual({ status: 401, body: FAILED });
+    expect(events('account.passkey.login_failed').at(-1)).toMatchObject({ reason: 'unknown-credential', userId: user.id, passkeyId: passkey.id });
     expect(await countPasskeys(t.db, user.id)).toBe(0);
     const sessions = await t.db.selectFrom('sessions').select('csrf_token').where('user_id', '=', user.id).execute();
     expect(sessions).toEqual([{ csrf_token: remover.csrfToken }]);

@@ -65,7 +65,10 @@ export async function logInWithPasskey(db: DB, clock: Clock, guard: LoginGuard, 
   });
   // Disabled, or deleted with its passkeys, or the passkey removed, since the assertion verified.
   if (session === 'disabled') throw new AccountDisabled();
-  if (session === 'lapsed') throw new PasskeyRejected('unknown-credential');
+  if (session === 'lapsed') {
+    logSecurityEvent(input.log, { event: 'account.passkey.login_failed', reason: 'unknown-credential', userId: verified.userId, passkeyId: verified.passkeyId, ip: input.ip });
+    throw new PasskeyRejected('unknown-credential');
+  }
   logSecurityEvent(input.log, { event: 'account.passkey.login', userId: verified.userId, passkeyId: verified.passkeyId, amr: verified.amr, ip: input.ip });
   return { session, userId: verified.userId };
 }
