@@ -23,6 +23,7 @@ import { timingSafeEqual } from 'node:crypto';
 export function confirmedDevicesCookie(secure: boolean): string {
   return secure ? '__Host-fs_device_confirmed' : 'fs_device_confirmed';
 }
+
 export const MAX_CONFIRMED_DEVICES = 5;
 const CONTINUATION = /^[A-Za-z0-9_-]{43}$/;
 
