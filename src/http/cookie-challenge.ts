@@ -14,17 +14,22 @@ import type { FastifyInstance } from 'fastify';
 
 const API_PREFIX = '/api';
 
-/** The challenge of a 401 answered at `url` (a path, with its query). */
+/** The challenge of a 401 answered at `url` (a path, with its query, or a route's template). */
 export function cookieChallenge(url: string, sessionCookie: string): string {
   const api = url === API_PREFIX || url.startsWith(`${API_PREFIX}/`) || url.startsWith(`${API_PREFIX}?`);
   return `Cookie realm="foodsharing", form-action="${api ? '/api/user/login' : '/login'}", cookie-name="${sessionCookie}"`;
 }
 
-/** Adds the challenge to every 401 that carries none, outside /oauth/. Install before the routes. */
+/**
+ * Adds the challenge to every 401 that carries none, outside /oauth/. Install before the routes. Decided by the
+ * route's own path (its template, as the router matched it), not the request's, which may still be
+ * percent-encoded (`/%6fauth/token` reaches the token endpoint).
+ */
 export function installCookieChallenge(app: FastifyInstance, sessionCookie: string): void {
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (reply.statusCode === 401 && !reply.hasHeader('www-authenticate') && !request.url.startsWith('/oauth/')) {
-      void reply.header('www-authenticate', cookieChallenge(request.url, sessionCookie));
+    const path = request.routeOptions.url ?? request.url;
+    if (reply.statusCode === 401 && !reply.hasHeader('www-authenticate') && !path.startsWith('/oauth/')) {
+      void reply.header('www-authenticate', cookieChallenge(path, sessionCookie));
     }
     done(null, payload);
   });

@@ -11,10 +11,10 @@ import type { AppUnderTest } from './app.ts';
 import { databaseDigest } from './digest.ts';
 import { installWriteLog, type WriteLog } from './write-log.ts';
 
-/** Far above any answer on a busy machine, far below the test's timeout: a request past it hangs. */
-/** Where a client authenticates (RFC 6749 §2.3): a 401 there names a scheme only for HTTP Basic (§5.2). */
+/** Where a client authenticates (RFC 6749 §2.3): a 401 there names a scheme only for HTTP Basic (§5.2; docs/security.md). */
 const CLIENT_AUTHENTICATION_ENDPOINTS = new Set(['/oauth/token', '/oauth/revoke', '/oauth/introspect', '/oauth/par', '/oauth/device_authorization']);
 
+/** Far above any answer on a busy machine, far below the test's timeout: a request past it hangs. */
 const ANSWER_WITHIN_MS = 15_000;
 
 /**

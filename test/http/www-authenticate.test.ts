@@ -21,11 +21,23 @@ describe('a 401', () => {
       await t.app.inject({ url: '/api/user/current?x=1' }),
       await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { email: user.email, password: 'not the password' } }),
       await t.app.inject({ method: 'POST', url: '/api/baskets', payload: {} }),
+      await t.app.inject({ url: '/%61pi/user/current' }), // the router decodes the path; so does the challenge
     ]) {
       expect(answer.statusCode).toBe(401);
       expect(answer.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(answer.headers['www-authenticate']).toBe(API);
     }
+  });
+
+  test('of the JSON login for a member with a second factor names the page\'s login, where the second step is', async () => {
+    const user = await makeUser(t.db);
+    await t.db.insertInto('passkeys').values({
+      user_id: user.id, credential_id: `challenge-${user.id}`, public_key: Buffer.from([1]), device_type: 'singleDevice', backed_up: false, name: 'Key',
+    }).execute();
+    const answer = await t.app.inject({ method: 'POST', url: '/api/user/login', payload: { email: user.email, password: user.password } });
+    expect(answer.statusCode).toBe(401);
+    expect(answer.json().code).toBe('auth.second-factor-required');
+    expect(answer.headers['www-authenticate']).toBe(PAGES);
   });
 
   test('of a page or its scripts names the session cookie and the login page', async () => {
@@ -51,5 +63,11 @@ describe('a 401', () => {
     const post = await tokenRequest(t, { grant_type: 'authorization_code', code: 'x', redirect_uri: CALLBACK, client_id: client.clientId, client_secret: 'wrong' });
     expect(post.statusCode).toBe(401);
     expect(post.headers['www-authenticate']).toBeUndefined();
+    const encoded = await t.app.inject({
+      method: 'POST', url: '/%6fauth/token', headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ grant_type: 'authorization_code', code: 'x', redirect_uri: CALLBACK, client_id: client.clientId, client_secret: 'wrong' }).toString(),
+    });
+    expect(encoded.statusCode).toBe(401);
+    expect(encoded.headers['www-authenticate']).toBeUndefined();
   });
 });

@@ -12,6 +12,7 @@ import { requireSession } from '../actor.ts';
 import { ApiProblem } from '../plugin/problem.ts';
 import { ProblemBodySchema, problemSchemaOf, ProblemSchema } from '../plugin/problem-schema.ts';
 import { RETRY_AFTER, withHeaders } from '../plugin/response-headers.ts';
+import { cookieChallenge } from '../../http/cookie-challenge.ts';
 
 export interface UserRoutesOptions {
   config: Config;
@@ -62,7 +63,9 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (a
     }).catch((error: unknown) => { throw loginProblem(error, config); });
     // The JSON login takes a password only: a member with a second factor signs in through the login page.
     if ('secondFactor' in result) {
-      throw new ApiProblem(401, 'auth.second-factor-required', `This account has a second factor: log in at ${config.publicUrl}/login.`);
+      // Its challenge names the page's login, where the second step is (http/cookie-challenge.ts).
+      throw new ApiProblem(401, 'auth.second-factor-required', `This account has a second factor: log in at ${config.publicUrl}/login.`, undefined,
+        { 'www-authenticate': cookieChallenge('/login', SESSION_COOKIE) });
     }
     const { session, user, deviceCookie } = result;
     setSessionCookies(reply, config, clock, session);
