@@ -5,7 +5,7 @@
  * re-authenticate before changing factors): adding or removing a passkey and
  * turning one-time codes on need a session that signed in within
  * {@link RECENT_SIGN_IN_SECONDS} (and with two factors once the member has
- * a second one: {@link factorChange}), so that whoever holds a member's session for
+ * a second one: {@link factorChangeNow}), so that whoever holds a member's session for
  * a moment — a borrowed computer, a stolen cookie — cannot bind a factor of
  * their own that would outlast a password reset. Signing in again renews the
  * session (same `sid`, new `auth_time`: sessions.ts `createSession`).
@@ -30,18 +30,13 @@ export type FactorChange = 'allowed' | 'sign-in-again' | 'second-factor-needed';
  * at the level it will be used at). Without the second condition, a session signed in with a security key
  * that verified nobody (one factor) could add a passkey that does verify its user, and sign in with two
  * factors from then on, or remove the member's other passkeys. A member's first factor needs the password's
- * sign-in only (they have nothing more to prove it with).
+ * sign-in only (they have nothing more to prove it with). The member's factors are read only for a recent
+ * sign-in.
  */
-export function factorChange(session: Pick<SessionContext, 'authTime' | 'amr'>, hasSecondFactor: boolean, now: Date): FactorChange {
-  if (!signedInRecently(session, now)) return 'sign-in-again';
-  if (hasSecondFactor && !session.amr.includes('mfa')) return 'second-factor-needed';
-  return 'allowed';
-}
-
-/** {@link factorChange} for the session's member as stored now. */
 export async function factorChangeNow(db: Executor, session: Pick<SessionContext, 'authTime' | 'amr' | 'user'>, now: Date): Promise<FactorChange> {
   if (!signedInRecently(session, now)) return 'sign-in-again';
-  return factorChange(session, await isSecondFactorEnabled(db, session.user.id), now);
+  if (!session.amr.includes('mfa') && await isSecondFactorEnabled(db, session.user.id)) return 'second-factor-needed';
+  return 'allowed';
 }
 
 /** The login page, coming back to `returnTo` (a path on this site) once signed in again. */

@@ -43,7 +43,7 @@ export const adminActionRoutes: FastifyPluginAsyncTypebox<AdminPageOptions> = as
   };
 
   /** The client when it exists (and, for a new secret, is confidential); otherwise the 404 page. */
-  const clientFor = async (_request: FastifyRequest, reply: FastifyReply, clientId: string, action: Action): Promise<Found | undefined> => {
+  const clientFor = async (reply: FastifyReply, clientId: string, action: Action): Promise<Found | undefined> => {
     const found = await findClientWithVersion(db, clientId);
     if (!found || (action === 'regenerate' && !found.client.confidential)) {
       await renderNotFound(reply);
@@ -55,7 +55,7 @@ export const adminActionRoutes: FastifyPluginAsyncTypebox<AdminPageOptions> = as
   for (const [path, action] of [['delete', 'delete'], ['secret', 'regenerate']] as const) {
     app.get(`${ADMIN_BASE}/:clientId/${path}`, { schema: { params: ClientIdParams } }, async (request, reply) => {
       if (!(await pageSession(request, reply, access))) return reply;
-      const found = await clientFor(request, reply, request.params.clientId, action);
+      const found = await clientFor(reply, request.params.clientId, action);
       return found ? confirmPage(request, reply, found, action) : reply;
     });
 
@@ -63,7 +63,7 @@ export const adminActionRoutes: FastifyPluginAsyncTypebox<AdminPageOptions> = as
       const session = await pageSession(request, reply, access);
       if (!session) return reply;
       const events = withActor(request.events, session.user.id);
-      const found = await clientFor(request, reply, request.params.clientId, action);
+      const found = await clientFor(reply, request.params.clientId, action);
       if (!found) return reply;
       const { client } = found;
       if (!(await isValidFormToken(request, request.body.csrf_token))) {
