@@ -5,7 +5,10 @@
  * plain JSON object; a prefix with its own vocabulary (`/api`: problem+json,
  * SPEC §7) words it when the request line names a path under that prefix.
  * Only the raw bytes are known here: no route, no session, no request id of
- * Fastify's.
+ * Fastify's. A request that timed out carries no bytes: its target is the one
+ * Node parsed when its headers were complete (a body that never finished);
+ * when even the headers never completed, Node has not exposed the request
+ * line, and the answer is the plain JSON object.
  */
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
@@ -38,7 +41,7 @@ function answerClientError(app: FastifyInstance, prefixed: PrefixErrorWording, s
   if (failure.status === 408) app.log.info({ code: error.code, requestId }, 'request timed out: closing the connection');
   else app.log.debug({ err: error, requestId }, 'client error');
   if (socket.writable) {
-    const own = isRequestLineUnder(error.rawPacket as unknown, prefixed.prefix);
+    const own = isRequestLineUnder(error.rawPacket as unknown, prefixed.prefix) || isTargetUnder(parsedTarget(socket), prefixed.prefix);
     const body = own
       ? JSON.stringify(prefixed.body(failure.status, failure.detail))
       : JSON.stringify({ error: STATUS_CODES[failure.status], message: failure.detail, statusCode: failure.status });
@@ -68,7 +71,17 @@ export function classifyClientError(code: string | undefined): ClientFailure {
 export function isRequestLineUnder(rawPacket: unknown, prefix: string): boolean {
   if (!Buffer.isBuffer(rawPacket)) return false;
   const firstLine = rawPacket.subarray(0, 8192).toString('latin1').split(/\r?\n/, 1)[0] ?? '';
-  const target = firstLine.split(' ')[1] ?? '';
-  const path = target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '');
+  return isTargetUnder(firstLine.split(' ')[1], prefix);
+}
+
+/** The target of the request whose headers Node's parser completed on this socket (its body still arriving), if any. */
+function parsedTarget(socket: Socket): string | undefined {
+  const { parser } = socket as Socket & { parser?: { incoming?: { url?: unknown } | null } | null };
+  const url = parser?.incoming?.url;
+  return typeof url === 'string' ? url : undefined;
+}
+
+function isTargetUnder(target: string | undefined, prefix: string): boolean {
+  const path = (target ?? '').replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '');
   return path === prefix || (path.startsWith(prefix) && '/?#'.includes(path.charAt(prefix.length)));
 }
