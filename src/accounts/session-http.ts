@@ -41,7 +41,9 @@ export function installSessions(app: FastifyInstance, config: Config, db: DB, cl
   app.decorateRequest('sessionLookup', null);
   app.decorateRequest('getSession', function getSession(this: FastifyRequest) {
     if (this.sessionLookup === null) {
-      const id = this.cookies[SESSION_COOKIE];
+      // Unparsed (null) on a request refused before @fastify/cookie's hook ran (a closing server, a
+      // content-coded body): its error page is rendered for nobody.
+      const id = this.cookies?.[SESSION_COOKIE];
       this.sessionLookup = id ? findSession(db, clock, id).then((s) => s ?? null) : Promise.resolve(null);
     }
     return this.sessionLookup;

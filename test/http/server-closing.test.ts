@@ -63,16 +63,21 @@ describe('a request that reaches a closing server', () => {
     const address = new URL(await t.listen());
     // Node's server emits `request` once a request's head is read: both are under way before the close begins.
     let heads = 0;
-    const bothUnderWay = new Promise<void>((resolve) => t!.app.server.on('request', () => { heads += 1; if (heads === 2) resolve(); }));
-    const [forApi, forOAuth] = [await busyConnection(Number(address.port), address.hostname), await busyConnection(Number(address.port), address.hostname)];
-    await bothUnderWay;
+    const allUnderWay = new Promise<void>((resolve) => t!.app.server.on('request', () => { heads += 1; if (heads === 3) resolve(); }));
+    const [forApi, forOAuth, forPage] = [
+      await busyConnection(Number(address.port), address.hostname), await busyConnection(Number(address.port), address.hostname),
+      await busyConnection(Number(address.port), address.hostname),
+    ];
+    await allUnderWay;
     const closed = t.app.close();
-    const [apiAnswers, oauthAnswers] = await Promise.all([
+    const [apiAnswers, oauthAnswers, pageAnswers] = await Promise.all([
       forApi.finish('GET /api/user/current HTTP/1.1\r\nHost: localhost\r\n\r\n'),
       forOAuth.finish(`POST /oauth/token HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${TOKEN_BODY.length}\r\n\r\n${TOKEN_BODY}`),
+      // A page's error view is rendered for nobody: the session cookie was never parsed.
+      forPage.finish('GET /login HTTP/1.1\r\nHost: localhost\r\nAccept-Language: en\r\nCookie: fs_session=x\r\n\r\n'),
     ]);
     await closed;
-    for (const answers of [apiAnswers, oauthAnswers]) {
+    for (const answers of [apiAnswers, oauthAnswers, pageAnswers]) {
       expect(answers).toHaveLength(2);
       expect(answers[0]!.status).toBe(401);
       expect(JSON.parse(answers[0]!.body)).toMatchObject({ error: 'invalid_client' });
@@ -83,5 +88,7 @@ describe('a request that reaches a closing server', () => {
       detail: 'The service is temporarily unavailable. Please try again shortly.' });
     expect(oauthAnswers[1]).toMatchObject({ status: 503, headers: { 'content-type': 'application/json; charset=utf-8' } });
     expect(JSON.parse(oauthAnswers[1]!.body)).toMatchObject({ error: 'temporarily_unavailable' });
+    expect(pageAnswers[1]).toMatchObject({ status: 503, headers: { 'content-type': 'text/html; charset=utf-8' } });
+    expect(pageAnswers[1]!.body).toContain('<html lang="en"');
   });
 });
