@@ -24,6 +24,7 @@ import { securityHeaders } from './http/security-headers.ts';
 import { compiledOnFirstUse, compileValidator } from './http/validation.ts';
 import { serializersOnFirstUse } from './http/serialization.ts';
 import { parseFormBody } from './http/form-body.ts';
+import { UnsupportedContentCoding, unsupportedContentCoding } from './http/content-coding.ts';
 import { installCookieChallenge } from './http/cookie-challenge.ts';
 import { UNLOCK_MAIL_KIND } from './accounts/login-unlock.ts';
 import { unlockMailComposer } from './accounts/login-unlock.mail.ts';
@@ -158,7 +159,10 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   app.addHook('onRequest', (request, reply, done) => {
     const set = request.routeOptions.config.securityHeaders === 'json' ? headers.json : headers.page;
     void reply.headers(set).header(REQUEST_ID_HEADER, request.id);
-    done(closing ? new ServerClosing() : undefined);
+    if (closing) return done(new ServerClosing());
+    const coded = unsupportedContentCoding(request.headers);
+    if (coded) void reply.header('accept-encoding', UnsupportedContentCoding.accepted);
+    done(coded);
   });
   installCookieChallenge(app, SESSION_COOKIE);
   await app.register(cookie);

@@ -5,6 +5,7 @@
 import type { FastifyBaseLogger, FastifyError } from 'fastify';
 import { DATABASE_UNAVAILABLE } from '../db/unavailable.ts';
 import { MALFORMED_FORM_BODY } from './form-body.ts';
+import { UNSUPPORTED_CONTENT_CODING } from './content-coding.ts';
 
 const DATABASE_DOWN_CODES = new Set([
   'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND',
@@ -72,7 +73,7 @@ export function classifyFailure(error: unknown): Failure {
 function clientMessage(e: Partial<FastifyError>, status: number): string {
   switch (status) {
     case 413: return 'The request body is too large.';
-    case 415: return 'Unsupported content type.';
+    case 415: return e.code === UNSUPPORTED_CONTENT_CODING && e.message ? e.message : 'Unsupported content type.';
     case 403: return 'Access to this resource is forbidden.';
     case 404: return 'Not found.';
     case 429: return 'Too many requests. Please slow down.';
