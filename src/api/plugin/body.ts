@@ -3,6 +3,10 @@
  * what a cross-site HTML form can send without a preflight: accepted, it would
  * allow login CSRF, so it is a 415 like every other media type.
  *
+ * A JSON text that gives a name twice in one object, or escapes half a
+ * surrogate pair, is refused too (http/json-text.ts): `JSON.parse` would keep
+ * the last value, or store U+FFFD.
+ *
  * Where a body is refused depends on the route. SPEC-API puts "invalid body →
  * 400" after 404 and 403, so on routes that check their input late
  * (`attachValidation`) a syntax error or an unsupported media type is only
@@ -12,6 +16,7 @@
  */
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { jsonTextProblem, type JsonTextProblem } from '../../http/json-text.ts';
 import { ApiProblem } from './problem.ts';
 import { deferBodyFailure } from './validation-order.ts';
 
@@ -32,7 +37,9 @@ export function installApiBodyParsers(api: FastifyInstance): void {
     if (!isUtf8(bytes)) return refuseBody(request, done, notUtf8());
     const text = bytes.toString('utf8');
     parseJson(request, text, (error: Error | null, value?: unknown) => {
-      if (error) refuseBody(request, done, isJson(text) ? forbiddenKey() : notJson());
+      if (error) return refuseBody(request, done, isJson(text) ? forbiddenKey() : notJson());
+      const strict = jsonTextProblem(text);
+      if (strict) refuseBody(request, done, notStrictJson(strict));
       else done(null, value);
     });
   });
@@ -74,6 +81,15 @@ function isJson(text: string): boolean {
 function forbiddenKey(): ApiProblem {
   return new ApiProblem(400, 'request.invalid', 'The request body must not contain a "__proto__" key, or a "constructor" key with a "prototype".',
     [{ field: 'body', message: 'must not contain "__proto__", or "constructor" with "prototype"' }]);
+}
+
+/** A name given twice in one object, or an escape of half a surrogate pair (http/json-text.ts). */
+function notStrictJson(problem: JsonTextProblem): ApiProblem {
+  const field = `body${problem.pointer}`;
+  return problem.kind === 'repeated-name'
+    ? new ApiProblem(400, 'request.invalid', 'The request body gives a name twice in one object.', [{ field, message: 'is given more than once' }])
+    : new ApiProblem(400, 'request.invalid', 'The request body is not valid Unicode: an escape names half of a surrogate pair.',
+      [{ field, message: 'contains half of a surrogate pair (an escape in \\ud800–\\udfff without its other half)' }]);
 }
 
 function notUtf8(): ApiProblem {
