@@ -28,3 +28,12 @@ describe('jsonTextProblem (RFC 8259 §4 and §8.2, RFC 7493)', () => {
     expect(jsonTextProblem(deep)).toEqual({ kind: 'repeated-name', pointer: `${'/0'.repeat(300_000)}/a` });
   });
 });
+
+describe('jsonTextProblem with half pairs allowed at some pointers', () => {
+  it('takes them there only, and still finds a repeated name', () => {
+    const allowed = new Set(['/filename']);
+    expect(jsonTextProblem('{"filename":"a\\ud800.txt","body":"eA=="}', allowed)).toBeUndefined();
+    expect(jsonTextProblem('{"filename":"a.txt","body":"\\ud800"}', allowed)).toEqual({ kind: 'unpaired-surrogate', pointer: '/body' });
+    expect(jsonTextProblem('{"filename":"a\\ud800","filename":"b"}', allowed)).toEqual({ kind: 'repeated-name', pointer: '/filename' });
+  });
+});

@@ -24,9 +24,13 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 /** With the `u` flag a pair is one code point: only a half without its other half is in the category Cs. */
 const LONE_SURROGATE = /\p{Cs}/u;
+const NONE: ReadonlySet<string> = new Set();
 
-/** The first thing a strict reading refuses in `text`, a JSON text `JSON.parse` accepted; undefined when there is none. */
-export function jsonTextProblem(text: string): JsonTextProblem | undefined {
+/**
+ * The first thing a strict reading refuses in `text`, a JSON text `JSON.parse` accepted; undefined when
+ * there is none. `halfPairsAllowedAt`: pointers of values where half a surrogate pair is taken.
+ */
+export function jsonTextProblem(text: string, halfPairsAllowedAt: ReadonlySet<string> = NONE): JsonTextProblem | undefined {
   // Per open object or array: the names seen (null: an array), and the current member's name or element's index.
   const names: Array<Set<string> | null> = [];
   const at: Array<string | number> = [];
@@ -46,7 +50,10 @@ export function jsonTextProblem(text: string): JsonTextProblem | undefined {
         seen.add(value);
         nameNext = false;
       }
-      if (escaped && LONE_SURROGATE.test(value)) return { kind: 'unpaired-surrogate', pointer: pointerOf(at) };
+      if (escaped && LONE_SURROGATE.test(value)) {
+        const pointer = pointerOf(at);
+        if (!halfPairsAllowedAt.has(pointer)) return { kind: 'unpaired-surrogate', pointer };
+      }
       i = end;
     } else if (c === 0x7b /* { */) {
       names.push(new Set());

@@ -38,7 +38,7 @@ export function installApiBodyParsers(api: FastifyInstance): void {
     const text = bytes.toString('utf8');
     parseJson(request, text, (error: Error | null, value?: unknown) => {
       if (error) return refuseBody(request, done, isJson(text) ? forbiddenKey() : notJson());
-      const strict = jsonTextProblem(text);
+      const strict = jsonTextProblem(text, request.routeOptions.config.halfSurrogatesIn);
       if (strict) refuseBody(request, done, notStrictJson(strict));
       else done(null, value);
     });

@@ -15,6 +15,12 @@ declare module 'fastify' {
      * `sessionForStatement`). Needs `attachValidation`, so that 401 and 403 still come before 400.
      */
     sessionInStatement?: boolean;
+    /**
+     * Body fields (RFC 6901 pointers, `/filename`) where an escape of half a surrogate pair is taken
+     * rather than refused (body.ts): a file name from a file system, where it is a name like any other;
+     * the route replaces it (U+FFFD).
+     */
+    halfSurrogatesIn?: ReadonlySet<string>;
   }
 }
 

@@ -27,6 +27,9 @@ const StoredFileResponse = withHeaders(Type.Unsafe<Buffer>({
   content: { 'image/*': binary, '*/*': binary },
 }), CACHED_FOREVER);
 
+/** The body field whose half surrogate pairs are taken (route-config.ts `halfSurrogatesIn`). */
+const FILE_NAME_FIELD: ReadonlySet<string> = new Set(['/filename']);
+
 /** Refused for now: the member's upload rate (429) or the server's image work (503). */
 const BusyProblemSchema = withHeaders(ProblemSchema, RETRY_AFTER);
 
@@ -39,7 +42,8 @@ export interface UploadRoutesOptions {
 export const uploadRoutes: FastifyPluginAsyncTypebox<UploadRoutesOptions> = async (api, { config, db, clock, imageWork }) => {
   const images = imageWork ?? new ImageWorkQueue();
   api.post('/uploads', {
-    config: { auth: 'required' },
+    // A file name may hold half a surrogate pair, as file systems allow: stored as U+FFFD (uploads.service.ts).
+    config: { auth: 'required', halfSurrogatesIn: FILE_NAME_FIELD },
     // Room for base64 (4/3) and JSON around it: a file somewhat over the limit
     // gets the 400 that names the limit; a body far beyond it is cut off (413).
     bodyLimit: Math.ceil(config.maxUploadBytes * 4 / 3) * 2 + 64 * 1024,

@@ -62,4 +62,16 @@ describe('a JSON body a strict reading refuses', () => {
     expect(answer.cookies).toEqual([]);
     expect(await t.db.selectFrom('sessions').select('id_digest').where('user_id', '=', user.id).execute()).toEqual([]);
   });
+
+  it('takes half a pair in an upload\'s file name only (test/api/uploads.test.ts), and no name twice there', async () => {
+    const uploads = async () => (await t.db.selectFrom('uploads').select('uuid').execute()).length;
+    const before = await uploads();
+    const twice = await t.call('POST', '/api/uploads', creator, '{"filename":"a.txt","filename":"b.exe","body":"eA=="}', JSON_TYPE);
+    expect(twice.statusCode).toBe(400);
+    expect(twice.json().errors).toEqual([{ field: 'body/filename', message: 'is given more than once' }]);
+    const halfInBody = await t.call('POST', '/api/uploads', creator, '{"filename":"a\\ud800.txt","body":"eA==","x":"\\udfff"}', JSON_TYPE);
+    expect(halfInBody.statusCode).toBe(400);
+    expect(halfInBody.json().errors).toEqual([{ field: 'body/x', message: 'contains half of a surrogate pair (an escape in \\ud800–\\udfff without its other half)' }]);
+    expect(await uploads()).toBe(before);
+  });
 });
