@@ -168,6 +168,8 @@ describe('passkeys in the browser', () => {
     await fillLoginForm(page, member);
     await page.unrouteAll();
     expect(new URL(page.url()).pathname).toBe('/login/second-factor');
+    // The member's only second factor: the button, hidden until the script shows it, then has the focus.
+    await page.waitForFunction(() => document.activeElement?.textContent === 'Use a passkey');
     await Promise.all([page.waitForURL(`${baseUrl}/`), page.getByRole('button', { name: 'Use a passkey' }).click()]);
     // The app's sign-in now finds the session the two factors started.
     const pkce = makePkce();
@@ -207,5 +209,23 @@ describe('passkeys in the browser', () => {
     await expect.poll(() => page.getByRole('alert').textContent()).toBe('Die Bestätigung mit diesem Passkey hat nicht geklappt. Versuche es noch einmal.');
     await plain.close();
   });
-});
 
+  it('without scripts, offers no passkey control that could not work, and says what is needed', async () => {
+    const noScripts = await browser.browser.newContext({ javaScriptEnabled: false, locale: 'en-US' });
+    const page = await noScripts.newPage();
+    // The second step of a member whose second factor is a passkey.
+    await logInInBrowser(page, baseUrl, member);
+    expect(new URL(page.url()).pathname).toBe('/login/second-factor');
+    await expect(page.getByRole('button', { name: 'Use a passkey' }).count()).resolves.toBe(0);
+    // In <noscript>, which a browser with scripts turned off shows; Chromium's emulation of one parses it but does not show it.
+    await expect(page.locator('noscript p').textContent()).resolves.toBe('To sign in with a passkey, turn on JavaScript in this browser.');
+    // The security page of a member without a second factor: no form to add one.
+    await page.context().clearCookies();
+    await logInInBrowser(page, baseUrl, await makeUser(t.db));
+    await page.goto(`${baseUrl}/settings/security`);
+    await expect(page.getByLabel('Name of the new passkey').isVisible()).resolves.toBe(false);
+    await expect(page.getByRole('button', { name: 'Add a passkey' }).count()).resolves.toBe(0);
+    await expect(page.locator('noscript p').textContent()).resolves.toBe('To add a passkey, turn on JavaScript in this browser.');
+    await noScripts.close();
+  });
+});

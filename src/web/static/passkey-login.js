@@ -79,6 +79,8 @@
       const form = button.closest('form');
       if (!form) continue;
       button.hidden = false;
+      // The only way on (a second step with passkeys alone): `autofocus` did nothing while it was hidden.
+      if (button.hasAttribute('autofocus')) button.focus();
       const named = button.getAttribute('data-passkey-login');
       const endpoint = named && isLocalPath(named) ? named : '/login/passkey';
       button.addEventListener('click', (event) => {

@@ -41,6 +41,8 @@
   function start() {
     const form = document.querySelector('form[data-passkey-register]');
     if (!form) return;
+    // Hidden in the page: without this script it could only end in an error.
+    form.hidden = false;
     if (!browserSupportsWebAuthn()) {
       form.querySelector('[data-passkey-unsupported]').hidden = false;
       form.querySelector('button[type="submit"]').disabled = true;
