@@ -249,10 +249,15 @@ describe('proofs refused at the token endpoint (400 invalid_dpop_proof)', () => 
     expect((await refreshWith(await proof({ jti }, {}, await generateKeyPair('ES256', { extractable: true })))).json().error).toBe('invalid_grant');
   });
 
-  test('wrong htu; htu with a query and fragment is the same URI', async () => {
+  test('wrong htu; htu with a query and fragment, or in another syntax of the same URI (RFC 3986 §6.2.2), is the same URI', async () => {
     await expectRefused(await proof({ htu: `${t.baseUrl}/oauth/userinfo` }), 'The DPoP proof is for another URI (htu).');
     await expectRefused(await proof({ htu: 'https://elsewhere.example/oauth/token' }), 'The DPoP proof is for another URI (htu).');
-    expect((await refreshWith(await proof({ htu: `${t.baseUrl}/oauth/token?x=1#f` }))).json().error).toBe('invalid_grant');
+    await expectRefused(await proof({ htu: `${t.baseUrl}/oauth/%2Ftoken` }), 'The DPoP proof is for another URI (htu).');
+    await expectRefused(await proof({ htu: `${t.baseUrl}/oauth/Token` }), 'The DPoP proof is for another URI (htu).');
+    const { origin } = new URL(t.baseUrl);
+    for (const htu of [`${t.baseUrl}/oauth/token?x=1#f`, `${origin.toUpperCase()}/oauth/./token`, `${t.baseUrl}/oauth/%74oken`, `${t.baseUrl}/%6Fauth/token`]) {
+      expect((await refreshWith(await proof({ htu }))).json().error, htu).toBe('invalid_grant');
+    }
   });
 
   test('wrong htm', async () => {

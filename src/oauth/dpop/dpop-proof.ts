@@ -102,13 +102,27 @@ function protectedHeader(proof: string): { alg?: unknown; typ?: unknown } {
   }
 }
 
-/** §4.3 item 9: `htu` without query and fragment is the endpoint's URI. */
+/**
+ * §4.3 item 9: `htu` without query and fragment is the endpoint's URI, after RFC 3986 §6.2.2's
+ * syntax-based normalisation: the WHATWG parser lowercases scheme and host, drops a default port and
+ * removes dot segments; the path's percent-encodings are then normalised (§6.2.2.1 and §6.2.2.2:
+ * `%74oken` is `token`, `%2f` is `%2F`).
+ */
 function isSameUri(htu: unknown, expected: string): boolean {
   const actual = typeof htu === 'string' ? URL.parse(htu) : null;
   if (!actual) return false;
   actual.search = '';
   actual.hash = '';
+  actual.pathname = withNormalPercentEncoding(actual.pathname);
   return actual.href === new URL(expected).href;
+}
+
+/** RFC 3986 §2.3: the characters a percent-encoding stands for needlessly, decoded; the others in upper-case hex. */
+function withNormalPercentEncoding(path: string): string {
+  return path.replace(/%([0-9A-Fa-f]{2})/g, (_escape, hex: string) => {
+    const character = String.fromCharCode(Number.parseInt(hex, 16));
+    return /^[A-Za-z0-9\-._~]$/.test(character) ? character : `%${hex.toUpperCase()}`;
+  });
 }
 
 /** §8: a nonce, when sent, must be one of ours and live; when required, it must be sent. Whether a newer one exists. */
