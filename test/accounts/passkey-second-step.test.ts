@@ -67,7 +67,7 @@ describe('a passkey at the second step of a login', () => {
     expect(step.response.headers.location).toBe('/login/second-factor');
     const page = await t.app.inject({ url: '/login/second-factor', headers: { cookie: step.cookie, 'accept-language': 'en' } });
     // The only way on: focused, so that Enter or a tap starts it.
-    expect(page.body).toContain('<button type="button" data-passkey-login="/login/second-factor/passkey" autofocus>Use a passkey</button>');
+    expect(page.body).toContain('<button type="button" data-passkey-login="/login/second-factor/passkey" hidden autofocus>Use a passkey</button>');
     expect(page.body).toContain('Confirm the login with your passkey.');
     expect(page.body).not.toContain('name="code"');
   });

@@ -245,7 +245,7 @@ describe('step-up', () => {
     const page = await browser.follow(stepUp.url.href);
     expect(page.url).toMatch(/\/login\/second-factor\?return_to=.*&passkey=only$/);
     const html = await page.response.text();
-    expect(html).toContain('<button type="button" data-passkey-login="/login/second-factor/passkey" autofocus>Passkey verwenden</button>');
+    expect(html).toContain('<button type="button" data-passkey-login="/login/second-factor/passkey" hidden autofocus>Passkey verwenden</button>');
     expect(html).toContain('<script src="/static/passkey-login.js" defer></script>');
     expect(html).not.toContain('id="code"');
     expect(html).toContain('<input type="hidden" name="return_to" value="/oauth/authorize?');
