@@ -7,7 +7,7 @@ import cookie from '@fastify/cookie';
 import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
-import { installSessions, SESSION_COOKIE } from './accounts/session-http.ts';
+import { installSessions, sessionCookie } from './accounts/session-http.ts';
 import { apiRoutes } from './api/areas.ts';
 import { installOpenApi } from './api/openapi/openapi.plugin.ts';
 import { API_PRE_ROUTING_ERRORS } from './api/plugin/error-handler.ts';
@@ -164,7 +164,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     if (coded) void reply.header('accept-encoding', UnsupportedContentCoding.accepted);
     done(coded);
   });
-  installCookieChallenge(app, SESSION_COOKIE);
+  installCookieChallenge(app, sessionCookie(config));
   await app.register(cookie);
   await app.register(formbody, { bodyLimit: 64 * 1024, parser: parseFormBody });
 

@@ -10,9 +10,11 @@
  * The key is derived from the encryption key for this purpose only.
  */
 import { createHmac, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../config.ts';
+import { hostCookie } from '../http/host-cookie.ts';
 
+/** The device cookie's name outside production; `__Host-fs_device` in production ({@link deviceCookie}). */
 export const DEVICE_COOKIE = 'fs_device';
 export const MAX_DEVICE_ENTRIES = 5;
 const DEVICE_COOKIE_DAYS = 365;
@@ -47,8 +49,21 @@ export function deviceCookieAfterLogin(key: KeyObject, account: string, cookie: 
   return [own, ...others].slice(0, MAX_DEVICE_ENTRIES).join('~');
 }
 
+/**
+ * The device cookie's name: `__Host-fs_device` in production (http/host-cookie.ts), so that a sibling
+ * subdomain cannot shadow it with one of its own and take the member's browser off its own counter.
+ */
+export function deviceCookie(config: Config): string {
+  return hostCookie(config.isProduction, DEVICE_COOKIE);
+}
+
+/** The device cookie this request carries, if any. */
+export function deviceCookieOf(request: FastifyRequest, config: Config): string | undefined {
+  return request.cookies[deviceCookie(config)];
+}
+
 export function setDeviceCookie(reply: FastifyReply, config: Config, value: string): void {
-  reply.setCookie(DEVICE_COOKIE, value, {
+  reply.setCookie(deviceCookie(config), value, {
     path: '/', httpOnly: true, sameSite: 'strict', secure: config.isProduction, maxAge: DEVICE_COOKIE_DAYS * 24 * 60 * 60,
   });
 }

@@ -8,22 +8,30 @@ import type { Clock } from '../clock.ts';
 import type { Config } from '../config.ts';
 import type { DB } from '../db/database.ts';
 import type { AuthenticationMethod } from './authentication-methods.ts';
+import { hostCookie } from '../http/host-cookie.ts';
 import { findSession, renewSessionId, sessionDigest, type NewSession, type SessionContext } from './sessions.ts';
 
+/** The session cookie's name outside production; `__Host-fs_session` in production ({@link sessionCookie}). */
 export const SESSION_COOKIE = 'fs_session';
 export const CSRF_COOKIE = 'CSRF_TOKEN';
 
 /**
- * The cookie of the forms' double-submit token before login (accounts/csrf.ts). In production it has
- * the `__Host-` prefix (RFC 6265bis §4.1.3.2): a browser accepts it only from this host, over https,
- * for the whole site, so a sibling subdomain cannot plant a value of its own (cookie tossing) and forge
- * a login form. It is HttpOnly there: the pages write the token into their forms. Outside production
- * (plain http, where the prefix cannot be set) it is `CSRF_TOKEN`.
+ * The session cookie's name: `__Host-fs_session` in production (http/host-cookie.ts), so that a sibling
+ * subdomain can neither plant a session of its own (signing the member into the attacker's account) nor
+ * shadow the member's with a longer `Path`.
  */
-export const PRE_LOGIN_CSRF_COOKIE = '__Host-CSRF_TOKEN';
+export function sessionCookie(config: Config): string {
+  return hostCookie(config.isProduction, SESSION_COOKIE);
+}
 
+/**
+ * The cookie of the forms' double-submit token before login (accounts/csrf.ts). In production it is
+ * `__Host-CSRF_TOKEN` (http/host-cookie.ts), so that a sibling subdomain cannot plant a value of its own
+ * and forge a login form; HttpOnly there: the pages write the token into their forms. Outside production
+ * it is `CSRF_TOKEN`.
+ */
 export function preLoginCsrfCookie(config: Config): string {
-  return config.isProduction ? PRE_LOGIN_CSRF_COOKIE : CSRF_COOKIE;
+  return hostCookie(config.isProduction, CSRF_COOKIE);
 }
 
 declare module 'fastify' {
@@ -33,21 +41,30 @@ declare module 'fastify' {
     sessionLookup: Promise<SessionContext | null> | null;
     /** The name of the pre-login CSRF cookie ({@link preLoginCsrfCookie}). */
     preLoginCsrfCookie: string;
+    /** The name of the session cookie ({@link sessionCookie}). */
+    sessionCookie: string;
   }
 }
 
 export function installSessions(app: FastifyInstance, config: Config, db: DB, clock: Clock): void {
   app.decorateRequest('preLoginCsrfCookie', preLoginCsrfCookie(config));
+  app.decorateRequest('sessionCookie', sessionCookie(config));
   app.decorateRequest('sessionLookup', null);
   app.decorateRequest('getSession', function getSession(this: FastifyRequest) {
     if (this.sessionLookup === null) {
-      // Unparsed (null) on a request refused before @fastify/cookie's hook ran (a closing server, a
-      // content-coded body): its error page is rendered for nobody.
-      const id = this.cookies?.[SESSION_COOKIE];
+      const id = sessionIdOf(this);
       this.sessionLookup = id ? findSession(db, clock, id).then((s) => s ?? null) : Promise.resolve(null);
     }
     return this.sessionLookup;
   });
+}
+
+/**
+ * The session id this request's cookie holds, if any. The cookies are unparsed (null) on a request refused
+ * before @fastify/cookie's hook ran (a closing server, a content-coded body): its error page is for nobody.
+ */
+export function sessionIdOf(request: FastifyRequest): string | undefined {
+  return request.cookies?.[request.sessionCookie];
 }
 
 /**
@@ -56,13 +73,13 @@ export function installSessions(app: FastifyInstance, config: Config, db: DB, cl
  * session up yet; undefined without a cookie that could be one, or once it has.
  */
 export function unreadSessionDigest(request: FastifyRequest): Buffer | undefined {
-  const id = request.cookies[SESSION_COOKIE];
+  const id = sessionIdOf(request);
   return request.sessionLookup === null && id !== undefined ? sessionDigest(id) : undefined;
 }
 
 export function setSessionCookies(reply: FastifyReply, config: Config, clock: Clock, session: NewSession): void {
   const maxAge = session.remember ? Math.floor((session.expiresAt.getTime() - clock().getTime()) / 1000) : undefined;
-  reply.setCookie(SESSION_COOKIE, session.id, {
+  reply.setCookie(sessionCookie(config), session.id, {
     path: '/', httpOnly: true, sameSite: 'lax', secure: config.isProduction,
     ...(maxAge === undefined ? {} : { maxAge }),
   });
@@ -80,12 +97,12 @@ export function setCsrfCookie(reply: FastifyReply, config: Config, token: string
 /** The pre-login double-submit cookie ({@link preLoginCsrfCookie}); a session's forms use the session's token. */
 export function setPreLoginCsrfCookie(reply: FastifyReply, config: Config, token: string): void {
   if (!config.isProduction) return setCsrfCookie(reply, config, token);
-  reply.setCookie(PRE_LOGIN_CSRF_COOKIE, token, { path: '/', httpOnly: true, sameSite: 'lax', secure: true });
+  reply.setCookie(preLoginCsrfCookie(config), token, { path: '/', httpOnly: true, sameSite: 'lax', secure: true });
 }
 
 export function clearSessionCookies(reply: FastifyReply, config: Config): void {
   const options = { path: '/', sameSite: 'lax', secure: config.isProduction } as const;
-  reply.clearCookie(SESSION_COOKIE, { ...options, httpOnly: true });
+  reply.clearCookie(sessionCookie(config), { ...options, httpOnly: true });
   reply.clearCookie(CSRF_COOKIE, options);
 }
 
@@ -98,7 +115,7 @@ export async function renewRequestSession(
   request: FastifyRequest, reply: FastifyReply, deps: { config: Config; db: DB; clock: Clock }, amr?: readonly AuthenticationMethod[],
 ): Promise<boolean> {
   const session = await request.getSession();
-  const id = request.cookies[SESSION_COOKIE];
+  const id = sessionIdOf(request);
   if (!session || id === undefined) return false;
   const renewed = await renewSessionId(deps.db, deps.clock, id, session.user.id, amr);
   if (!renewed) return false;

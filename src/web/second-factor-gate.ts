@@ -17,7 +17,7 @@ import type { FastifyInstance } from 'fastify';
 import {
   ENROLMENT_PAGE, isReachableBeforeEnrolment, isReachableWithoutSession, isSessionless, SECOND_FACTOR_PATH, secondFactorDemand,
 } from '../accounts/second-factor-requirement.ts';
-import { SESSION_COOKIE } from '../accounts/session-http.ts';
+import { sessionIdOf } from '../accounts/session-http.ts';
 import type { Clock } from '../clock.ts';
 import type { DB } from '../db/database.ts';
 
@@ -34,7 +34,7 @@ export function installSecondFactorGate(app: FastifyInstance, db: DB, clock: Clo
   if (requiredRoles.length === 0) return;
   app.addHook('onRequest', async (request, reply) => {
     const url = request.url;
-    const sessionId = request.cookies[SESSION_COOKIE];
+    const sessionId = sessionIdOf(request);
     if (url === '/api' || url.startsWith('/api/') || sessionId === undefined || isSessionless(url)) return;
     const session = await request.getSession();
     const demand = session ? await secondFactorDemand(db, requiredRoles, session, sessionId, clock()) : undefined;

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/fixture.ts';
 import { makeClient } from '../helpers/oauth.ts';
+import { enrol, passwordStep } from '../helpers/one-time-codes.ts';
 
 const PRODUCTION = {
   NODE_ENV: 'production', LOG_LEVEL: 'silent', PUBLIC_URL: 'https://id.example.org',
@@ -22,16 +23,53 @@ describe('production', () => {
     expect(production.config.isProduction).toBe(true);
     const response = await production.app.inject({ method: 'POST', url: '/api/user/login', payload: { email: user.email, password: user.password } });
     expect(response.statusCode).toBe(200);
-    const session = response.cookies.find((c) => c.name === 'fs_session');
+    const session = response.cookies.find((c) => c.name === '__Host-fs_session');
     const csrf = response.cookies.find((c) => c.name === 'CSRF_TOKEN');
+    // RFC 6265bis §4.1.3.2: Secure, Path=/, no Domain.
     expect(session).toMatchObject({ secure: true, httpOnly: true, sameSite: 'Lax', path: '/' });
+    expect(session).not.toHaveProperty('domain');
+    expect(response.cookies.find((c) => c.name === '__Host-fs_device')).toMatchObject({ secure: true, httpOnly: true, sameSite: 'Strict', path: '/' });
+    expect(response.cookies.map((c) => c.name).filter((name) => name === 'fs_session' || name === 'fs_device')).toEqual([]);
     expect(csrf).toMatchObject({ secure: true, sameSite: 'Lax', path: '/' });
     expect(csrf!.httpOnly).toBeFalsy();
 
-    const cookie = `fs_session=${session!.value}`;
+    const cookie = `__Host-fs_session=${session!.value}`;
     const logout = await production.app.inject({ method: 'POST', url: '/api/user/logout', headers: { cookie, 'x-csrf-token': csrf!.value } });
     expect(logout.statusCode).toBe(204);
-    for (const name of ['fs_session', 'CSRF_TOKEN']) expect(logout.cookies.find((c) => c.name === name)).toMatchObject({ value: '', secure: true });
+    for (const name of ['__Host-fs_session', 'CSRF_TOKEN']) expect(logout.cookies.find((c) => c.name === name)).toMatchObject({ value: '', secure: true });
+  });
+
+  it('reads the session only from its __Host- cookie: one planted under the plain name (a sibling subdomain\'s) signs nobody in', async () => {
+    const attacker = await makeUser(production.db);
+    const login = await production.app.inject({ method: 'POST', url: '/api/user/login', payload: { email: attacker.email, password: attacker.password } });
+    const id = login.cookies.find((c) => c.name === '__Host-fs_session')!.value;
+    for (const cookie of [`fs_session=${id}`, `fs_session=${id}; __Host-fs_session=unknown`]) {
+      const current = await production.app.inject({ url: '/api/user/current', headers: { cookie } });
+      expect(current.statusCode, cookie).toBe(401);
+      expect(current.headers['www-authenticate']).toBe('Cookie realm="foodsharing", form-action="/api/user/login", cookie-name="__Host-fs_session"');
+      const page = await production.app.inject({ url: '/settings/security', headers: { cookie } });
+      expect(page.statusCode, cookie).toBe(303);
+      expect(page.headers.location).toMatch(/^\/login\?return_to=/);
+    }
+    const own = await production.app.inject({ url: '/api/user/current', headers: { cookie: `__Host-fs_session=${id}` } });
+    expect(own.statusCode).toBe(200);
+    expect(own.json().email).toBe(attacker.email);
+  });
+
+  it('keeps a pending login (before the second factor) in a __Host- cookie for the whole site', async () => {
+    const member = await makeUser(production.db);
+    await enrol(production.app, await production.logIn(member), new Date());
+    const step = await passwordStep(production.app, member);
+    expect(step.response.statusCode).toBe(303);
+    const pending = step.response.cookies.find((c) => c.name === '__Host-fs_pending_login');
+    expect(pending).toMatchObject({ secure: true, httpOnly: true, sameSite: 'Lax', path: '/' });
+    expect(step.response.cookies.find((c) => c.name === 'fs_pending_login')).toBeUndefined();
+    const page = await production.app.inject({ url: '/login/second-factor', headers: { cookie: step.cookie } });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('autocomplete="one-time-code"');
+    // Under the plain name it is no pending login: the step's page sends the browser back to the login.
+    const planted = await production.app.inject({ url: '/login/second-factor', headers: { cookie: `fs_pending_login=${pending!.value}` } });
+    expect(planted.statusCode).toBe(303);
   });
 
   it('keeps the login form\'s token in a __Host- cookie, which a sibling subdomain cannot plant: only its value logs in', async () => {

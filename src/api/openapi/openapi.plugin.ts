@@ -9,7 +9,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import { SESSION_COOKIE } from '../../accounts/session-http.ts';
+import { sessionCookie } from '../../accounts/session-http.ts';
 import type { Config } from '../../config.ts';
 import { hoistNamedSchemas } from './named-schemas.ts';
 import { documentOperation } from './openapi-operation.ts';
@@ -35,7 +35,7 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
       components: {
         securitySchemes: {
           csrf: { type: 'apiKey', in: 'header', name: 'X-CSRF-Token', description: 'the session\'s CSRF token' },
-          session: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'the session cookie set by login' },
+          session: { type: 'apiKey', in: 'cookie', name: sessionCookie(config), description: 'the session cookie set by login' },
         },
       },
     },

@@ -11,7 +11,7 @@
  * (route-config.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import { SESSION_COOKIE } from '../../accounts/session-http.ts';
+import { sessionIdOf } from '../../accounts/session-http.ts';
 import type { SecondFactorDemand } from '../../accounts/second-factor-requirement.ts';
 import type { SessionContext } from '../../accounts/sessions.ts';
 import { markJsonRoutes } from '../../http/security-headers.ts';
@@ -70,7 +70,7 @@ export function installApiContext(api: FastifyInstance, gate?: EnrolmentGate): v
   });
   if (gate) {
     api.addHook('onRequest', async (request) => {
-      const sessionId = request.cookies[SESSION_COOKIE];
+      const sessionId = sessionIdOf(request);
       if (sessionId === undefined || REACHABLE_BEFORE_ENROLMENT.has(request.url.split('?')[0]!)) return;
       const session = await request.getSession();
       const demand = session ? await gate.demand(session, sessionId) : undefined;

@@ -5,9 +5,9 @@ import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
 import { CurrentUserSchema, describeCurrentUser } from '../../accounts/current-user.ts';
-import { DEVICE_COOKIE, setDeviceCookie } from '../../accounts/login-device-cookie.ts';
+import { deviceCookieOf, setDeviceCookie } from '../../accounts/login-device-cookie.ts';
 import { AccountDisabled, InvalidCredentials, logIn, LoginThrottled, logOut, type LoginGuard } from '../../accounts/login.service.ts';
-import { clearSessionCookies, SESSION_COOKIE, setSessionCookies } from '../../accounts/session-http.ts';
+import { clearSessionCookies, sessionCookie, sessionIdOf, setSessionCookies } from '../../accounts/session-http.ts';
 import { requireSession } from '../actor.ts';
 import { ApiProblem } from '../plugin/problem.ts';
 import { ProblemBodySchema, problemSchemaOf, ProblemSchema } from '../plugin/problem-schema.ts';
@@ -59,13 +59,13 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (a
     const { email, password, rememberMe = false } = request.body;
     const result = await logIn(db, clock, loginGuard, {
       email, password, rememberMe, ip: request.ip, userAgent: request.headers['user-agent'],
-      previousSessionId: request.cookies[SESSION_COOKIE], deviceCookie: request.cookies[DEVICE_COOKIE], log: request.events,
+      previousSessionId: sessionIdOf(request), deviceCookie: deviceCookieOf(request, config), log: request.events,
     }).catch((error: unknown) => { throw loginProblem(error, config); });
     // The JSON login takes a password only: a member with a second factor signs in through the login page.
     if ('secondFactor' in result) {
       // Its challenge names the page's login, where the second step is (http/cookie-challenge.ts).
       throw new ApiProblem(401, 'auth.second-factor-required', `This account has a second factor: log in at ${config.publicUrl}/login.`, undefined,
-        { 'www-authenticate': cookieChallenge('/login', SESSION_COOKIE) });
+        { 'www-authenticate': cookieChallenge('/login', sessionCookie(config)) });
     }
     const { session, user, deviceCookie } = result;
     setSessionCookies(reply, config, clock, session);
@@ -82,7 +82,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<UserRoutesOptions> = async (a
       response: { 204: Type.Null(), 401: ProblemSchema, 403: ProblemSchema },
     },
   }, async (request, reply) => {
-    await logOut(db, request.cookies[SESSION_COOKIE], clock(), { log: request.events, ip: request.ip });
+    await logOut(db, sessionIdOf(request), clock(), { log: request.events, ip: request.ip });
     clearSessionCookies(reply, config);
     return reply.code(204).send(null);
   });

@@ -13,6 +13,7 @@
  * lives as long as a device code.
  */
 import { timingSafeEqual } from 'node:crypto';
+import { hostCookie } from '../../http/host-cookie.ts';
 
 /**
  * The cookie's name: in production `__Host-` (Secure, no Domain, `Path=/`: RFC 6265bis §4.1.3.2), so that a
@@ -21,7 +22,7 @@ import { timingSafeEqual } from 'node:crypto';
  * prefix cannot be set; the plain name is read there only.
  */
 export function confirmedDevicesCookie(secure: boolean): string {
-  return secure ? '__Host-fs_device_confirmed' : 'fs_device_confirmed';
+  return hostCookie(secure, 'fs_device_confirmed');
 }
 
 export const MAX_CONFIRMED_DEVICES = 5;

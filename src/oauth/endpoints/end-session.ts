@@ -10,7 +10,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isValidFormToken } from '../../accounts/csrf.ts';
 import { logOut } from '../../accounts/login.service.ts';
-import { clearSessionCookies, SESSION_COOKIE } from '../../accounts/session-http.ts';
+import { clearSessionCookies, sessionIdOf } from '../../accounts/session-http.ts';
 import type { SessionContext } from '../../accounts/sessions.ts';
 import type { Config } from '../../config.ts';
 import { logSecurityEvent } from '../../ops/security-events.ts';
@@ -34,7 +34,7 @@ export function endSessionEndpoint(app: FastifyInstance, ctx: OAuthContext, page
 
   /** The path /logout takes (accounts/login.service.ts): the session and the grants issued under it end. */
   const end = async (request: FastifyRequest, reply: FastifyReply, req: EndSessionRequest, confirmed: boolean) => {
-    const ended = await logOut(ctx.db, request.cookies[SESSION_COOKIE], ctx.clock());
+    const ended = await logOut(ctx.db, sessionIdOf(request), ctx.clock());
     clearSessionCookies(reply, config);
     request.sessionLookup = Promise.resolve(null);
     if (ended) {

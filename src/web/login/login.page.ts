@@ -3,11 +3,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
-import { DEVICE_COOKIE, setDeviceCookie } from '../../accounts/login-device-cookie.ts';
+import { deviceCookieOf, setDeviceCookie } from '../../accounts/login-device-cookie.ts';
 import { AccountDisabled, InvalidCredentials, logIn, LoginThrottled, signInRefusal, type LoginGuard } from '../../accounts/login.service.ts';
 import { relyingPartyOf } from '../../accounts/passkeys/relying-party.ts';
 import { safeReturnTo } from '../../accounts/return-to.ts';
-import { SESSION_COOKIE, setSessionCookies } from '../../accounts/session-http.ts';
+import { sessionIdOf, setSessionCookies } from '../../accounts/session-http.ts';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
@@ -17,7 +17,7 @@ import { throttledMessage } from './throttled.ts';
 import { innerQuery } from '../language/locale.ts';
 import { holdPendingLogin, PENDING_LOGIN_SECONDS, type PendingLogin } from '../../accounts/one-time-codes/pending-logins.ts';
 import { SECOND_FACTOR_PATH } from '../../accounts/second-factor-requirement.ts';
-import { PENDING_LOGIN_COOKIE } from './second-factor.page.ts';
+import { pendingLoginCookie } from './second-factor.page.ts';
 import { passkeyLoginRoutes } from './passkey-login.route.ts';
 
 export interface LoginPageOptions {
@@ -63,8 +63,9 @@ export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app
     const id = await holdPendingLogin(db, clock, login, passwordHash);
     // The password changed, or the member was disabled, since it was checked: as if it had come first.
     if (id === 'disabled' || id === 'lapsed') throw signInRefusal(id, { log: reply.request.events, userId: login.userId, ip: reply.request.ip });
-    reply.setCookie(PENDING_LOGIN_COOKIE, id, {
-      path: SECOND_FACTOR_PATH, httpOnly: true, sameSite: 'lax', secure: config.isProduction, maxAge: PENDING_LOGIN_SECONDS,
+    const pending = pendingLoginCookie(config);
+    reply.setCookie(pending.name, id, {
+      path: pending.path, httpOnly: true, sameSite: 'lax', secure: config.isProduction, maxAge: PENDING_LOGIN_SECONDS,
     });
     return reply.redirect(SECOND_FACTOR_PATH, 303);
   };
@@ -109,7 +110,7 @@ export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app
     try {
       const result = await logIn(db, clock, loginGuard, {
         email, password: form.password ?? '', rememberMe: remember, ip: request.ip, userAgent: request.headers['user-agent'],
-        previousSessionId: request.cookies[SESSION_COOKIE], deviceCookie: request.cookies[DEVICE_COOKIE], log: request.events,
+        previousSessionId: sessionIdOf(request), deviceCookie: deviceCookieOf(request, config), log: request.events,
       });
       // A second factor: no session yet, only the pending login the next step completes.
       if ('secondFactor' in result) return await askSecondFactor(reply, { userId: result.user.id, account: result.account, remember, returnTo }, result.passwordHash);

@@ -18,7 +18,7 @@ import { passkeyAuthenticationOptions, PasskeyRejected } from '../../accounts/pa
 import { logInWithPasskey } from '../../accounts/passkeys/passkey-login.ts';
 import type { RelyingParty } from '../../accounts/passkeys/relying-party.ts';
 import { safeReturnTo } from '../../accounts/return-to.ts';
-import { SESSION_COOKIE, setSessionCookies } from '../../accounts/session-http.ts';
+import { sessionIdOf, setSessionCookies } from '../../accounts/session-http.ts';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
@@ -70,7 +70,7 @@ export function passkeyLoginRoutes(app: FastifyInstance, { config, db, clock, lo
     try {
       const { session } = await logInWithPasskey(db, clock, loginGuard, rp, {
         response, boundTo: token, log: request.events, ip: request.ip, rememberMe: remember === true,
-        userAgent: request.headers['user-agent'], previousSessionId: request.cookies[SESSION_COOKIE],
+        userAgent: request.headers['user-agent'], previousSessionId: sessionIdOf(request),
       });
       setSessionCookies(reply, config, clock, session);
       return reply.header('cache-control', 'no-store').send({ location: toLocation(returnTo) });

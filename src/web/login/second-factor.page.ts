@@ -20,7 +20,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { completedByOneTimeCode, withOneTimeCode, type AuthenticationMethod } from '../../accounts/authentication-methods.ts';
 import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
-import { DEVICE_COOKIE, setDeviceCookie } from '../../accounts/login-device-cookie.ts';
+import { deviceCookieOf, setDeviceCookie } from '../../accounts/login-device-cookie.ts';
 import { accountOf } from '../../accounts/login-throttle.ts';
 import { AccountDisabled, InvalidCredentials, LoginThrottled, startSession, type LoginGuard } from '../../accounts/login.service.ts';
 import { checkSecondFactor, findSecondFactors, WrongCode, type OneTimeCodeKeys } from '../../accounts/one-time-codes/one-time-codes.service.ts';
@@ -30,12 +30,13 @@ import { proveSecondStepWithPasskey, type ProvedStep } from '../../accounts/pass
 import { relyingPartyOf } from '../../accounts/passkeys/relying-party.ts';
 import { safeReturnTo } from '../../accounts/return-to.ts';
 import { SECOND_FACTOR_PATH } from '../../accounts/second-factor-requirement.ts';
-import { renewRequestSession, SESSION_COOKIE, setSessionCookies } from '../../accounts/session-http.ts';
+import { renewRequestSession, sessionIdOf, setSessionCookies } from '../../accounts/session-http.ts';
 import type { SessionContext } from '../../accounts/sessions.ts';
 import { findUserById } from '../../accounts/users.repository.ts';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
+import { hostCookie } from '../../http/host-cookie.ts';
 import { toLocation } from '../../http/location.ts';
 import { requestingClientName } from '../../oauth/clients/requesting-client.ts';
 import { AUTHORIZE_PATH, STEP_UP_CANCELLED } from '../../oauth/step-up.ts';
@@ -45,6 +46,15 @@ import { localeOf } from '../language/locale.ts';
 import { AuthenticationResponse } from '../passkey-schemas.ts';
 
 export const PENDING_LOGIN_COOKIE = 'fs_pending_login';
+
+/**
+ * The pending login's cookie: `__Host-fs_pending_login` with `Path=/` in production (http/host-cookie.ts),
+ * so that a sibling subdomain cannot put a pending login of its own in its place; over http
+ * `fs_pending_login` under the step's path.
+ */
+export function pendingLoginCookie(config: Config): { name: string; path: string } {
+  return config.isProduction ? { name: hostCookie(true, PENDING_LOGIN_COOKIE), path: '/' } : { name: PENDING_LOGIN_COOKIE, path: SECOND_FACTOR_PATH };
+}
 
 /** Where the page's passkey button sends the assertion: under the step's path, so that the pending login's cookie comes along. */
 export const SECOND_FACTOR_PASSKEY_PATH = `${SECOND_FACTOR_PATH}/passkey`;
@@ -79,7 +89,7 @@ function priorMethods(step: Step): readonly string[] {
 
 export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions> = async (app, { config, db, clock, loginGuard, keys }) => {
   const stepOf = async (request: FastifyRequest, returnTo: unknown): Promise<Step | undefined> => {
-    const pending = await findPendingLogin(db, clock, request.cookies[PENDING_LOGIN_COOKIE]);
+    const pending = await findPendingLogin(db, clock, request.cookies[pendingLoginCookie(config).name]);
     if (pending) return { pending, userId: pending.userId, returnTo: pending.returnTo };
     const session = await request.getSession();
     return session ? { session, userId: session.user.id, returnTo: safeReturnTo(returnTo, config.publicUrl) ?? '/' } : undefined;
@@ -138,11 +148,11 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
 
   /** Cancelling a login's second step: the half-finished login (the password proved) is gone, then the login page with its request. */
   app.post(`${SECOND_FACTOR_PATH}/cancel`, { schema: { body: Type.Object({ csrf_token: Type.Optional(Type.String({ maxLength: 200 })) }) } }, async (request, reply) => {
-    const pending = await findPendingLogin(db, clock, request.cookies[PENDING_LOGIN_COOKIE]);
+    const pending = await findPendingLogin(db, clock, request.cookies[pendingLoginCookie(config).name]);
     if (!pending) return reply.redirect('/login', 303);
     if (!(await isValidFormToken(request, request.body.csrf_token))) return reply.redirect(SECOND_FACTOR_PATH, 303);
-    await takePendingLogin(db, clock, request.cookies[PENDING_LOGIN_COOKIE]);
-    reply.clearCookie(PENDING_LOGIN_COOKIE, { path: SECOND_FACTOR_PATH, httpOnly: true, sameSite: 'lax', secure: config.isProduction });
+    await takePendingLogin(db, clock, request.cookies[pendingLoginCookie(config).name]);
+    reply.clearCookie(pendingLoginCookie(config).name, { path: pendingLoginCookie(config).path, httpOnly: true, sameSite: 'lax', secure: config.isProduction });
     return reply.redirect(pending.returnTo === '/' ? '/login' : `/login?${new URLSearchParams({ return_to: pending.returnTo }).toString()}`, 303);
   });
 
@@ -160,7 +170,7 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
     try {
       const kind = await checkSecondFactor(db, keys, clock, loginGuard, {
         userId: user.id, email: user.email, mailLocale: config.mail.mode === 'off' ? undefined : localeOf(request),
-        code, ip: request.ip, deviceCookie: request.cookies[DEVICE_COOKIE], stepUp: 'session' in step, log: request.events,
+        code, ip: request.ip, deviceCookie: deviceCookieOf(request, config), stepUp: 'session' in step, log: request.events,
       });
       noteSecondFactor(request, kind === 'otp' ? 'code' : 'recovery_code');
       if ('session' in step) noteSecondFactor(request, 'step_up');
@@ -192,11 +202,11 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
   ): Promise<boolean> => {
     if ('session' in step && !wholeSignIn) return renewRequestSession(request, reply, { config, db, clock }, amr);
     // Taken as the session begins, the member's row held: a password changed meanwhile deleted it, or waits and ends the session.
-    const claim = 'pending' in step ? pendingLoginClaim(clock, request.cookies[PENDING_LOGIN_COOKIE]) : undefined;
+    const claim = 'pending' in step ? pendingLoginClaim(clock, request.cookies[pendingLoginCookie(config).name]) : undefined;
     const started = await startSession(db, clock, loginGuard.deviceKey, {
       userId: step.userId, account: accountOf(email), rememberMe: 'pending' in step ? step.pending.remember : step.session.remember,
-      amr, ip: request.ip, userAgent: request.headers['user-agent'], previousSessionId: request.cookies[SESSION_COOKIE],
-      deviceCookie: request.cookies[DEVICE_COOKIE], log: request.events, claim,
+      amr, ip: request.ip, userAgent: request.headers['user-agent'], previousSessionId: sessionIdOf(request),
+      deviceCookie: deviceCookieOf(request, config), log: request.events, claim,
     }).catch((error: unknown) => {
       if (error instanceof InvalidCredentials || error instanceof AccountDisabled) return undefined;
       throw error;
@@ -207,7 +217,7 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
     // The device cookie says this browser completed a login with the password: not a step-up's to give.
     if (!('pending' in step)) return true;
     setDeviceCookie(reply, config, deviceCookie);
-    reply.clearCookie(PENDING_LOGIN_COOKIE, { path: SECOND_FACTOR_PATH, httpOnly: true, sameSite: 'lax', secure: config.isProduction });
+    reply.clearCookie(pendingLoginCookie(config).name, { path: pendingLoginCookie(config).path, httpOnly: true, sameSite: 'lax', secure: config.isProduction });
     return true;
   };
 
@@ -225,7 +235,7 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
     try {
       proved = await proveSecondStepWithPasskey(db, clock, loginGuard, rp, {
         response: request.body.response, boundTo: token, log: request.events, ip: request.ip, userId: user.id, email: user.email,
-        priorAmr: priorMethods(step), deviceCookie: request.cookies[DEVICE_COOKIE], stepUp: 'session' in step,
+        priorAmr: priorMethods(step), deviceCookie: deviceCookieOf(request, config), stepUp: 'session' in step,
       });
     } catch (error) {
       if (error instanceof LoginThrottled) {

@@ -15,7 +15,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
-import { DEVICE_COOKIE, deviceCookieAfterLogin, setDeviceCookie } from '../../accounts/login-device-cookie.ts';
+import { deviceCookieOf, deviceCookieAfterLogin, setDeviceCookie } from '../../accounts/login-device-cookie.ts';
 import type { LoginGuard } from '../../accounts/login.service.ts';
 import { isLiveUnlockToken, redeemUnlockToken, requestUnlockMail, UNLOCK_LINK_MINUTES } from '../../accounts/login-unlock.ts';
 import { safeReturnTo } from '../../accounts/return-to.ts';
@@ -64,7 +64,7 @@ export const unlockPages: FastifyPluginAsyncTypebox<UnlockPageOptions> = async (
       logSecurityEvent(request.events, { event: 'account.login.unlock_invalid', ip: request.ip });
       return reply.render('login-unlock-confirm', { invalid: true }, 410);
     }
-    setDeviceCookie(reply, config, deviceCookieAfterLogin(loginGuard.deviceKey, redeemed.account, request.cookies[DEVICE_COOKIE]));
+    setDeviceCookie(reply, config, deviceCookieAfterLogin(loginGuard.deviceKey, redeemed.account, deviceCookieOf(request, config)));
     logSecurityEvent(request.events, { event: 'account.login.unlocked', userId: redeemed.userId, ip: request.ip });
     const returnTo = safeReturnTo(redeemed.returnTo, config.publicUrl) ?? '/';
     return reply.redirect(toLocation(loginHref(returnTo, 'unlocked')), 303);

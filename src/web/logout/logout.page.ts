@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
 import { logOut } from '../../accounts/login.service.ts';
-import { clearSessionCookies, SESSION_COOKIE } from '../../accounts/session-http.ts';
+import { clearSessionCookies, sessionIdOf } from '../../accounts/session-http.ts';
 import type { Clock } from '../../clock.ts';
 import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
@@ -27,7 +27,7 @@ export async function logoutPage(app: FastifyInstance, { config, db, clock }: { 
       return reply.render('logout', { csrfToken: session.csrfToken, error: reply.translator()('logout.csrf') }, 403);
     }
     // Without a session there is nobody to log out: only stale cookies to clear.
-    await logOut(db, request.cookies[SESSION_COOKIE], clock(), { log: request.events, ip: request.ip });
+    await logOut(db, sessionIdOf(request), clock(), { log: request.events, ip: request.ip });
     clearSessionCookies(reply, config);
     return reply.redirect('/', 303);
   });

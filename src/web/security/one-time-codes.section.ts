@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
 import { isValidFormToken } from '../../accounts/csrf.ts';
-import { DEVICE_COOKIE } from '../../accounts/login-device-cookie.ts';
+import { deviceCookieOf } from '../../accounts/login-device-cookie.ts';
 import { LoginThrottled, minutesToWait, type LoginGuard } from '../../accounts/login.service.ts';
 import {
   confirmEnrolment, findSecondFactors, hasSecondFactor, pendingEnrolmentSecret, regenerateRecoveryCodes, startEnrolment, turnOffOneTimeCodes, WrongCode,
@@ -162,7 +162,7 @@ export function oneTimeCodesSection(app: FastifyInstance, deps: OneTimeCodesSect
       // No code is no guess: said beside the field, not counted.
       if (!form.code?.trim()) return render(request, reply, session, { otp: { error: t('security.otp.missing'), errorAt } }, 400);
       const attempt = {
-        ...holderOf(session, request), code: form.code ?? '', ip: request.ip, deviceCookie: request.cookies[DEVICE_COOKIE], stepUp: false, log: request.events,
+        ...holderOf(session, request), code: form.code ?? '', ip: request.ip, deviceCookie: deviceCookieOf(request, config), stepUp: false, log: request.events,
       };
       try {
         return await act(request, reply, session, attempt);

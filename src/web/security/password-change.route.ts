@@ -8,10 +8,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { isValidFormToken } from '../../accounts/csrf.ts';
-import { DEVICE_COOKIE } from '../../accounts/login-device-cookie.ts';
+import { deviceCookieOf } from '../../accounts/login-device-cookie.ts';
 import { LoginThrottled, minutesToWait, type LoginGuard } from '../../accounts/login.service.ts';
 import { changePassword, PasswordChangeLapsed } from '../../accounts/password-change.ts';
-import { renewRequestSession, SESSION_COOKIE } from '../../accounts/session-http.ts';
+import { renewRequestSession, sessionIdOf } from '../../accounts/session-http.ts';
 import { findSession, type SessionContext } from '../../accounts/sessions.ts';
 import type { Config } from '../../config.ts';
 import type { Clock } from '../../clock.ts';
@@ -58,7 +58,7 @@ export function passwordChangeRoute(app: FastifyInstance, { config, db, mailEnab
     try {
       const ended = await changePassword(db, clock, loginGuard, {
         userId: session.user.id, email: session.user.email, sid: session.sid, ip: request.ip, log: request.events,
-        currentPassword: request.body.current_password ?? '', newPassword: request.body.new_password ?? '', deviceCookie: request.cookies[DEVICE_COOKIE],
+        currentPassword: request.body.current_password ?? '', newPassword: request.body.new_password ?? '', deviceCookie: deviceCookieOf(request, config),
         mailLocale: mailEnabled ? localeOf(request) : undefined,
       });
       logSecurityEvent(request.events, { event: 'account.password.changed', userId: session.user.id, ...ended });
@@ -73,7 +73,7 @@ export function passwordChangeRoute(app: FastifyInstance, { config, db, mailEnab
       // Overtaken (a reset, another tab, the sessions ended): the later word stands. A session ended meanwhile is
       // shown nothing more of the account; one still live is told on the page.
       if (error instanceof PasswordChangeLapsed) {
-        if (!(await findSession(db, clock, request.cookies[SESSION_COOKIE] ?? ''))) return reply.redirect('/login', 303);
+        if (!(await findSession(db, clock, sessionIdOf(request) ?? ''))) return reply.redirect('/login', 303);
         return render(request, reply, session, { passwordAlert: t('security.password.lapsed') }, 409);
       }
       if (!(error instanceof InvalidInput)) throw error;
