@@ -71,7 +71,7 @@ async function grantWithRefresh({ client, user, sid, now }: Pick<Awaited<ReturnT
     .returning('id').executeTakeFirstOrThrow();
   const refresh = () => useRefreshToken(t.db, {
     rowId: token.id, clientRowId: client.id, clientVersion: client.version, now, expiresAt: new Date(now.getTime() + 30 * 24 * 3600_000),
-    requiredRegions: [], requestedScopes: null, dpopJkt: null, refreshDpopJkt: null,
+    requiredRegions: [], clientScopes: client.scopes, requestedScopes: null, dpopJkt: null, refreshDpopJkt: null,
   });
   return { grant, refresh };
 }
@@ -156,7 +156,7 @@ describe.runIf(TEST_DATABASE_URL)('transactions that lock the same rows at once 
     await insertCode(t.db, stored);
     const exchange = () => redeemCode(t.db, {
       digest: stored.digest, clientRowId: client.id, clientVersion: client.version, redirectUri: CALLBACK, challenge: stored.codeChallenge, now,
-      grantExpiresAt: new Date(now.getTime() + 60_000), refreshExpiresAt: new Date(now.getTime() + 60_000), dpopJkt: null, refreshDpopJkt: null,
+      grantExpiresAt: new Date(now.getTime() + 60_000), refreshExpiresAt: new Date(now.getTime() + 60_000), dpopJkt: null, refreshDpopJkt: null, clientScopes: client.scopes, requiredRegions: [],
     });
     // The exchange held after it marked its code, before it inserts the grant.
     expect(await gatedBeforeInsertInto(t.db, 'oauth_grants', exchange, () => deleteClient(t.db, clientId))).toEqual(['done', 'done']);
@@ -181,7 +181,7 @@ describe.runIf(TEST_DATABASE_URL)('transactions that lock the same rows at once 
     };
     const exchange = () => redeemCode(t.db, {
       digest: stored.digest, clientRowId: client.id, clientVersion: client.version, redirectUri: CALLBACK, challenge: stored.codeChallenge, now,
-      grantExpiresAt: new Date(now.getTime() + 60_000), refreshExpiresAt: new Date(now.getTime() + 60_000), dpopJkt: null, refreshDpopJkt: null,
+      grantExpiresAt: new Date(now.getTime() + 60_000), refreshExpiresAt: new Date(now.getTime() + 60_000), dpopJkt: null, refreshDpopJkt: null, clientScopes: client.scopes, requiredRegions: [],
     });
     // The removal held where it deletes the passkey, the member's row already locked.
     expect(await whileHeld(t.db, sql`select 1 from passkeys where id = ${passkeyId} for update`, remove, exchange)).toEqual(['done', 'done']);
@@ -199,6 +199,7 @@ describe.runIf(TEST_DATABASE_URL)('transactions that lock the same rows at once 
     }).execute();
     const poll = () => redeemDeviceCode(t.db, {
       digest, clientRowId: client.id, clientVersion: client.version, now, grantExpiresAt: new Date(now.getTime() + 60_000), refreshExpiresAt: null, refreshDpopJkt: null,
+      clientScopes: client.scopes, requiredRegions: [],
     });
     expect(await gatedBeforeInsertInto(t.db, 'oauth_grants', poll, () => deleteClient(t.db, clientId))).toEqual(['done', 'done']);
     expect(await t.db.selectFrom('oauth_grants').select('id').where('client_id', '=', client.id).execute()).toEqual([]);

@@ -515,6 +515,24 @@ describe('the device is refused', () => {
     expect(response.json()).toEqual({ error: 'invalid_grant', error_description: 'Invalid or expired device code' });
     expect((await deviceRow(started.device_code))!.grant_id).toBeNull();
   });
+
+  test('the operator changed the client between approval and poll: a region required is invalid_grant, a scope taken is left out', async () => {
+    const clientRowId = async (clientId: string) => (await t.db.selectFrom('oauth_clients').select('id').where('client_id', '=', clientId).executeTakeFirstOrThrow()).id;
+    const regional = await deviceClient();
+    const started = await startDevice(regional.clientId);
+    expect((await answer(started.user_code, 'allow')).done.statusCode).toBe(200);
+    await t.db.insertInto('oauth_client_regions').values({ client_id: await clientRowId(regional.clientId), region_id: await makeRegion(t.db) }).execute();
+    expect((await poll(regional.clientId, started.device_code)).json()).toEqual({ error: 'invalid_grant', error_description: 'Invalid or expired device code' });
+    expect((await deviceRow(started.device_code))!.grant_id).toBeNull();
+
+    const narrowed = await deviceClient();
+    const other = await startDevice(narrowed.clientId);
+    expect((await answer(other.user_code, 'allow')).done.statusCode).toBe(200);
+    await t.db.updateTable('oauth_clients').set({ scopes: ['openid'] }).where('client_id', '=', narrowed.clientId).execute();
+    const tokens = await poll(narrowed.clientId, other.device_code);
+    expect(tokens.statusCode).toBe(200);
+    expect(tokens.json().scope).toBe('openid');
+  });
 });
 
 describe('user codes at /device', () => {

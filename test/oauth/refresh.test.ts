@@ -221,3 +221,59 @@ describe('refresh_token grant', () => {
     expect((await refresh(parts.join('.'))).json().error).toBe('invalid_grant');
   });
 });
+
+describe('an operator\'s change to a client counts for the grants it has already', () => {
+  const withScopes = (c: Registered, scopes: string[]) => t.db.updateTable('oauth_clients').set({ scopes }).where('client_id', '=', c.clientId).execute();
+  const rowScopes = async (refreshToken: string) => (await t.db.selectFrom('oauth_refresh_tokens').select('scopes')
+    .where('id', '=', decryptRefreshToken(t.keys, refreshToken, t.clock.now())!.rowId).executeTakeFirstOrThrow()).scopes;
+
+  test('a scope taken from the client: the refresh answers without it, the successor carries it no more, and asking for it is invalid_scope', async () => {
+    const c = (await makeClient(t)) as Registered;
+    const tokens = await tokensFor(c);
+    expect(tokens.scope).toBe('openid profile email regions');
+    await withScopes(c, ['openid', 'profile']);
+    const asked = await refresh(tokens.refresh_token, c, { scope: 'openid regions' });
+    expect(asked.statusCode).toBe(400);
+    expect(asked.json()).toEqual({ error: 'invalid_scope', error_description: 'Scope not allowed for this client: regions' });
+    // Refused before the rotation: the same token still works.
+    const narrowed = await refresh(tokens.refresh_token, c);
+    expect(narrowed.statusCode).toBe(200);
+    expect(narrowed.json().scope).toBe('openid profile');
+    expect(decodeJwt(narrowed.json().access_token).scope).toBe('openid profile');
+    expect(await rowScopes(narrowed.json().refresh_token)).toEqual(['openid', 'profile']);
+    const info = await t.app.inject({ url: '/oauth/userinfo', headers: { authorization: `Bearer ${narrowed.json().access_token}` } });
+    expect(info.json()).toHaveProperty('given_name');
+    expect(info.json()).not.toHaveProperty('email');
+    expect(info.json()).not.toHaveProperty('region_ids');
+    // None of the grant's scopes left: no tokens, nothing rotated.
+    await withScopes(c, ['email']);
+    const none = await refresh(narrowed.json().refresh_token, c);
+    expect(none.json()).toEqual({ error: 'invalid_grant', error_description: 'Invalid or expired refresh token' });
+    await withScopes(c, ['openid', 'profile']);
+    expect((await refresh(narrowed.json().refresh_token, c)).statusCode).toBe(200);
+  });
+
+  test('a code issued before a scope was taken or a region required: the exchange gives no more than the client may have now', async () => {
+    const c = (await makeClient(t)) as Registered;
+    const exchange = (code: string) => tokenRequest(t, {
+      grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: TEST_VERIFIER, client_id: c.clientId, client_secret: c.secret,
+    });
+    const narrowedCode = await obtainCode(t, { clientId: c.clientId, cookie: session.cookie });
+    await withScopes(c, ['openid', 'profile']);
+    const narrowed = await exchange(narrowedCode);
+    expect(narrowed.statusCode).toBe(200);
+    expect(narrowed.json().scope).toBe('openid profile');
+    expect(await rowScopes(narrowed.json().refresh_token)).toEqual(['openid', 'profile']);
+
+    const elsewhere = await makeRegion(t.db);
+    const regionCode = await obtainCode(t, { clientId: c.clientId, cookie: session.cookie, scope: 'openid profile' });
+    const clientRowId = (await t.db.selectFrom('oauth_clients').select('id').where('client_id', '=', c.clientId).executeTakeFirstOrThrow()).id;
+    await t.db.insertInto('oauth_client_regions').values({ client_id: clientRowId, region_id: elsewhere }).execute();
+    const outside = await exchange(regionCode);
+    expect(outside.json()).toEqual({ error: 'invalid_grant', error_description: 'Invalid or expired code' });
+    // Nothing redeemed: the first code is used, the second is not.
+    const unused = await t.db.selectFrom('oauth_codes').select('used_at').where('client_id', '=', clientRowId).execute();
+    expect(unused.map((row) => row.used_at === null).sort()).toEqual([false, true]);
+  });
+});
+

@@ -100,7 +100,7 @@ describe.runIf(TEST_DATABASE_URL)('each interleaving, forced (PostgreSQL)', () =
     await t.db.transaction().execute(async (trx) => {
       const redeemed = await redeemCode(trx, {
         digest: digestCode(code), clientRowId: row.id, clientVersion: row.version, redirectUri: CALLBACK, challenge: s256(TEST_VERIFIER),
-        now, grantExpiresAt: new Date(now.getTime() + 3600_000), refreshExpiresAt: new Date(now.getTime() + 3600_000), dpopJkt: null, refreshDpopJkt: null,
+        now, grantExpiresAt: new Date(now.getTime() + 3600_000), refreshExpiresAt: new Date(now.getTime() + 3600_000), dpopJkt: null, refreshDpopJkt: null, clientScopes: row.scopes, requiredRegions: [],
       });
       grantId = redeemed.code!.grant_id;
       ended = end();

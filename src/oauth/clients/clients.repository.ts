@@ -197,3 +197,12 @@ export async function searchClientRows(db: Executor, text: string, limit: number
   const count = await db.selectFrom('oauth_clients').select((eb) => eb.fn.countAll<string>().as('total')).where(where).executeTakeFirstOrThrow();
   return { rows, total: Number(count.total) };
 }
+
+/**
+ * SQL: the scopes of `scopes` (a column) the client may still use (`allowed`, a parameter), in their order.
+ * An operator who takes a scope from a client takes it from the client's grants too: codes and refresh
+ * tokens issued before carry it no further.
+ */
+export function scopesStillAllowed(scopes: string, allowed: string): string {
+  return `array(select s from unnest(${scopes}) with ordinality as granted(s, i) where s = any(${allowed}::text[]) order by i)`;
+}

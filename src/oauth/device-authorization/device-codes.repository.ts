@@ -7,7 +7,7 @@
  */
 import type { Executor } from '../../db/executor.ts';
 import { statement } from '../../db/statement.ts';
-import { clientFirst } from '../clients/clients.repository.ts';
+import { clientFirst, scopesStillAllowed } from '../clients/clients.repository.ts';
 import type { DeviceCodeStatus } from '../oauth.tables.ts';
 
 export interface NewDeviceCode {
@@ -168,6 +168,9 @@ export interface DeviceRedemption {
   refreshExpiresAt: Date | null;
   /** The key a public client's refresh tokens are bound to (RFC 9449 §5), or null. */
   refreshDpopJkt: string | null;
+  /** The client's scopes and required regions now, as for a code (codes.repository.ts `redeemCode`). */
+  clientScopes: readonly string[];
+  requiredRegions: readonly number[];
 }
 
 export interface RedeemedDeviceCode {
@@ -202,7 +205,10 @@ const redeemStatement = statement<RedeemedDeviceCode & { client_current: boolean
     where device_code_digest = $1 and client_id = $2 and status = 'approved' and expires_at > $3
       and (select current from cv)
       and sid = (select sid from live)
-    returning user_id, scopes, auth_time, amr, sid, client_id
+      and scopes && $8::text[]
+      and (cardinality($9::integer[]) = 0 or exists (
+        select 1 from region_memberships m where m.user_id = oauth_device_codes.user_id and m.region_id = any($9::integer[])))
+    returning user_id, ${scopesStillAllowed('scopes', '$8')} as scopes, auth_time, amr, sid, client_id
   ),
   g as (
     insert into oauth_grants (id, client_id, user_id, scopes, auth_time, expires_at, sid, amr, dpop_jkt)
@@ -225,7 +231,9 @@ const redeemStatement = statement<RedeemedDeviceCode & { client_current: boolean
 
 /** `code` undefined when no approved, live row of this client with a live approving session matched. */
 export async function redeemDeviceCode(db: Executor, r: DeviceRedemption): Promise<{ clientCurrent: boolean; code: RedeemedDeviceCode | undefined }> {
-  const [row] = await redeemStatement.rows(db, [r.digest, r.clientRowId, r.now, r.grantExpiresAt, r.refreshExpiresAt, r.clientVersion, r.refreshDpopJkt]);
+  const [row] = await redeemStatement.rows(db, [
+    r.digest, r.clientRowId, r.now, r.grantExpiresAt, r.refreshExpiresAt, r.clientVersion, r.refreshDpopJkt, [...r.clientScopes], [...r.requiredRegions],
+  ]);
   const { client_current, ...code } = row!;
   return { clientCurrent: client_current, code: code.grant_id === null ? undefined : code };
 }

@@ -37,6 +37,10 @@ export interface Redemption {
   refreshExpiresAt: Date | null;
   /** The request's DPoP key thumbprint: a code bound by `dpop_jkt` is redeemed only with it (RFC 9449 §10). */
   dpopJkt: string | null;
+  /** The client's scopes now: the grant carries only these of the code's, and none left redeems nothing. */
+  clientScopes: readonly string[];
+  /** The client's required regions now: a member in none of them redeems nothing (SPEC §5.2 step 5). */
+  requiredRegions: readonly number[];
   /** The key the grant's refresh tokens are bound to: a public client's proof key (RFC 9449 §5), else null. */
   refreshDpopJkt: string | null;
 }
@@ -102,6 +106,8 @@ export async function handle(
     grantExpiresAt: refreshExpiresAt ?? new Date(now.getTime() + ACCESS_TOKEN_SECONDS * 1000),
     refreshExpiresAt,
     dpopJkt: proof.dpopJkt ?? null,
+    clientScopes: client.scopes,
+    requiredRegions: client.required_regions,
     refreshDpopJkt: client.confidential ? null : proof.dpopJkt ?? null,
   });
   if (!clientCurrent) throw new StaleClient();
@@ -110,7 +116,8 @@ export async function handle(
     if (grantId === undefined && !registered) throw invalidCode('the redirect_uri is not (or no longer) registered for the client');
     if (grantId === undefined && malformedVerifier) throw invalidCode('the code_verifier is malformed (RFC 7636 §4.1)');
     if (grantId === undefined) {
-      throw invalidCode('no live code matches: unknown, expired, issued under a session that has ended, or bound to another client, redirect URI, code challenge or DPoP key');
+      throw invalidCode('no live code matches: unknown, expired, issued under a session that has ended, bound to another client, redirect URI, '
+        + 'code challenge or DPoP key, or its member is in none of the client\'s required regions, or the client may use none of its scopes any more');
     }
     if (grantId !== null) await ctx.codes.revokeGrant(grantId, now);
     const event: SecurityEvent = { event: 'oauth.code.reused', clientId: client.client_id, grantId };

@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import { liveSessionFrom, liveSessionParams, touchedSession } from '../../accounts/sessions.ts';
 import type { Executor } from '../../db/executor.ts';
 import { statement } from '../../db/statement.ts';
-import { clientFirst } from '../clients/clients.repository.ts';
+import { clientFirst, scopesStillAllowed } from '../clients/clients.repository.ts';
 import type { AuthorizationCodeStore, RedeemedCode, Redemption } from './authorization-code.ts';
 import { revokeGrant } from './grants.repository.ts';
 import { deleteInBatches } from '../../ops/maintenance.ts';
@@ -180,7 +180,12 @@ const redeemCodeStatement = statement<RedeemedCode & { client_current: boolean }
       and (dpop_jkt is null or dpop_jkt = $9::text)
       and (select current from cv)
       and sid = (select sid from live)
-    returning user_id, scopes, nonce, auth_time, sid, amr, acr
+      -- The client's scopes and required regions as they are now: an operator's change since the code was
+      -- issued counts at once, as it does at every refresh.
+      and scopes && $11::text[]
+      and (cardinality($12::integer[]) = 0 or exists (
+        select 1 from region_memberships m where m.user_id = oauth_codes.user_id and m.region_id = any($12::integer[])))
+    returning user_id, ${scopesStillAllowed('scopes', '$11')} as scopes, nonce, auth_time, sid, amr, acr
   ),
   g as (
     insert into oauth_grants (id, client_id, user_id, scopes, auth_time, expires_at, sid, dpop_jkt, amr, acr)
@@ -218,6 +223,7 @@ const redeemCodeStatement = statement<RedeemedCode & { client_current: boolean }
 export async function redeemCode(db: Executor, r: Redemption): Promise<{ clientCurrent: boolean; code: RedeemedCode | undefined }> {
   const [row] = await redeemCodeStatement.rows(db, [
     r.digest, r.now, r.clientRowId, r.redirectUri, r.challenge, r.grantExpiresAt, r.refreshExpiresAt, r.clientVersion, r.dpopJkt, r.refreshDpopJkt,
+    [...r.clientScopes], [...r.requiredRegions],
   ]);
   const { client_current, ...code } = row!;
   return { clientCurrent: client_current, code: code.grant_id === null ? undefined : code };

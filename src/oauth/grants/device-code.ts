@@ -64,11 +64,13 @@ async function redeem(ctx: DeviceCodeGrantContext, client: ClientRow, digest: Bu
     digest, clientRowId: client.id, clientVersion: client.version, now,
     grantExpiresAt: refreshExpiresAt ?? new Date(now.getTime() + ACCESS_TOKEN_SECONDS * 1000), refreshExpiresAt,
     refreshDpopJkt: client.confidential ? null : dpopJkt ?? null,
+    clientScopes: client.scopes, requiredRegions: client.required_regions,
   });
   if (!clientCurrent) throw new StaleClient();
   if (!code) {
     throw new InvalidGrant(INVALID_DEVICE_CODE)
-      .withDetail('the approved device code was redeemed concurrently, or the session that approved it has ended');
+      .withDetail('the approved device code was redeemed concurrently, the session that approved it has ended, its member is in none of the '
+        + 'client\'s required regions, or the client may use none of its scopes any more');
   }
   return ctx.issue({
     clientId: client.client_id,

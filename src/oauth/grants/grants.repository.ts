@@ -5,6 +5,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
 import { statement } from '../../db/statement.ts';
+import { scopesStillAllowed } from '../clients/clients.repository.ts';
 import type { RefreshTokenRow, RefreshTokenStore, RefreshTokenUse, RefreshTokenUseInput } from './refresh-token.ts';
 import { deleteInBatches } from '../../ops/maintenance.ts';
 
@@ -81,8 +82,9 @@ const useStatement = statement<RefreshTokenUse>('use_refresh_token', `
     where r.id = cur.id and r.rotated_at is null
       and cur.client_id = $3 and cur.client_current and cur.revoked_at is null and cur.expires_at > $2 and cur.in_regions
       and ($6::text[] is null or cur.scopes @> $6::text[])
+      and cur.scopes && $10::text[] and ($6::text[] is null or $10::text[] @> $6::text[])
       and (cur.dpop_jkt is null or cur.dpop_jkt = $8::text)
-    returning r.grant_id, r.scopes
+    returning r.grant_id, ${scopesStillAllowed('r.scopes', '$10')} as scopes
   ),
   ins as (
     insert into oauth_refresh_tokens (id, grant_id, scopes, expires_at)
@@ -110,6 +112,7 @@ const useStatement = statement<RefreshTokenUse>('use_refresh_token', `
 export async function useRefreshToken(db: Executor, u: RefreshTokenUseInput): Promise<RefreshTokenUse | undefined> {
   const rows = await useStatement.rows(db, [
     u.rowId, u.now, u.clientRowId, u.expiresAt, [...u.requiredRegions], u.requestedScopes === null ? null : [...u.requestedScopes], u.clientVersion, u.dpopJkt, u.refreshDpopJkt,
+    [...u.clientScopes],
   ]);
   return rows[0];
 }

@@ -62,6 +62,8 @@ export interface RefreshTokenUseInput {
   now: Date;
   expiresAt: Date;
   requiredRegions: readonly number[];
+  /** The scopes the client may use now: the successor carries only these of the row's. */
+  clientScopes: readonly string[];
   /** Scopes the request narrows to, or null for all the row's scopes. */
   requestedScopes: readonly string[] | null;
   /** The request's DPoP key thumbprint: a bound token rotates only with its key. */
@@ -108,7 +110,7 @@ export async function handle(
   const expiresAt = new Date(now.getTime() + REFRESH_TOKEN_SECONDS * 1000);
   for (let attempt = 0; attempt < 2; attempt += 1) {
     const use = await ctx.refreshTokens.use({
-      rowId: payload.rowId, clientRowId: client.id, clientVersion: client.version, now, expiresAt, requiredRegions: client.required_regions, requestedScopes: requested,
+      rowId: payload.rowId, clientRowId: client.id, clientVersion: client.version, now, expiresAt, requiredRegions: client.required_regions, clientScopes: client.scopes, requestedScopes: requested,
       dpopJkt: proof.dpopJkt ?? null, refreshDpopJkt: client.confidential ? null : proof.dpopJkt ?? null,
     });
     if (use && !use.client_current) throw new StaleClient();
@@ -130,7 +132,13 @@ async function decide(
   // The region restriction (SPEC §5.2 step 5) holds for the whole session, not only at sign-in:
   // a member who left every required region gets no new tokens.
   if (!use.in_regions) throw new InvalidGrant('User not in required regions');
-  const scopes = narrowedScopes(use.scopes, requested);
+  // A scope the operator has taken from the client since is taken from its grants too (the statement
+  // rotates only when some scope is left and the request asks for none taken).
+  const allowed = use.scopes.filter((s) => client.scopes.includes(s));
+  if (allowed.length === 0) throw invalid('the client may use none of the grant\'s scopes any more');
+  const withdrawn = (requested ?? []).filter((s) => use.scopes.includes(s) && !allowed.includes(s));
+  if (withdrawn.length > 0) throw new InvalidScope(`Scope not allowed for this client: ${withdrawn.join(' ')}`);
+  const scopes = narrowedScopes(allowed, requested);
   const issue = (refresh: { rowId: number; expiresAt: Date }) => respond(ctx, client, use, scopes, now, refresh, dpopJkt);
   if (use.rotated_to !== null) return issue({ rowId: use.rotated_to, expiresAt });
   // Lost a race with a concurrent use of the same token: decide again, as a retry.
