@@ -63,7 +63,11 @@ export const oauthTryCommand: CliCommand = {
       } catch (error) {
         const message = describeFailure(error);
         await callback.answer('Sign-in failed', `${message} — see the terminal.`);
-        throw new RefusedInput(message);
+        // The likeliest cause: a client registered without --scope, which may use openid only.
+        const hint = (error as { error?: string }).error === 'invalid_scope'
+          ? ` (ask for fewer with --scope "openid", or give the client more: client update --client-id ${settings.clientId} --scope openid --scope profile --scope email)`
+          : '';
+        throw new RefusedInput(`${message}${hint}`);
       }
     } finally {
       await listener.close();

@@ -102,6 +102,18 @@ describe('oauth try', () => {
     expect(result.out).toContain('Open this URL in a browser, sign in and allow:');
   });
 
+  it('a client that may use fewer scopes than asked: exits 1 saying how to ask for fewer or give it more', async () => {
+    const redirectUri = `http://127.0.0.1:${await freePort()}/callback`;
+    const { clientId } = await makeClient(t, { redirectUris: [redirectUri], confidential: false, scopes: ['openid'] });
+    const run = startTry(['--client', clientId, '--issuer', t.baseUrl, '--redirect-uri', redirectUri], 'stdout');
+    // The authorization endpoint redirects the error at once, before any login.
+    await fetch(await run.authorizationUrl);
+    const result = await run.exited;
+    expect(result.code).toBe(1);
+    expect(result.err).toContain(`error: invalid_scope: Scope not allowed for this client: profile email (ask for fewer with --scope "openid", `
+      + `or give the client more: client update --client-id ${clientId} --scope openid --scope profile --scope email)`);
+  });
+
   it('refuses what it cannot listen on or find, before waiting', async () => {
     const other = await runInProcess(dataDir, ['oauth', 'try', '--client', 'wiki']);
     expect(other.code).toBe(2);

@@ -26,10 +26,22 @@ const PREFIX = ['npm', 'run', 'cli', '--', 'client', 'add'];
 
 /** Runs the `client add` command line on `t`'s database, in `cwd` (`$PWD`, files it names). Returns the printed lines. */
 export async function addClientAsDocumented(t: AppUnderTest, line: string, cwd: string): Promise<string[]> {
+  return [...(await runDocumentedClientAdd(t, line, cwd)).text];
+}
+
+/**
+ * The same, for a line that asks for JSON (`npm run -s cli -- client add … --json`, the CLI's own options
+ * `-s` and `--json` taken off as the CLI takes them): what `--json` prints.
+ */
+export async function addClientAsDocumentedJson(t: AppUnderTest, line: string, cwd: string): Promise<unknown> {
+  expect(line).toMatch(/ --json$/);
+  return (await runDocumentedClientAdd(t, line.replace(/^npm run -s /, 'npm run ').replace(/ --json$/, ''), cwd)).json;
+}
+
+async function runDocumentedClientAdd(t: AppUnderTest, line: string, cwd: string) {
   const words = shellWords(line.replaceAll('$PWD', cwd));
   expect(words.slice(0, PREFIX.length)).toEqual(PREFIX);
   const args = words.slice(PREFIX.length).map((word, index, all) => (all[index - 1] === '--jwks-file' ? path.resolve(cwd, word) : word));
   const context = { database: async () => t.db, keys: async () => t.keys, storedEvents: NO_EVENT_LOG } as unknown as CliContext;
-  const result = await clientAddCommand.run(context, parseOptions(clientAddCommand, args));
-  return [...result.text];
+  return clientAddCommand.run(context, parseOptions(clientAddCommand, args));
 }

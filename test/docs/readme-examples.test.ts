@@ -14,7 +14,8 @@ import { DEMO_PASSWORD, loadDemoData } from '../../src/demo/demo-data.ts';
 import { useTestApp } from '../helpers/fixture.ts';
 import { againstServer, exampleBlock, type ExampleBlock } from '../helpers/markdown-examples.ts';
 import { holdingPort } from '../helpers/machine-port.ts';
-import { Browser, makeClient } from '../helpers/oauth.ts';
+import { Browser } from '../helpers/oauth.ts';
+import { addClientAsDocumentedJson, commandLines } from './documented-client.ts';
 import { useShell } from './shell.ts';
 
 const t = useTestApp({ listening: true });
@@ -90,12 +91,17 @@ describe('oauth try', () => {
   });
 
   test('another confidential client, its secret on standard input', async () => {
+    // Registered as the README registers it (its command, inside `SECRET=$(… | jq -r .secret)`).
+    const registration = commandLines(exampleBlock('README.md', 'SECRET=$(npm run -s cli -- client add --client-id wiki-try').text);
+    expect(registration).toHaveLength(1);
+    const command = /^SECRET=\$\((npm run -s cli -- client add .* --json) \| jq -r \.secret\)$/.exec(registration[0]!)?.[1];
+    expect(command).toBeDefined();
+    const { secret } = await addClientAsDocumentedJson(t, command!, process.cwd()) as { secret: string };
     const block = exampleBlock('README.md', '"$SECRET" | npm run -s cli -- oauth try --client wiki-try');
-    const { secret } = await makeClient(t, { clientId: 'wiki-try', redirectUris: ['http://127.0.0.1:8000/callback'] });
-    const { url, callback, out } = await signInThrough(block.text, { SECRET: secret! }, 8000);
+    const { url, callback, out } = await signInThrough(block.text, { SECRET: secret }, 8000);
     expect(url.searchParams.get('client_id')).toBe('wiki-try');
     expect(`${callback.origin}${callback.pathname}`).toBe('http://127.0.0.1:8000/callback');
     expect(out).toContain('Userinfo response:');
-    expect(out).not.toContain(secret!);
+    expect(out).not.toContain(secret);
   });
 });
