@@ -212,6 +212,7 @@ export const userResetSecondFactorCommand: CliCommand = {
     const reset = await resetSecondFactor(db, () => new Date(), {
       userId: user.id, email: user.email, mailLocale: context.config.mail.mode === 'off' ? undefined : 'de',
     }, context.events);
+    if (!reset) throw new RefusedInput(`${user.email} (user ${user.id}) has no second factor (no one-time codes, no passkeys): nothing to reset`);
     return {
       json: { id: user.id, email: user.email, ...reset },
       text: [`Second factor of ${user.email} (user ${user.id}) reset: one-time codes ${reset.oneTimeCodes ? 'deleted' : 'were not on'}, ${reset.passkeysDeleted} passkey(s) deleted.`],

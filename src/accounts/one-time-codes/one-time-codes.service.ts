@@ -178,15 +178,20 @@ export interface SecondFactorReset {
   readonly passkeysDeleted: number;
 }
 
-/** An operator's reset: codes, recovery codes and passkeys gone; the member told. */
-export async function resetSecondFactor(db: DB, clock: Clock, holder: CodeHolder, log: EventLog): Promise<SecondFactorReset> {
+/**
+ * An operator's reset: codes, recovery codes and passkeys gone; the member told. Undefined when the member
+ * had none of them: nothing deleted, no mail, no event (the audit log and the mail would tell of a
+ * removal that did not happen).
+ */
+export async function resetSecondFactor(db: DB, clock: Clock, holder: CodeHolder, log: EventLog): Promise<SecondFactorReset | undefined> {
   const reset = await inTransaction(db, async (trx) => {
     const oneTimeCodes = await deleteOneTimeCodes(trx, holder.userId);
     const passkeysDeleted = await deletePasskeyRows(trx, holder.userId);
+    if (!oneTimeCodes && passkeysDeleted === 0) return undefined;
     await queueSecondFactorMail(trx, holder, ONE_TIME_CODE_MAIL_KINDS.reset, clock(), log);
     return { oneTimeCodes, passkeysDeleted };
   });
-  logSecurityEvent(log, { event: 'account.second_factor.removed', userId: holder.userId, by: 'operator', passkeysDeleted: reset.passkeysDeleted });
+  if (reset) logSecurityEvent(log, { event: 'account.second_factor.removed', userId: holder.userId, by: 'operator', passkeysDeleted: reset.passkeysDeleted });
   return reset;
 }
 
