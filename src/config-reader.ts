@@ -110,9 +110,12 @@ function isAddressOrRange(entry: string): boolean {
 }
 
 /** RFC 1123 host name: dot-separated labels of letters, digits and inner hyphens. */
+/** A DNS host name (RFC 1123 §2.1); an all-numeric last label is none (`999.1.1.1` is a malformed IPv4 address, not a name). */
 export function isHostName(value: string): boolean {
+  const labels = value.split('.');
   return value.length <= 253
-    && value.split('.').every((label) => /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(label));
+    && labels.every((label) => /^[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/.test(label))
+    && !/^\d+$/.test(labels.at(-1)!);
 }
 
 export function isBase64Key(value: string): boolean {

@@ -88,13 +88,32 @@ async function start(config: Config, keys: KeyMaterial, running: Running, envFil
   running.maintenance = startMaintenance(database.db, systemClock, app.log, purgeTasks(config));
   app.logoutNotices.start(config.backchannelLogoutPollSeconds * 1000); // closing the app stops it
   app.mailSender?.start(MAIL_POLL_MS); // and this one
-  await app.listen({ port: config.port, host: config.host });
+  await app.listen({ port: config.port, host: config.host }).catch((error: unknown) => { throw listenFailure(error, config); });
   app.log.info(`Food-sharing server ready at ${config.publicUrl} (${database.kind === 'pglite' ? `embedded database in ${config.dataDir}` : 'PostgreSQL'})`);
   if (demo) {
     const banner = `Demo dataset loaded. Log in at ${config.publicUrl}/login with:\n  ${describeDemoLogins(demo).join('\n  ')}`;
     app.log.info(banner);
     // People starting it by hand read JSON log lines badly: repeat it as plain text on a terminal.
     if (process.stdout.isTTY && !isPrettyLog(config, true)) process.stdout.write(`\n${banner}\n\n`);
+  }
+}
+
+/** A failed listen said in terms of the setting to change (the error alone names neither PORT nor HOST). */
+function listenFailure(error: unknown, config: Config): unknown {
+  const code = (error as { code?: unknown }).code;
+  const at = `${config.host}:${config.port}`;
+  switch (code) {
+    case 'EADDRINUSE':
+      return new Error(`PORT=${config.port}: another program already listens on ${at}. Stop it, or set PORT to a free port (PORT=8081 npm start).`);
+    case 'EACCES':
+      return new Error(`PORT=${config.port}: this user may not listen on ${at} (ports below 1024 need privileges). Set PORT to 1024 or above.`);
+    case 'EADDRNOTAVAIL':
+      return new Error(`HOST=${config.host}: no network interface of this machine has that address. Set HOST to one of its addresses, or leave it unset (0.0.0.0: every interface).`);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new Error(`HOST=${config.host}: the name does not resolve to an address. Set HOST to an address of this machine, or leave it unset (0.0.0.0: every interface).`);
+    default:
+      return error;
   }
 }
 

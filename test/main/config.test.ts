@@ -126,7 +126,7 @@ describe('configuration', () => {
       expect(loadConfig({ HOST: good }).host).toBe(good);
     }
     expect(problemsOf({ HOST: 'my host' })).toEqual(['HOST="my host" must be an IP address or a host name']);
-    for (const bad of ['-x', 'a..b', 'x_y', 'http://x', '1.2.3.4:80']) expect(problemsOf({ HOST: bad }), bad).toHaveLength(1);
+    for (const bad of ['-x', 'a..b', 'x_y', 'http://x', '1.2.3.4:80', '999.1.1.1', '1.2.3']) expect(problemsOf({ HOST: bad }), bad).toHaveLength(1);
   });
 
   it('checks key settings', () => {

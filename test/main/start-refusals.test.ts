@@ -1,9 +1,11 @@
 /** `npm start` refuses a bad configuration: one clear line per value, a non-zero exit, before opening the database. */
 import { existsSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PRODUCTION_MAIL_PROBLEM } from '../../src/config.ts';
 import { TEST_DATABASE_URL } from '../helpers/database.ts';
+import { copyMigratedDatabase } from '../helpers/migrated-data-dir.ts';
 import { freePort } from '../helpers/oauth.ts';
 import { start, START_TEST_TIMEOUT_MS, useStartDataDir } from './start-process.ts';
 
@@ -42,6 +44,22 @@ describe('npm start', { timeout: START_TEST_TIMEOUT_MS }, () => {
     expect(running.output()).toContain('TRUST_PROXY="yes" must be true, false or a comma-separated list of IP addresses or CIDR ranges');
     expect(running.output()).toContain('HOST="my host" must be an IP address or a host name');
     expect(existsSync(path.join(work.dataDir, 'pglite'))).toBe(false);
+  });
+
+  onEmbeddedDatabase('names PORT, and what to do, when another program listens on it', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      // Its own data directory: the server gets as far as listening (the others here must never open one).
+      const dataDir = path.join(work.dataDir, 'port-taken');
+      await copyMigratedDatabase(dataDir);
+      const running = start({ PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir });
+      expect(await running.exited).toBe(1);
+      expect(running.output()).toContain(`Failed to start: PORT=${port}: another program already listens on 127.0.0.1:${port}. Stop it, or set PORT to a free port (PORT=8081 npm start).`);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 
   onEmbeddedDatabase('refuses a signing key file that holds no key, with one line naming it, before opening the database or generating keys', async () => {
