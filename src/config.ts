@@ -103,7 +103,7 @@ const RETIRED_VARIABLES: Readonly<Record<string, string>> = {
 export function loadConfig(env: Env = process.env): Config {
   const read = new EnvReader(env);
   const runtime = readRuntime(read);
-  const http = readHttp(read);
+  const http = readHttp(read, runtime.isProduction);
   const storage = readStorage(read);
   const keys = readKeySettings(read);
   const api = readApiSettings(read);
@@ -124,7 +124,7 @@ function readRuntime(read: EnvReader) {
   return { nodeEnv, isProduction: nodeEnv === 'production', logLevel, logFormat, allowDemoInProduction };
 }
 
-function readHttp(read: EnvReader) {
+function readHttp(read: EnvReader, isProduction: boolean) {
   const port = read.integer('PORT', 8080, 0, 65535);
   const host = read.text('HOST') ?? '0.0.0.0';
   if (!isIP(host) && !isHostName(host)) read.refuse(`HOST=${JSON.stringify(host)} must be an IP address or a host name`, undefined);
@@ -138,14 +138,18 @@ function readHttp(read: EnvReader) {
     requestTimeoutSeconds: read.integer('REQUEST_TIMEOUT_SECONDS', 30, 1, 3600),
     maxConnections: read.integer('MAX_CONNECTIONS', 1024, 1, 1_000_000),
     maxConnectionsPerAddress: read.integer('MAX_CONNECTIONS_PER_ADDRESS', 64, 1, 1_000_000),
-    metricsToken: readMetricsToken(read),
+    metricsToken: readMetricsToken(read, isProduction),
   };
 }
 
-function readMetricsToken(read: EnvReader): string | undefined {
+function readMetricsToken(read: EnvReader, isProduction: boolean): string | undefined {
   const token = read.text('METRICS_TOKEN');
   if (token !== undefined && !/^[\x21-\x7e]{16,}$/.test(token)) {
     return read.refuse('METRICS_TOKEN must be at least 16 printable ASCII characters without spaces', undefined);
+  }
+  // A placeholder (`aaaaaaaaaaaaaaaa`, `1212121212121212`) guards nothing; 16 random base64 characters take 8 or more different ones (fewer: once in 7 million).
+  if (token !== undefined && isProduction && new Set(token).size < 8) {
+    return read.refuse('NODE_ENV=production: METRICS_TOKEN is not random (fewer than 8 different characters): generate one with openssl rand -base64 24', undefined);
   }
   return token;
 }

@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -208,6 +208,28 @@ describe('key material (read and checked before the database opens)', () => {
     expect(Buffer.from(fromFile.encryptionKey)).toEqual(Buffer.alloc(32, 3));
     const inline = await loadKeyMaterial(loadConfig({ OAUTH_PRIVATE_KEY: pkcs1.replace(/\n/g, '\\n'), OAUTH_ENCRYPTION_KEY: encryptionKey, DATA_DIR: dir }));
     expect(inline.signingKeyPem).toBe(fromFile.signingKeyPem);
+  });
+
+  it('in production, refuses a placeholder encryption key or metrics token (too few different values to be random)', async () => {
+    const production = { NODE_ENV: 'production', DATABASE_URL: 'postgres://db/x', PUBLIC_URL: 'https://id.example.org', MAIL: 'off', DATA_DIR: path.join(dir, 'weak') };
+    const zeros = Buffer.alloc(32).toString('base64');
+    const error = await loadKeyMaterial(loadConfig({ ...production, OAUTH_ENCRYPTION_KEY: zeros, OAUTH_PRIVATE_KEY: rsaPem(2048, 'pkcs8') })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
+      'OAUTH_ENCRYPTION_KEY is not a random key (its 32 bytes take only 1 different value): generate one with openssl rand -base64 32',
+    ]);
+    const random = randomBytes(32).toString('base64');
+    expect(Buffer.from((await loadKeyMaterial(loadConfig({ ...production, OAUTH_ENCRYPTION_KEY: random, OAUTH_PRIVATE_KEY: rsaPem(2048, 'pkcs8') }))).encryptionKey))
+      .toEqual(Buffer.from(random, 'base64'));
+    // Outside production the test keys' constant bytes are fine.
+    expect((await loadKeyMaterial(loadConfig({ OAUTH_ENCRYPTION_KEY: zeros, DATA_DIR: path.join(dir, 'weak-dev') }))).encryptionKey).toHaveLength(32);
+
+    expect(problemsOf({ ...production, METRICS_TOKEN: 'aaaaaaaaaaaaaaaa' })).toEqual([
+      'NODE_ENV=production: METRICS_TOKEN is not random (fewer than 8 different characters): generate one with openssl rand -base64 24',
+    ]);
+    expect(problemsOf({ ...production, METRICS_TOKEN: '1231231231231231' })).toHaveLength(1);
+    expect(loadConfig({ ...production, METRICS_TOKEN: 'Zq3vT9kLm2Xw8Rp0' }).metricsToken).toBe('Zq3vT9kLm2Xw8Rp0');
+    expect(loadConfig({ METRICS_TOKEN: 'aaaaaaaaaaaaaaaa' }).metricsToken).toBe('aaaaaaaaaaaaaaaa');
   });
 
   it('generates missing keys into DATA_DIR/keys and warns about that in production only', async () => {

@@ -34,7 +34,7 @@ export async function loadKeyMaterial(config: Config): Promise<KeyMaterial> {
   const problems: string[] = [];
   // Configured keys first: nothing is generated for a configuration that is refused.
   let signingKeyPem = signing.generated ? undefined : await readKey(signing, toSigningKeyPem, problems);
-  let encryptionKey = encryption.generated ? undefined : await readKey(encryption, toEncryptionKey, problems);
+  let encryptionKey = encryption.generated ? undefined : await readKey(encryption, config.isProduction ? toRandomEncryptionKey : toEncryptionKey, problems);
   if (problems.length === 0) {
     signingKeyPem ??= await readKey(signing, toSigningKeyPem, problems);
     encryptionKey ??= await readKey(encryption, toEncryptionKey, problems);
@@ -125,6 +125,22 @@ function toEncryptionKey(text: string): Uint8Array {
   }
   return key;
 }
+
+/**
+ * In production, a configured key must also look random: 32 random bytes take 16 or more different values
+ * (fewer happens about once in 3 × 10^16 keys), a placeholder (`AAAA…`, all zeros, one byte repeated) does not.
+ * The key encrypts refresh tokens and derives the keys of Web Push, DPoP nonces and the device cookies.
+ */
+function toRandomEncryptionKey(text: string): Uint8Array {
+  const key = toEncryptionKey(text);
+  const values = new Set(key).size;
+  if (values < MIN_KEY_BYTE_VALUES) {
+    throw new KeyProblem(`is not a random key (its 32 bytes take only ${values} different value${values === 1 ? '' : 's'}): generate one with openssl rand -base64 32`);
+  }
+  return key;
+}
+
+const MIN_KEY_BYTE_VALUES = 16;
 
 function describeReadError(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code;
