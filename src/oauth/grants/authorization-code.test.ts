@@ -12,6 +12,9 @@ import { s256 } from '../checks/pkce.ts';
 import type { IssueInput, TokenResponse } from '../tokens/token-response.ts';
 import { digestCode, handle, type AuthorizationCodeStore, type CodeGrantContext, type Redemption } from './authorization-code.ts';
 
+const NO_LIVE_CODE = 'no live code matches: unknown, expired, issued under a session that has ended, bound to another client, redirect URI, '
+  + 'code challenge or DPoP key, or its member is in none of the client\'s required regions, or the client may use none of its scopes any more';
+
 const NOW = new Date('2026-05-01T12:00:00Z');
 const VERIFIER = 'v'.repeat(43);
 const REDIRECT = 'https://app.example/cb';
@@ -101,9 +104,9 @@ describe('authorization_code grant', () => {
   test.each([
     ['a malformed verifier', 'c1', { code_verifier: 'short' }, 'the code_verifier is malformed (RFC 7636 §4.1)'],
     ['an overlong code', 'c'.repeat(201), {}, 'the code is longer than any code this server issues'],
-    ['another redirect URI', 'c1', { redirect_uri: 'https://app.example/other' }, 'no live code matches: unknown, expired, issued under a session that has ended, or bound to another client, redirect URI, code challenge or DPoP key'],
-    ['another verifier', 'c1', { code_verifier: 'w'.repeat(43) }, 'no live code matches: unknown, expired, issued under a session that has ended, or bound to another client, redirect URI, code challenge or DPoP key'],
-    ['an unknown code', 'nope', {}, 'no live code matches: unknown, expired, issued under a session that has ended, or bound to another client, redirect URI, code challenge or DPoP key'],
+    ['another redirect URI', 'c1', { redirect_uri: 'https://app.example/other' }, NO_LIVE_CODE],
+    ['another verifier', 'c1', { code_verifier: 'w'.repeat(43) }, NO_LIVE_CODE],
+    ['an unknown code', 'nope', {}, NO_LIVE_CODE],
     ['a redirect URI the client has not (or no longer) registered', 'c1', { redirect_uri: 'https://app.example/gone' }, 'the redirect_uri is not (or no longer) registered for the client'],
   ])('%s: the seed\'s one message, the cause in the detail, nothing revoked', async (_name, code, more, detail) => {
     const { codes, exchange } = setup();

@@ -88,7 +88,7 @@ function setup(client: Partial<ClientRow> = {}) {
       return { access_token: 'at', token_type: 'Bearer', expires_in: 3600, scope: input.scopes.join(' ') };
     },
   };
-  const row = { id: 1, client_id: 'app', version: 1, grant_types: ['authorization_code', 'refresh_token'], required_regions: [], ...client } as ClientRow;
+  const row = { id: 1, client_id: 'app', version: 1, grant_types: ['authorization_code', 'refresh_token'], required_regions: [], scopes: ['openid', 'profile', 'email'], ...client } as ClientRow;
   const token = (rowId: number, clientId = 'app') => encryptRefreshToken(KEYS, { rowId, clientId }, Math.floor(now.getTime() / 1000), new Date(now.getTime() + 3600_000));
   const refresh = (refresh_token: string, scope?: string, dpopJkt?: string) => handle(ctx, row, { refresh_token, scope }, { dpopJkt });
   const advance = (seconds: number) => { now = new Date(now.getTime() + seconds * 1000); };
