@@ -56,6 +56,16 @@ describe('production', () => {
     expect(own.json().email).toBe(attacker.email);
   });
 
+  it('names the production cookie in its OpenAPI document: the session scheme, and a 401 challenge that matches its pattern', async () => {
+    const doc = (await production.app.inject({ url: '/api/openapi.json' })).json();
+    expect(doc.components.securitySchemes.session).toMatchObject({ in: 'cookie', name: '__Host-fs_session' });
+    const declared = doc.paths['/api/user/current'].get.responses['401'].headers['WWW-Authenticate'].schema ?? doc.paths['/api/user/current'].get.responses['401'].headers['WWW-Authenticate'];
+    const pattern = new RegExp(declared.pattern as string);
+    const answer = await production.app.inject({ url: '/api/user/current' });
+    expect(answer.headers['www-authenticate']).toMatch(pattern);
+    expect(answer.headers['www-authenticate']).toContain('cookie-name="__Host-fs_session"');
+  });
+
   it('keeps a pending login (before the second factor) in a __Host- cookie for the whole site', async () => {
     const member = await makeUser(production.db);
     await enrol(production.app, await production.logIn(member), new Date());

@@ -6,6 +6,7 @@
  * demo login. Production needs PostgreSQL: only with TEST_DATABASE_URL (the
  * decision itself is tested on PGlite in test/demo/demo-credentials.test.ts).
  */
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -31,7 +32,8 @@ describe.runIf(TEST_DATABASE_URL)('npm start in production on a database with th
     admin = await openDatabase({ kind: 'postgres', url: TEST_DATABASE_URL!, poolSize: 1 });
     await sql.raw(`create schema ${schema}`).execute(admin.db);
     const loader = await openDatabase({ kind: 'postgres', url: TEST_DATABASE_URL!, schema, poolSize: 2 });
-    const keys = await testKeys();
+    // Production refuses a placeholder encryption key (testKeys() has one byte repeated): a random one.
+    const keys = { ...(await testKeys()), encryptionKey: new Uint8Array(randomBytes(32)) };
     try {
       await migrate(loader.db);
       await loadDemoData(loader.db, keys); // as a development start left it, under the deployment's keys

@@ -23,8 +23,9 @@ export const RETRY_AFTER: Headers = {
 /** RFC 9110 §15.5.2, as every 401 under `/api` carries it (http/cookie-challenge.ts). */
 export const WWW_AUTHENTICATE: Headers = {
   'WWW-Authenticate': {
-    type: 'string', pattern: '^Cookie realm="foodsharing", form-action="[^"]+", cookie-name="fs_session"$',
-    description: 'the challenge of the session cookie: log in at form-action (/api/user/login; /login for an account with a second factor)',
+    type: 'string', pattern: '^Cookie realm="foodsharing", form-action="[^"]+", cookie-name="(__Host-)?fs_session"$',
+    description: 'the challenge of the session cookie (fs_session; __Host-fs_session in production): log in at form-action '
+      + '(/api/user/login; /login for an account with a second factor)',
   },
 };
 

@@ -35,7 +35,8 @@ const LoggedInSchema = withHeaders(CurrentUserSchema, {
   'Set-Cookie': {
     type: 'string',
     description: 'fs_session (the session, HttpOnly), CSRF_TOKEN (its CSRF token, readable by scripts) and fs_device '
-      + '(HttpOnly: this browser logged in to the account before), one Set-Cookie header each',
+      + '(HttpOnly: this browser logged in to the account before), one Set-Cookie header each; in production the session '
+      + 'and device cookies are __Host-fs_session and __Host-fs_device',
   },
 }, 'the logged-in user, with the CSRF token of the new session');
 
