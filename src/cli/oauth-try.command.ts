@@ -63,11 +63,7 @@ export const oauthTryCommand: CliCommand = {
       } catch (error) {
         const message = describeFailure(error);
         await callback.answer('Sign-in failed', `${message} — see the terminal.`);
-        // The likeliest cause: a client registered without --scope, which may use openid only.
-        const hint = (error as { error?: string }).error === 'invalid_scope'
-          ? ` (ask for fewer with --scope "openid", or give the client more: client update --client-id ${settings.clientId} --scope openid --scope profile --scope email)`
-          : '';
-        throw new RefusedInput(`${message}${hint}`);
+        throw new RefusedInput(`${message}${scopeHint(error, settings)}`);
       }
     } finally {
       await listener.close();
@@ -124,6 +120,22 @@ async function discover(settings: TrySettings): Promise<oidc.Configuration> {
 }
 
 /** An OAuth error response names its code and description; anything else its message. */
+/**
+ * What to do about an `invalid_scope` (likeliest: a client registered without --scope, which may use openid
+ * only): ask for fewer, or add the refused ones to the client — keeping the scopes it has, since
+ * `client update --scope` replaces the list (and a scope taken from a client is taken from its grants).
+ */
+function scopeHint(error: unknown, settings: TrySettings): string {
+  const e = error as { error?: string; error_description?: string };
+  if (e.error !== 'invalid_scope') return '';
+  const refused = /: (.+)$/.exec(e.error_description ?? '')?.[1]?.split(' ') ?? [];
+  const allowed = settings.scope.split(' ').filter((scope) => scope !== '' && !refused.includes(scope));
+  const fewer = allowed.length > 0 ? `ask only for --scope "${allowed.join(' ')}"` : 'ask for other scopes with --scope';
+  const more = refused.length > 0 ? ` or add ${refused.join(', ')} to the client's scopes (client show --client-id ${settings.clientId} lists them; `
+    + 'client update --scope replaces the whole list, so name them all)' : '';
+  return ` (${fewer},${more})`;
+}
+
 function describeFailure(error: unknown): string {
   const e = error as { error?: string; error_description?: string; message?: string; cause?: { message?: string; code?: string } };
   if (e.error) return `${e.error}${e.error_description ? `: ${e.error_description}` : ''}`;

@@ -110,8 +110,8 @@ describe('oauth try', () => {
     await fetch(await run.authorizationUrl);
     const result = await run.exited;
     expect(result.code).toBe(1);
-    expect(result.err).toContain(`error: invalid_scope: Scope not allowed for this client: profile email (ask for fewer with --scope "openid", `
-      + `or give the client more: client update --client-id ${clientId} --scope openid --scope profile --scope email)`);
+    expect(result.err).toContain('error: invalid_scope: Scope not allowed for this client: profile email (ask only for --scope "openid", or add profile, email '
+      + `to the client's scopes (client show --client-id ${clientId} lists them; client update --scope replaces the whole list, so name them all))`);
   });
 
   it('refuses what it cannot listen on or find, before waiting', async () => {
