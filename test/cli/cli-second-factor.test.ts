@@ -6,7 +6,7 @@
  * event and no mail. On the CLI's own embedded data directory.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { enrol, passwordStep } from '../helpers/one-time-codes.ts';
+import { enrol, passwordStep, startEnrolment } from '../helpers/one-time-codes.ts';
 import { logIn, makeDataDir, runBin, runInProcess, withApp, withDatabase } from './cli-helpers.ts';
 
 let dataDir: string;
@@ -34,10 +34,18 @@ describe('user reset-second-factor', () => {
 
     const reset = await runBin(dataDir, ['user', 'reset-second-factor', '--email', EMAIL]);
     expect(reset).toEqual({ code: 0, out: `Second factor of ${EMAIL} (user ${userId}) reset: one-time codes deleted, 1 passkey(s) deleted.\n`, err: '' });
-    // Again, with nothing left: refused, and neither recorded nor mailed as a removal.
+    // Again, with nothing left but an enrolment never confirmed: refused, nothing deleted, neither recorded nor mailed as a removal.
+    await withApp(dataDir, async (app) => {
+      const { cookie } = await logIn(app, EMAIL, PASSWORD);
+      await startEnrolment(app, { cookie, csrfToken: /CSRF_TOKEN=([^;]+)/.exec(cookie)![1]!, headers: {} });
+    });
     const again = await runInProcess(dataDir, ['user', 'reset-second-factor', '--email', EMAIL]);
     expect(again.code).toBe(1);
     expect(again.err).toContain(`${EMAIL} (user ${userId}) has no second factor (no one-time codes, no passkeys): nothing to reset`);
+    await withDatabase(dataDir, async (db) => {
+      expect(await db.selectFrom('one_time_code_secrets').select('user_id').execute()).toEqual([{ user_id: userId }]);
+      await db.deleteFrom('one_time_code_secrets').execute();
+    });
     expect((await runInProcess(dataDir, ['user', 'reset-second-factor', '--email', 'nobody@example.test'])).code).toBe(1);
 
     await withDatabase(dataDir, async (db) => {

@@ -178,6 +178,9 @@ export interface SecondFactorReset {
   readonly passkeysDeleted: number;
 }
 
+/** Thrown inside {@link resetSecondFactor}'s transaction to roll it back. */
+const NOTHING_TO_RESET = new Error('nothing to reset');
+
 /**
  * An operator's reset: codes, recovery codes and passkeys gone; the member told. Undefined when the member
  * had none of them: nothing deleted, no mail, no event (the audit log and the mail would tell of a
@@ -187,9 +190,13 @@ export async function resetSecondFactor(db: DB, clock: Clock, holder: CodeHolder
   const reset = await inTransaction(db, async (trx) => {
     const oneTimeCodes = await deleteOneTimeCodes(trx, holder.userId);
     const passkeysDeleted = await deletePasskeyRows(trx, holder.userId);
-    if (!oneTimeCodes && passkeysDeleted === 0) return undefined;
+    // Nothing that counted as a factor: undo what was deleted (an enrolment never confirmed, say).
+    if (!oneTimeCodes && passkeysDeleted === 0) throw NOTHING_TO_RESET;
     await queueSecondFactorMail(trx, holder, ONE_TIME_CODE_MAIL_KINDS.reset, clock(), log);
     return { oneTimeCodes, passkeysDeleted };
+  }).catch((error: unknown) => {
+    if (error === NOTHING_TO_RESET) return undefined;
+    throw error;
   });
   if (reset) logSecurityEvent(log, { event: 'account.second_factor.removed', userId: holder.userId, by: 'operator', passkeysDeleted: reset.passkeysDeleted });
   return reset;
