@@ -108,13 +108,16 @@ function protectedHeader(proof: string): { alg?: unknown; typ?: unknown } {
  * removes dot segments; the path's percent-encodings are then normalised (§6.2.2.1 and §6.2.2.2:
  * `%74oken` is `token`, `%2f` is `%2F`).
  */
-function isSameUri(htu: unknown, expected: string): boolean {
+export function isSameUri(htu: unknown, expected: string): boolean {
   const actual = typeof htu === 'string' ? URL.parse(htu) : null;
   if (!actual) return false;
   actual.search = '';
   actual.hash = '';
   actual.pathname = withNormalPercentEncoding(actual.pathname);
-  return actual.href === new URL(expected).href;
+  // Both sides: PUBLIC_URL's own path may hold an escape (`/%7eauth`) that an exact htu names too.
+  const endpoint = new URL(expected);
+  endpoint.pathname = withNormalPercentEncoding(endpoint.pathname);
+  return actual.href === endpoint.href;
 }
 
 /** RFC 3986 §2.3: the characters a percent-encoding stands for needlessly, decoded; the others in upper-case hex. */
