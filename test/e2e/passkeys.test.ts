@@ -228,4 +228,14 @@ describe('passkeys in the browser', () => {
     await expect(page.locator('noscript p').textContent()).resolves.toBe('To add a passkey, turn on JavaScript in this browser.');
     await noScripts.close();
   });
+
+  it('in a browser without passkeys, the second step that offers only a passkey says so instead of showing nothing', async () => {
+    const { context: plain, page } = await browser.newPage();
+    await plain.addInitScript(() => { Reflect.deleteProperty(window, 'PublicKeyCredential'); });
+    await logInInBrowser(page, baseUrl, member);
+    expect(new URL(page.url()).pathname).toBe('/login/second-factor');
+    await expect.poll(() => page.getByText('This browser does not support passkeys: confirm the sign-in in a browser that does.').isVisible()).toBe(true);
+    await expect(page.getByRole('button', { name: 'Use a passkey' }).count()).resolves.toBe(0);
+    await plain.close();
+  });
 });

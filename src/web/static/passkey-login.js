@@ -73,7 +73,11 @@
   }
 
   function start() {
-    if (!browserSupportsWebAuthn()) return;
+    if (!browserSupportsWebAuthn()) {
+      // Where a passkey is the way on (the second step), say why there is no button.
+      for (const notice of document.querySelectorAll('[data-passkey-unsupported]')) notice.hidden = false;
+      return;
+    }
     for (const choice of document.querySelectorAll('[data-passkey-login-choice]')) choice.hidden = false;
     for (const button of document.querySelectorAll('button[data-passkey-login]')) {
       const form = button.closest('form');
