@@ -9,8 +9,6 @@ import type { Config } from '../config.ts';
 import type { DB } from '../db/database.ts';
 import type { AuthenticationMethod } from './authentication-methods.ts';
 import { hostCookie } from '../http/host-cookie.ts';
-import { DEVICE_COOKIE } from './login-device-cookie.ts';
-import { SECOND_FACTOR_PATH } from './second-factor-requirement.ts';
 import { findSession, renewSessionId, sessionDigest, type NewSession, type SessionContext } from './sessions.ts';
 
 /** The session cookie's name outside production; `__Host-fs_session` in production ({@link sessionCookie}). */
@@ -45,8 +43,6 @@ declare module 'fastify' {
     preLoginCsrfCookie: string;
     /** The name of the session cookie ({@link sessionCookie}). */
     sessionCookie: string;
-    /** The request's session cookie names no live session (ended elsewhere, expired): the answer expires it. */
-    sessionCookieDead: boolean;
   }
 }
 
@@ -54,54 +50,13 @@ export function installSessions(app: FastifyInstance, config: Config, db: DB, cl
   app.decorateRequest('preLoginCsrfCookie', preLoginCsrfCookie(config));
   app.decorateRequest('sessionCookie', sessionCookie(config));
   app.decorateRequest('sessionLookup', null);
-  app.decorateRequest('sessionCookieDead', false);
   app.decorateRequest('getSession', function getSession(this: FastifyRequest) {
     if (this.sessionLookup === null) {
       const id = sessionIdOf(this);
-      this.sessionLookup = id ? findSession(db, clock, id).then((s) => {
-        if (!s) this.sessionCookieDead = true;
-        return s ?? null;
-      }) : Promise.resolve(null);
+      this.sessionLookup = id ? findSession(db, clock, id).then((s) => s ?? null) : Promise.resolve(null);
     }
     return this.sessionLookup;
   });
-  installLeftoverCookieExpiry(app, config);
-}
-
-/** The rest of the request goes on without the session it named, which has just been ended: its cookies are expired too. */
-export function forgetEndedSession(request: FastifyRequest): void {
-  request.sessionLookup = Promise.resolve(null);
-  request.sessionCookieDead = true;
-}
-
-/**
- * Cookies a browser keeps that no longer mean anything are expired in the answer (OWASP Session
- * Management: the client's copy ends with the session): the cookies of a session that was ended from
- * elsewhere (another browser's "End", an operator, a password change) or ran out, unless the answer sets
- * a new one (a login); and in production the plain names used before the `__Host-` prefix, which are
- * never read there (a session of that time ends on its own, 8 hours or 14 days after its login).
- */
-function installLeftoverCookieExpiry(app: FastifyInstance, config: Config): void {
-  const name = sessionCookie(config);
-  app.addHook('onSend', (request, reply, payload, done) => {
-    if (request.sessionCookieDead && !setsCookie(reply, name)) clearSessionCookies(reply, config);
-    if (config.isProduction) {
-      for (const legacy of PLAIN_NAMES_BEFORE_HOST_PREFIX) {
-        if (request.cookies?.[legacy.name] !== undefined) reply.clearCookie(legacy.name, { path: legacy.path, httpOnly: true, secure: true, sameSite: 'lax' });
-      }
-    }
-    done(null, payload);
-  });
-}
-
-/** What production named its host-only cookies before they took the `__Host-` prefix, and their paths. */
-const PLAIN_NAMES_BEFORE_HOST_PREFIX = [
-  { name: SESSION_COOKIE, path: '/' }, { name: DEVICE_COOKIE, path: '/' }, { name: 'fs_pending_login', path: SECOND_FACTOR_PATH },
-] as const;
-
-/** Whether the answer sets (or clears) the cookie `name` already. */
-function setsCookie(reply: FastifyReply, name: string): boolean {
-  return [reply.getHeader('set-cookie') ?? []].flat().some((header) => String(header).startsWith(`${name}=`));
 }
 
 /**

@@ -49,10 +49,7 @@ export async function inSessionStatement<T>(
   // A state change must have its CSRF token checked: inCheckedSessionStatement's statement does, this one does not.
   if (session === undefined || isMutating(request.method) || hasInvalidInput(request)) return ordinaryOrder(request, ordinary);
   const answer = await inStatement(liveSessionParams(session.digest, clock()));
-  if (answer === undefined) {
-    request.sessionCookieDead = true;
-    throw noSessionProblem(request.routeOptions.config)!;
-  }
+  if (answer === undefined) throw noSessionProblem(request.routeOptions.config)!;
   return answer;
 }
 
@@ -70,10 +67,7 @@ export async function inCheckedSessionStatement<T>(
   const session = sessionForStatement(request);
   if (session?.csrfToken === undefined || hasInvalidInput(request)) return ordinaryOrder(request, ordinary);
   return inStatement(checkedSessionParams(session.digest, clock(), session.csrfToken), (check) => {
-    if (check === null) {
-      request.sessionCookieDead = true;
-      throw noSessionProblem(request.routeOptions.config)!;
-    }
+    if (check === null) throw noSessionProblem(request.routeOptions.config)!;
     if (check === false) throw authProblems.csrfInvalid();
   });
 }

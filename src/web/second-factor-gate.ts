@@ -17,7 +17,7 @@ import type { FastifyInstance } from 'fastify';
 import {
   ENROLMENT_PAGE, isReachableBeforeEnrolment, isReachableWithoutSession, isSessionless, SECOND_FACTOR_PATH, secondFactorDemand,
 } from '../accounts/second-factor-requirement.ts';
-import { forgetEndedSession, sessionIdOf } from '../accounts/session-http.ts';
+import { sessionIdOf } from '../accounts/session-http.ts';
 import type { Clock } from '../clock.ts';
 import type { DB } from '../db/database.ts';
 
@@ -40,7 +40,7 @@ export function installSecondFactorGate(app: FastifyInstance, db: DB, clock: Clo
     const demand = session ? await secondFactorDemand(db, requiredRoles, session, sessionId, clock()) : undefined;
     if (demand === undefined) return;
     // Past its time, the session has been ended: the rest of the request sees none.
-    if (demand === 'sign-in-again') forgetEndedSession(request);
+    if (demand === 'sign-in-again') request.sessionLookup = Promise.resolve(null);
     // No page may be shown: for the authorization endpoint, a session it may not use is none (login_required).
     if (isSilentAuthorization(url, request.method, request.query)) {
       request.sessionLookup = Promise.resolve(null);

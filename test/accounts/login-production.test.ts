@@ -66,21 +66,6 @@ describe('production', () => {
     expect(answer.headers['www-authenticate']).toContain('cookie-name="__Host-fs_session"');
   });
 
-  it('expires the plain-named cookies a browser kept from before the __Host- prefix, and never the prefixed ones', async () => {
-    const login = await production.app.inject({ method: 'POST', url: '/api/user/login', payload: { email: user.email, password: user.password } });
-    const id = login.cookies.find((c) => c.name === '__Host-fs_session')!.value;
-    const answer = await production.app.inject({
-      url: '/api/user/current', headers: { cookie: `fs_session=old; fs_device=old; fs_pending_login=old; __Host-fs_session=${id}` },
-    });
-    expect(answer.statusCode).toBe(200);
-    const expired = Object.fromEntries(answer.cookies.map((c) => [c.name, c]));
-    expect(Object.keys(expired).sort()).toEqual(['fs_device', 'fs_pending_login', 'fs_session']);
-    for (const [name, path] of [['fs_session', '/'], ['fs_device', '/'], ['fs_pending_login', '/login/second-factor']]) {
-      expect(expired[name!], name).toMatchObject({ value: '', path, secure: true, httpOnly: true });
-      expect(expired[name!]!.expires!.getTime(), name).toBeLessThanOrEqual(Date.now());
-    }
-  });
-
   it('keeps a pending login (before the second factor) in a __Host- cookie for the whole site', async () => {
     const member = await makeUser(production.db);
     await enrol(production.app, await production.logIn(member), new Date());

@@ -11,7 +11,7 @@
  * (route-config.ts).
  */
 import type { FastifyInstance } from 'fastify';
-import { forgetEndedSession, sessionIdOf } from '../../accounts/session-http.ts';
+import { sessionIdOf } from '../../accounts/session-http.ts';
 import type { SecondFactorDemand } from '../../accounts/second-factor-requirement.ts';
 import type { SessionContext } from '../../accounts/sessions.ts';
 import { markJsonRoutes } from '../../http/security-headers.ts';
@@ -75,7 +75,7 @@ export function installApiContext(api: FastifyInstance, gate?: EnrolmentGate): v
       const session = await request.getSession();
       const demand = session ? await gate.demand(session, sessionId) : undefined;
       // Past its time, the session has been ended: the request goes on as one without a session.
-      if (demand === 'sign-in-again') forgetEndedSession(request);
+      if (demand === 'sign-in-again') request.sessionLookup = Promise.resolve(null);
       if (demand === 'enrol') throw authProblems.enrolmentRequired(gate.page);
       if (demand === 'step-up') throw authProblems.secondFactorRequired(gate.login);
     });
