@@ -9,6 +9,8 @@ import type { Config } from '../config.ts';
 import type { DB } from '../db/database.ts';
 import type { AuthenticationMethod } from './authentication-methods.ts';
 import { hostCookie } from '../http/host-cookie.ts';
+import { DEVICE_COOKIE } from './login-device-cookie.ts';
+import { SECOND_FACTOR_PATH } from './second-factor-requirement.ts';
 import { findSession, renewSessionId, sessionDigest, type NewSession, type SessionContext } from './sessions.ts';
 
 /** The session cookie's name outside production; `__Host-fs_session` in production ({@link sessionCookie}). */
@@ -84,6 +86,24 @@ export function setSessionCookies(reply: FastifyReply, config: Config, clock: Cl
     ...(maxAge === undefined ? {} : { maxAge }),
   });
   setCsrfCookie(reply, config, session.csrfToken, maxAge);
+  expirePlainNames(reply, config);
+}
+
+/** What production named its host-only cookies before they took the `__Host-` prefix, and their paths. */
+const PLAIN_NAMES_BEFORE_HOST_PREFIX = [
+  { name: SESSION_COOKIE, path: '/' }, { name: DEVICE_COOKIE, path: '/' }, { name: 'fs_pending_login', path: SECOND_FACTOR_PATH },
+] as const;
+
+/**
+ * In production, the answer to a login or a logout also expires the plain-named cookies a browser kept from
+ * before the `__Host-` prefix (never read there). Only these answers, which are `no-store` and set the
+ * session's cookies anyway: on every answer, a cacheable one (JWKS, an upload) would carry Set-Cookie too.
+ */
+function expirePlainNames(reply: FastifyReply, config: Config): void {
+  if (!config.isProduction) return;
+  for (const { name, path } of PLAIN_NAMES_BEFORE_HOST_PREFIX) {
+    if (reply.request.cookies?.[name] !== undefined) reply.clearCookie(name, { path, httpOnly: true, secure: true, sameSite: 'lax' });
+  }
 }
 
 /** Readable by the front end's script, which echoes it in `X-CSRF-Token`. */
@@ -104,6 +124,7 @@ export function clearSessionCookies(reply: FastifyReply, config: Config): void {
   const options = { path: '/', sameSite: 'lax', secure: config.isProduction } as const;
   reply.clearCookie(sessionCookie(config), { ...options, httpOnly: true });
   reply.clearCookie(CSRF_COOKIE, options);
+  expirePlainNames(reply, config);
 }
 
 /**

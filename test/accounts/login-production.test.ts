@@ -66,6 +66,29 @@ describe('production', () => {
     expect(answer.headers['www-authenticate']).toContain('cookie-name="__Host-fs_session"');
   });
 
+  it('expires, at login and logout, the plain-named cookies a browser kept from before the __Host- prefix; other answers set none', async () => {
+    const old = 'fs_session=old; fs_device=old; fs_pending_login=old';
+    const login = await production.app.inject({ method: 'POST', url: '/api/user/login', headers: { cookie: old }, payload: { email: user.email, password: user.password } });
+    expect(login.statusCode).toBe(200);
+    const expiredIn = (answer: typeof login) => Object.fromEntries(answer.cookies.filter((c) => c.value === '').map((c) => [c.name, c]));
+    const expired = expiredIn(login);
+    expect(Object.keys(expired).sort()).toEqual(['fs_device', 'fs_pending_login', 'fs_session']);
+    for (const [name, path] of [['fs_session', '/'], ['fs_device', '/'], ['fs_pending_login', '/login/second-factor']]) {
+      expect(expired[name!], name).toMatchObject({ path, secure: true, httpOnly: true });
+      expect(expired[name!]!.expires!.getTime(), name).toBeLessThanOrEqual(Date.now());
+    }
+    const session = login.cookies.find((c) => c.name === '__Host-fs_session')!.value;
+    const csrf = login.cookies.find((c) => c.name === 'CSRF_TOKEN')!.value;
+    // A cacheable answer carries no Set-Cookie for them.
+    for (const url of ['/.well-known/jwks.json', '/api/user/current']) {
+      const answer = await production.app.inject({ url, headers: { cookie: `${old}; __Host-fs_session=${session}` } });
+      expect(answer.cookies, url).toEqual([]);
+    }
+    const logout = await production.app.inject({ method: 'POST', url: '/api/user/logout', headers: { cookie: `${old}; __Host-fs_session=${session}`, 'x-csrf-token': csrf } });
+    expect(logout.statusCode).toBe(204);
+    expect(Object.keys(expiredIn(logout)).sort()).toEqual(['CSRF_TOKEN', '__Host-fs_session', 'fs_device', 'fs_pending_login', 'fs_session']);
+  });
+
   it('keeps a pending login (before the second factor) in a __Host- cookie for the whole site', async () => {
     const member = await makeUser(production.db);
     await enrol(production.app, await production.logIn(member), new Date());
