@@ -127,13 +127,13 @@ async function discover(settings: TrySettings): Promise<oidc.Configuration> {
  */
 function scopeHint(error: unknown, settings: TrySettings): string {
   const e = error as { error?: string; error_description?: string };
-  if (e.error !== 'invalid_scope') return '';
-  const refused = /: (.+)$/.exec(e.error_description ?? '')?.[1]?.split(' ') ?? [];
+  // Only a scope the client may not use has this hint (an unknown one, or no openid, says what to fix itself).
+  const refused = e.error === 'invalid_scope' ? /^Scope not allowed for this client: (.+)$/.exec(e.error_description ?? '')?.[1]?.split(' ') : undefined;
+  if (refused === undefined) return '';
   const allowed = settings.scope.split(' ').filter((scope) => scope !== '' && !refused.includes(scope));
   const fewer = allowed.length > 0 ? `ask only for --scope "${allowed.join(' ')}"` : 'ask for other scopes with --scope';
-  const more = refused.length > 0 ? ` or add ${refused.join(', ')} to the client's scopes (client show --client-id ${settings.clientId} lists them; `
-    + 'client update --scope replaces the whole list, so name them all)' : '';
-  return ` (${fewer},${more})`;
+  return ` (${fewer}, or add ${refused.join(', ')} to the client's scopes (client show --client-id ${settings.clientId} lists them; `
+    + 'client update --scope replaces the whole list, so name them all))';
 }
 
 function describeFailure(error: unknown): string {

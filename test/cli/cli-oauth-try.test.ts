@@ -112,6 +112,13 @@ describe('oauth try', () => {
     expect(result.code).toBe(1);
     expect(result.err).toContain('error: invalid_scope: Scope not allowed for this client: profile email (ask only for --scope "openid", or add profile, email '
       + `to the client's scopes (client show --client-id ${clientId} lists them; client update --scope replaces the whole list, so name them all))`);
+    // Another invalid_scope says what to fix itself: no hint.
+    const unknown = startTry(['--client', clientId, '--issuer', t.baseUrl, '--redirect-uri', redirectUri, '--scope', 'openid nosuchscope'], 'stdout');
+    await fetch(await unknown.authorizationUrl);
+    const refused = await unknown.exited;
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/error: invalid_scope: .*nosuchscope\n/);
+    expect(refused.err).not.toContain('client update');
   });
 
   it('refuses what it cannot listen on or find, before waiting', async () => {
