@@ -147,9 +147,10 @@ function readMetricsToken(read: EnvReader, isProduction: boolean): string | unde
   if (token !== undefined && !/^[\x21-\x7e]{16,}$/.test(token)) {
     return read.refuse('METRICS_TOKEN must be at least 16 printable ASCII characters without spaces', undefined);
   }
-  // A placeholder (`aaaaaaaaaaaaaaaa`, `1212121212121212`) guards nothing; 16 random base64 characters take 8 or more different ones (fewer: once in 7 million).
-  if (token !== undefined && isProduction && new Set(token).size < 8) {
-    return read.refuse('NODE_ENV=production: METRICS_TOKEN is not random (fewer than 8 different characters): generate one with openssl rand -base64 24', undefined);
+  // A placeholder (`aaaaaaaaaaaaaaaa`, `1212121212121212`, `abcabcabcabcabca`) guards nothing; 16 random characters, even
+  // decimal digits, take 4 or more different ones (fewer: about once in 2 million).
+  if (token !== undefined && isProduction && new Set(token).size < 4) {
+    return read.refuse('NODE_ENV=production: METRICS_TOKEN is not random (fewer than 4 different characters): generate one with openssl rand -base64 24', undefined);
   }
   return token;
 }
