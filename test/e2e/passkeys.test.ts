@@ -217,7 +217,7 @@ describe('passkeys in the browser', () => {
     await logInInBrowser(page, baseUrl, member);
     expect(new URL(page.url()).pathname).toBe('/login/second-factor');
     await expect(page.getByRole('button', { name: 'Use a passkey' }).count()).resolves.toBe(0);
-    // In <noscript>, which a browser with scripts turned off shows; Chromium's emulation of one parses it but does not show it.
+    // In <noscript>, which a browser with scripts turned off shows.
     await expect(page.locator('noscript p').textContent()).resolves.toBe('To sign in with a passkey, turn on JavaScript in this browser.');
     // The security page of a member without a second factor: no form to add one.
     await page.context().clearCookies();
