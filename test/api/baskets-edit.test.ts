@@ -184,6 +184,14 @@ describe('PATCH /api/baskets/{basketId}', () => {
     expect(create.statusCode).toBe(400);
   });
 
+  it('takes an upload\'s URL with its uuid in capitals (as GET /api/uploads takes it), and stores and answers it in lower case', async () => {
+    const id = await createBasket();
+    const response = await t.call('PATCH', `/api/baskets/${id}`, creator, { pictures: [ownPicture.toUpperCase().replace('/API/UPLOADS/', '/api/uploads/')] });
+    expect(response.statusCode).toBe(200);
+    expect(response.json().pictures).toEqual([ownPicture]);
+    expect((await basketRow(id)).pictures).toEqual([ownPicture]);
+  });
+
   it('names why a picture is refused: not one of the caller\'s uploads, or not an image', async () => {
     const id = await createBasket();
     const before = await basketRow(id);

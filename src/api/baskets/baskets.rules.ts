@@ -9,7 +9,16 @@ import type { BasketFields } from './baskets.repository.ts';
 
 const PHONE = /^\+?[0-9\-/ ]+$/;
 /** What POST /api/uploads answers as `url`. */
-const UPLOAD_URL = /^\/api\/uploads\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+/** An upload's URL, its uuid in either case (RFC 9562 §4: case-insensitive on input), as GET /api/uploads/{uuid} takes it. */
+const UPLOAD_URL = /^\/api\/uploads\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+
+/** The pictures as stored and answered: an upload's URL with its uuid in lower case, as the upload's own answer gives it. */
+export function canonicalPictures(pictures: readonly string[]): string[] {
+  return pictures.map((url) => {
+    const uuid = UPLOAD_URL.exec(url)?.[1];
+    return uuid === undefined ? url : `/api/uploads/${uuid.toLowerCase()}`;
+  });
+}
 export const CONTACT_BY_PHONE = 2;
 
 /** Empty strings mean "no number". */
@@ -36,7 +45,7 @@ export async function checkBasketFields(db: Executor, userId: number, fields: Ba
 
 /** Each picture must be the URL of an image the caller uploaded (a PDF of theirs is no picture). */
 async function checkPictures(db: Executor, userId: number, pictures: readonly string[]): Promise<FieldError[]> {
-  const uuids = pictures.map((url) => UPLOAD_URL.exec(url)?.[1]);
+  const uuids = pictures.map((url) => UPLOAD_URL.exec(url)?.[1]?.toLowerCase());
   const own = await findOwnUploadTypes(db, userId, uuids.filter((u): u is string => u !== undefined));
   return uuids.flatMap((uuid, index): FieldError[] => {
     const mimeType = uuid === undefined ? undefined : own.get(uuid);

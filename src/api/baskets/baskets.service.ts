@@ -13,7 +13,7 @@ import {
 } from './baskets.repository.ts';
 import { isAvailable, isVisible, mayEditBasket } from './baskets.policy.ts';
 import { basketProblems } from './baskets.problems.ts';
-import { checkBasketFields, normalisePhone } from './baskets.rules.ts';
+import { canonicalPictures, checkBasketFields, normalisePhone } from './baskets.rules.ts';
 import { flattenContactTypes, type Basket, type BasketCreate, type BasketPatch } from './baskets.schemas.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -29,7 +29,7 @@ export async function createBasket(db: Executor, clock: Clock, actor: Pick<Actor
   const contactTypes = contactTypesOf(input.contactTypes);
   const fields: BasketFields = {
     description: input.description.trim(),
-    pictures: input.pictures ?? [],
+    pictures: canonicalPictures(input.pictures ?? []),
     contactTypes: contactTypes.types,
     mobile: normalisePhone(input.mobile),
     telephone: normalisePhone(input.telephone),
@@ -74,7 +74,7 @@ function patchedFields(current: BasketFields, patch: BasketPatch): { fields: Bas
   return {
     fields: {
       description: patch.description?.trim() ?? current.description,
-      pictures: patch.pictures ?? current.pictures,
+      pictures: patch.pictures ? canonicalPictures(patch.pictures) : current.pictures,
       contactTypes: contactTypes.types,
       mobile: patch.mobile === undefined ? current.mobile : normalisePhone(patch.mobile),
       telephone: patch.telephone === undefined ? current.telephone : normalisePhone(patch.telephone),
