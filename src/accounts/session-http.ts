@@ -95,9 +95,10 @@ const PLAIN_NAMES_BEFORE_HOST_PREFIX = [
 ] as const;
 
 /**
- * In production, the answer to a login or a logout also expires the plain-named cookies a browser kept from
- * before the `__Host-` prefix (never read there). Only these answers, which are `no-store` and set the
- * session's cookies anyway: on every answer, a cacheable one (JWKS, an upload) would carry Set-Cookie too.
+ * In production, an answer that sets or clears the session's cookies (a login, a renewal of the session's id,
+ * a logout) also expires the plain-named cookies a browser kept from before the `__Host-` prefix (never read
+ * there). Only these answers, which are `no-store` and set cookies anyway: on every answer, a cacheable one
+ * (JWKS, an upload) would carry Set-Cookie too.
  */
 function expirePlainNames(reply: FastifyReply, config: Config): void {
   if (!config.isProduction) return;

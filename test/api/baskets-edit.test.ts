@@ -190,6 +190,12 @@ describe('PATCH /api/baskets/{basketId}', () => {
     expect(response.statusCode).toBe(200);
     expect(response.json().pictures).toEqual([ownPicture]);
     expect((await basketRow(id)).pictures).toEqual([ownPicture]);
+    // So does a new basket; the path itself stays case-sensitive, as the router is.
+    const created = await t.call('POST', '/api/baskets', creator, { ...valid, pictures: [ownPicture.replace(/[0-9a-f-]{36}$/, (uuid) => uuid.toUpperCase())] });
+    expect(created.statusCode).toBe(201);
+    expect(created.json().pictures).toEqual([ownPicture]);
+    const path = await t.call('PATCH', `/api/baskets/${id}`, creator, { pictures: [ownPicture.toUpperCase()] });
+    expect(path.statusCode).toBe(400);
   });
 
   it('names why a picture is refused: not one of the caller\'s uploads, or not an image', async () => {

@@ -8,9 +8,11 @@ import { findOwnUploadTypes } from '../uploads/uploads.repository.ts';
 import type { BasketFields } from './baskets.repository.ts';
 
 const PHONE = /^\+?[0-9\-/ ]+$/;
-/** What POST /api/uploads answers as `url`. */
-/** An upload's URL, its uuid in either case (RFC 9562 §4: case-insensitive on input), as GET /api/uploads/{uuid} takes it. */
-const UPLOAD_URL = /^\/api\/uploads\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+/**
+ * What POST /api/uploads answers as `url`; its uuid in either case (RFC 9562 §4: case-insensitive on input),
+ * as GET /api/uploads/{uuid} takes it. The path itself is case-sensitive, as the router is.
+ */
+const UPLOAD_URL = /^\/api\/uploads\/([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})$/;
 
 /** The pictures as stored and answered: an upload's URL with its uuid in lower case, as the upload's own answer gives it. */
 export function canonicalPictures(pictures: readonly string[]): string[] {
