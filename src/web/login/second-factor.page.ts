@@ -88,8 +88,13 @@ function priorMethods(step: Step): readonly string[] {
 }
 
 export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions> = async (app, { config, db, clock, loginGuard, keys }) => {
+  const pendingCookie = pendingLoginCookie(config);
+  const pendingLoginIdOf = (request: FastifyRequest) => request.cookies[pendingCookie.name];
+  const clearPendingLoginCookie = (reply: FastifyReply) => reply.clearCookie(pendingCookie.name, {
+    path: pendingCookie.path, httpOnly: true, sameSite: 'lax', secure: config.isProduction,
+  });
   const stepOf = async (request: FastifyRequest, returnTo: unknown): Promise<Step | undefined> => {
-    const pending = await findPendingLogin(db, clock, request.cookies[pendingLoginCookie(config).name]);
+    const pending = await findPendingLogin(db, clock, pendingLoginIdOf(request));
     if (pending) return { pending, userId: pending.userId, returnTo: pending.returnTo };
     const session = await request.getSession();
     return session ? { session, userId: session.user.id, returnTo: safeReturnTo(returnTo, config.publicUrl) ?? '/' } : undefined;
@@ -148,11 +153,11 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
 
   /** Cancelling a login's second step: the half-finished login (the password proved) is gone, then the login page with its request. */
   app.post(`${SECOND_FACTOR_PATH}/cancel`, { schema: { body: Type.Object({ csrf_token: Type.Optional(Type.String({ maxLength: 200 })) }) } }, async (request, reply) => {
-    const pending = await findPendingLogin(db, clock, request.cookies[pendingLoginCookie(config).name]);
+    const pending = await findPendingLogin(db, clock, pendingLoginIdOf(request));
     if (!pending) return reply.redirect('/login', 303);
     if (!(await isValidFormToken(request, request.body.csrf_token))) return reply.redirect(SECOND_FACTOR_PATH, 303);
-    await takePendingLogin(db, clock, request.cookies[pendingLoginCookie(config).name]);
-    reply.clearCookie(pendingLoginCookie(config).name, { path: pendingLoginCookie(config).path, httpOnly: true, sameSite: 'lax', secure: config.isProduction });
+    await takePendingLogin(db, clock, pendingLoginIdOf(request));
+    clearPendingLoginCookie(reply);
     return reply.redirect(pending.returnTo === '/' ? '/login' : `/login?${new URLSearchParams({ return_to: pending.returnTo }).toString()}`, 303);
   });
 
@@ -202,7 +207,7 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
   ): Promise<boolean> => {
     if ('session' in step && !wholeSignIn) return renewRequestSession(request, reply, { config, db, clock }, amr);
     // Taken as the session begins, the member's row held: a password changed meanwhile deleted it, or waits and ends the session.
-    const claim = 'pending' in step ? pendingLoginClaim(clock, request.cookies[pendingLoginCookie(config).name]) : undefined;
+    const claim = 'pending' in step ? pendingLoginClaim(clock, pendingLoginIdOf(request)) : undefined;
     const started = await startSession(db, clock, loginGuard.deviceKey, {
       userId: step.userId, account: accountOf(email), rememberMe: 'pending' in step ? step.pending.remember : step.session.remember,
       amr, ip: request.ip, userAgent: request.headers['user-agent'], previousSessionId: sessionIdOf(request),
@@ -217,7 +222,7 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
     // The device cookie says this browser completed a login with the password: not a step-up's to give.
     if (!('pending' in step)) return true;
     setDeviceCookie(reply, config, deviceCookie);
-    reply.clearCookie(pendingLoginCookie(config).name, { path: pendingLoginCookie(config).path, httpOnly: true, sameSite: 'lax', secure: config.isProduction });
+    clearPendingLoginCookie(reply);
     return true;
   };
 
