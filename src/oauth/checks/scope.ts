@@ -14,8 +14,13 @@ export function checkRequestedScopes(scopeParam: string | undefined, allowed: re
   const unknown = requested.filter((s) => !isScope(s));
   if (unknown.length > 0) return refuse(new InvalidScope(`Unknown scope: ${printable(unknown.join(' ').slice(0, 200))}`));
   const notAllowed = requested.filter((s) => !allowed.includes(s));
-  if (notAllowed.length > 0) return refuse(new InvalidScope(`Scope not allowed for this client: ${notAllowed.join(' ')}`));
+  if (notAllowed.length > 0) return refuse(scopeNotAllowed(notAllowed));
   return pass(sortScopes(requested));
+}
+
+/** SPEC §5.2 step 3's refusal of scopes the client may not use (at authorization, and at a refresh after the operator took them). */
+export function scopeNotAllowed(scopes: readonly string[]): InvalidScope {
+  return new InvalidScope(`Scope not allowed for this client: ${scopes.join(' ')}`);
 }
 
 /** RFC 6749 §4.1.2.1: error_description is %x20-21 / %x23-5B / %x5D-7E; echoed input is reduced to that. */

@@ -11,6 +11,7 @@
  */
 import { StaleClient } from '../clients/client-cache.ts';
 import type { ClientRow } from '../clients/clients.repository.ts';
+import { scopeNotAllowed } from '../checks/scope.ts';
 import { InvalidGrant, InvalidRequest, InvalidScope, UnauthorizedClient } from '../errors.ts';
 import type { KeyMaterial } from '../keys/key-material.ts';
 import { REFRESH_TOKEN_SECONDS } from '../lifetimes.ts';
@@ -137,7 +138,7 @@ async function decide(
   const allowed = use.scopes.filter((s) => client.scopes.includes(s));
   if (allowed.length === 0) throw invalid('the client may use none of the grant\'s scopes any more');
   const withdrawn = (requested ?? []).filter((s) => use.scopes.includes(s) && !allowed.includes(s));
-  if (withdrawn.length > 0) throw new InvalidScope(`Scope not allowed for this client: ${withdrawn.join(' ')}`);
+  if (withdrawn.length > 0) throw scopeNotAllowed(withdrawn);
   const scopes = narrowedScopes(allowed, requested);
   const issue = (refresh: { rowId: number; expiresAt: Date }) => respond(ctx, client, use, scopes, now, refresh, dpopJkt);
   if (use.rotated_to !== null) return issue({ rowId: use.rotated_to, expiresAt });
