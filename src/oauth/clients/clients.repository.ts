@@ -208,3 +208,15 @@ export function scopesStillAllowed(scopes: string, allowed: string): string {
   return `case when ${scopes} <@ ${allowed}::text[] then ${scopes} `
     + `else array(select s from unnest(${scopes}) with ordinality as granted(s, i) where s = any(${allowed}::text[]) order by i) end`;
 }
+
+/**
+ * SQL conditions on a code (`table`, with `scopes` and `user_id`) for the client as it is now: it keeps some
+ * scope the client may still use (`allowed`), and its member is in one of the client's required regions
+ * (`regions`), when it has any. An operator's change since the code was issued counts at once, as it does at
+ * every refresh.
+ */
+export function stillGrantable(table: string, allowed: string, regions: string): string {
+  return `${table}.scopes && ${allowed}::text[]
+      and (cardinality(${regions}::integer[]) = 0 or exists (
+        select 1 from region_memberships m where m.user_id = ${table}.user_id and m.region_id = any(${regions}::integer[])))`;
+}

@@ -7,7 +7,7 @@
  */
 import type { Executor } from '../../db/executor.ts';
 import { statement } from '../../db/statement.ts';
-import { clientFirst, scopesStillAllowed } from '../clients/clients.repository.ts';
+import { clientFirst, scopesStillAllowed, stillGrantable } from '../clients/clients.repository.ts';
 import type { DeviceCodeStatus } from '../oauth.tables.ts';
 
 export interface NewDeviceCode {
@@ -205,9 +205,7 @@ const redeemStatement = statement<RedeemedDeviceCode & { client_current: boolean
     where device_code_digest = $1 and client_id = $2 and status = 'approved' and expires_at > $3
       and (select current from cv)
       and sid = (select sid from live)
-      and scopes && $8::text[]
-      and (cardinality($9::integer[]) = 0 or exists (
-        select 1 from region_memberships m where m.user_id = oauth_device_codes.user_id and m.region_id = any($9::integer[])))
+      and ${stillGrantable('oauth_device_codes', '$8', '$9')}
     returning user_id, ${scopesStillAllowed('scopes', '$8')} as scopes, auth_time, amr, sid, client_id
   ),
   g as (

@@ -10,7 +10,7 @@ import { sql } from 'kysely';
 import { liveSessionFrom, liveSessionParams, touchedSession } from '../../accounts/sessions.ts';
 import type { Executor } from '../../db/executor.ts';
 import { statement } from '../../db/statement.ts';
-import { clientFirst, scopesStillAllowed } from '../clients/clients.repository.ts';
+import { clientFirst, scopesStillAllowed, stillGrantable } from '../clients/clients.repository.ts';
 import type { AuthorizationCodeStore, RedeemedCode, Redemption } from './authorization-code.ts';
 import { revokeGrant } from './grants.repository.ts';
 import { deleteInBatches } from '../../ops/maintenance.ts';
@@ -180,11 +180,7 @@ const redeemCodeStatement = statement<RedeemedCode & { client_current: boolean }
       and (dpop_jkt is null or dpop_jkt = $9::text)
       and (select current from cv)
       and sid = (select sid from live)
-      -- The client's scopes and required regions as they are now: an operator's change since the code was
-      -- issued counts at once, as it does at every refresh.
-      and scopes && $11::text[]
-      and (cardinality($12::integer[]) = 0 or exists (
-        select 1 from region_memberships m where m.user_id = oauth_codes.user_id and m.region_id = any($12::integer[])))
+      and ${stillGrantable('oauth_codes', '$11', '$12')}
     returning user_id, ${scopesStillAllowed('scopes', '$11')} as scopes, nonce, auth_time, sid, amr, acr
   ),
   g as (
