@@ -72,6 +72,17 @@ beforeAll(async () => {
   await sql`insert into oauth_pushed_requests (reference_digest, client_id, parameters, expires_at) values
     ('\\x01', ${clientRowId}, '{"state":"expired"}', ${at(-1)}), ('\\x02', ${clientRowId}, '{"state":"live"}', ${at(60_000)})`.execute(db);
   await sql`insert into oauth_client_assertions (jti_digest, expires_at) values ('\\x01', ${at(-1)}), ('\\x02', ${at(60_000)})`.execute(db);
+  await sql`insert into oauth_dpop_proofs (jti_digest, expires_at) values ('\\x01', ${at(-1)}), ('\\x02', ${at(60_000)})`.execute(db);
+  // Device authorizations stay a day past expiry, like codes.
+  await sql`insert into oauth_device_codes (device_code_digest, user_code_digest, client_id, scopes, expires_at) values
+    ('\\x01', '\\x01', ${clientRowId}, '{day-old}', ${at(-DAY - 1)}), ('\\x02', '\\x02', ${clientRowId}, '{hour-old}', ${at(-3600_000)})`.execute(db);
+  await sql`insert into oauth_signing_keys (kid, private_jwe, public_jwk, activated_at, retired_at, not_after) values
+    ('purge-expired', 'x', '{}', ${at(-3 * DAY)}, ${at(-2 * DAY)}, ${at(-1)}), ('purge-live', 'x', '{}', ${at(-3 * DAY)}, ${at(-DAY)}, ${at(60_000)})`.execute(db);
+  // Passkey challenges (every sign-in form asks for one, most are never answered) and second steps never completed.
+  await sql`insert into webauthn_challenges (challenge_digest, purpose, binding_digest, expires_at) values
+    ('\\x01', 'authentication', '\\x00', ${at(-1)}), ('\\x02', 'registration', '\\x00', ${at(60_000)})`.execute(db);
+  await sql`insert into pending_logins (id_digest, user_id, account, remember, return_to, expires_at) values
+    ('\\x01', ${userId}, 'expired', false, '/', ${at(-1)}), ('\\x02', ${userId}, 'live', false, '/', ${at(60_000)})`.execute(db);
   await t.app.securityEvents.settled();
   await db.deleteFrom('security_events').execute();
   await sql`insert into security_events (occurred_at, event, level) values
@@ -107,6 +118,30 @@ describe('one run of the scheduled purge', () => {
     expect(await labels('oauth_codes', 'nonce')).toEqual(['hour-old', 'live']);
     expect(await labels('oauth_pushed_requests', 'parameters')).toEqual(['{"state": "live"}']);
     expect(await labels('oauth_client_assertions', 'jti_digest')).toEqual(['\\x02']);
+  });
+
+  test('device authorizations a day past expiry; DPoP proofs and signing keys past their time', async () => {
+    expect(await labels('oauth_device_codes', 'scopes')).toEqual(['{hour-old}']);
+    expect(await labels('oauth_dpop_proofs', 'jti_digest')).toEqual(['\\x02']);
+    const kids = await labels('oauth_signing_keys', 'kid');
+    expect(kids).toContain('purge-live');
+    expect(kids).not.toContain('purge-expired');
+  });
+
+  test('passkey challenges and second steps past expiry', async () => {
+    expect(await labels('webauthn_challenges', 'challenge_digest')).toEqual(['\\x02']);
+    expect(await labels('pending_logins', 'account')).toEqual(['live']);
+  });
+
+  test('every table with a column that says when its rows end is one this file shows purged', async () => {
+    const { rows } = await sql<{ table: string }>`select distinct table_name as table from information_schema.columns
+      where table_schema = current_schema() and column_name in ('expires_at', 'resets_at', 'window_ends_at', 'not_after', 'finished_at')
+      order by 1`.execute(t.db);
+    expect(rows.map((r) => r.table)).toEqual([
+      'login_throttle', 'login_unlock_tokens', 'mail_outbox', 'oauth_client_assertions', 'oauth_codes', 'oauth_device_codes',
+      'oauth_dpop_proofs', 'oauth_failure_windows', 'oauth_grants', 'oauth_logout_notices', 'oauth_pushed_requests',
+      'oauth_refresh_tokens', 'oauth_signing_keys', 'password_reset_tokens', 'pending_logins', 'sessions', 'webauthn_challenges',
+    ]);
   });
 
   test('audit events older than the retention', async () => {

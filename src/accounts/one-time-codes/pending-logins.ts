@@ -6,9 +6,11 @@
  * the step takes the row (one statement), so it is used once.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import type { Clock } from '../../clock.ts';
 import type { Executor } from '../../db/executor.ts';
 import { inTransaction } from '../../db/transaction.ts';
+import { deleteInBatches } from '../../ops/maintenance.ts';
 import { holdMemberForSignIn, type SignInRefused } from '../sessions.ts';
 
 export const PENDING_LOGIN_SECONDS = 5 * 60;
@@ -29,7 +31,7 @@ function isPendingId(id: string | undefined): id is string {
 }
 
 /**
- * Holds the login for its second step; the id for the cookie. Expired rows are deleted on the way. Held
+ * Holds the login for its second step; the id for the cookie (expired rows: the scheduled purge). Held
  * only while `passwordHash` (the hash the password was verified against) is still the member's and the
  * member is not disabled, with the member's row held as a session's beginning holds it (sessions.ts
  * `holdMemberForSignIn`): else why not, and nothing was held.
@@ -37,7 +39,6 @@ function isPendingId(id: string | undefined): id is string {
 export async function holdPendingLogin(db: Executor, clock: Clock, login: PendingLogin, passwordHash: string): Promise<string | SignInRefused> {
   const now = clock();
   const id = randomBytes(32).toString('base64url');
-  await db.deleteFrom('pending_logins').where('expires_at', '<=', now).execute();
   return inTransaction(db, async (trx) => {
     const refused = await holdMemberForSignIn(trx, login.userId, passwordHash);
     if (refused) return refused;
@@ -72,4 +73,9 @@ export async function takePendingLogin(db: Executor, clock: Clock, id: string | 
 /** Taking the pending login `id` as a session's `claim` (sessions.ts `beginSession`): false when it is gone. */
 export function pendingLoginClaim(clock: Clock, id: string | undefined): (trx: Executor) => Promise<boolean> {
   return async (trx) => (await takePendingLogin(trx, clock, id)) !== undefined;
+}
+
+/** The scheduled purge's part: second steps never completed, past expiry. */
+export function purgeExpiredPendingLogins(db: Executor, clock: Clock): Promise<number> {
+  return deleteInBatches(db, 'pending_logins', sql<boolean>`expires_at <= ${clock()}`);
 }

@@ -5,8 +5,10 @@
  * answers a pending row once, the redemption turns an approved row into a
  * grant once.
  */
+import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
 import { statement } from '../../db/statement.ts';
+import { deleteInBatches } from '../../ops/maintenance.ts';
 import { clientFirst, scopesStillAllowed, stillGrantable } from '../clients/clients.repository.ts';
 import type { DeviceCodeStatus } from '../oauth.tables.ts';
 
@@ -237,8 +239,6 @@ export async function redeemDeviceCode(db: Executor, r: DeviceRedemption): Promi
 }
 
 /** Rows are kept a day past expiry, like codes: a late poll is told `expired_token`, not "unknown". */
-export async function purgeExpiredDeviceCodes(db: Executor, now: Date): Promise<number> {
-  const result = await db.deleteFrom('oauth_device_codes')
-    .where('expires_at', '<=', new Date(now.getTime() - 24 * 3600 * 1000)).executeTakeFirst();
-  return Number(result.numDeletedRows);
+export function purgeExpiredDeviceCodes(db: Executor, now: Date): Promise<number> {
+  return deleteInBatches(db, 'oauth_device_codes', sql<boolean>`expires_at <= ${new Date(now.getTime() - 24 * 3600 * 1000)}`);
 }

@@ -1,5 +1,7 @@
 /** SQL of used DPoP proofs (migration 061): the digest of each key's jti until the proof could no longer be accepted. */
+import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
+import { deleteInBatches } from '../../ops/maintenance.ts';
 
 /** Whether this jti was new for its key (and is now recorded): of two concurrent uses exactly one gets true (RFC 9449 §11.1). */
 export async function recordDpopJti(db: Executor, digest: Buffer, expiresAt: Date): Promise<boolean> {
@@ -8,7 +10,6 @@ export async function recordDpopJti(db: Executor, digest: Buffer, expiresAt: Dat
   return row !== undefined;
 }
 
-export async function purgeExpiredDpopProofs(db: Executor, now: Date): Promise<number> {
-  const result = await db.deleteFrom('oauth_dpop_proofs').where('expires_at', '<=', now).executeTakeFirst();
-  return Number(result.numDeletedRows);
+export function purgeExpiredDpopProofs(db: Executor, now: Date): Promise<number> {
+  return deleteInBatches(db, 'oauth_dpop_proofs', sql<boolean>`expires_at <= ${now}`);
 }
