@@ -4,7 +4,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import cookie from '@fastify/cookie';
-import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { installSessions, sessionCookie } from './accounts/session-http.ts';
@@ -23,7 +22,7 @@ import { serverLimits } from './http/server-timeouts.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { compiledOnFirstUse, compileValidator } from './http/validation.ts';
 import { serializersOnFirstUse } from './http/serialization.ts';
-import { parseFormBody } from './http/form-body.ts';
+import { installFormParser } from './http/form-body.ts';
 import { UnsupportedContentCoding, unsupportedContentCoding } from './http/content-coding.ts';
 import { installCookieChallenge } from './http/cookie-challenge.ts';
 import { UNLOCK_MAIL_KIND } from './accounts/login-unlock.ts';
@@ -166,7 +165,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
   });
   installCookieChallenge(app, sessionCookie(config));
   await app.register(cookie);
-  await app.register(formbody, { bodyLimit: 64 * 1024, parser: parseFormBody });
+  installFormParser(app, 64 * 1024);
 
   installSessions(app, config, db, clock);
   installPages(app, combineMessages([
