@@ -22,7 +22,15 @@ describe('request URLs in the log', () => {
     ['/oauth/revoke?token=abc&password=p', '/oauth/revoke?token=[redacted]&password=[redacted]'],
     ['/login?return_to=%2Foauth%2Fauthorize%3Fclient_id%3Da%26login_hint%3Dfoodsaver%2540example.org', '/login?return_to=%2Foauth%2Fauthorize%3Fclient_id%3Da%26login_hint%3D[redacted]'],
     ['/oauth/authorize?code_challenge=abc&request_uri=urn%3Ax&tokens=1', '/oauth/authorize?code_challenge=abc&request_uri=urn%3Ax&tokens=1'],
+    ['/password/reset/%699SSab?x=1', '/password/reset/[redacted]?x=1'],
+    ['/password/reset//i9SS', '/password/reset//[redacted]'],
+    ['/p%61ssword/reset/abc', '/password/reset/[redacted]'],
+    ['/LOGIN/Unlock/abc', '/LOGIN/Unlock/[redacted]'],
+    ['/password/reset/%zzabc', '/password/reset/[redacted]'],
+    ['/language/en?return_to=%2Fpassword%2Freset%2F%2569SS&x=1', '/language/en?return_to=%2Fpassword%2Freset%2F[redacted]&x=1'],
+    ['/login?return_to=%2Flanguage%2Fen%3Freturn_to%3D%252Fpassword%252Freset%252Fab%25252569c%2526x%253D1', '/login?return_to=%2Flanguage%2Fen%3Freturn_to%3D%252Fpassword%252Freset%252F[redacted]%2526x%253D1'],
     ['/password/reset', '/password/reset'],
+    ['/oauth/authorize?state=%41%2F%7E', '/oauth/authorize?state=A%2F~'],
     ['/oauth/authorize?client_id=a&scope=openid', '/oauth/authorize?client_id=a&scope=openid'],
   ])('%s is logged as %s', (url, logged) => {
     expect(redactRequestUrl(url)).toBe(logged);

@@ -18,12 +18,27 @@ const SLASH = '(?:\\/|%(?:25)*2F)';
 const QUERY_START = '(?:[?&]|%(?:25)*3F|%(?:25)*26)';
 const EQUALS = '(?:=|%(?:25)*3D)';
 
+/** A `%` that does not begin an encoded `/`, `?`, `#` or `&` (at any depth of encoding): part of a path segment. */
+const PERCENT_IN_SEGMENT = '%(?!(?:25)*(?:2F|3F|23|26))';
+
 /**
  * Paths that carry a one-time secret (the unlock and reset links): the log keeps
  * the path, not the secret — wherever the path stands: the request's own, or the
- * `return_to` of another page (the language switch of the link's page, a login).
+ * `return_to` of another page (the language switch of the link's page, a login)
+ * — in every spelling that reaches the page or its 404: repeated slashes, escapes
+ * in the secret (the router decodes them).
  */
-const SECRET_IN_PATH = new RegExp(`(${SLASH}(?:login${SLASH}unlock|password${SLASH}reset)${SLASH})[^/?#&%]+`, 'gi');
+const SECRET_IN_PATH = new RegExp(
+  `(${SLASH}(?:login${SLASH}+unlock|password${SLASH}+reset)${SLASH}+)(?:[^/?#&%]|${PERCENT_IN_SEGMENT})+`, 'gi');
+
+/** RFC 3986 §6.2.2.2: an escaped letter, digit, `-`, `.`, `_` or `~` is that character (the router reads it so). */
+function decodeUnreserved(url: string): string {
+  if (!url.includes('%')) return url;
+  return url.replace(/%([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
+    const character = String.fromCharCode(Number.parseInt(hex, 16));
+    return /[A-Za-z0-9\-._~]/.test(character) ? character : escape;
+  });
+}
 
 /**
  * Query parameters that carry a secret or a member's address, also inside an
@@ -38,7 +53,7 @@ const SECRET_PARAMETERS = ['user_code', 'continuation', 'access_token', 'refresh
 const SECRET_IN_QUERY = new RegExp(`(${QUERY_START})(${SECRET_PARAMETERS.join('|')})(${EQUALS})[^&#]*`, 'gi');
 
 export function redactRequestUrl(url: string): string {
-  return url.replace(SECRET_IN_PATH, '$1[redacted]').replace(SECRET_IN_QUERY, '$1$2$3[redacted]');
+  return decodeUnreserved(url).replace(SECRET_IN_PATH, '$1[redacted]').replace(SECRET_IN_QUERY, '$1$2$3[redacted]');
 }
 
 /** Fastify's request serializer, with the URL's one-time secrets left out. */
