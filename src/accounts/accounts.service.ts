@@ -12,7 +12,7 @@ import { passwordProblem } from './password-policy.ts';
 import { hashPassword } from './passwords.ts';
 import { findExistingRegionIds, findRegionById, insertRegion } from './regions.repository.ts';
 import { ROLES, type RoleName } from './roles.ts';
-import { endSessionsOfUser, type EndedSessions } from './sessions.ts';
+import { endSessionsAndGrantsOfUser, type EndedSessions } from './sessions.ts';
 import { addAmbassadorships, addMemberships, findUserCredentialsByEmail, insertUser, updatePasswordHash } from './users.repository.ts';
 
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -87,7 +87,7 @@ export async function setUserPassword(db: Executor, userId: number, password: st
   return inTransaction(db, async (trx) => {
     if (!(await updatePasswordHash(trx, userId, passwordHash))) return undefined;
     await dropPendingLogins(trx, userId);
-    return endSessionsOfUser(trx, userId, now);
+    return endSessionsAndGrantsOfUser(trx, userId, now);
   });
 }
 

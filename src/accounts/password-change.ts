@@ -5,7 +5,9 @@
  * this browser, so a borrowed session cannot be used to guess it — then the
  * new one under the password rules. Success ends every other session of the
  * member as a logout would (their codes in flight, the grants issued under
- * them, back-channel logout notices) in the same transaction as the new hash,
+ * them, back-channel logout notices), and revokes every grant not issued
+ * under this session (those of sessions that ended before: a refresh token
+ * got with the old password), in the same transaction as the new hash,
  * queues the "your password was changed" mail there too, and starts the
  * account's failed-login counter again: whoever knew the old
  * password is signed out, and the member's own browsers are not kept out.
@@ -25,7 +27,7 @@ import { dropPendingLogins } from './one-time-codes/pending-logins.ts';
 import { checkNewPassword } from './password-policy.ts';
 import { PASSWORD_CHANGED_MAIL_KIND } from './password-changed.mail.ts';
 import { hashPassword, verifyPassword } from './passwords.ts';
-import { endSessionsOfUser, holdLiveSession, type EndedSessions } from './sessions.ts';
+import { endSessionsAndGrantsOfUser, holdLiveSession, type EndedSessions } from './sessions.ts';
 import { updatePasswordHash } from './users.repository.ts';
 
 export interface PasswordChange {
@@ -84,7 +86,7 @@ export async function changePassword(db: DB, clock: Clock, guard: LoginGuard, ch
     // A second step of a sign-in with the old password would still begin a session.
     await dropPendingLogins(trx, change.userId);
     const mail = change.mailLocale && { kind: PASSWORD_CHANGED_MAIL_KIND, recipient: change.email, locale: change.mailLocale, params: { changedAt: now.toISOString() } };
-    return { ended: await endSessionsOfUser(trx, change.userId, now, { except: change.sid }), mailId: mail && await enqueueMail(trx, mail, now) };
+    return { ended: await endSessionsAndGrantsOfUser(trx, change.userId, now, { except: change.sid }), mailId: mail && await enqueueMail(trx, mail, now) };
   });
   if (changed === undefined) {
     // The current password was right: counted as a right one is, though the change lapsed.

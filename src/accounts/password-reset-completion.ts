@@ -10,7 +10,6 @@
  */
 import type { Clock } from '../clock.ts';
 import type { DB } from '../db/database.ts';
-import type { Executor } from '../db/executor.ts';
 import { inTransaction } from '../db/transaction.ts';
 import { InvalidInput } from '../invalid-input.ts';
 import { enqueueMail } from '../mail/mail-outbox.repository.ts';
@@ -24,7 +23,7 @@ import { PASSWORD_CHANGED_MAIL_KIND } from './password-changed.mail.ts';
 import { checkNewPassword } from './password-policy.ts';
 import { peekResetToken, redeemResetToken } from './password-reset.ts';
 import { hashPassword } from './passwords.ts';
-import { endSessionsOfUser } from './sessions.ts';
+import { endSessionsAndGrantsOfUser } from './sessions.ts';
 import { updatePasswordHash } from './users.repository.ts';
 
 export interface PasswordReset {
@@ -61,10 +60,9 @@ export async function resetPassword(db: DB, clock: Clock, attempts: AttemptCount
     if (!redeemed) return undefined;
     await updatePasswordHash(trx, redeemed.userId, passwordHash);
     await dropPendingLogins(trx, redeemed.userId);
-    const ended = await endSessionsOfUser(trx, redeemed.userId, now);
-    const grantsRevoked = ended.grantsRevoked + await revokeGrantsOfUser(trx, redeemed.userId, now);
+    const { sessionsEnded, grantsRevoked } = await endSessionsAndGrantsOfUser(trx, redeemed.userId, now);
     const mailId = await enqueueMail(trx, { kind: PASSWORD_CHANGED_MAIL_KIND, recipient: redeemed.email, locale: reset.mailLocale, params: { changedAt: now.toISOString(), way: 'reset' } }, now);
-    return { redeemed, sessionsEnded: ended.sessionsEnded, grantsRevoked, mailId };
+    return { redeemed, sessionsEnded, grantsRevoked, mailId };
   });
   if (!done) return invalid(reset);
   const { redeemed, sessionsEnded, grantsRevoked, mailId } = done;
@@ -78,14 +76,3 @@ function invalid(reset: PasswordReset): undefined {
   logSecurityEvent(reset.log, { event: 'account.password_reset.invalid', ip: reset.ip });
   return undefined;
 }
-
-/**
- * The grants no session names any more (a session that merely expired keeps
- * its grants): their refresh tokens were got with the old password too.
- */
-async function revokeGrantsOfUser(trx: Executor, userId: number, now: Date): Promise<number> {
-  const result = await trx.updateTable('oauth_grants').set({ revoked_at: now })
-    .where('user_id', '=', userId).where('revoked_at', 'is', null).executeTakeFirst();
-  return Number(result.numUpdatedRows);
-}
-

@@ -331,6 +331,24 @@ export async function endSessionsOfUser(db: Executor, userId: number, now: Date,
 }
 
 /**
+ * Ends sessions of a user as {@link endSessionsOfUser} does, then revokes the
+ * rest of their grants but those issued under the session that stays
+ * (`except`): the grants of sessions that ended before (expired, replaced in
+ * their browser), whose refresh tokens would otherwise outlive a password
+ * set anew (RFC 9700 §4.14.2) or an operator's `sessions revoke`.
+ */
+export async function endSessionsAndGrantsOfUser(db: Executor, userId: number, now: Date, scope: { readonly except?: string } = {}): Promise<EndedSessions> {
+  return inTransaction(db, async (trx) => {
+    // Sessions first: their codes die with them, and the grant of an exchange that held a session's row is committed before the rest are revoked.
+    const ended = await endSessionsOfUser(trx, userId, now, scope);
+    let rest = trx.updateTable('oauth_grants').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null);
+    if (scope.except !== undefined) rest = rest.where((eb) => eb.or([eb('sid', 'is', null), eb('sid', '<>', scope.except!)]));
+    const result = await rest.executeTakeFirst();
+    return { sessionsEnded: ended.sessionsEnded, grantsRevoked: ended.grantsRevoked + Number(result.numUpdatedRows) };
+  });
+}
+
+/**
  * The second statement of every end of a session, in its transaction after
  * the `sessions` rows were deleted. It must be a later statement: under READ
  * COMMITTED each statement sees what was committed when it began, and an

@@ -1,7 +1,5 @@
 /** `sessions revoke`: signs a user out everywhere (SPEC §4 sessions, §5.6 refresh tokens). */
-import { endSessionsOfUser } from '../accounts/sessions.ts';
-import { inTransaction } from '../db/transaction.ts';
-import { revokeGrantsOfUser } from '../oauth/grants/grants.repository.ts';
+import { endSessionsAndGrantsOfUser } from '../accounts/sessions.ts';
 import { logSecurityEvent } from '../ops/security-events.ts';
 import type { CliCommand } from './command.ts';
 import { findUser } from './users.commands.ts';
@@ -18,11 +16,7 @@ export const sessionsRevokeCommand: CliCommand = {
     const db = await context.database();
     const user = await findUser(db, values, 'user');
     const now = new Date();
-    // Sessions first: their codes die with them, and the grant of an exchange that held a session's row is committed before the grants are revoked.
-    const { sessions, grants } = await inTransaction(db, async (trx) => {
-      const ended = await endSessionsOfUser(trx, user.id, now);
-      return { sessions: ended.sessionsEnded, grants: ended.grantsRevoked + await revokeGrantsOfUser(trx, user.id, now) };
-    });
+    const { sessionsEnded: sessions, grantsRevoked: grants } = await endSessionsAndGrantsOfUser(db, user.id, now);
     logSecurityEvent(context.events, { event: 'account.member.sessions_ended', userId: user.id, actorId: null, sessionsEnded: sessions, grantsRevoked: grants });
     return {
       json: { userId: user.id, email: user.email, sessionsEnded: sessions, grantsRevoked: grants },

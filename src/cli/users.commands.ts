@@ -114,10 +114,10 @@ export const userAddCommand: CliCommand = {
 
 export const userSetPasswordCommand: CliCommand = {
   words: ['user', 'set-password'],
-  summary: 'set a user\'s password and end their login sessions',
+  summary: 'set a user\'s password, end their login sessions and revoke their apps\' tokens',
   details: [
     PASSWORD_NOTE,
-    'Every login session of the user ends as a logout ends one: the apps they signed into under it lose their tokens. Grants of sessions that already ended stay; sessions revoke ends those too.',
+    'Every login session of the user ends as a logout ends one, and every app grant of theirs is revoked with its refresh tokens (as a reset link does): whatever was got with the old password ends. Consents stay.',
   ],
   options: WHICH_USER,
   async run(context, values) {

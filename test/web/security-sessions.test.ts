@@ -8,6 +8,7 @@
  */
 import { hash } from '@node-rs/argon2';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { setUserPassword } from '../../src/accounts/accounts.service.ts';
 import { LAST_SEEN_RESOLUTION_SECONDS } from '../../src/accounts/sessions.ts';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/fixture.ts';
@@ -223,6 +224,36 @@ describe('/settings/security: changing the password', () => {
     // No other session: no count of none.
     const alone = await t.app.inject({ url: '/settings/security?changed=0', headers: { cookie: renewed.cookie, 'accept-language': 'en' } });
     expect(alone.body).toContain('<p class="notice" role="status">Your password has been changed.</p>');
+  });
+
+  it('revokes the grants of sessions that ended before (an app still signed in with the old password); this session\'s grant stays', async () => {
+    const user = await makeUser(t.db);
+    const here = await logInFrom(user, FIREFOX, '198.51.100.26');
+    const gone = await logInFrom(user, IPHONE, '198.51.100.27');
+    const client = await makeClient(t);
+    const refreshTokenOf = async (session: TestSession) => {
+      const code = await obtainCode(t, { clientId: client.clientId, cookie: session.cookie, scope: 'openid' });
+      const exchanged = await tokenRequest(t, { grant_type: 'authorization_code', code, redirect_uri: CALLBACK, code_verifier: TEST_VERIFIER, client_id: client.clientId, client_secret: client.secret! });
+      return (exchanged.json() as { refresh_token: string }).refresh_token;
+    };
+    const refresh = (token: string) => tokenRequest(t, { grant_type: 'refresh_token', refresh_token: token, client_id: client.clientId, client_secret: client.secret! });
+    const mine = await refreshTokenOf(here);
+    const old = await refreshTokenOf(gone);
+    // The other session ends as an expired one does, its grant left: the app goes on refreshing.
+    await t.db.deleteFrom('sessions').where('sid', '=', gone.sid).execute();
+    const stillWorking = await refresh(old);
+    expect(stillWorking.statusCode).toBe(200);
+
+    const changed = await change(here, user.password, 'Ein ganz neuer Satz zum Merken');
+    expect([changed.statusCode, changed.headers.location]).toEqual([303, '/settings/security?changed=0']);
+    expect((await refresh((stillWorking.json() as { refresh_token: string }).refresh_token)).json()).toMatchObject({ error: 'invalid_grant' });
+    expect((await refresh(mine)).statusCode).toBe(200);
+    expect(await t.db.selectFrom('oauth_grants').select(['sid']).where('user_id', '=', user.id).where('revoked_at', 'is', null).execute())
+      .toEqual([{ sid: here.sid }]);
+    // The operator's `user set-password` keeps none: every session ends, and every grant, a gone session's too.
+    await t.db.deleteFrom('sessions').where('sid', '=', here.sid).execute();
+    expect(await setUserPassword(t.db, user.id, 'Noch ein ganz neuer Satz', t.clock.now())).toEqual({ sessionsEnded: 0, grantsRevoked: 1 });
+    expect(await t.db.selectFrom('oauth_grants').select(['sid']).where('user_id', '=', user.id).where('revoked_at', 'is', null).execute()).toEqual([]);
   });
 
   it('compares passwords in NFKC: set composed (NFC), it logs in decomposed (NFD); a hash made before normalisation still takes it as typed', async () => {

@@ -21,13 +21,6 @@ export async function revokeGrantsOfClient(db: Executor, clientRowId: number, no
     .where('client_id', '=', clientRowId).where('revoked_at', 'is', null).execute();
 }
 
-/** Revokes every live grant of a user, with all its refresh tokens; returns how many. */
-export async function revokeGrantsOfUser(db: Executor, userId: number, now: Date): Promise<number> {
-  const result = await db.updateTable('oauth_grants').set({ revoked_at: now })
-    .where('user_id', '=', userId).where('revoked_at', 'is', null).executeTakeFirst();
-  return Number(result.numUpdatedRows);
-}
-
 export async function revokeGrantsOfUserAndClient(db: Executor, userId: number, clientRowId: number, now: Date): Promise<number> {
   const result = await db.updateTable('oauth_grants').set({ revoked_at: now })
     .where('user_id', '=', userId).where('client_id', '=', clientRowId).where('revoked_at', 'is', null)
