@@ -135,7 +135,7 @@ export type SecurityEvent =
   /** A member signed in (or re-authenticated) with a passkey. */
   | { event: 'account.passkey.login'; userId: number; passkeyId: number; amr: readonly string[]; ip: string }
   /** A sign-in with a passkey was refused; `reason` for the operator only (the answer is the same for all). */
-  | { event: 'account.passkey.login_failed'; reason: 'unknown-credential' | 'invalid-response' | 'signature' | 'user-handle' | 'counter' | 'other-member'; userId: number | null; passkeyId: number | null; ip: string }
+  | { event: 'account.passkey.login_failed'; reason: 'unknown-credential' | 'invalid-response' | 'signature' | 'user-handle' | 'backup-eligibility' | 'counter' | 'other-member'; userId: number | null; passkeyId: number | null; ip: string }
   /** A passkey's signature counter did not move forward: possibly a cloned authenticator; the sign-in was refused. */
   | { event: 'account.passkey.counter_regressed'; userId: number; passkeyId: number; storedCount: number; presentedCount: number; ip: string };
 

@@ -242,6 +242,21 @@ describe('signing in with a passkey', () => {
     expect(reasons).toEqual(['invalid-response', 'invalid-response', 'user-handle', 'invalid-response', 'unknown-credential', 'signature']);
   });
 
+  it('refuses, with the same answer, a sign-in that named nobody without a user handle, and a changed BE flag (WebAuthn §7.2)', async () => {
+    // Step 6: the options named no credential, so the response must say whose it is; backup eligibility never changes
+    // for a credential (this one was registered single-device).
+    for (const [overrides, reason] of [[{ userHandle: null }, 'user-handle'], [{ synced: true }, 'backup-eligibility']] as const) {
+      const { csrf, cookie, options } = await signInOptions();
+      const answer = await t.app.inject({
+        method: 'POST', url: '/login/passkey', payload: { csrf_token: csrf, response: authenticator.get(options, undefined, overrides) },
+        headers: { cookie, 'accept-language': 'en' }, remoteAddress: '198.51.100.31',
+      });
+      expect(answer.statusCode, reason).toBe(401);
+      expect(answer.json()).toEqual(FAILED);
+      expect(events('account.passkey.login_failed').at(-1)).toMatchObject({ reason });
+    }
+  });
+
   it('refuses a signature counter that did not move forward and logs it; the stored counter stays', async () => {
     const before = Number((await passkeyRow(member.id)).sign_count);
     expect(before).toBeGreaterThan(1);

@@ -32,7 +32,10 @@ export interface CeremonyOverrides {
   readonly challenge?: string;
   /** The counter to report instead of the next one. */
   readonly counter?: number;
-  readonly userHandle?: string;
+  /** Another user handle; null: none (as an authenticator answering `allowCredentials` may). */
+  readonly userHandle?: string | null;
+  /** Report a synced passkey (BE, BS flags) or not, whatever was registered. */
+  readonly synced?: boolean;
   /** The ceremony ran in a frame of another site (WebAuthn L3 §5.8.1: `crossOrigin` true, `topOrigin` that site). */
   readonly topOrigin?: string;
 }
@@ -45,8 +48,8 @@ export class SoftwareAuthenticator {
 
   constructor(private readonly origin: string, private readonly options: AuthenticatorOptions = {}) {}
 
-  private flags(attested: boolean): number {
-    const synced = this.options.synced ? 0x08 | 0x10 : 0;
+  private flags(attested: boolean, overrides: CeremonyOverrides = {}): number {
+    const synced = (overrides.synced ?? this.options.synced) ? 0x08 | 0x10 : 0;
     return 0x01 | (this.options.userVerified === false ? 0 : 0x04) | synced | (attested ? 0x40 : 0);
   }
 
@@ -88,12 +91,15 @@ export class SoftwareAuthenticator {
     if (!credential) throw new Error(`no credential ${credentialId}`);
     credential.counter += this.options.counterStep ?? 1;
     const counter = overrides.counter ?? credential.counter;
-    const authData = this.authData(overrides.rpId ?? options.rpId!, this.flags(false), counter);
+    const authData = this.authData(overrides.rpId ?? options.rpId!, this.flags(false, overrides), counter);
     const clientData = this.clientData('webauthn.get', overrides.challenge ?? options.challenge, overrides.origin ?? this.origin, overrides.topOrigin);
     const signature = sign('sha256', Buffer.concat([authData, sha256(clientData)]), credential.privateKey);
     return {
       id: credentialId, rawId: credentialId, type: 'public-key', clientExtensionResults: {}, authenticatorAttachment: 'platform',
-      response: { clientDataJSON: b64(clientData), authenticatorData: b64(authData), signature: b64(signature), userHandle: overrides.userHandle ?? credential.userHandle },
+      response: {
+        clientDataJSON: b64(clientData), authenticatorData: b64(authData), signature: b64(signature),
+        ...(overrides.userHandle === null ? {} : { userHandle: overrides.userHandle ?? credential.userHandle }),
+      },
     };
   }
 }

@@ -26,7 +26,7 @@ import { passkeyAmr, type RelyingParty } from './relying-party.ts';
 import { loadWebAuthnServer } from './webauthn-library.ts';
 
 /** Why a passkey was refused; `other-member`: a valid passkey, but not of the member whose second step it was. */
-export type PasskeyRejection = 'unknown-credential' | 'invalid-response' | 'signature' | 'user-handle' | 'counter' | 'other-member';
+export type PasskeyRejection = 'unknown-credential' | 'invalid-response' | 'signature' | 'user-handle' | 'backup-eligibility' | 'counter' | 'other-member';
 
 /** The sign-in did not verify; `reason` is for the log only. */
 export class PasskeyRejected extends Error {
@@ -86,11 +86,16 @@ export async function verifyPasskeyAssertion(db: DB, clock: Clock, rp: RelyingPa
   }).catch(() => undefined);
   if (!verification) throw new PasskeyRejected('invalid-response', passkey);
   if (!verification.verified) throw new PasskeyRejected('signature', passkey);
-  // WebAuthn §7.2 step 6: the user handle, when the authenticator returns one, must be the owner's.
+  // WebAuthn §7.2 step 6: the user handle, when the authenticator returns one, must be the owner's; a sign-in
+  // that named nobody before the ceremony (no `allowCredentials`) must get one.
   const userHandle = response.response.userHandle;
-  if (userHandle !== undefined && userHandle !== (await findUserHandle(db, passkey.userId))) throw new PasskeyRejected('user-handle', passkey);
+  if (userHandle === undefined ? assertion.ownerId === undefined : userHandle !== (await findUserHandle(db, passkey.userId))) {
+    throw new PasskeyRejected('user-handle', passkey);
+  }
   if (assertion.ownerId !== undefined && passkey.userId !== assertion.ownerId) throw new PasskeyRejected('other-member', passkey);
-  const { newCounter, userVerified, credentialBackedUp } = verification.authenticationInfo;
+  const { newCounter, userVerified, credentialBackedUp, credentialDeviceType } = verification.authenticationInfo;
+  // WebAuthn §7.2 step 18: backup eligibility (BE) never changes for a credential; a change means another authenticator.
+  if (credentialDeviceType !== passkey.deviceType) throw new PasskeyRejected('backup-eligibility', passkey);
   // WebAuthn §7.2 step 22: a counter not above the stored one (unless both are 0) may mean a cloned authenticator.
   const regressed = (newCounter > 0 || passkey.signCount > 0) && newCounter <= passkey.signCount;
   if (regressed) throw counterRegressed(assertion, passkey, newCounter);
