@@ -412,6 +412,17 @@ describe('renaming and removing', () => {
     expect((await form('rename', { csrf_token: other.csrfToken, id: String(row.id), name: 'mine' }, other)).statusCode).toBe(404);
     expect((await form('rename', { csrf_token: 'wrong', id: String(row.id), name: 'x' })).statusCode).toBe(403);
     expect((await passkeyRow(member.id)).name).toBe('Work laptop');
+    // Cut after 100 characters, never inside one: an emoji is two UTF-16 code units.
+    expect((await form('rename', { csrf_token: session.csrfToken, id: String(row.id), name: `${'a'.repeat(99)}😀b` })).statusCode).toBe(303);
+    expect((await passkeyRow(member.id)).name).toBe(`${'a'.repeat(99)}😀`);
+  });
+
+  it('a name with half a surrogate pair (JSON escapes one) gives way to the browser\'s and system\'s name', async () => {
+    const user = await makeUser(t.db);
+    const own = await twoFactorSession(user.id);
+    expect((await register(own, new SoftwareAuthenticator(ORIGIN), 'Key \ud83d')).answer.statusCode).toBe(201);
+    expect((await passkeyRow(user.id)).name).not.toContain('\ufffd');
+    expect((await passkeyRow(user.id)).name).not.toContain('Key');
   });
 
   it('refuses to remove the last passkey of an account without a usable password', async () => {

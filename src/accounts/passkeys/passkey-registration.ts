@@ -18,7 +18,7 @@ import { logSecurityEvent, type EventLog } from '../../ops/security-events.ts';
 import { CHALLENGE_SECONDS, consumeChallenge, issueChallenge } from './challenges.ts';
 import { madeInCrossOriginFrame } from './client-data.ts';
 import { PASSKEY_ADDED_MAIL_KIND } from './passkey-added.mail.ts';
-import { insertPasskey, listPasskeys, MAX_PASSKEY_NAME_LENGTH, userHandleOf } from './passkeys.repository.ts';
+import { insertPasskey, listPasskeys, storedPasskeyName, userHandleOf } from './passkeys.repository.ts';
 import type { RelyingParty } from './relying-party.ts';
 import { loadWebAuthnServer } from './webauthn-library.ts';
 
@@ -100,7 +100,7 @@ export async function addPasskey(db: DB, clock: Clock, rp: RelyingParty, input: 
   });
   if (!verification.verified) throw new PasskeyNotAdded('invalid-response', 'not verified');
   const { credential, credentialDeviceType, credentialBackedUp } = verification.registrationInfo;
-  const name = input.name.trim().slice(0, MAX_PASSKEY_NAME_LENGTH);
+  const name = storedPasskeyName(input.name);
   const now = clock();
   const added = await inTransaction(db, async (trx) => {
     // Added only while the session that asked for it lives: one ended meanwhile ("end sessions", a reset) adds nothing.

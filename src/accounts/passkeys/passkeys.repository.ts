@@ -34,8 +34,13 @@ export interface NewPasskey {
   name: string;
 }
 
-/** The longest name a member may give a passkey. */
+/** The longest name a member may give a passkey, in characters (code points). */
 export const MAX_PASSKEY_NAME_LENGTH = 100;
+
+/** A passkey's name as stored: trimmed, cut after {@link MAX_PASSKEY_NAME_LENGTH} code points (never inside a surrogate pair). */
+export function storedPasskeyName(name: string): string {
+  return Array.from(name.trim()).slice(0, MAX_PASSKEY_NAME_LENGTH).join('');
+}
 
 const COLUMNS = ['id', 'user_id', 'credential_id', 'public_key', 'sign_count', 'transports', 'device_type', 'backed_up', 'name', 'created_at', 'last_used_at'] as const;
 

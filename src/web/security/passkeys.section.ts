@@ -12,7 +12,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { isValidFormToken } from '../../accounts/csrf.ts';
 import { addPasskey, PasskeyNotAdded, passkeyRegistrationOptions } from '../../accounts/passkeys/passkey-registration.ts';
 import { isUsablePasswordHash, mayRemovePasskey } from '../../accounts/passkeys/passkey-removal.ts';
-import { deletePasskey, listPasskeys, MAX_PASSKEY_NAME_LENGTH, renamePasskey } from '../../accounts/passkeys/passkeys.repository.ts';
+import { deletePasskey, listPasskeys, renamePasskey, storedPasskeyName } from '../../accounts/passkeys/passkeys.repository.ts';
 import { relyingPartyOf } from '../../accounts/passkeys/relying-party.ts';
 import { ONE_TIME_CODE_MAIL_KINDS } from '../../accounts/one-time-codes/one-time-codes.mail.ts';
 import { queueSecondFactorMail } from '../../accounts/one-time-codes/one-time-codes.service.ts';
@@ -50,7 +50,8 @@ const Name = Type.Optional(Type.String({ maxLength: 1000 }));
 /** The name the member gave, or their browser and system when they gave none (or one no page can show). */
 function passkeyName(name: string | undefined, fallback: string): string {
   const trimmed = (name ?? '').trim();
-  return trimmed === '' || hasRefusedNameCharacters(trimmed) ? fallback : trimmed.slice(0, MAX_PASSKEY_NAME_LENGTH);
+  // Half a surrogate pair (JSON can escape one) is no character: PostgreSQL would store U+FFFD.
+  return trimmed === '' || hasRefusedNameCharacters(trimmed) || /\p{Cs}/u.test(trimmed) ? fallback : storedPasskeyName(trimmed);
 }
 
 /** "Firefox 133 on Windows 10": the default name of a passkey added in this browser. */
