@@ -13,7 +13,9 @@ describe('TOTP (RFC 6238)', () => {
 
   test('a 160-bit base32 secret and the otpauth URI of authenticator apps', () => {
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
-    expect(otpauthUri(secret, 'id.example', 'ada@example.org')).toBe(`otpauth://totp/id.example:ada%40example.org?issuer=id.example&secret=${secret}&algorithm=SHA1&digits=6&period=30`);
+    expect(otpauthUri(secret, 'https://id.example', 'ada@example.org')).toBe(`otpauth://totp/id.example:ada%40example.org?issuer=id.example&secret=${secret}&algorithm=SHA1&digits=6&period=30`);
+    // The Key Uri Format allows no colon in the issuer (apps split the label at the first): no port.
+    expect(otpauthUri(secret, 'https://id.example:8443/', 'ada@example.org')).toBe(`otpauth://totp/id.example:ada%40example.org?issuer=id.example&secret=${secret}&algorithm=SHA1&digits=6&period=30`);
   });
 
   test('the RFC 6238 Appendix B vector (SHA-1, T = 59 s): 94287082 has the six digits 287082', () => {

@@ -16,8 +16,12 @@ export function newTotpSecret(): string {
   return new Secret({ size: 20 }).base32;
 }
 
-/** The `otpauth://totp/…` URI an authenticator app reads from the QR code. */
-export function otpauthUri(secret: string, issuer: string, account: string): string {
+/**
+ * The `otpauth://totp/…` URI an authenticator app reads from the QR code; the issuer is the server's host name
+ * (without a port: the Key Uri Format allows no colon in the issuer, which apps split the label at).
+ */
+export function otpauthUri(secret: string, publicUrl: string, account: string): string {
+  const issuer = new URL(publicUrl).hostname;
   return new TOTP({ issuer, label: account, secret: Secret.fromBase32(secret), algorithm: ALGORITHM, digits: DIGITS, period: PERIOD }).toString();
 }
 

@@ -86,7 +86,7 @@ export async function oneTimeCodesView(deps: Pick<OneTimeCodesSectionDeps, 'conf
   const factors = await findSecondFactors(db, session.user.id);
   const pending = factors.totp ? undefined : await pendingEnrolmentSecret(db, keys, session.user.id);
   const setup = pending === undefined ? undefined : {
-    qrSvg: await (await loadQrCode()).toString(otpauthUri(pending, new URL(config.publicUrl).host, session.user.email), { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }),
+    qrSvg: await (await loadQrCode()).toString(otpauthUri(pending, config.publicUrl, session.user.email), { type: 'svg', errorCorrectionLevel: 'M', margin: 2 }),
     secret: grouped(pending),
   };
   return { otp: { enabled: factors.totp, recoveryCodesLeft: factors.totp ? await countUnusedRecoveryCodes(db, session.user.id) : 0, ...(setup ? { setup } : {}) } };
