@@ -59,6 +59,23 @@ export async function secondFactorDemand(
   return hasSecondFactor(await findSecondFactors(db, session.user.id)) ? 'step-up' : 'enrol';
 }
 
+/**
+ * Whether the member, of a role that needs a second factor, would be left without one if `removing` went:
+ * such a removal is refused (as GitHub refuses to turn off two-factor authentication for a member of an
+ * organisation that requires it) — the member adds another factor first. Otherwise their next sign-in would
+ * ask for the password alone and let whoever knew it set up a factor of their own. Read with the member's
+ * row held (`for no key update`, as every change of a member), so that two removals at once cannot each
+ * see the other factor left.
+ */
+export async function wouldLeaveRequiredRoleWithoutFactor(
+  trx: Executor, requiredRoles: readonly number[], userId: number, removing: 'one-time-codes' | 'a-passkey',
+): Promise<boolean> {
+  const member = await trx.selectFrom('users').select('role').where('id', '=', userId).forNoKeyUpdate().executeTakeFirst();
+  if (!member || !requiredRoles.includes(member.role)) return false;
+  const left = await findSecondFactors(trx, userId);
+  return removing === 'one-time-codes' ? left.passkeys === 0 : !left.totp && left.passkeys <= 1;
+}
+
 /** Paths that never read a session: the gate leaves them alone. */
 const SESSIONLESS = ['/static/', '/health', '/metrics', '/.well-known/'];
 

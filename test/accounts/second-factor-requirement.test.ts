@@ -14,7 +14,7 @@ import { makeUser } from '../helpers/factories.ts';
 import { FrozenClock } from '../helpers/clock.ts';
 import { useTestApp } from '../helpers/fixture.ts';
 import { renewedSession } from '../helpers/session.ts';
-import { codeAt, postForm, startEnrolment } from '../helpers/one-time-codes.ts';
+import { codeAt, enrol, postForm, startEnrolment } from '../helpers/one-time-codes.ts';
 import { CALLBACK, makeClient } from '../helpers/oauth.ts';
 
 const clock = new FrozenClock(new Date('2026-03-02T09:00:10Z'));
@@ -149,6 +149,33 @@ describe('REQUIRE_SECOND_FACTOR: a session signed in without the factor the memb
     const admin = (id: string) => t.app.inject({ url: '/admin/oauthclients', headers: { cookie: `${SESSION_COOKIE}=${id}` } });
     expect((await admin(withoutVerification.id)).headers.location).toBe('/login/second-factor?return_to=%2Fadmin%2Foauthclients');
     expect((await admin(withVerification.id)).statusCode).toBe(200);
+  });
+});
+
+describe('REQUIRE_SECOND_FACTOR: a member of such a role keeps a second factor', () => {
+  it('turning codes off or removing the last passkey is refused until another factor is there; nothing changed, no code spent', async () => {
+    const orga = await makeUser(t.db, { role: 'orga' });
+    const created = await createSession(t.db, clock.now, orga.id, false, undefined, undefined, ['pwd', 'otp', 'mfa']);
+    const { secret, session } = await enrol(t.app, { cookie: `${SESSION_COOKIE}=${created.id}`, csrfToken: created.csrfToken, headers: {} }, clock.now());
+    clock.advance(30);
+    const turnOff = () => postForm(t.app, '/settings/security/one-time-codes/disable', session.cookie, { csrf_token: session.csrfToken, code: codeAt(secret, clock.now()) });
+    const refused = await turnOff();
+    expect(refused.statusCode).toBe(409);
+    expect(refused.body).toContain('Deine Rolle braucht einen zweiten Faktor: Richte zuerst einen Passkey ein, dann kannst du die Einmalcodes abschalten.');
+    const enabled = () => t.db.selectFrom('one_time_code_secrets').select('enabled_at').where('user_id', '=', orga.id).where('enabled_at', 'is not', null).execute();
+    expect(await enabled()).toHaveLength(1);
+
+    // With a passkey beside them, codes go off (the same code: the refusal spent none); the passkey is then the last factor.
+    const { id: passkeyId } = await t.db.insertInto('passkeys').values({
+      user_id: orga.id, credential_id: `kept-${orga.id}`, public_key: Buffer.from([1]), device_type: 'singleDevice', backed_up: false, name: 'Key',
+    }).returning('id').executeTakeFirstOrThrow();
+    const off = await turnOff();
+    expect([off.statusCode, off.headers.location]).toEqual([303, '/settings/security?otp=off']);
+    expect(await enabled()).toEqual([]);
+    const removed = await postForm(t.app, '/settings/security/passkeys/remove', session.cookie, { csrf_token: session.csrfToken, id: String(passkeyId) });
+    expect(removed.statusCode).toBe(409);
+    expect(removed.body).toContain('Deine Rolle braucht einen zweiten Faktor, und das ist dein letzter: Richte zuerst Einmalcodes oder einen weiteren Passkey ein.');
+    expect(await t.db.selectFrom('passkeys').select('id').where('user_id', '=', orga.id).execute()).toEqual([{ id: passkeyId }]);
   });
 });
 

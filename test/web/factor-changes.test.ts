@@ -10,7 +10,7 @@ import { RECENT_SIGN_IN_SECONDS } from '../../src/accounts/recent-sign-in.ts';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
 import { FrozenClock } from '../helpers/clock.ts';
 import { useTestApp } from '../helpers/fixture.ts';
-import { postForm } from '../helpers/one-time-codes.ts';
+import { codeAt, enrol, postForm } from '../helpers/one-time-codes.ts';
 import { renewedSession, sessionSignedInWith, type TestSession } from '../helpers/session.ts';
 
 const clock = new FrozenClock(new Date('2026-03-02T09:00:10Z'));
@@ -120,6 +120,23 @@ describe('changing the factors needs a recent sign-in', () => {
     expect(after!.auth_time.getTime()).toBe(clock.now().getTime());
     expect((await page(again)).body).toContain('data-passkey-register');
     expect((await json('/settings/security/passkeys/options', again, { csrf_token: again.csrfToken })).statusCode).toBe(200);
+  });
+});
+
+describe('turning one-time codes off', () => {
+  it('needs a recent sign-in too: later, refused before the code is spent; the codes stay on', async () => {
+    const member = await makeUser(t.db);
+    const { secret, session } = await enrol(t.app, await t.logIn(member), clock.now());
+    const stored = () => t.db.selectFrom('one_time_code_secrets').select('last_used_step').where('user_id', '=', member.id).where('enabled_at', 'is not', null).execute();
+    const before = await stored();
+    expect(before).toHaveLength(1);
+    clock.advance(RECENT_SIGN_IN_SECONDS + 1);
+    const code = codeAt(secret, clock.now());
+    const refused = await postForm(t.app, '/settings/security/one-time-codes/disable', session.cookie, { csrf_token: session.csrfToken, code });
+    expect(refused.statusCode).toBe(403);
+    expect(refused.body).toContain('Deine Anmeldung liegt zu lange zurück, um das zu ändern. Bitte melde dich noch einmal an.');
+    // Still on, and the code not spent: its time step is not the last one used.
+    expect(await stored()).toEqual(before);
   });
 });
 

@@ -16,6 +16,7 @@ import { logSecurityEvent, type EventLog } from '../../ops/security-events.ts';
 import { deviceNonce } from '../login-device-cookie.ts';
 import { accountOf, recordSuccess, reserveAttempt, throttleCounters } from '../login-throttle.ts';
 import { LoginThrottled, type LoginGuard } from '../login.service.ts';
+import { wouldLeaveRequiredRoleWithoutFactor } from '../second-factor-requirement.ts';
 import { ONE_TIME_CODE_MAIL_KINDS, type OneTimeCodeMailKind } from './one-time-codes.mail.ts';
 import {
   claimTimeStep, countUnusedRecoveryCodes, deleteOneTimeCodes, deletePasskeyRows, findSecondFactors, findSecretRow, hasSecondFactor, holdEnabledSecret, replaceRecoveryCodes,
@@ -142,16 +143,24 @@ async function acceptCode(db: DB, keys: OneTimeCodeKeys, clock: Clock, attempt: 
   return step !== undefined && await claimTimeStep(db, attempt.userId, step, now) ? 'otp' : undefined;
 }
 
-/** Turns codes off after a right current code (throws as {@link checkSecondFactor}). */
-export async function turnOffOneTimeCodes(db: DB, keys: OneTimeCodeKeys, clock: Clock, guard: LoginGuard, attempt: CodeAttempt): Promise<void> {
+/**
+ * Turns codes off after a right current code (throws as {@link checkSecondFactor}); `factor-required` and
+ * nothing changed when they are the second factor of a member whose role needs one (`requiredRoles`) and who
+ * has no passkey: the member adds one first.
+ */
+export async function turnOffOneTimeCodes(
+  db: DB, keys: OneTimeCodeKeys, clock: Clock, guard: LoginGuard, attempt: CodeAttempt, requiredRoles: readonly number[],
+): Promise<'off' | 'factor-required'> {
   await checkSecondFactor(db, keys, clock, guard, attempt);
-  const turnedOff = await inTransaction(db, async (trx) => {
+  const outcome = await inTransaction(db, async (trx) => {
+    if (await wouldLeaveRequiredRoleWithoutFactor(trx, requiredRoles, attempt.userId, 'one-time-codes')) return 'factor-required' as const;
     // Of two requests at once (two tabs, each with its own right code), the second finds them off already: one mail.
-    if (!(await deleteOneTimeCodes(trx, attempt.userId))) return false;
+    if (!(await deleteOneTimeCodes(trx, attempt.userId))) return 'off' as const;
     await queueSecondFactorMail(trx, attempt, ONE_TIME_CODE_MAIL_KINDS.disabled, clock(), attempt.log);
-    return true;
+    return 'turned-off' as const;
   });
-  if (turnedOff) logSecurityEvent(attempt.log, { event: 'account.second_factor.removed', userId: attempt.userId, by: 'member', passkeysDeleted: 0 });
+  if (outcome === 'turned-off') logSecurityEvent(attempt.log, { event: 'account.second_factor.removed', userId: attempt.userId, by: 'member', passkeysDeleted: 0 });
+  return outcome === 'factor-required' ? outcome : 'off';
 }
 
 /**

@@ -21,6 +21,7 @@ import { countUnusedRecoveryCodes } from '../../accounts/one-time-codes/one-time
 import { otpauthUri } from '../../accounts/one-time-codes/totp.ts';
 import { withOneTimeCode } from '../../accounts/authentication-methods.ts';
 import { factorChangeNow } from '../../accounts/recent-sign-in.ts';
+import { wouldLeaveRequiredRoleWithoutFactor } from '../../accounts/second-factor-requirement.ts';
 import { safeReturnTo } from '../../accounts/return-to.ts';
 import { renewRequestSession } from '../../accounts/session-http.ts';
 import type { SessionContext } from '../../accounts/sessions.ts';
@@ -177,8 +178,14 @@ export function oneTimeCodesSection(app: FastifyInstance, deps: OneTimeCodesSect
       }
     });
 
-  withCode(`${SECTION}/disable`, 'disable', async (request, reply, _session, attempt) => {
-    await turnOffOneTimeCodes(db, keys, clock, loginGuard, attempt);
+  withCode(`${SECTION}/disable`, 'disable', async (request, reply, session, attempt) => {
+    // Removing a factor, as adding one, needs a recent sign-in with two factors (accounts/recent-sign-in.ts);
+    // a member whose role needs a second factor keeps one. Both are said before a code is spent on them.
+    const change = await factorChangeNow(db, session, clock());
+    if (change !== 'allowed') return render(request, reply, session, { otp: { error: factorChangeRefusal(reply.translator(), change), errorAt: 'disable' } }, 403);
+    const refuse = () => render(request, reply, session, { otp: { error: reply.translator()('security.otp.requiredByRole'), errorAt: 'disable' } }, 409);
+    if (await wouldLeaveRequiredRoleWithoutFactor(db, config.requireSecondFactor, session.user.id, 'one-time-codes')) return refuse();
+    if (await turnOffOneTimeCodes(db, keys, clock, loginGuard, attempt, config.requireSecondFactor) === 'factor-required') return refuse();
     noteSecondFactor(request, 'removed');
     // No fragment: the notice's autofocus shows it (a fragment would take precedence over autofocus).
     return reply.redirect(`${PAGE}?otp=off`, 303);

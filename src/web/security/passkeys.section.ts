@@ -17,6 +17,7 @@ import { relyingPartyOf } from '../../accounts/passkeys/relying-party.ts';
 import { ONE_TIME_CODE_MAIL_KINDS } from '../../accounts/one-time-codes/one-time-codes.mail.ts';
 import { queueSecondFactorMail } from '../../accounts/one-time-codes/one-time-codes.service.ts';
 import { factorChangeNow, signInAgainHref } from '../../accounts/recent-sign-in.ts';
+import { wouldLeaveRequiredRoleWithoutFactor } from '../../accounts/second-factor-requirement.ts';
 import { describeDevice } from '../../accounts/session-device.ts';
 import { renewRequestSession } from '../../accounts/session-http.ts';
 import { endSessionsOfUser, type SessionContext } from '../../accounts/sessions.ts';
@@ -119,7 +120,7 @@ export function passkeysSection(app: FastifyInstance, { config, db, clock }: Pas
   });
 
   /** A form of the section: the session and the passkey id, or the answer already given; `recent`: only when factors may be changed. */
-  const formRoute = (path: string, handle: (session: SessionContext, id: number, name: string | undefined, request: FastifyRequest, t: Translate) => Promise<'done' | 'not-found' | 'refused'>, notice: typeof PASSKEY_NOTICES[number], recent = false) =>
+  const formRoute = (path: string, handle: (session: SessionContext, id: number, name: string | undefined, request: FastifyRequest, t: Translate) => Promise<'done' | 'not-found' | 'refused' | 'factor-required'>, notice: typeof PASSKEY_NOTICES[number], recent = false) =>
     typed.post(path, { schema: { body: Type.Object({ ...Csrf, id: Id, name: Name }) } }, async (request, reply) => {
       const session = await pageSession(request, reply, { orgaOnly: false, returnTo: PAGE });
       if (!session) return reply;
@@ -133,6 +134,7 @@ export function passkeysSection(app: FastifyInstance, { config, db, clock }: Pas
       const outcome = request.body.id === undefined ? 'not-found' : await handle(session, Number(request.body.id), request.body.name, request, t);
       if (outcome === 'not-found') return reply.render('error', { message: t('passkeys.notFound'), link: back }, 404);
       if (outcome === 'refused') return reply.render('error', { message: t('passkeys.lastOne'), link: back }, 409);
+      if (outcome === 'factor-required') return reply.render('error', { message: t('passkeys.requiredByRole'), link: back }, 409);
       return reply.redirect(`${PAGE}?passkey=${notice}`, 303);
     });
 
@@ -152,6 +154,7 @@ export function passkeysSection(app: FastifyInstance, { config, db, clock }: Pas
       const passkeys = await listPasskeys(trx, session.user.id);
       if (!passkeys.some((p) => p.id === id)) return 'not-found' as const;
       if (!mayRemovePasskey({ passkeys: passkeys.length, hasUsablePassword: isUsablePasswordHash(user.password_hash) })) return 'refused' as const;
+      if (await wouldLeaveRequiredRoleWithoutFactor(trx, config.requireSecondFactor, session.user.id, 'a-passkey')) return 'factor-required' as const;
       await deletePasskey(trx, session.user.id, id);
       // OWASP Multifactor Authentication Cheat Sheet: the member hears of every change to their factors.
       const holder = { userId: session.user.id, email: session.user.email, mailLocale: mailEnabled ? localeOf(request) : undefined, ip: request.ip };
