@@ -24,7 +24,7 @@ export const PER_SOURCE_POLICY: DelayPolicy = { free: 5, baseSeconds: 60, maxSec
 /** 10 free failures from anywhere without a device cookie, then 1, 2, 4, 8, 15 … minutes. */
 export const PER_ACCOUNT_POLICY: DelayPolicy = { free: 10, baseSeconds: 60, maxSeconds: 15 * 60 };
 
-export interface ThrottleCounter { readonly key: string; readonly policy: DelayPolicy; readonly kind: 'device' | 'source' | 'account' }
+export interface ThrottleCounter { readonly key: string; readonly policy: DelayPolicy; readonly kind: 'device' | 'source' | 'account' | 'second-factor' }
 
 /** The account an attempt is for: its email as it is compared (trimmed, lower case). */
 export function accountOf(email: string): string {
@@ -44,6 +44,17 @@ export function throttleCounters(account: string, ip: string, deviceNonce: strin
     { key: `pair:${account}|${clientCounterKey(ip)}`, policy: PER_SOURCE_POLICY, kind: 'source' },
     { key: accountCounterKey(account), policy: PER_ACCOUNT_POLICY, kind: 'account' },
   ];
+}
+
+/**
+ * The account's one-time-code attempts from every browser, besides the counters of {@link throttleCounters}
+ * (NIST SP 800-63B §5.2.2: failed attempts limited on the subscriber's account): without it each device
+ * cookie — one per password sign-in from a new browser, collected before the codes were turned on — bought
+ * its own free guesses. Only a right password (or a session) reaches a code, so only who knows it can fill
+ * this; a right code clears it, a right password does not.
+ */
+export function secondFactorCounter(account: string): ThrottleCounter {
+  return { key: `second-factor:${account}`, policy: PER_ACCOUNT_POLICY, kind: 'second-factor' };
 }
 
 /** An attempt refused: the seconds until another is allowed, and the counter that refused it. */

@@ -22,7 +22,7 @@ export type SecurityEvent =
   /** The token or revocation endpoint refused a client's credentials. */
   | { event: 'oauth.client.authentication_failed'; clientId: string | null; reason: string; ip: string }
   /** A login attempt was refused because its account, source or device is locked for a while. */
-  | { event: 'account.login.locked'; lockedBy: 'account' | 'source' | 'device'; retryAfterSeconds: number; userId?: number | null; ip: string }
+  | { event: 'account.login.locked'; lockedBy: 'account' | 'source' | 'device' | 'second-factor'; retryAfterSeconds: number; userId?: number | null; ip: string }
   /** A member signed in with their password (`amr`: and a second factor, where they have one); their session started. */
   | { event: 'account.login.succeeded'; userId: number; amr: readonly string[]; ip: string }
   /**

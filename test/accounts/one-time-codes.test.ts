@@ -194,6 +194,31 @@ describe('login with a second factor', () => {
   });
 });
 
+describe('device cookies collected before the codes were turned on', () => {
+  it('buy no guesses of their own: the account\'s code counter counts every browser\'s', async () => {
+    const member = await makeUser(t.db);
+    // Three sign-ins from new browsers (whoever knew the password): three device cookies.
+    const devices: string[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      const signedIn = await passwordStep(t.app, member);
+      expect(signedIn.response.statusCode).toBe(303);
+      const device = signedIn.response.cookies.find((c) => c.name === 'fs_device');
+      devices.push(`fs_device=${device!.value}`);
+    }
+    await enrol(t.app, await t.logIn(member), clock.now());
+    await t.db.deleteFrom('sessions').where('user_id', '=', member.id).execute();
+    const steps = [];
+    for (const device of devices) steps.push(await passwordStep(t.app, member, '/', device));
+    // Each cookie's own counter has four free failures after its password: twelve guesses, were they all.
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i += 1) statuses.push((await secondStep(t.app, steps[i % 3]!, String(100000 + i))).statusCode);
+    expect(statuses).toEqual([...Array<number>(10).fill(401), 429, 429]);
+    await t.app.securityEvents.settled();
+    const locked = await t.db.selectFrom('security_events').select('details').where('event', '=', 'account.login.locked').where('user_id', '=', member.id).execute();
+    expect(locked.map((row) => (row.details as { lockedBy: string }).lockedBy)).toEqual(['second-factor', 'second-factor']);
+  });
+});
+
 describe('turning codes off and new recovery codes', () => {
   it('each needs a current code; off deletes secret and recovery codes and tells the member', async () => {
     const member = await makeUser(t.db);

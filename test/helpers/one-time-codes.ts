@@ -34,10 +34,10 @@ export async function enrol(app: FastifyInstance, session: TestSession, at: Date
 }
 
 /** The password step of the HTML login: the pending-login cookie (and the CSRF cookie) for the second step. */
-export async function passwordStep(app: FastifyInstance, user: { email: string; password: string }, returnTo = '/') {
+export async function passwordStep(app: FastifyInstance, user: { email: string; password: string }, returnTo = '/', browserCookie?: string) {
   const page = await app.inject({ url: '/login' });
   const csrf = /name="csrf_token" value="([^"]+)"/.exec(page.body)![1]!;
-  const csrfCookie = page.cookies.map((c) => `${c.name}=${c.value}`).join('; ');
+  const csrfCookie = [...page.cookies.map((c) => `${c.name}=${c.value}`), ...(browserCookie ? [browserCookie] : [])].join('; ');
   const response = await postForm(app, '/login', csrfCookie, { csrf_token: csrf, email: user.email, password: user.password, return_to: returnTo });
   const cookie = [csrfCookie, ...response.cookies.map((c) => `${c.name}=${c.value}`)].join('; ');
   return { response, cookie, csrf };

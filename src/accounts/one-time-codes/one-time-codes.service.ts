@@ -14,7 +14,7 @@ import { enqueueMail } from '../../mail/mail-outbox.repository.ts';
 import type { MailLocale } from '../../mail/mail.tables.ts';
 import { logSecurityEvent, type EventLog } from '../../ops/security-events.ts';
 import { deviceNonce } from '../login-device-cookie.ts';
-import { accountOf, recordSuccess, reserveAttempt, throttleCounters } from '../login-throttle.ts';
+import { accountOf, recordSuccess, reserveAttempt, secondFactorCounter, throttleCounters } from '../login-throttle.ts';
 import { LoginThrottled, type LoginGuard } from '../login.service.ts';
 import { wouldLeaveRequiredRoleWithoutFactor } from '../second-factor-requirement.ts';
 import { ONE_TIME_CODE_MAIL_KINDS, type OneTimeCodeMailKind } from './one-time-codes.mail.ts';
@@ -110,7 +110,7 @@ export interface CodeAttempt extends CodeHolder {
  */
 export async function checkSecondFactor(db: DB, keys: OneTimeCodeKeys, clock: Clock, guard: LoginGuard, attempt: CodeAttempt): Promise<CodeKind> {
   const account = accountOf(attempt.email);
-  const counters = throttleCounters(account, attempt.ip, deviceNonce(guard.deviceKey, account, attempt.deviceCookie));
+  const counters = [...throttleCounters(account, attempt.ip, deviceNonce(guard.deviceKey, account, attempt.deviceCookie)), secondFactorCounter(account)];
   const refusal = await reserveAttempt(guard.attempts, clock, counters, { log: attempt.log, ip: attempt.ip, userId: attempt.userId });
   if (refusal) throw new LoginThrottled(refusal.wait, refusal.lockedBy);
   const kind = await acceptCode(db, keys, clock, attempt);
