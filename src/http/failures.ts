@@ -25,6 +25,14 @@ const DATABASE_DOWN_CODES = new Set([
  */
 const DATABASE_TROUBLE_CODES = new Set(['53000', '53100', '53200', '40P01', '40001']);
 
+/**
+ * A write that named a member the moment the member was deleted (migration 073's triggers): nothing was
+ * written, and the member is gone. Said as a conflict with the state of the member; the same request sent
+ * again gets the answer for a deleted member (their session is gone, or the member not found).
+ */
+const MEMBER_DELETED_CODE = 'FS409';
+export const MEMBER_DELETED_MESSAGE = 'The member this request names was deleted at the same moment; nothing was written.';
+
 export interface Failure {
   status: number;
   /** Safe to show: a client-side error's message, or a generic one. */
@@ -63,6 +71,7 @@ export function classifyFailure(error: unknown): Failure {
   if (typeof e.code === 'string' && DATABASE_TROUBLE_CODES.has(e.code)) {
     return { status: 503, message: 'The service is temporarily unavailable. Please try again shortly.', isServerFault: true };
   }
+  if (e.code === MEMBER_DELETED_CODE) return { status: 409, message: MEMBER_DELETED_MESSAGE, isServerFault: false };
   const status = typeof e.statusCode === 'number' ? e.statusCode : 500;
   if (status >= 400 && status < 500) {
     return { status, message: clientMessage(e, status), isServerFault: false };

@@ -103,6 +103,7 @@ function codeForStatus(status: number): ProblemCode {
     case 404: return 'request.not-found';
     case 405: return 'request.method-not-allowed';
     case 408: return 'request.timeout';
+    case 409: return 'member.deleted';
     case 413: return 'request.too-large';
     case 415: return 'request.unsupported-media-type';
     case 429: return 'auth.too-many-attempts';

@@ -20,6 +20,7 @@ export type ProblemCode =
   | 'auth.second-factor-required'
   | 'auth.second-factor-enrolment-required'
   | 'server.error'
+  | 'member.deleted'
   | 'store.not-found'
   | 'store.forbidden'
   | 'store.post-not-found'

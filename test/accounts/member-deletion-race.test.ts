@@ -1,0 +1,69 @@
+/**
+ * A member deleted while a write naming them is under way (PostgreSQL only:
+ * two transactions at once). The deletion deletes what was the member's table
+ * by table; a basket offered, a manager appointed, a subscription set between
+ * the deletion's delete of that table and its commit outlived the account.
+ * Each test holds the deletion after it deleted every such table (a third
+ * transaction holds one of the member's queued mails, which it deletes last),
+ * sends the write, and releases the deletion once the write is seen waiting
+ * for it: the write is refused (409 `member.deleted`), nothing is left behind.
+ * Without the member's row held by each such insert (migration 073), the
+ * write went through at once and its row stayed. And two operators adding one
+ * address at once.
+ */
+import { sql } from 'kysely';
+import { describe, expect, test } from 'vitest';
+import { createUser } from '../../src/accounts/accounts.service.ts';
+import { deleteMember } from '../../src/accounts/member-deletion.ts';
+import { InvalidInput } from '../../src/invalid-input.ts';
+import { TEST_DATABASE_URL } from '../helpers/database.ts';
+import { makeRegion } from '../helpers/factories.ts';
+import { useTestApp, type LoggedIn } from '../helpers/fixture.ts';
+import { whileHeld } from '../helpers/lock-waits.ts';
+import { VALID_BASKET } from '../api/basket-people.ts';
+
+const t = useTestApp();
+
+/** Runs the member's deletion, held before its end, and `write` beside it; the write's answer. */
+async function writeDuringDeletion(member: LoggedIn, write: () => Promise<{ statusCode: number; json(): unknown }>) {
+  const { id: mailId } = await t.db.insertInto('mail_outbox').values({ kind: 'held', recipient: member.user.email, locale: 'de', state: 'pending' })
+    .returning('id').executeTakeFirstOrThrow();
+  let answer: Awaited<ReturnType<typeof write>> | undefined;
+  const sides = await whileHeld(t.db, sql`select 1 from mail_outbox where id = ${mailId} for update`,
+    () => deleteMember(t.db, member.user.id, t.clock.now()),
+    async () => { answer = await write(); });
+  expect(sides).toEqual(['done', 'done']);
+  expect(await t.db.selectFrom('users').select('deleted_at').where('id', '=', member.user.id).executeTakeFirstOrThrow()).not.toEqual({ deleted_at: null });
+  return answer!;
+}
+
+describe.runIf(TEST_DATABASE_URL)('a write naming a member while the member is deleted (PostgreSQL)', () => {
+  test('the member\'s own basket, offered at that moment: refused, no basket left with their phone number', async () => {
+    const member = await t.as('foodsharer', { firstName: 'Gone' });
+    const answer = await writeDuringDeletion(member, () => t.call('POST', '/api/baskets', member, VALID_BASKET));
+    expect(answer.statusCode).toBe(409);
+    expect(answer.json()).toMatchObject({ status: 409, code: 'member.deleted' });
+    expect(await t.db.selectFrom('baskets').select('id').where('creator_id', '=', member.user.id).execute()).toEqual([]);
+  });
+
+  test('a forum subscription set at that moment: refused, none left', async () => {
+    const regionId = await makeRegion(t.db);
+    const member = await t.as('foodsaver', { regionIds: [regionId] });
+    const answer = await writeDuringDeletion(member,
+      () => t.call('PATCH', '/api/notifications/regions', member, [{ id: regionId, notifyByEmailAboutNewThreads: true }]));
+    expect(answer.statusCode).toBe(409);
+    expect(await t.db.selectFrom('forum_subscriptions').select('region_id').where('user_id', '=', member.user.id).execute()).toEqual([]);
+  });
+});
+
+describe('two operators adding the same address at once', () => {
+  test('one member is added; the other is told the address is registered (truly concurrent on PostgreSQL)', async () => {
+    const input = { email: 'twice.at.once@example.org', password: 'a long enough pass phrase', firstName: 'Ada', lastName: 'Twice' };
+    const added = await Promise.allSettled([createUser(t.db, input), createUser(t.db, { ...input, email: 'Twice.At.Once@example.org' })]);
+    expect(added.filter((a) => a.status === 'fulfilled')).toHaveLength(1);
+    const refused = added.find((a) => a.status === 'rejected') as PromiseRejectedResult;
+    expect(refused.reason).toBeInstanceOf(InvalidInput);
+    expect((refused.reason as InvalidInput).errors).toEqual([{ field: 'email', message: 'is already registered' }]);
+    expect(await t.db.selectFrom('users').select('id').where(sql`lower(email)`, '=', 'twice.at.once@example.org').execute()).toHaveLength(1);
+  });
+});
