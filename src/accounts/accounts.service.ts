@@ -54,21 +54,27 @@ export async function createUser(db: Executor, input: CreateUserInput): Promise<
   if (errors.length > 0) throw new InvalidInput(errors);
 
   const passwordHash = await hashPassword(input.password);
-  return inTransaction(db, async (trx) => {
-    const id = await insertUser(trx, {
-      email,
-      passwordHash,
-      firstName: input.firstName.trim(),
-      lastName: input.lastName.trim(),
-      role: ROLES[role],
-      verified: input.verified ?? ROLES[role] >= ROLES.foodsaver,
-      homeRegionId: regionIds[0] ?? null,
+  try {
+    return await inTransaction(db, async (trx) => {
+      const id = await insertUser(trx, {
+        email,
+        passwordHash,
+        firstName: input.firstName.trim(),
+        lastName: input.lastName.trim(),
+        role: ROLES[role],
+        verified: input.verified ?? ROLES[role] >= ROLES.foodsaver,
+        homeRegionId: regionIds[0] ?? null,
+      });
+      // An ambassador of a region is also its member.
+      await addMemberships(trx, id, [...new Set([...regionIds, ...ambassadorOf])]);
+      await addAmbassadorships(trx, id, ambassadorOf);
+      return id;
     });
-    // An ambassador of a region is also its member.
-    await addMemberships(trx, id, [...new Set([...regionIds, ...ambassadorOf])]);
-    await addAmbassadorships(trx, id, ambassadorOf);
-    return id;
-  });
+  } catch (error) {
+    // Added at the same moment by another request (the check above read before either insert).
+    if ((error as { code?: string }).code === '23505') throw new InvalidInput([{ field: 'email', message: 'is already registered' }]);
+    throw error;
+  }
 }
 
 /**
