@@ -10,6 +10,9 @@ describe('passwordProblem (NIST SP 800-63B §5.1.1.2)', () => {
     ['PassWord1', 'is one of the most commonly used passwords; choose another'],
     ['12345678', 'is one of the most commonly used passwords; choose another'],
     ['qwertyuiop', 'is one of the most commonly used passwords; choose another'],
+    // Decorated as people decorate them: digits or signs around it, digits or signs for letters.
+    ...['Passwort123', 'P@ssw0rd!', 'Password2026', 'Sommer2024!', 'Hallo1234', 'qwerty123!', 'Welcome1!', 'Winter2025!', '!!dragonfly', 'L3tm31n!']
+      .map((password) => [password, 'is one of the most commonly used passwords; choose another']),
   ])('%s: %s', async (password, problem) => {
     expect(await passwordProblem(password)).toBe(problem);
   });
@@ -27,6 +30,9 @@ describe('passwordProblem (NIST SP 800-63B §5.1.1.2)', () => {
     'abcdefgi',
     'foodsharing is great',
     'mia muster walks',
+    'Garden-Gnome-42',
+    'garden gnome 2024',
+    `a${'1'.repeat(1000)}b`,
   ])('%s is allowed: no composition rules, 8 to 1,024 code points', async (password) => {
     expect(await passwordProblem(password, 'mia@example.org')).toBeUndefined();
   });

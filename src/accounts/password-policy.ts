@@ -5,7 +5,9 @@
  * (no "one digit, one capital"), no hints, no expiry. Refused, as the
  * standard's list of values to compare against names them:
  * - a commonly used password (the 49,000 most frequent of the zxcvbn-ts
- *   common list, compared ignoring case);
+ *   common list, compared ignoring case), also decorated the way people
+ *   decorate them: digits or signs before or after it (`Passwort123`,
+ *   `Sommer2024!`) and letters written as digits or signs (`P@ssw0rd`);
  * - repetitive or sequential characters: one part repeated (`aaaaaaaa`,
  *   `12341234`), a run of consecutive characters (`abcdefgh`, `98765432`)
  *   or of a keyboard row (`asdfghjk`, `qwertzui`);
@@ -48,6 +50,23 @@ function lettersOf(lower: string): string {
   return lower.replace(/[^\p{L}]/gu, '');
 }
 
+/** Digits and signs written for letters (`p@ssw0rd`); `1` is read as `i` in one reading and as `l` in the other. */
+const LEET: Readonly<Record<string, string>> = { '@': 'a', 4: 'a', 0: 'o', '!': 'i', 3: 'e', $: 's', 5: 's', 7: 't', 8: 'b', 9: 'g' };
+
+/** The longest common password compared in a decorated form: the list's are short. */
+const MAX_DECORATED_CORE = 40;
+
+/**
+ * The password as it may decorate a common one: without the digits and signs before its first and after its
+ * last letter, read with {@link LEET} (`P@ssw0rd!` → `password`, `Sommer2024!` → `sommer`).
+ */
+function undecorated(lower: string): string[] {
+  const core = lower.replace(/^[^\p{L}]+|[^\p{L}]+$/gu, '');
+  if (core === '' || core.length > MAX_DECORATED_CORE) return [];
+  const read = (one: string) => [...core].map((c) => (c === '1' ? one : LEET[c] ?? c)).join('');
+  return [read('i'), read('l')];
+}
+
 function isRepetitive(lower: string): boolean {
   if (/^(.+?)\1+$/su.test(lower)) return true;
   const points = [...lower].map((c) => c.codePointAt(0)!);
@@ -68,7 +87,8 @@ export async function checkNewPassword(typed: string, email?: string, options: N
   if (length < MIN_PASSWORD_LENGTH) return 'too-short';
   if (length > MAX_PASSWORD_LENGTH) return 'too-long';
   const lower = password.toLowerCase();
-  if ((await commonPasswords()).has(lower)) return 'common';
+  const common = await commonPasswords();
+  if (common.has(lower) || undecorated(lower).some((reading) => common.has(reading))) return 'common';
   if (isRepetitive(lower)) return 'repetitive';
   const letters = lettersOf(lower);
   if (CONTEXT_WORDS.has(letters) && !options.demoAccount) return 'context';
