@@ -75,6 +75,14 @@ describe('/admin/audit', () => {
     expect(rows(german.body)[1]![0]).toBe('15.01.2026, 13:00:00');
   });
 
+  test('details are shown with control and bidirectional formatting characters as their escapes, as audit list prints them', async () => {
+    await sql`delete from security_events`.execute(t.db);
+    await insert([{ at: '2026-07-02T08:30:00Z', event: 'oauth.step_up', details: { requested: ['\u202EnoitelED rebmeM', 'a\u009b31m\u2066'] } }]);
+    const response = await page();
+    expect(response.body).not.toMatch(/[\u202e\u2066\u009b]/);
+    expect(rows(response.body)[0]![5]).toBe('{"requested":["\\u202EnoitelED rebmeM","a\\u009B31m\\u2066"]}');
+  });
+
   test('filters: member (id or email), client, event, from/before in Berlin time', async () => {
     await insert([
       { at: '2026-03-01T10:00:00Z', event: 'oauth.consent.granted', userId: member.user.id, clientId: 'karte' },

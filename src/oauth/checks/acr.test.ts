@@ -34,4 +34,24 @@ describe('requested acr (acr_values, claims)', () => {
     expect(checked.ok).toBe(false);
     if (!checked.ok) expect(checked.error.toJSON()).toEqual({ error: 'invalid_request', error_description: description });
   });
+
+  test.each([
+    [{ acr_values: 'urn:x\u202Egnp.exe' }],
+    [{ acr_values: 'phr urn:x\u001b[2J' }],
+    [{ claims: claims({ values: ['\u202EnoitelED rebmeM'] }) }],
+    [{ claims: claims({ essential: true, value: 'a\u009b31m' }) }],
+    [{ acr_values: 'x'.repeat(201) }],
+  ])('a value with a control or bidirectional formatting character, or over 200 characters (written to the audit log): %j', (parameters) => {
+    const checked = checkRequestedAcr(parameters);
+    expect(checked.ok).toBe(false);
+    if (!checked.ok) {
+      expect(checked.error.toJSON()).toEqual({
+        error: 'invalid_request', error_description: 'An acr value must be at most 200 characters, without control or bidirectional formatting characters.',
+      });
+    }
+  });
+
+  test('200 characters, and the implicit direction marks, are a value like any other', () => {
+    expect(checkRequestedAcr({ acr_values: `${'x'.repeat(200)} a\u200Fb` })).toEqual({ ok: true, value: { values: ['x'.repeat(200), 'a\u200Fb'], required: true } });
+  });
 });

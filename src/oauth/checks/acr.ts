@@ -9,10 +9,13 @@
  * (§5.5.1: no error when it cannot be met): asked for when the member can
  * meet it, passed over when not. Other members of `claims` are ignored.
  */
+import { hasRefusedNameCharacters } from '../../text/control-characters.ts';
 import { InvalidRequest } from '../errors.ts';
 import { pass, refuse, type Checked, type Parameters } from './check.ts';
 
 const MAX_VALUES = 10;
+/** Longer than any level's name (`urn:foodsharing:acr:password`); the values are written to the audit log. */
+const MAX_VALUE_LENGTH = 200;
 
 export interface RequestedAcr {
   /** The levels, in the client's order of preference. */
@@ -34,6 +37,10 @@ export function checkRequestedAcr(parameters: Parameters): Checked<RequestedAcr 
       : fromClaims && { values: fromClaims.values, required: false };
   if (requested === undefined || requested.values.length === 0) return pass(undefined);
   if (requested.values.length > MAX_VALUES) return refuse(new InvalidRequest(`At most ${MAX_VALUES} acr values may be requested.`));
+  // Written to the audit log as asked for: no control or bidirectional formatting characters (text/control-characters.ts).
+  if (requested.values.some((v) => v.length > MAX_VALUE_LENGTH || hasRefusedNameCharacters(v))) {
+    return refuse(new InvalidRequest(`An acr value must be at most ${MAX_VALUE_LENGTH} characters, without control or bidirectional formatting characters.`));
+  }
   return pass({ values: [...new Set(requested.values)], required: requested.required });
 }
 

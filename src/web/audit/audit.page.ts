@@ -9,6 +9,7 @@ import type { Config } from '../../config.ts';
 import type { DB } from '../../db/database.ts';
 import { listSecurityEvents } from '../../ops/audit/audit-query.ts';
 import { SECURITY_EVENT_NAMES } from '../../ops/security-events.ts';
+import { escapeForTerminal } from '../../text/control-characters.ts';
 import { localeOf } from '../language/locale.ts';
 import { pageSession } from '../page-access.ts';
 import { AuditQuery, readAuditQuery, TIME_ZONE } from './audit-form.ts';
@@ -46,7 +47,9 @@ export const auditPage: FastifyPluginAsyncTypebox<AuditPageOptions> = async (app
       errors: Object.fromEntries(errors.map((field) => [field, t(`audit.error.${field}`)])),
       formError: errors.length > 0 ? t('audit.invalid') : undefined,
       eventNames: SECURITY_EVENT_NAMES,
-      events: result.events,
+      // Each event's details as JSON, with every control and bidirectional formatting character written as its
+      // \uXXXX escape (as `audit list` prints them): a value an app or a member chose cannot reorder the row.
+      events: result.events.map((event) => ({ ...event, detailsText: escapeForTerminal(JSON.stringify(event.details), 'escape') })),
       retentionDays: config.auditRetentionDays,
       page,
       previous: page > 1 && errors.length === 0 ? pageLink(query, page - 1) : undefined,
