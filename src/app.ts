@@ -10,7 +10,7 @@ import { installSessions, sessionCookie } from './accounts/session-http.ts';
 import { apiRoutes } from './api/areas.ts';
 import { installOpenApi } from './api/openapi/openapi.plugin.ts';
 import { API_PRE_ROUTING_ERRORS } from './api/plugin/error-handler.ts';
-import { MAX_PATH_PARAM_LENGTH } from './api/row-id.ts';
+import { ROUTER_MAX_PARAM_LENGTH } from './api/row-id.ts';
 import type { ImageWorkQueue } from './api/uploads/image-work-queue.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
@@ -133,7 +133,7 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     requestIdHeader: false,
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
-    routerOptions: { maxParamLength: MAX_PATH_PARAM_LENGTH },
+    routerOptions: { maxParamLength: ROUTER_MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrorHandler(API_PRE_ROUTING_ERRORS, headers),
     clientErrorHandler: clientErrorHandler(API_PRE_ROUTING_ERRORS, headers),
     // Requests that still arrive while the server closes get the door's own 503 (problem+json, the OAuth

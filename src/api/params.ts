@@ -1,9 +1,8 @@
 /**
  * Path parameters and wire formats shared by the `/api` areas (SPEC-API
  * "General rules"). The seed's patterns are Symfony route requirements, which
- * match the whole segment, hence the anchors. No length bound below the
- * router's {@link MAX_PATH_PARAM_LENGTH}: SPEC-API answers a pattern-valid id
- * of nothing with 404 (row-id.ts).
+ * match the whole segment, hence the anchors. Up to {@link MAX_PATH_PARAM_LENGTH}
+ * characters: SPEC-API answers a pattern-valid id of nothing with 404 (row-id.ts).
  */
 import { Type } from '@sinclair/typebox';
 import { DIGITS_PATTERN, MAX_PATH_PARAM_LENGTH, NO_NUL_PATTERN, POSITIVE_ID_PATTERN } from './row-id.ts';

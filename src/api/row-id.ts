@@ -36,11 +36,20 @@ export function pathId(digits: string): PathId {
 export const POSITIVE_ID_PATTERN = '^[1-9][0-9]*$';
 
 /**
- * The longest path parameter the router accepts (longer: 400, "A path
- * parameter is too long"). Only a guard against huge inputs: below it, an id
- * that matches its pattern but names nothing is 404, whatever its length.
+ * The longest path parameter an operation takes (its schema's `maxLength`:
+ * longer is a 400 naming the parameter, in SPEC-API's order of checks, after
+ * 401 and 403). Only a guard against huge inputs: below it, an id that matches
+ * its pattern but names nothing is 404, whatever its length.
  */
 export const MAX_PATH_PARAM_LENGTH = 200;
+
+/**
+ * The longest the router takes at all (longer: 400 "A path parameter is too
+ * long" before routing, so before the login and CSRF checks): far above
+ * {@link MAX_PATH_PARAM_LENGTH}, so that an operation's own checks come first
+ * for any parameter a client could mean.
+ */
+export const ROUTER_MAX_PARAM_LENGTH = 2048;
 export const DIGITS_PATTERN = '^\\d+$';
 
 /** PostgreSQL text cannot hold U+0000: such input is a 400, not a database error. */

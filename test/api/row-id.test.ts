@@ -72,9 +72,28 @@ describe('pattern-valid ids that name nothing', () => {
     expect(post.json().detail).toBe(`Store ${storeId} has no wall post 2147483648.`);
   });
 
-  it('answer 400 only beyond the 200-character guard', async () => {
+  it('answer 400 only beyond 200 characters, naming the parameter, after the login and CSRF checks (SPEC-API\'s order)', async () => {
     for (const [method, url, body] of ROUTES()) {
-      const response = await t.call(method, url.replace('{id}', '1'.repeat(201)), orga, body);
+      const target = url.replace('{id}', '1'.repeat(201));
+      const response = await t.call(method, target, orga, body);
+      expectProblem(response, 400, 'request.invalid');
+      expect(response.json().errors, `${method} ${url}`).toEqual([{ field: expect.stringMatching(/^params\//), message: 'must NOT have more than 200 characters' }]);
+      // Logged out, and with a forged CSRF token: answered as a parameter breaking its pattern is (401 and 403 first).
+      const asPatternBreak = async (session: typeof orga | null, headers?: Record<string, string>) => [
+        (await t.call(method, target, session, body, headers)).statusCode, (await t.call(method, url.replace('{id}', 'abc'), session, body, headers)).statusCode,
+      ];
+      const [loggedOut, loggedOutAbc] = await asPatternBreak(null);
+      expect(loggedOut, `${method} ${url} logged out`).toBe(loggedOutAbc);
+      if (method !== 'GET') {
+        const [forged, forgedAbc] = await asPatternBreak(orga, { 'x-csrf-token': 'wrong' });
+        expect([forged, forgedAbc], `${method} ${url} forged`).toEqual([403, 403]);
+      }
+    }
+  });
+
+  it('beyond the router\'s 2,048 characters: 400 before anything else', async () => {
+    for (const [method, url, body] of ROUTES()) {
+      const response = await t.call(method, url.replace('{id}', '1'.repeat(2049)), null, body);
       expectProblem(response, 400, 'request.invalid');
       expect(response.json().detail, `${method} ${url}`).toBe('A path parameter is too long.');
     }

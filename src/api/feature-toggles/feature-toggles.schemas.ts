@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
+import { MAX_PATH_PARAM_LENGTH } from '../row-id.ts';
 
 export const FeatureToggleParams = Type.Object({
-  featureToggle: Type.String({ pattern: '^[a-zA-Z]+$', description: 'identifier of the toggle, e.g. petitionBanner' }),
+  featureToggle: Type.String({ pattern: '^[a-zA-Z]+$', maxLength: MAX_PATH_PARAM_LENGTH, description: 'identifier of the toggle, e.g. petitionBanner' }),
 });
 
 export const FeatureToggleQuery = Type.Object({

@@ -10,7 +10,7 @@ import { collapseAnyOfErrors } from './any-of-errors.ts';
 import { ApiProblem, problemBody, type FieldError, type ProblemBody } from './problem.ts';
 import { NAME_CHARACTERS_PROBLEM, NAME_PATTERN } from '../../text/control-characters.ts';
 import type { ProblemCode } from './problem-codes.ts';
-import { MAX_PATH_PARAM_LENGTH, NO_NUL_PATTERN } from '../row-id.ts';
+import { NO_NUL_PATTERN, ROUTER_MAX_PARAM_LENGTH } from '../row-id.ts';
 
 export function installProblemHandlers(api: FastifyInstance): void {
   api.setNotFoundHandler((request, reply) => {
@@ -48,7 +48,7 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
  * parameter there (its "too long" handler), whatever the rest of the path.
  */
 function allowedMethods(app: FastifyInstance, path: string): string[] {
-  if (path.split('/').some((segment) => decoded(segment).length > MAX_PATH_PARAM_LENGTH)) return [];
+  if (path.split('/').some((segment) => decoded(segment).length > ROUTER_MAX_PARAM_LENGTH)) return [];
   return METHODS.filter((method) => app.findRoute({ method, url: path }) !== null);
 }
 

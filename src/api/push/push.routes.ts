@@ -5,6 +5,7 @@ import type { Config } from '../../config.ts';
 import type { KeyMaterial } from '../../oauth/keys/key-material.ts';
 import { ProblemSchema } from '../plugin/problem-schema.ts';
 import { assertValidInput, assertValidParams } from '../plugin/validation-order.ts';
+import { MAX_PATH_PARAM_LENGTH } from '../row-id.ts';
 import { pushProblems } from './push.problems.ts';
 import { loadVapidKeys } from './vapid-keys.ts';
 
@@ -25,7 +26,7 @@ export const pushRoutes: FastifyPluginAsyncTypebox<PushRoutesOptions> = async (a
       tags: ['push-notifications'],
       operationId: 'getPushServerInformation',
       summary: 'What a client needs to subscribe to a push service; `webpush` gives the VAPID public key',
-      params: Type.Object({ type: Type.String({ pattern: '^\\w+$' }) }),
+      params: Type.Object({ type: Type.String({ pattern: '^\\w+$', maxLength: MAX_PATH_PARAM_LENGTH }) }),
       response: { 200: ServerInformationSchema, 400: ProblemSchema, 401: ProblemSchema, 404: ProblemSchema },
     },
   }, async (request) => {
