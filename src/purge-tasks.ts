@@ -19,6 +19,7 @@
  * | oauth_pushed_requests, oauth_client_assertions, oauth_dpop_proofs | at expiry |
  * | oauth_failure_windows | when the window ends |
  * | security_events | after AUDIT_RETENTION_DAYS |
+ * | forum_subscriptions | of deleted members (one set at the moment of the deletion) |
  */
 import { purgeExpiredThrottles } from './accounts/login-throttle.ts';
 import { purgeExpiredUnlockTokens } from './accounts/login-unlock.ts';
@@ -26,6 +27,7 @@ import { purgeExpiredPendingLogins } from './accounts/one-time-codes/pending-log
 import { purgeExpiredChallenges } from './accounts/passkeys/challenges.ts';
 import { purgeExpiredResetTokens } from './accounts/password-reset.ts';
 import { purgeExpiredSessions } from './accounts/sessions.ts';
+import { purgeSubscriptionsOfDeletedMembers } from './api/forum/forum.repository.ts';
 import { purgeFinishedMails } from './mail/mail-outbox.repository.ts';
 import { purgeExpiredOAuthRows } from './oauth/oauth.purge.ts';
 import { auditPurgeTask } from './ops/audit/audit-purge.ts';
@@ -40,5 +42,6 @@ export function purgeTasks(options: { auditRetentionDays: number }): PurgeTask[]
     // Refresh-token rows before their grants, so that a grant's delete cascades to few.
     purgeExpiredRefreshTokens, purgeExpiredOAuthRows,
     auditPurgeTask(options.auditRetentionDays),
+    purgeSubscriptionsOfDeletedMembers,
   ];
 }

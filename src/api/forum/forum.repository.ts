@@ -1,9 +1,11 @@
 /** SQL for forum subscriptions (email about every new thread of a region's forum). */
+import { sql } from 'kysely';
 import type { Executor } from '../../db/executor.ts';
 import { statement } from '../../db/statement.ts';
 import { lockOfSql } from '../../db/transaction.ts';
 import { isMemberSql } from '../../accounts/region-access.ts';
 import { inLiveSessionWithCsrf, SESSION_CHECK, type CheckedSessionParams, type SessionCheck } from '../../accounts/sessions.ts';
+import { deleteInBatches } from '../../ops/maintenance.ts';
 
 export async function isSubscribed(db: Executor, userId: number, regionId: number): Promise<boolean> {
   const row = await db.selectFrom('forum_subscriptions').select('user_id')
@@ -79,4 +81,14 @@ export async function setSessionMemberSubscriptions(
 export async function listSubscribedRegionIds(db: Executor, userId: number): Promise<number[]> {
   const rows = await db.selectFrom('forum_subscriptions').select('region_id').where('user_id', '=', userId).orderBy('region_id').execute();
   return rows.map((r) => r.region_id);
+}
+
+/**
+ * The scheduled purge's part: subscriptions of deleted members. A member's deletion deletes theirs; one the
+ * member set at that very moment can outlive it (its statement read the live session before the deletion
+ * committed). The other tables the deletion empties refuse such a write (migration 073); this one, the REST
+ * write's hot path, names no one to anyone, and is cleared here instead (users_deleted_idx).
+ */
+export function purgeSubscriptionsOfDeletedMembers(db: Executor): Promise<number> {
+  return deleteInBatches(db, 'forum_subscriptions', sql<boolean>`user_id in (select id from users where deleted_at is not null)`);
 }
