@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ACR_MULTI_FACTOR, ACR_PASSWORD, ACR_PHISHING_RESISTANT, acrOf, completedByOneTimeCode, meetsAcr, withFactor, withOneTimeCode } from './authentication-methods.ts';
+import { ACR_MULTI_FACTOR, ACR_PASSWORD, ACR_PHISHING_RESISTANT, acrOf, completedByOneTimeCode, meetsAcr, statedAmr, withFactor, withOneTimeCode } from './authentication-methods.ts';
 
 describe('two factors (NIST SP 800-63B §4.2.1)', () => {
   it('a password and something held are two; mfa is added once, after the methods', () => {
@@ -32,5 +32,17 @@ describe('two factors (NIST SP 800-63B §4.2.1)', () => {
     expect(acrOf(withOneTimeCode(['pwd']))).toBe(ACR_MULTI_FACTOR);
     expect(acrOf(withFactor(['pwd'], ['hwk']))).toBe(ACR_PHISHING_RESISTANT);
     expect(meetsAcr(withFactor(['pwd'], ['hwk']), ACR_MULTI_FACTOR)).toBe(true);
+  });
+});
+
+describe('the amr an ID token states (RFC 8176 §2)', () => {
+  it('says user (presence tested) for every passkey, with mfa where it verified its member', () => {
+    expect(statedAmr(['hwk'])).toEqual(['hwk', 'user']);
+    expect(statedAmr(['swk'])).toEqual(['swk', 'user']);
+    expect(statedAmr(['hwk', 'user', 'mfa'])).toEqual(['hwk', 'user', 'mfa']);
+    expect(statedAmr(['pwd', 'hwk', 'mfa'])).toEqual(['pwd', 'hwk', 'user', 'mfa']);
+    expect(statedAmr(['pwd', 'hwk', 'user', 'mfa'])).toEqual(['pwd', 'hwk', 'user', 'mfa']);
+    expect(statedAmr(['pwd', 'otp', 'mfa'])).toEqual(['pwd', 'otp', 'mfa']);
+    expect(statedAmr(['pwd'])).toEqual(['pwd']);
   });
 });

@@ -44,6 +44,18 @@ export function acrOf(amr: readonly string[]): string {
   return ACR_PASSWORD;
 }
 
+/**
+ * The `amr` an ID token states (RFC 8176 §2): the recorded methods, with `user` — the test of user presence
+ * — wherever a passkey was used, as every assertion accepted here passed it (its UP flag is required). The
+ * record keeps `user` only for a passkey that verified its member (UV), where inside this server it marks
+ * one passkey as two factors ({@link isMultiFactor}); in the token, `mfa` says that.
+ */
+export function statedAmr(amr: readonly string[]): string[] {
+  const key = amr.findIndex((m) => PASSKEY.has(m));
+  if (key === -1 || amr.includes('user')) return [...amr];
+  return [...amr.slice(0, key + 1), 'user', ...amr.slice(key + 1)];
+}
+
 const HELD: ReadonlySet<string> = new Set(['otp', 'hwk', 'swk']);
 
 /**

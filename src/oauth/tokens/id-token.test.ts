@@ -52,4 +52,11 @@ describe('ID tokens', () => {
     expect(await acr(['pwd', 'otp', 'mfa'])).toBe('urn:foodsharing:acr:mfa');
     expect(await acr(['hwk', 'user'])).toBe('phr');
   });
+
+  test('amr says user (presence tested) for a passkey that verified nobody, and acr stays the level of what was recorded', async () => {
+    const claims = part(await signIdToken(signer, 'https://id.example', NOW, { sub: '42', clientId: 'wiki', authTime: NOW, amr: ['pwd', 'hwk', 'mfa'], nonce: null, sid: null, accessToken: 'at' }), 1);
+    expect([claims['amr'], claims['acr']]).toEqual([['pwd', 'hwk', 'user', 'mfa'], 'phr']);
+    const keyAlone = part(await signIdToken(signer, 'https://id.example', NOW, { sub: '42', clientId: 'wiki', authTime: NOW, amr: ['swk'], nonce: null, sid: null, accessToken: 'at' }), 1);
+    expect(keyAlone['amr']).toEqual(['swk', 'user']);
+  });
 });

@@ -6,7 +6,7 @@
  * `amr` (RFC 8176) and `acr` of how the member signed in.
  */
 import { hash } from 'node:crypto';
-import { acrOf } from '../../accounts/authentication-methods.ts';
+import { acrOf, statedAmr } from '../../accounts/authentication-methods.ts';
 import type { SigningAlg } from '../jose/algorithms.ts';
 import type { Signer } from '../keys/key-store.ts';
 import { ID_TOKEN_SECONDS } from '../lifetimes.ts';
@@ -47,7 +47,7 @@ export function signIdToken(signer: Signer, issuer: string, nowSeconds: number, 
     iat: nowSeconds,
     exp: nowSeconds + ID_TOKEN_SECONDS,
     auth_time: claims.authTime,
-    amr: [...claims.amr],
+    amr: statedAmr(claims.amr),
     acr: claims.acr ?? acrOf(claims.amr),
     ...(claims.nonce === null ? {} : { nonce: claims.nonce }),
     at_hash: atHash(signer.alg, claims.accessToken),
