@@ -11,7 +11,7 @@ import type { Clock } from '../clock.ts';
 import { authProblems } from './plugin/auth.problems.ts';
 import { enforceRouteAuth, noSessionProblem, sessionForStatement } from './plugin/route-auth.ts';
 import { isMutating } from './plugin/route-config.ts';
-import { assertValidInput, assertValidParams, hasInvalidInput } from './plugin/validation-order.ts';
+import { assertValidInput, assertValidParams, hasInvalidInput, hasPreconditions } from './plugin/validation-order.ts';
 
 /** Who is acting: the logged-in user as the policies see them. */
 export interface Actor {
@@ -65,7 +65,8 @@ export async function inCheckedSessionStatement<T>(
   ordinary: (actor: Actor, checkInput: () => void) => Promise<T>,
 ): Promise<T> {
   const session = sessionForStatement(request);
-  if (session?.csrfToken === undefined || hasInvalidInput(request)) return ordinaryOrder(request, ordinary);
+  // A precondition is evaluated after the session's checks and before the write (validation-order.ts): the ordinary order.
+  if (session?.csrfToken === undefined || hasInvalidInput(request) || hasPreconditions(request)) return ordinaryOrder(request, ordinary);
   return inStatement(checkedSessionParams(session.digest, clock(), session.csrfToken), (check) => {
     if (check === null) throw noSessionProblem(request.routeOptions.config)!;
     if (check === false) throw authProblems.csrfInvalid();

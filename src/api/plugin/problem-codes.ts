@@ -11,6 +11,7 @@ export type ProblemCode =
   | 'request.forbidden'
   | 'request.timeout'
   | 'request.headers-too-large'
+  | 'request.precondition-failed'
   | 'auth.unauthenticated'
   | 'auth.forbidden'
   | 'auth.csrf-invalid'
