@@ -104,6 +104,12 @@ export type SecurityEvent =
   | { event: 'account.member.enabled'; userId: number; actorId: number | null }
   /** The member's account was deleted: private data gone, the row anonymised; `actorId` as above. */
   | { event: 'account.member.deleted'; userId: number; actorId: number | null; sessionsEnded: number; grantsRevoked: number }
+  /**
+   * A signed-in member was refused an organisation page or action (OWASP Logging Cheat Sheet: authorization
+   * failures): `role` (not organisation), `not-allowed` (another organisation member, or themselves:
+   * `targetUserId`), `csrf` (an admin action's form token did not match); `page` the route.
+   */
+  | { event: 'access.denied'; userId: number; page: string; reason: 'role' | 'not-allowed' | 'csrf'; targetUserId?: number; ip: string }
   /** A user code typed at /device matched no live, unconfirmed device authorization (RFC 8628 §5.1: counted against guessing). */
   | { event: 'oauth.device.user_code_refused'; ip: string }
   /** User codes were refused unchecked: too many wrong ones from this client address (`source`) or from everywhere (`all`). */
@@ -185,6 +191,7 @@ const DESCRIPTIONS: Record<SecurityEventName, ['warn' | 'info', string]> = {
   'account.member.password_set': ['info', 'password set by an operator'],
   'oauth.grant.revoked': ['info', 'app grant revoked by an operator'],
   'account.member.deleted': ['info', 'member deleted'],
+  'access.denied': ['warn', 'a signed-in member was refused an organisation page or action'],
   'oauth.device.user_code_refused': ['warn', 'device user code unknown, used or expired'],
   'oauth.device.user_code_limited': ['warn', 'device user code refused unchecked: too many wrong codes'],
   'oauth.device.decided': ['info', 'device authorization answered by the member'],

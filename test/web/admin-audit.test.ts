@@ -49,6 +49,10 @@ describe('/admin/audit', () => {
     const forbidden = await page('', member.cookie);
     expect(forbidden.statusCode).toBe(403);
     expect(forbidden.body).not.toContain('<table');
+    // OWASP Logging Cheat Sheet: the refused member is on record.
+    await t.app.securityEvents.settled();
+    const denied = await t.db.selectFrom('security_events').select(['level', 'user_id', 'details']).where('event', '=', 'access.denied').execute();
+    expect(denied).toEqual([{ level: 'warn', user_id: member.user.id, details: { page: '/admin/audit', reason: 'role' } }]);
   });
 
   test('a real event (a consent revocation) appears with its fields, time in Berlin', async () => {

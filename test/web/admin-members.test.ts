@@ -87,7 +87,14 @@ describe('who may see the member pages', () => {
       const response = await post(`/admin/users/${target.id}/${action}`, { csrf_token: ambassador.csrfToken, email: target.email }, ambassador);
       expect(response.statusCode, action).toBe(403);
     }
-    expect(await writes.take()).toEqual([]);
+    // Nothing but the refusals on record (OWASP Logging Cheat Sheet: authorization failures).
+    await t.app.securityEvents.settled();
+    expect(await writes.take()).toEqual(['security_events']);
+    const denied = await t.db.selectFrom('security_events').select('details').where('event', '=', 'access.denied').where('user_id', '=', ambassador.user.id).execute();
+    expect(denied.map((e) => e.details)).toEqual([
+      { page: '/admin/users', reason: 'role' }, { page: '/admin/users/:id', reason: 'role' }, { page: '/admin/users/:id/delete', reason: 'role' },
+      ...['sessions/end', 'disable', 'enable', 'delete'].map((action) => ({ page: `/admin/users/:id/${action}`, reason: 'role' })),
+    ]);
     expect((await apiLogin(target)).statusCode).toBe(200);
   });
 });
@@ -323,7 +330,14 @@ describe('actions', () => {
     const missing = await post('/admin/users/999999/disable', { csrf_token: orga.csrfToken });
     expect(missing.statusCode).toBe(404);
     await t.app.securityEvents.settled();
-    expect(await writes.take()).toEqual([]);
+    expect(await writes.take()).toEqual(['security_events']);
+    // Each refusal on record, naming the member it was aimed at: a stolen organisation account probing the others leaves a trace.
+    const denied = await t.db.selectFrom('security_events').select('details').where('event', '=', 'access.denied').where('user_id', '=', orga.user.id).execute();
+    expect(denied.map((e) => e.details)).toEqual(['sessions/end', 'disable', 'enable', 'delete'].flatMap((action) => [
+      { page: `/admin/users/:id/${action}`, reason: 'csrf', targetUserId: member.id },
+      { page: `/admin/users/:id/${action}`, reason: 'not-allowed', targetUserId: orga.user.id },
+      { page: `/admin/users/:id/${action}`, reason: 'not-allowed', targetUserId: peer.user.id },
+    ]).concat([{ page: '/admin/users/:id/delete', reason: 'not-allowed', targetUserId: peer.user.id }]));
     const own = (await get(`/admin/users/${orga.user.id}`)).body;
     expect(own).not.toContain('method="post"');
     expect(own).toContain('You can change only members of a lower role than yours');
