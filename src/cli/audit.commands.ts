@@ -1,7 +1,7 @@
 /** `audit list`: the stored security events (the audit log, docs/security-events.md), newest first. */
-import { listSecurityEvents, type AuditFilter, type StoredSecurityEvent } from '../ops/audit/audit-query.ts';
+import { isStoredEvent, listSecurityEvents, type AuditFilter, type StoredSecurityEvent } from '../ops/audit/audit-query.ts';
 import { isSecurityEventName, SECURITY_EVENT_NAMES } from '../ops/security-events.ts';
-import { optionalInteger, optionalString, UsageError, type CliCommand, type OptionValues } from './command.ts';
+import { optionalInteger, optionalString, RefusedInput, UsageError, type CliCommand, type OptionValues } from './command.ts';
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 10_000;
@@ -31,6 +31,7 @@ function filterOf(values: OptionValues): AuditFilter {
     event,
     since: instant(values, 'since'),
     until: instant(values, 'until'),
+    beforeId: optionalInteger(values, 'before'),
   };
 }
 
@@ -54,17 +55,22 @@ export const auditListCommand: CliCommand = {
     since: { type: 'string', value: 'ISO', help: 'only events at or after this time' },
     until: { type: 'string', value: 'ISO', help: 'only events before this time' },
     limit: { type: 'string', value: 'N', help: `at most N events (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT})` },
+    before: { type: 'string', value: 'ID', help: 'only the events listed after the event ID: the next page, from the id a listing ends with' },
   },
   async run(context, values) {
     const filter = filterOf(values);
     const limit = optionalInteger(values, 'limit') ?? DEFAULT_LIMIT;
     if (limit > MAX_LIMIT) throw new UsageError(`--limit must be at most ${MAX_LIMIT}, got ${limit}`);
-    const { events, more } = await listSecurityEvents(await context.database(), filter, limit);
+    const db = await context.database();
+    if (filter.beforeId !== undefined && !(await isStoredEvent(db, filter.beforeId))) {
+      throw new RefusedInput(`there is no stored event ${filter.beforeId} (events are kept AUDIT_RETENTION_DAYS days)`);
+    }
+    const { events, more } = await listSecurityEvents(db, filter, limit);
     return {
       json: events.map((e) => ({ ...e, occurredAt: e.occurredAt.toISOString() })),
       text: events.length === 0
         ? ['No security events match.']
-        : [...events.map(describe), ...(more ? [`More events match; narrow the filters or raise --limit.`] : [])],
+        : [...events.map(describe), ...(more ? [`More events match; the next page: --before ${events.at(-1)!.id} (or narrow the filters, or raise --limit).`] : [])],
     };
   },
 };

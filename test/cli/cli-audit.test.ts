@@ -68,10 +68,31 @@ describe('audit list', () => {
   test('as text: one line per event, and a note when more match', async () => {
     const run = await cli(['audit', 'list', '--limit', '1']);
     expect(run.code).toBe(0);
-    expect(run.out).toMatch(/^\d{4}-\d{2}-\d{2}T[\d:.]+Z {2}warn {2}oauth\.client\.authentication_failed {2}client wiki {2}ip 192\.0\.2\.7 {2}\{"reason":"wrong client secret"\}\nMore events match; narrow the filters or raise --limit\.\n$/);
+    const [newest] = await list('--limit', '1');
+    expect(run.out).toMatch(new RegExp(`^\\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z {2}warn {2}oauth\\.client\\.authentication_failed {2}client wiki {2}ip 192\\.0\\.2\\.7 {2}\\{"reason":"wrong client secret"\\}\\n`
+      + `More events match; the next page: --before ${newest!.id} \\(or narrow the filters, or raise --limit\\)\\.\\n$`));
     expect((await cli(['audit', 'list', '--user', String(userId)])).out).toMatch(new RegExp(`^\\d{4}-\\d{2}-\\d{2}T[\\d:.]+Z {2}info {2}account\\.member\\.created {2}user ${userId} <Ada@example\\.test> {2}\\{"role":"foodsharer","actorId":null\\}\\n`
       + `2020-01-01T00:00:00\\.000Z {2}info {2}oauth\\.consent\\.revoked {2}user ${userId} <Ada@example\\.test> {2}client wiki\\n$`));
     expect((await cli(['audit', 'list', '--event', 'demo.removed'])).out).toBe('No security events match.\n');
+  });
+
+  test('--before: page after page, events of one millisecond included; an unknown event is refused', async () => {
+    const at = new Date('2019-06-01T12:00:00.123Z');
+    await withDatabase(dataDir, (db) => db.insertInto('security_events').values(['first', 'second', 'third'].map((reason) => ({
+      occurred_at: at, event: 'oauth.client.authentication_failed', level: 'warn' as const, user_id: null, client_id: 'same-ms', ip: null, details: JSON.stringify({ reason }),
+    }))).execute());
+    const pages: string[] = [];
+    let before: string[] = [];
+    for (;;) {
+      const page = await list('--client', 'same-ms', '--limit', '1', ...before);
+      if (page.length === 0) break;
+      pages.push((page[0]!.details as { reason: string }).reason);
+      before = ['--before', String(page[0]!.id)];
+    }
+    expect(pages).toEqual(['third', 'second', 'first']);
+    // --until at that millisecond loses the other two of it.
+    expect(await list('--client', 'same-ms', '--until', at.toISOString())).toEqual([]);
+    expect(await cli(['audit', 'list', '--before', '999999999'])).toMatchObject({ code: 1, err: expect.stringContaining('there is no stored event 999999999') });
   });
 
   test('--actor and --actor-email: what an organisation member did on the admin screen', async () => {

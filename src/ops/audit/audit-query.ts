@@ -21,6 +21,8 @@ export interface AuditFilter {
   readonly since?: Date;
   /** Exclusive. */
   readonly until?: Date;
+  /** Only events listed after this one (newest first: older, or as old with a smaller id): the next page. */
+  readonly beforeId?: number;
 }
 
 export interface StoredSecurityEvent {
@@ -62,6 +64,10 @@ export async function listSecurityEvents(db: DB, filter: AuditFilter, limit: num
   if (filter.event !== undefined) query = query.where('e.event', '=', filter.event);
   if (filter.since !== undefined) query = query.where('e.occurred_at', '>=', filter.since);
   if (filter.until !== undefined) query = query.where('e.occurred_at', '<', filter.until);
+  // Keyset on the listing's own order: events of one millisecond are not lost between pages, as they are to --until.
+  if (filter.beforeId !== undefined) {
+    query = query.where(sql<boolean>`(e.occurred_at, e.id) < (select s.occurred_at, s.id from security_events s where s.id = ${filter.beforeId})`);
+  }
   const rows = await query.orderBy('e.occurred_at', 'desc').orderBy('e.id', 'desc').limit(limit + 1).offset(offset).execute();
   return {
     more: rows.length > limit,
@@ -77,4 +83,9 @@ export async function listSecurityEvents(db: DB, filter: AuditFilter, limit: num
       details: r.details,
     })),
   };
+}
+
+/** Whether the audit log holds the event `id` (a page's cursor: purged after the retention). */
+export async function isStoredEvent(db: DB, id: number): Promise<boolean> {
+  return (await db.selectFrom('security_events').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
 }
