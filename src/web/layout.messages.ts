@@ -15,6 +15,7 @@ export const layoutMessages: Messages = {
     'nav.label': 'Hauptnavigation',
     'nav.language': 'Sprache',
     'layout.tableOf': 'Tabelle: {name}',
+    'password.show': 'Passwort anzeigen',
   },
   en: {
     'app.name': 'Foodsharing',
@@ -29,5 +30,6 @@ export const layoutMessages: Messages = {
     'nav.label': 'Main navigation',
     'nav.language': 'Language',
     'layout.tableOf': 'Table: {name}',
+    'password.show': 'Show password',
   },
 };

@@ -17,7 +17,7 @@ const VIEWS_DIR = fileURLToPath(new URL('./views/', import.meta.url));
  * The static assets, read once: the stylesheet, the scripts (files, since the pages' CSP refuses inline
  * ones) and the pages' icon (linked by the layout, so that browsers do not ask for a missing /favicon.ico).
  */
-const STATIC_ASSETS = Object.entries({ 'style.css': 'text/css', 'copy-secret.js': 'text/javascript', 'favicon.svg': 'image/svg+xml' })
+const STATIC_ASSETS = Object.entries({ 'style.css': 'text/css', 'copy-secret.js': 'text/javascript', 'show-password.js': 'text/javascript', 'favicon.svg': 'image/svg+xml' })
   .map(([name, type]) => ({ name, type: `${type}; charset=utf-8`, body: readFileSync(new URL(`./static/${name}`, import.meta.url), 'utf8') }));
 
 /**

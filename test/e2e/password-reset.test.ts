@@ -123,6 +123,15 @@ describe('forgotten password, from an app\'s sign-in back into the app', () => {
     await page.goto(link!);
     await expect(page.locator('#password-intro').textContent()).resolves.toContain('Saving the new password ends all your sessions, on every device');
     await page.getByLabel('New password').fill(NEW_PASSWORD);
+    // NIST SP 800-63B §5.1.1.2: the new password can be shown as typed (a toggle button, aria-pressed).
+    const show = page.getByRole('button', { name: 'Show password' });
+    await expect(show.getAttribute('aria-pressed')).resolves.toBe('false');
+    await show.click();
+    await expect(page.getByLabel('New password').getAttribute('type')).resolves.toBe('text');
+    await expect(show.getAttribute('aria-pressed')).resolves.toBe('true');
+    await show.click();
+    await expect(page.getByLabel('New password').getAttribute('type')).resolves.toBe('password');
+    await show.click();
     await afterNavigation(page, () => page.getByRole('button', { name: 'Save the password' }).click());
     const login = new URL(page.url());
     expect([login.pathname, login.searchParams.get('return_to'), login.searchParams.get('reset')]).toEqual(['/login', returnTo, '1']);
