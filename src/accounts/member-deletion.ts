@@ -9,7 +9,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/executor.ts';
 import { inTransaction } from '../db/transaction.ts';
-import { accountCounterKey, accountOf } from './login-throttle.ts';
+import { accountCounterKey, accountOf, secondFactorCounter } from './login-throttle.ts';
 import { lockLiveMember, signOutEverywhere, type SignedOut } from './member-status.ts';
 
 /** What a deleted member is called wherever their community content shows its author. */
@@ -76,7 +76,7 @@ export async function deleteMember(db: Executor, userId: number, now: Date): Pro
     }
     const account = accountOf(member.email);
     await trx.deleteFrom('mail_outbox').where((eb) => eb(eb.fn('lower', ['recipient']), '=', account)).execute();
-    await trx.deleteFrom('login_throttle').where('key', 'in', [accountCounterKey(account), `unlock-mail:${account}`, `reset-mail:${account}`]).execute();
+    await trx.deleteFrom('login_throttle').where('key', 'in', [accountCounterKey(account), secondFactorCounter(account).key, `unlock-mail:${account}`, `reset-mail:${account}`]).execute();
     await trx.updateTable('users').set({
       email: deletedMemberEmail(userId),
       // No password hash: no password verifies against it (passwords.ts).

@@ -74,7 +74,9 @@ async function memberWithEverything(member: TestUser, other: TestUser) {
     startDate: until, endDate: new Date(until.getTime() + 86_400_000), shuffleOptions: false, eligibleVotesCount: 0,
   }, now);
   await enqueueMail(t.db, { kind: 'password-reset', recipient: member.email.toUpperCase(), locale: 'de' }, now);
-  await t.db.insertInto('login_throttle').values({ key: `account:${member.email}`, failures: 3, window_ends_at: until }).execute();
+  await t.db.insertInto('login_throttle').values([
+    { key: `account:${member.email}`, failures: 3, window_ends_at: until }, { key: `second-factor:${member.email}`, failures: 2, window_ends_at: until },
+  ]).execute();
   await storeUnlockToken(t.db, { token: randomToken(), account: member.email, userId: member.id, returnTo: '/' }, now);
   await storeResetToken(t.db, { token: randomToken(), userId: member.id, passwordHash: 'x', returnTo: '/' }, now);
   await addSignInFactors(member);
@@ -170,7 +172,7 @@ describe('deleting a member', () => {
     expect(await t.db.selectFrom('store_wall_posts').select('text').where('id', '=', kept.wallPost).executeTakeFirst()).toEqual({ text: 'Ich hole morgen ab' });
     expect(await t.db.selectFrom('polls').select('id').where('id', '=', kept.poll).executeTakeFirst()).toEqual({ id: kept.poll });
     expect(await t.db.selectFrom('mail_outbox').select('id').where(sql<string>`lower(recipient)`, '=', member.email.toLowerCase()).execute()).toEqual([]);
-    expect(await t.db.selectFrom('login_throttle').select('key').where('key', '=', `account:${member.email}`).execute()).toEqual([]);
+    expect(await t.db.selectFrom('login_throttle').select('key').where('key', 'in', [`account:${member.email}`, `second-factor:${member.email}`]).execute()).toEqual([]);
     expect(await t.db.selectFrom('oauth_logout_notices').select(['client_id', 'sub']).where('sub', '=', String(member.id)).execute())
       .toEqual([{ client_id: client.clientId, sub: String(member.id) }]);
     // The other member lost only their request for the deleted member's basket and their report about the deleted member.
