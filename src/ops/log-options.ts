@@ -31,10 +31,13 @@ const PERCENT_IN_SEGMENT = '%(?!(?:25)*(?:2F|3F|23|26))';
 const SECRET_IN_PATH = new RegExp(
   `(${SLASH}(?:login${SLASH}+unlock|password${SLASH}+reset)${SLASH}+)(?:[^/?#&%]|${PERCENT_IN_SEGMENT})+`, 'gi');
 
-/** RFC 3986 §6.2.2.2: an escaped letter, digit, `-`, `.`, `_` or `~` is that character (the router reads it so). */
+/**
+ * RFC 3986 §6.2.2.2: an escaped letter, digit, `-`, `.`, `_` or `~` is that character (the router reads it
+ * so), at any depth of encoding (`%2561` inside a `return_to` is `%61` once decoded, then `a`).
+ */
 function decodeUnreserved(url: string): string {
   if (!url.includes('%')) return url;
-  return url.replace(/%([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
+  return url.replace(/%(?:25)*([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
     const character = String.fromCharCode(Number.parseInt(hex, 16));
     return /[A-Za-z0-9\-._~]/.test(character) ? character : escape;
   });
