@@ -9,8 +9,8 @@
  * for it: the write is refused (409 `member.deleted`), nothing is left behind
  * (a forum subscription, the REST write's hot path, is not held: the next
  * purge deletes it).
- * Without the member's row held by each such insert (migration 073), the
- * write went through at once and its row stayed. And two operators adding one
+ * Without the lock each such insert holds shared and the deletion alone
+ * (migration 073), the write went through at once and its row stayed. And two operators adding one
  * address at once.
  */
 import { sql } from 'kysely';

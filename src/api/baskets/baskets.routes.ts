@@ -23,7 +23,8 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketRoutesOptions> = asyn
       body: BasketCreateBody,
       response: {
         201: withHeaders(BasketSchema, { Location: { type: 'string', format: 'uri-reference', description: 'the new basket: /api/baskets/{basketId}' } }, 'the new basket'),
-        400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema,
+        // 409 member.deleted: the caller was deleted at that moment.
+        400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 409: ProblemSchema,
       },
     },
   }, async (request, reply) => {

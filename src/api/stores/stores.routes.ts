@@ -84,7 +84,8 @@ export const storeRoutes: FastifyPluginAsyncTypebox<StoreRoutesOptions> = async 
         + 'the store, has a role below store manager, or the store has 3 managers already (orga and ambassadors may exceed that).',
       params: ManagerParams,
       response: {
-        200: EmptyObject, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 422: ProblemSchema,
+        // 409 member.deleted: the user was deleted at that moment.
+        200: EmptyObject, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema, 422: ProblemSchema,
       },
     },
   }, async (request) => {

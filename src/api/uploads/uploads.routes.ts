@@ -53,7 +53,8 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<UploadRoutesOptions> = asyn
       summary: 'Upload a file (base64); images are re-encoded without metadata; 429/503 with Retry-After when the user or the server is busy',
       body: UploadBody,
       response: {
-        200: UploadInfoSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 413: ProblemSchema,
+        // 409 member.deleted: the caller was deleted at that moment.
+        200: UploadInfoSchema, 400: ProblemSchema, 401: ProblemSchema, 403: ProblemSchema, 409: ProblemSchema, 413: ProblemSchema,
         429: BusyProblemSchema, 503: BusyProblemSchema,
       },
     },
