@@ -60,7 +60,7 @@ const OWNED_ROWS = [
  */
 export async function deleteMember(db: Executor, userId: number, now: Date): Promise<DeletedMember | undefined> {
   return inTransaction(db, async (trx) => {
-    // First, before any row: the lock every insert naming the member holds shared (migration 073), so that one
+    // First, before any row: the lock every insert naming the member holds shared (migration 074), so that one
     // under way is waited for and one arriving now waits, then finds the member deleted.
     await sql`select hold_member_for_deletion(${userId})`.execute(trx);
     const member = await lockLiveMember(trx, userId);

@@ -26,7 +26,7 @@ const DATABASE_DOWN_CODES = new Set([
 const DATABASE_TROUBLE_CODES = new Set(['53000', '53100', '53200', '40P01', '40001']);
 
 /**
- * A write that named a member the moment the member was deleted (migration 073's triggers): nothing was
+ * A write that named a member the moment the member was deleted (the triggers of migrations 073 and 074): nothing was
  * written, and the member is gone. Said as a conflict with the state of the member; the same request sent
  * again gets the answer for a deleted member (their session is gone, or the member not found).
  */

@@ -10,7 +10,7 @@
  * (a forum subscription, the REST write's hot path, is not held: the next
  * purge deletes it).
  * Without the lock each such insert holds shared and the deletion alone
- * (migration 073), the write went through at once and its row stayed. And two operators adding one
+ * (migrations 073, 074), the write went through at once and its row stayed. And two operators adding one
  * address at once.
  */
 import { sql } from 'kysely';

@@ -86,7 +86,7 @@ export async function listSubscribedRegionIds(db: Executor, userId: number): Pro
 /**
  * The scheduled purge's part: subscriptions of deleted members. A member's deletion deletes theirs; one the
  * member set at that very moment can outlive it (its statement read the live session before the deletion
- * committed). The other tables the deletion empties refuse such a write (migration 073); this one, the REST
+ * committed). The other tables the deletion empties refuse such a write (migration 074); this one, the REST
  * write's hot path, names no one to anyone, and is cleared here instead (users_deleted_idx).
  */
 export function purgeSubscriptionsOfDeletedMembers(db: Executor): Promise<number> {
