@@ -107,9 +107,10 @@ export type SecurityEvent =
   /**
    * A signed-in member was refused an organisation page or action (OWASP Logging Cheat Sheet: authorization
    * failures): `role` (not organisation), `not-allowed` (another organisation member, or themselves:
-   * `targetUserId`), `csrf` (an admin action's form token did not match); `page` the route.
+   * `targetUserId`), `csrf` (an admin action's form token did not match); `page` the route. At most one a
+   * minute for one member, route, reason and target (web/access-denied.ts); `refused` counts them.
    */
-  | { event: 'access.denied'; userId: number; page: string; reason: 'role' | 'not-allowed' | 'csrf'; targetUserId?: number; ip: string }
+  | { event: 'access.denied'; userId: number; page: string; reason: 'role' | 'not-allowed' | 'csrf'; targetUserId?: number; refused: number; ip: string }
   /** A user code typed at /device matched no live, unconfirmed device authorization (RFC 8628 §5.1: counted against guessing). */
   | { event: 'oauth.device.user_code_refused'; ip: string }
   /** User codes were refused unchecked: too many wrong ones from this client address (`source`) or from everywhere (`all`). */

@@ -6,7 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isOrga } from '../accounts/roles.ts';
 import type { SessionContext } from '../accounts/sessions.ts';
-import { logSecurityEvent } from '../ops/security-events.ts';
+import { noteAccessDenied } from './access-denied.ts';
 
 /** The login page, coming back to `returnTo` afterwards. */
 export function loginRedirect(reply: FastifyReply, returnTo: string): FastifyReply {
@@ -15,11 +15,6 @@ export function loginRedirect(reply: FastifyReply, returnTo: string): FastifyRep
 
 function forbidden(reply: FastifyReply): Promise<FastifyReply> {
   return reply.render('error', { message: reply.translator()('error.403') }, 403);
-}
-
-/** The route template a request reached (`/admin/users/:id/disable`), for the audit log. */
-export function routeOf(request: FastifyRequest): string {
-  return request.routeOptions.url ?? request.url.split('?')[0]!;
 }
 
 /**
@@ -35,7 +30,7 @@ export async function pageSession(request: FastifyRequest, reply: FastifyReply, 
     return null;
   }
   if (options.orgaOnly && !isOrga(session.user)) {
-    logSecurityEvent(request.events, { event: 'access.denied', userId: session.user.id, page: routeOf(request), reason: 'role', ip: request.ip });
+    noteAccessDenied(request, { userId: session.user.id, reason: 'role' });
     await forbidden(reply);
     return null;
   }

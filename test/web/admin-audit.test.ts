@@ -51,8 +51,12 @@ describe('/admin/audit', () => {
     expect(forbidden.body).not.toContain('<table');
     // OWASP Logging Cheat Sheet: the refused member is on record.
     await t.app.securityEvents.settled();
-    const denied = await t.db.selectFrom('security_events').select(['level', 'user_id', 'details']).where('event', '=', 'access.denied').execute();
-    expect(denied).toEqual([{ level: 'warn', user_id: member.user.id, details: { page: '/admin/audit', reason: 'role' } }]);
+    const denied = () => t.db.selectFrom('security_events').select(['level', 'user_id', 'details']).where('event', '=', 'access.denied').execute();
+    expect(await denied()).toEqual([{ level: 'warn', user_id: member.user.id, details: { page: '/admin/audit', reason: 'role', refused: 1 } }]);
+    // At most one a minute for one member and route: hammering the page adds no rows.
+    for (let i = 0; i < 5; i += 1) expect((await page('', member.cookie)).statusCode).toBe(403);
+    await t.app.securityEvents.settled();
+    expect(await denied()).toHaveLength(1);
   });
 
   test('a real event (a consent revocation) appears with its fields, time in Berlin', async () => {

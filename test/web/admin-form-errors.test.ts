@@ -4,6 +4,7 @@
  * the top, focused on load, with a link to the field; fields that are fine
  * stay unmarked. Create and edit forms and the confirmation forms.
  */
+import { sql } from 'kysely';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { findClient } from '../../src/oauth/clients/clients.service.ts';
 import { describeServiceErrors } from '../../src/web/admin/admin-form.ts';
@@ -157,5 +158,9 @@ describe('the confirmation forms, refused', () => {
         + '  <h2 id="error-summary-heading">The form has expired. Please reload the page and try again.</h2>\n</div>');
     }
     expect(await findClient(t.db, 'karte')).toBeDefined();
+    // On record (access.denied, reason csrf), as an admin action on a member is.
+    await t.app.securityEvents.settled();
+    const denied = await t.db.selectFrom('security_events').select('details').where('event', '=', 'access.denied').where(sql<boolean>`details ->> 'reason' = 'csrf'`).execute();
+    expect(denied.map((e) => (e.details as { page: string }).page).sort()).toEqual(['/admin/oauthclients', '/admin/oauthclients/:clientId/delete', '/admin/oauthclients/:clientId/secret']);
   });
 });

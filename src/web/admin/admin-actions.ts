@@ -7,6 +7,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { formToken, isValidFormToken } from '../../accounts/csrf.ts';
+import { noteAccessDenied } from '../access-denied.ts';
 import { ClientChangedMeanwhile, ClientNotFound } from '../../oauth/clients/client-errors.ts';
 import { ClientIdParams } from '../../oauth/clients/client-id.ts';
 import { deleteClient, findClientWithVersion, regenerateClientSecret, type Client } from '../../oauth/clients/clients.service.ts';
@@ -67,6 +68,7 @@ export const adminActionRoutes: FastifyPluginAsyncTypebox<AdminPageOptions> = as
       if (!found) return reply;
       const { client } = found;
       if (!(await isValidFormToken(request, request.body.csrf_token))) {
+        noteAccessDenied(request, { userId: session.user.id, reason: 'csrf' });
         return confirmPage(request, reply, found, action, reply.translator()('admin.csrf'));
       }
       try {

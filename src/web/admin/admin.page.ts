@@ -7,6 +7,7 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { isValidFormToken } from '../../accounts/csrf.ts';
+import { noteAccessDenied } from '../access-denied.ts';
 import { ClientChangedMeanwhile, ClientNotFound, InvalidClientInput } from '../../oauth/clients/client-errors.ts';
 import { ClientIdParams } from '../../oauth/clients/client-id.ts';
 import { createClient, findClient, findClientWithVersion, updateClient } from '../../oauth/clients/clients.service.ts';
@@ -34,7 +35,10 @@ export const adminPage: FastifyPluginAsyncTypebox<AdminPageOptions> = async (app
     const values = readClientForm(request.body);
     const again = (status: number, page: { errors?: FieldMessages; formError?: string }) =>
       renderClientForm(request, reply, deps, { mode: 'create', values, ...page }, status);
-    if (!(await isValidFormToken(request, request.body.csrf_token))) return again(403, { formError: t('admin.csrf') });
+    if (!(await isValidFormToken(request, request.body.csrf_token))) {
+      noteAccessDenied(request, { userId: session.user.id, reason: 'csrf' });
+      return again(403, { formError: t('admin.csrf') });
+    }
     const errors = checkClientForm(values, t, { checkClientId: true });
     if (Object.keys(errors).length > 0) return again(400, { errors, formError: t('admin.invalid') });
     try {
@@ -67,7 +71,10 @@ export const adminPage: FastifyPluginAsyncTypebox<AdminPageOptions> = async (app
     const version = postedVersion(request.body);
     const again = (status: number, page: Pick<FormPage, 'errors' | 'formError' | 'formLink'>) =>
       renderClientForm(request, reply, deps, { mode: 'edit', values, version, storedName: client.name, storedConfidential: client.confidential, ...page }, status);
-    if (!(await isValidFormToken(request, request.body.csrf_token))) return again(403, { formError: t('admin.csrf') });
+    if (!(await isValidFormToken(request, request.body.csrf_token))) {
+      noteAccessDenied(request, { userId: session.user.id, reason: 'csrf' });
+      return again(403, { formError: t('admin.csrf') });
+    }
     const errors = checkClientForm(values, t, { checkClientId: false });
     if (Object.keys(errors).length > 0) return again(400, { errors, formError: t('admin.invalid') });
     try {

@@ -13,7 +13,8 @@ import { deleteMember } from '../../accounts/member-deletion.ts';
 import type { MemberRecord } from '../../accounts/member-search.ts';
 import { disableMember, enableMember, endMemberSessions, mayManageMember } from '../../accounts/member-status.ts';
 import { logSecurityEvent } from '../../ops/security-events.ts';
-import { pageSession, routeOf } from '../page-access.ts';
+import { noteAccessDenied } from '../access-denied.ts';
+import { pageSession } from '../page-access.ts';
 import { MemberParams, MEMBERS_BASE, memberOrNotFound, memberPath, refuse, renderMemberNotFound, type MembersPageOptions } from './member-view.ts';
 
 const ActionForm = Type.Object({ csrf_token: Type.Optional(Type.String({ maxLength: 200 })) });
@@ -34,9 +35,7 @@ export const memberActionRoutes: FastifyPluginAsyncTypebox<MembersPageOptions> =
     const refusal = checkCsrf && !(await isValidFormToken(request, csrfToken)) ? 'members.csrf'
       : mayManageMember(session.user, member) ? undefined : 'members.notAllowed';
     if (refusal === undefined) return { session, member };
-    logSecurityEvent(request.events, {
-      event: 'access.denied', userId: session.user.id, page: routeOf(request), reason: refusal === 'members.csrf' ? 'csrf' : 'not-allowed', targetUserId: member.id, ip: request.ip,
-    });
+    noteAccessDenied(request, { userId: session.user.id, reason: refusal === 'members.csrf' ? 'csrf' : 'not-allowed', targetUserId: member.id });
     await refuse(reply, member, 403, refusal);
     return undefined;
   };
