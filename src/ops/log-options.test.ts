@@ -26,6 +26,7 @@ describe('request URLs in the log', () => {
     ['/password/reset//i9SS', '/password/reset//[redacted]'],
     ['/p%61ssword/reset/abc', '/password/reset/[redacted]'],
     ['/language/en?return_to=%2Fp%2561ssword%2Freset%2FSECRETTOKEN', '/language/en?return_to=%2Fpassword%2Freset%2F[redacted]'],
+    ['/language/en?return_to=%2Fp%25%36%31ssword%2Freset%2FSECRETTOKEN123', '/language/en?return_to=%2Fpassword%2Freset%2F[redacted]'],
     ['/login?return_to=%2Flanguage%2Fen%3Freturn_to%3D%252Fp%252561ssword%252Freset%252Fabc', '/login?return_to=%2Flanguage%2Fen%3Freturn_to%3D%252Fpassword%252Freset%252F[redacted]'],
     ['/LOGIN/Unlock/abc', '/LOGIN/Unlock/[redacted]'],
     ['/password/reset/%zzabc', '/password/reset/[redacted]'],

@@ -36,11 +36,17 @@ const SECRET_IN_PATH = new RegExp(
  * so), at any depth of encoding (`%2561` inside a `return_to` is `%61` once decoded, then `a`).
  */
 function decodeUnreserved(url: string): string {
-  if (!url.includes('%')) return url;
-  return url.replace(/%(?:25)*([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
-    const character = String.fromCharCode(Number.parseInt(hex, 16));
-    return /[A-Za-z0-9\-._~]/.test(character) ? character : escape;
-  });
+  let decoded = url;
+  // Until nothing changes: `%25%36%31` becomes `%2561`, then `a` (a few rounds at most; a URL is short).
+  for (let round = 0; round < 8 && decoded.includes('%'); round += 1) {
+    const next = decoded.replace(/%(?:25)*([0-9A-Fa-f]{2})/g, (escape, hex: string) => {
+      const character = String.fromCharCode(Number.parseInt(hex, 16));
+      return /[A-Za-z0-9\-._~]/.test(character) ? character : escape;
+    });
+    if (next === decoded) break;
+    decoded = next;
+  }
+  return decoded;
 }
 
 /**

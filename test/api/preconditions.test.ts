@@ -27,6 +27,7 @@ describe('If-Match and If-None-Match on a change', () => {
     for (const ifMatch of ['"definitely-not-the-etag"', 'W/"1"', '"a", "b"']) {
       const refused = await t.call('PATCH', `/api/baskets/${basketId}`, creator, { description: 'Changed behind your back' }, { 'if-match': ifMatch });
       expectProblem(refused, 412, 'request.precondition-failed');
+      expect(refused.json().title).toBe('Precondition Failed');
       expect(await description()).toBe(VALID_BASKET.description);
     }
     const changed = await t.call('PATCH', `/api/baskets/${basketId}`, creator, { description: 'Brot von heute' }, { 'if-match': '*' });
@@ -65,5 +66,22 @@ describe('If-Match and If-None-Match on a change', () => {
     expect(await subscribed()).toEqual([]);
     expect((await t.call('PATCH', '/api/notifications/regions', member, settings, { 'if-match': '*' })).statusCode).toBe(200);
     expect(await subscribed()).toEqual([{ region_id: region }]);
+    // A region the member is not in: the 403 it gets without the header comes first.
+    const foreign = await makeRegion(t.db);
+    const refused = await t.call('PATCH', '/api/notifications/regions', member, [{ id: foreign, notifyByEmailAboutNewThreads: true }], { 'if-match': '"x"' });
+    expect(refused.statusCode).toBe(403);
+  });
+
+  it('creating: a basket or an upload with If-Match naming a tag is 412, nothing made', async () => {
+    const baskets = async () => (await t.db.selectFrom('baskets').select('id').where('creator_id', '=', creator.user.id).execute()).length;
+    const before = await baskets();
+    expectProblem(await t.call('POST', '/api/baskets', creator, VALID_BASKET, { 'if-match': '"x"' }), 412, 'request.precondition-failed');
+    expect(await baskets()).toBe(before);
+    const uploads = async () => (await t.db.selectFrom('uploads').select('uuid').where('user_id', '=', creator.user.id).execute()).length;
+    const stored = await uploads();
+    const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
+    expectProblem(await t.call('POST', '/api/uploads', creator, { filename: 'a.png', body: png }, { 'if-none-match': '*' }), 412, 'request.precondition-failed');
+    expect(await uploads()).toBe(stored);
+    expect((await t.call('POST', '/api/baskets', creator, VALID_BASKET, { 'if-match': '*' })).statusCode).toBe(201);
   });
 });

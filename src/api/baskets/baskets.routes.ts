@@ -5,7 +5,7 @@ import type { DB } from '../../db/database.ts';
 import { requireActor } from '../actor.ts';
 import { ProblemSchema } from '../plugin/problem-schema.ts';
 import { withHeaders } from '../plugin/response-headers.ts';
-import { assertValidInput, assertValidParams } from '../plugin/validation-order.ts';
+import { assertPreconditions, assertValidInput, assertValidParams } from '../plugin/validation-order.ts';
 import { lookupId } from '../row-id.ts';
 import { BasketCreateBody, BasketParams, BasketPatchBody, BasketSchema, WithdrawParams } from './baskets.schemas.ts';
 import { createBasket, editBasket, getBasket, requestBasket, withdrawRequest } from './baskets.service.ts';
@@ -28,7 +28,9 @@ export const basketRoutes: FastifyPluginAsyncTypebox<BasketRoutesOptions> = asyn
       },
     },
   }, async (request, reply) => {
-    const basket = await createBasket(db, clock, await requireActor(request), request.body);
+    const actor = await requireActor(request);
+    assertPreconditions(request);
+    const basket = await createBasket(db, clock, actor, request.body);
     return reply.code(201).header('location', `/api/baskets/${basket.id}`).send(basket);
   });
 

@@ -4,6 +4,7 @@ import type { Clock } from '../../clock.ts';
 import type { DB } from '../../db/database.ts';
 import { ProblemSchema } from '../plugin/problem-schema.ts';
 import { inCheckedSessionStatement } from '../actor.ts';
+import { assertPreconditions, assertValidInput, hasPreconditions } from '../plugin/validation-order.ts';
 import { EmptyObject } from '../params.ts';
 import { RegionNotificationSettingsBody } from './notifications.schemas.ts';
 import { updateRegionNotifications, updateRegionNotificationsInSession } from './notifications.service.ts';
@@ -27,10 +28,11 @@ export const notificationRoutes: FastifyPluginAsyncTypebox<NotificationRoutesOpt
   }, async (request) => {
     await inCheckedSessionStatement(request, clock,
       (session, checkSession) => updateRegionNotificationsInSession(db, session, request.body, checkSession),
-      (actor, checkInput) => {
-        // A malformed body is a 400 before the membership check (docs/api-community.md).
-        checkInput();
-        return updateRegionNotifications(db, clock, actor, request.body);
+      (actor) => {
+        // A malformed body is a 400 before the membership check (docs/api-community.md); a precondition is
+        // evaluated after that 403, before the write.
+        assertValidInput(request, [], { preconditions: false });
+        return updateRegionNotifications(db, clock, actor, request.body, hasPreconditions(request) ? () => assertPreconditions(request) : undefined);
       });
     return {};
   });

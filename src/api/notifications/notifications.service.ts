@@ -14,15 +14,20 @@ import type { RegionNotificationSetting } from './notifications.schemas.ts';
  * Updates every setting in one statement, or none: one id that is not a
  * region or working group the caller is a member of refuses the whole request
  * (the statement checks the memberships as it writes). That refusal comes
- * before the one of an id named twice.
+ * before the one of an id named twice. `beforeWrite` (a precondition's check) runs after them, before anything
+ * is written.
  */
-export async function updateRegionNotifications(db: DB, clock: Clock, actor: Actor, settings: readonly RegionNotificationSetting[]): Promise<void> {
+export async function updateRegionNotifications(
+  db: DB, clock: Clock, actor: Actor, settings: readonly RegionNotificationSetting[], beforeWrite?: () => void,
+): Promise<void> {
   const ids = settings.map((s) => s.id);
   const rowIds = ids.map((id) => lookupId(String(id)));
   const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
-  if (duplicate !== undefined) {
+  if (duplicate !== undefined || beforeWrite) {
+    // Read apart from the write: the refusals of a foreign region and of an id named twice, then `beforeWrite` (a precondition).
     refuseForeign(ids, rowIds, await findMemberRegionIds(db, actor.id, rowIds.filter((id) => id !== NO_ROW_ID)));
-    throw new ValidationFailed([{ field: 'body', message: `region ${duplicate} appears more than once` }]);
+    if (duplicate !== undefined) throw new ValidationFailed([{ field: 'body', message: `region ${duplicate} appears more than once` }]);
+    beforeWrite?.();
   }
   const notMemberOf = await setMemberSubscriptions(db, actor.id, new Map(settings.map((s, i) => [rowIds[i]!, s.notifyByEmailAboutNewThreads])), clock());
   refuseForeign(ids, rowIds, { has: (rowId) => !notMemberOf.has(rowId) });

@@ -24,7 +24,7 @@ export interface ProblemBody {
 
 const TITLES: Readonly<Record<number, string>> = {
   400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found', 405: 'Method Not Allowed',
-  408: 'Request Timeout', 409: 'Conflict', 413: 'Content Too Large', 415: 'Unsupported Media Type',
+  408: 'Request Timeout', 409: 'Conflict', 412: 'Precondition Failed', 413: 'Content Too Large', 415: 'Unsupported Media Type',
   422: 'Unprocessable Content', 429: 'Too Many Requests', 431: 'Request Header Fields Too Large',
   500: 'Internal Server Error', 503: 'Service Unavailable',
 };

@@ -40,7 +40,7 @@ export function hasPreconditions(request: FastifyRequest): boolean {
  * would be 401, 403 or 404), before the body is looked at; `If-Unmodified-Since` is ignored (§13.1.4:
  * these resources have no modification date to compare).
  */
-function assertPreconditions(request: FastifyRequest): void {
+export function assertPreconditions(request: FastifyRequest): void {
   if (!hasPreconditions(request)) return;
   const ifMatch = request.headers['if-match'];
   if (ifMatch !== undefined && ifMatch.trim() !== '*') {
@@ -53,12 +53,13 @@ function assertPreconditions(request: FastifyRequest): void {
 }
 
 /**
- * Throws when a precondition is false (412), or the body could not be parsed, or the body, query or headers failed their schema, or a
+ * Throws when a precondition is false (412; unless `preconditions` is false: a route that evaluates them
+ * itself, later), or the body could not be parsed, or the body, query or headers failed their schema, or a
  * service's own rules refused a field (`ruleErrors`, found on what the schema accepted): all of them in
  * one answer, one entry per field, the schema's first.
  */
-export function assertValidInput(request: FastifyRequest, ruleErrors: readonly FieldError[] = []): void {
-  assertPreconditions(request);
+export function assertValidInput(request: FastifyRequest, ruleErrors: readonly FieldError[] = [], options: { preconditions?: boolean } = {}): void {
+  if (options.preconditions !== false) assertPreconditions(request);
   const bodyFailure = deferredBodyFailures.get(request);
   if (bodyFailure) throw bodyFailure;
   const error = request.validationError;

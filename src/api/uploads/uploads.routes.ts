@@ -7,7 +7,7 @@ import type { DB } from '../../db/database.ts';
 import { requireActor } from '../actor.ts';
 import { ProblemSchema } from '../plugin/problem-schema.ts';
 import { RETRY_AFTER, withHeaders } from '../plugin/response-headers.ts';
-import { assertValidInput, assertValidParams } from '../plugin/validation-order.ts';
+import { assertPreconditions, assertValidInput, assertValidParams } from '../plugin/validation-order.ts';
 import { ImageWorkQueue } from './image-work-queue.ts';
 import { isServedInline } from './upload-content.ts';
 import { UploadBody, UploadInfoSchema, UploadParams } from './uploads.schemas.ts';
@@ -58,7 +58,11 @@ export const uploadRoutes: FastifyPluginAsyncTypebox<UploadRoutesOptions> = asyn
         429: BusyProblemSchema, 503: BusyProblemSchema,
       },
     },
-  }, async (request) => storeUpload(db, clock, await requireActor(request), request.body, { maxBytes: config.maxUploadBytes, images }));
+  }, async (request) => {
+    const actor = await requireActor(request);
+    assertPreconditions(request);
+    return storeUpload(db, clock, actor, request.body, { maxBytes: config.maxUploadBytes, images });
+  });
 
   api.get('/uploads/:uuid', {
     attachValidation: true,
