@@ -27,6 +27,12 @@ describe('request URLs in the log', () => {
     ['/p%61ssword/reset/abc', '/password/reset/[redacted]'],
     ['/language/en?return_to=%2Fp%2561ssword%2Freset%2FSECRETTOKEN', '/language/en?return_to=%2Fpassword%2Freset%2F[redacted]'],
     ['/language/en?return_to=%2Fp%25%36%31ssword%2Freset%2FSECRETTOKEN123', '/language/en?return_to=%2Fpassword%2Freset%2F[redacted]'],
+    // Dot segments, which a browser resolves on the way there.
+    ['/language/en?return_to=/password/./reset/SECRETTOKEN', '/language/en?return_to=/password/./reset/[redacted]'],
+    ['/language/en?return_to=/password/reset/./TOK&x=1', '/language/en?return_to=/password/reset/[redacted]&x=1'],
+    ['/password/reset/x/../TOK', '/password/reset/[redacted]'],
+    ['/language/en?return_to=%2Fpassword%2Freset%2F.%2FTOK%26x', '/language/en?return_to=%2Fpassword%2Freset%2F[redacted]%26x'],
+    ['/language/en?return_to=%2Flogin%2F%2e%2e%2Flogin%2Funlock%2FTOK', '/language/en?return_to=%2Flogin%2F..%2Flogin%2Funlock%2F[redacted]'],
     ['/login?return_to=%2Flanguage%2Fen%3Freturn_to%3D%252Fp%252561ssword%252Freset%252Fabc', '/login?return_to=%2Flanguage%2Fen%3Freturn_to%3D%252Fpassword%252Freset%252F[redacted]'],
     ['/LOGIN/Unlock/abc', '/LOGIN/Unlock/[redacted]'],
     ['/password/reset/%zzabc', '/password/reset/[redacted]'],

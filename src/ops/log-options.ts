@@ -18,18 +18,22 @@ const SLASH = '(?:\\/|%(?:25)*2F)';
 const QUERY_START = '(?:[?&]|%(?:25)*3F|%(?:25)*26)';
 const EQUALS = '(?:=|%(?:25)*3D)';
 
-/** A `%` that does not begin an encoded `/`, `?`, `#` or `&` (at any depth of encoding): part of a path segment. */
-const PERCENT_IN_SEGMENT = '%(?!(?:25)*(?:2F|3F|23|26))';
+/** A `%` that does not begin an encoded `?`, `#` or `&` (at any depth of encoding): part of the path. */
+const PERCENT_IN_PATH = '%(?!(?:25)*(?:3F|23|26))';
+
+/** Between two words of the path: slashes, and dot segments a browser resolves (`/./`, `/../`; `%2e` is decoded before). */
+const BETWEEN = `(?:${SLASH}+\\.{1,2})*${SLASH}+`;
 
 /**
  * Paths that carry a one-time secret (the unlock and reset links): the log keeps
  * the path, not the secret — wherever the path stands: the request's own, or the
  * `return_to` of another page (the language switch of the link's page, a login)
- * — in every spelling that reaches the page or its 404: repeated slashes, escapes
- * in the secret (the router decodes them).
+ * — in every spelling that reaches the page or its 404: repeated slashes, dot
+ * segments, escapes in the secret (the router decodes them). Everything after the
+ * prefix, to the end of the path (or of the `return_to`), is the secret's.
  */
 const SECRET_IN_PATH = new RegExp(
-  `(${SLASH}(?:login${SLASH}+unlock|password${SLASH}+reset)${SLASH}+)(?:[^/?#&%]|${PERCENT_IN_SEGMENT})+`, 'gi');
+  `(${SLASH}(?:login${BETWEEN}unlock|password${BETWEEN}reset)${SLASH}+)(?:[^?#&%]|${PERCENT_IN_PATH})+`, 'gi');
 
 /**
  * RFC 3986 §6.2.2.2: an escaped letter, digit, `-`, `.`, `_` or `~` is that character (the router reads it
