@@ -1,18 +1,12 @@
 /**
  * `access.denied` (OWASP Logging Cheat Sheet: authorization failures), at most one a minute for one member,
- * route, reason and target: a member hammering the admin screen makes a row a minute, not thousands, and
- * the audit log keeps its other events in sight. `refused` counts the refusals the event stands for: this
- * one and those not recorded since the last. Kept per server instance, in memory (a handful of keys).
+ * route and reason: a member hammering the admin screen, or trying it on one member after another, makes a
+ * row a minute, not thousands, and the audit log keeps its other events in sight. `refused` counts the
+ * refusals the event stands for; `targetUserId` is the last one aimed at. Refusals not yet recorded when
+ * their minute is over are recorded then, as one event. Kept per server instance, in memory (bounded).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { logSecurityEvent } from '../ops/security-events.ts';
-
-const INTERVAL_MS = 60_000;
-const MAX_KEYS = 10_000;
-
-interface Seen { at: number; unrecorded: number }
-
-const seenByServer = new WeakMap<FastifyInstance, Map<string, Seen>>();
+import { logSecurityEvent, type EventLog } from '../ops/security-events.ts';
 
 export interface AccessDenial {
   readonly userId: number;
@@ -20,29 +14,84 @@ export interface AccessDenial {
   readonly targetUserId?: number;
 }
 
-/** The route template a request reached (`/admin/users/:id/disable`), for the audit log. */
-export function routeOf(request: FastifyRequest): string {
-  return request.routeOptions.url ?? request.url.split('?')[0]!;
+interface Refused extends AccessDenial {
+  readonly page: string;
+  readonly ip: string;
+  readonly log: EventLog;
+}
+
+interface Window { recordedAt: number; unrecorded: number; last: Refused }
+
+/** The refusals of one server instance. */
+export class AccessDenials {
+  private readonly windows = new Map<string, Window>();
+  private timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(private readonly now: () => number = () => performance.now(), private readonly intervalMs = 60_000, private readonly maxKeys = 10_000) {}
+
+  note(refused: Refused): void {
+    const key = `${refused.userId}|${refused.page}|${refused.reason}`;
+    const now = this.now();
+    const window = this.windows.get(key);
+    if (window && now - window.recordedAt < this.intervalMs) {
+      window.unrecorded += 1;
+      window.last = refused;
+      return;
+    }
+    if (!window && this.windows.size >= this.maxKeys) this.makeRoom(now);
+    // The key moves to the end: the map stays in the order of the last record, oldest first.
+    this.windows.delete(key);
+    this.windows.set(key, { recordedAt: now, unrecorded: 0, last: refused });
+    record(refused, 1 + (window?.unrecorded ?? 0));
+    this.timer ??= setInterval(() => this.flush(), this.intervalMs).unref();
+  }
+
+  /** Records the refusals whose minute is over, and forgets the quiet keys. */
+  flush(): void {
+    const now = this.now();
+    for (const [key, window] of this.windows) {
+      if (now - window.recordedAt < this.intervalMs) continue;
+      if (window.unrecorded > 0) {
+        record(window.last, window.unrecorded);
+        window.recordedAt = now;
+        window.unrecorded = 0;
+      } else {
+        this.windows.delete(key);
+      }
+    }
+    if (this.windows.size === 0 && this.timer !== undefined) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  /** Over the bound: the oldest keys go, their refusals not yet recorded recorded first. */
+  private makeRoom(now: number): void {
+    for (const [key, window] of this.windows) {
+      if (this.windows.size < this.maxKeys && now - window.recordedAt < this.intervalMs) break;
+      if (window.unrecorded > 0) record(window.last, window.unrecorded);
+      this.windows.delete(key);
+      if (this.windows.size < this.maxKeys) break;
+    }
+  }
+}
+
+function record(refused: Refused, count: number): void {
+  logSecurityEvent(refused.log, {
+    event: 'access.denied', userId: refused.userId, page: refused.page, reason: refused.reason,
+    ...(refused.targetUserId === undefined ? {} : { targetUserId: refused.targetUserId }), refused: count, ip: refused.ip,
+  });
+}
+
+const byServer = new WeakMap<FastifyInstance, AccessDenials>();
+
+/** The route a request reached, with its method (`POST /admin/users/:id/disable`), for the audit log. */
+function routeOf(request: FastifyRequest): string {
+  return `${request.method} ${request.routeOptions.url ?? request.url.split('?')[0]!}`;
 }
 
 export function noteAccessDenied(request: FastifyRequest, denial: AccessDenial): void {
-  const page = routeOf(request);
-  let seen = seenByServer.get(request.server);
-  if (!seen) seenByServer.set(request.server, seen = new Map());
-  const key = `${denial.userId}|${request.method} ${page}|${denial.reason}|${denial.targetUserId ?? ''}`;
-  const now = performance.now();
-  const last = seen.get(key);
-  if (last && now - last.at < INTERVAL_MS) {
-    last.unrecorded += 1;
-    return;
-  }
-  if (seen.size >= MAX_KEYS) {
-    for (const [k, v] of seen) if (now - v.at >= INTERVAL_MS) seen.delete(k);
-    if (seen.size >= MAX_KEYS) seen.clear();
-  }
-  seen.set(key, { at: now, unrecorded: 0 });
-  logSecurityEvent(request.events, {
-    event: 'access.denied', userId: denial.userId, page, reason: denial.reason,
-    ...(denial.targetUserId === undefined ? {} : { targetUserId: denial.targetUserId }), refused: 1 + (last?.unrecorded ?? 0), ip: request.ip,
-  });
+  let denials = byServer.get(request.server);
+  if (!denials) byServer.set(request.server, denials = new AccessDenials());
+  denials.note({ ...denial, page: routeOf(request), ip: request.ip, log: request.events });
 }

@@ -52,7 +52,7 @@ describe('/admin/audit', () => {
     // OWASP Logging Cheat Sheet: the refused member is on record.
     await t.app.securityEvents.settled();
     const denied = () => t.db.selectFrom('security_events').select(['level', 'user_id', 'details']).where('event', '=', 'access.denied').execute();
-    expect(await denied()).toEqual([{ level: 'warn', user_id: member.user.id, details: { page: '/admin/audit', reason: 'role', refused: 1 } }]);
+    expect(await denied()).toEqual([{ level: 'warn', user_id: member.user.id, details: { page: 'GET /admin/audit', reason: 'role', refused: 1 } }]);
     // At most one a minute for one member and route: hammering the page adds no rows.
     for (let i = 0; i < 5; i += 1) expect((await page('', member.cookie)).statusCode).toBe(403);
     await t.app.securityEvents.settled();

@@ -161,6 +161,6 @@ describe('the confirmation forms, refused', () => {
     // On record (access.denied, reason csrf), as an admin action on a member is.
     await t.app.securityEvents.settled();
     const denied = await t.db.selectFrom('security_events').select('details').where('event', '=', 'access.denied').where(sql<boolean>`details ->> 'reason' = 'csrf'`).execute();
-    expect(denied.map((e) => (e.details as { page: string }).page).sort()).toEqual(['/admin/oauthclients', '/admin/oauthclients/:clientId/delete', '/admin/oauthclients/:clientId/secret']);
+    expect(denied.map((e) => (e.details as { page: string }).page).sort()).toEqual(['POST /admin/oauthclients', 'POST /admin/oauthclients/:clientId/delete', 'POST /admin/oauthclients/:clientId/secret']);
   });
 });
