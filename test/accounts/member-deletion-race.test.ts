@@ -63,6 +63,16 @@ describe.runIf(TEST_DATABASE_URL)('a write naming a member while the member is d
   });
 });
 
+describe.runIf(TEST_DATABASE_URL)('one statement naming many members (PostgreSQL)', () => {
+  test('20,000 region memberships in one insert go through: the lock is one of 256 buckets, not one a member', async () => {
+    const regionId = await makeRegion(t.db);
+    await sql`insert into users (email, password_hash, first_name, last_name, role, verified)
+      select 'bulk-' || g || '@example.org', '!', 'Bulk', 'Member', 0, false from generate_series(1, 20000) g`.execute(t.db);
+    await sql`insert into region_memberships (user_id, region_id) select id, ${regionId} from users where email like 'bulk-%'`.execute(t.db);
+    expect((await sql<{ n: number }>`select count(*)::int as n from region_memberships where region_id = ${regionId}`.execute(t.db)).rows[0]!.n).toBe(20000);
+  });
+});
+
 describe('two operators adding the same address at once', () => {
   test('one member is added; the other is told the address is registered (truly concurrent on PostgreSQL)', async () => {
     const input = { email: 'twice.at.once@example.org', password: 'a long enough pass phrase', firstName: 'Ada', lastName: 'Twice' };
