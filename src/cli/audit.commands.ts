@@ -1,7 +1,7 @@
 /** `audit list`: the stored security events (the audit log, docs/security-events.md), newest first. */
 import { isStoredEvent, listSecurityEvents, type AuditFilter, type StoredSecurityEvent } from '../ops/audit/audit-query.ts';
 import { isSecurityEventName, SECURITY_EVENT_NAMES } from '../ops/security-events.ts';
-import { optionalInteger, optionalString, RefusedInput, UsageError, type CliCommand, type OptionValues } from './command.ts';
+import { optionalEmail, optionalInteger, optionalString, RefusedInput, UsageError, type CliCommand, type OptionValues } from './command.ts';
 
 const DEFAULT_LIMIT = 50;
 const MAX_LIMIT = 10_000;
@@ -24,9 +24,9 @@ function filterOf(values: OptionValues): AuditFilter {
   if (values.actor !== undefined && values['actor-email'] !== undefined) throw new UsageError('give at most one of --actor, --actor-email');
   return {
     userId: optionalInteger(values, 'user'),
-    email: optionalString(values, 'email'),
+    email: optionalEmail(values, 'email'),
     actorId: optionalInteger(values, 'actor'),
-    actorEmail: optionalString(values, 'actor-email'),
+    actorEmail: optionalEmail(values, 'actor-email'),
     clientId: optionalString(values, 'client'),
     event,
     since: instant(values, 'since'),

@@ -120,6 +120,11 @@ export function optionalString(values: OptionValues, name: string): string | und
   return typeof value === 'string' ? value : undefined;
 }
 
+/** An email address option as typed or pasted: surrounding whitespace is not part of it (as on the login form). */
+export function optionalEmail(values: OptionValues, name: string): string | undefined {
+  return optionalString(values, name)?.trim();
+}
+
 export function stringList(values: OptionValues, name: string): string[] {
   const raw = values[name];
   return (raw === undefined ? [] : Array.isArray(raw) ? raw : [raw]).filter((v): v is string => typeof v === 'string');

@@ -10,7 +10,7 @@ import { ROLE_NAMES, roleName, type RoleName } from '../accounts/roles.ts';
 import { accountStatus, findRegionIdsOfUser, findUserById, findUserCredentialsByEmail, findUserWithStatus, listUsers, type UserRow, type UserWithStatus } from '../accounts/users.repository.ts';
 import type { DB } from '../db/database.ts';
 import { logSecurityEvent } from '../ops/security-events.ts';
-import { oneOf, optionalInteger, optionalString, positiveIntegers, RefusedInput, UsageError, type CliCommand, type OptionSpecs, type OptionValues } from './command.ts';
+import { oneOf, optionalEmail, optionalInteger, optionalString, positiveIntegers, RefusedInput, UsageError, type CliCommand, type OptionSpecs, type OptionValues } from './command.ts';
 
 const PASSWORD_NOTE = 'The password is read from standard input (its first line), or asked for without echo on a terminal.';
 
@@ -27,7 +27,7 @@ const WHICH_USER: OptionSpecs = {
 export async function findUser(db: DB, values: OptionValues, idOption = 'id', { deleted = 'refuse' }: { deleted?: 'allow' | 'refuse' } = {}): Promise<UserRow> {
   const which = oneOf(values, idOption, 'email');
   const id = optionalInteger(values, idOption);
-  const email = optionalString(values, 'email');
+  const email = optionalEmail(values, 'email');
   const found = email !== undefined ? await findUserCredentialsByEmail(db, email) : await findUserById(db, id!);
   if (!found) throw new RefusedInput(`there is no user with ${which === 'email' ? `email ${email}` : `id ${id}`}`);
   const { password_hash: _hash, ...user } = found as UserRow & { password_hash?: string };

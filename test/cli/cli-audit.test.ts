@@ -58,6 +58,8 @@ describe('audit list', () => {
     expect((await list('--client', 'wiki')).map((e) => e.event)).toEqual(['oauth.client.authentication_failed', 'oauth.client.created', 'oauth.consent.revoked']);
     expect((await list('--user', String(userId))).map((e) => e.event)).toEqual(['account.member.created', 'oauth.consent.revoked']);
     expect((await list('--email', 'ada@EXAMPLE.test')).map((e) => e.event)).toEqual(['account.member.created', 'oauth.consent.revoked']);
+    // As pasted, with the whitespace around it.
+    expect((await list('--email', ' ada@EXAMPLE.test\t')).map((e) => e.event)).toEqual(['account.member.created', 'oauth.consent.revoked']);
     expect(await list('--email', 'nobody@example.test')).toEqual([]);
     expect((await list('--until', '2021-01-01')).map((e) => e.event)).toEqual(['oauth.consent.revoked']);
     expect((await list('--since', '2021-01-01T00:00:00Z')).map((e) => e.event)).not.toContain('oauth.consent.revoked');
@@ -102,6 +104,7 @@ describe('audit list', () => {
     ]).execute());
     expect((await list('--actor', String(userId))).map((e) => e.event)).toEqual(['account.member.disabled']);
     expect((await list('--actor-email', 'ADA@example.test')).map((e) => e.event)).toEqual(['account.member.disabled']);
+    expect((await list('--actor-email', 'ADA@example.test ')).map((e) => e.event)).toEqual(['account.member.disabled']);
     expect(await list('--actor', '998')).toEqual([]);
     expect(await cli(['audit', 'list', '--actor', '1', '--actor-email', 'a@b.c'])).toMatchObject({ code: 2, err: expect.stringContaining('give at most one of --actor, --actor-email') });
   });
