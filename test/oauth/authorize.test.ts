@@ -58,7 +58,7 @@ async function authorizeLoggedOut(p: Record<string, string>, method: 'GET' | 'PO
 
 /**
  * Logs `user` in through the /login form with `returnTo`, checks that the login sends the
- * browser there, and follows that redirect after `delaySeconds`.
+ * browser there, and follows that redirect after `delaySeconds` (the answer, with the new session's cookie).
  */
 async function logInAndReturn(returnTo: string, delaySeconds: number) {
   const page = await t.app.inject({ method: 'GET', url: `/login?return_to=${encodeURIComponent(returnTo)}` });
@@ -71,7 +71,11 @@ async function logInAndReturn(returnTo: string, delaySeconds: number) {
   expect(login.headers.location).toBe(returnTo);
   const sessionCookie = login.cookies.filter((c) => c.name === 'fs_session').map((c) => `${c.name}=${c.value}`).join('; ');
   t.clock.advance(delaySeconds);
-  return t.app.inject({ method: 'GET', url: returnTo, headers: { cookie: sessionCookie } });
+  return Object.assign(await t.app.inject({ method: 'GET', url: returnTo, headers: { cookie: sessionCookie } }), { sessionCookie });
+}
+
+async function codesOfUser(): Promise<number> {
+  return (await t.db.selectFrom('oauth_codes').select('code_digest').where('user_id', '=', user.id).execute()).length;
 }
 
 function redirectParams(location: string | undefined): Record<string, string> {
@@ -222,7 +226,7 @@ describe('re-authentication (OpenID Connect Core §3.1.2.1)', () => {
     expect(location.pathname).toBe('/login');
     const returnTo = location.searchParams.get('return_to')!;
     const back = Object.fromEntries(new URL(returnTo, ISSUER).searchParams);
-    expect(back).toMatchObject({ prompt: 'consent', login_after: expect.stringMatching(MARKER), client_id: confidential });
+    expect(back).toMatchObject({ prompt: 'login consent', login_after: expect.stringMatching(MARKER), client_id: confidential });
     expect(Number(back.login_after!.split('.')[0])).toBeGreaterThanOrEqual(sent);
     expect(Number(back.login_after!.split('.')[0])).toBeLessThanOrEqual(answered);
     expect(back.max_age).toBeUndefined();
@@ -238,11 +242,46 @@ describe('re-authentication (OpenID Connect Core §3.1.2.1)', () => {
     const location = new URL(response.headers.location as string, ISSUER);
     expect(location.pathname).toBe('/login');
     const back = Object.fromEntries(new URL(location.searchParams.get('return_to')!, ISSUER).searchParams);
-    expect(back.prompt).toBeUndefined();
-    expect(back).toMatchObject({ login_after: expect.stringMatching(MARKER), client_id: confidential });
+    expect(back).toMatchObject({ prompt: 'select_account', login_after: expect.stringMatching(MARKER), client_id: confidential });
     const consentPage = await logInAndReturn(location.searchParams.get('return_to')!, 2);
     expect(consentPage.statusCode).toBe(200);
     expect(consentPage.body).toContain('name="decision"');
+  });
+
+  test.each(['login', 'select_account'])('prompt=%s: the marked request opened again without the login it asks for goes to /login again', async (prompt) => {
+    const fresh = await logInAs(t.app, user);
+    t.clock.advance(2);
+    const codesBefore = await codesOfUser();
+    const first = await authorize(params({ prompt }), 'GET', fresh.cookie);
+    const returnTo = new URL(first.headers.location as string, ISSUER).searchParams.get('return_to')!;
+    t.clock.advance(1);
+    // The login page left aside: the session's login is older than the marker.
+    const again = await t.app.inject({ method: 'GET', url: returnTo, headers: { cookie: fresh.cookie } });
+    expect(again.statusCode).toBe(303);
+    expect(new URL(again.headers.location as string, ISSUER).pathname).toBe('/login');
+    expect(await codesOfUser()).toBe(codesBefore);
+  });
+
+  test('the consent decision is held to the fresh login too: a posted decision with an older login goes to /login, nothing issued', async () => {
+    const fresh = await logInAs(t.app, user);
+    const { csrfToken } = fresh;
+    t.clock.advance(3);
+    const codesBefore = await codesOfUser();
+    for (const asked of [{ prompt: 'login' }, { max_age: '0' }, { max_age: '2' }]) {
+      const response = await authorize({ ...params(asked), decision: 'allow', csrf_token: csrfToken }, 'POST', fresh.cookie);
+      expect(response.statusCode).toBe(303);
+      expect(new URL(response.headers.location as string, ISSUER).pathname).toBe('/login');
+    }
+    expect(await codesOfUser()).toBe(codesBefore);
+    // Through the login it asks for, the form's decision is taken.
+    const first = await authorize(params({ prompt: 'login', max_age: '0' }), 'GET', fresh.cookie);
+    const consentPage = await logInAndReturn(new URL(first.headers.location as string, ISSUER).searchParams.get('return_to')!, 2);
+    expect(consentPage.statusCode).toBe(200);
+    const fields = formFields(consentPage.body);
+    expect(fields).toMatchObject({ prompt: 'login', max_age: '0', login_after: expect.stringMatching(MARKER) });
+    const decided = await authorize({ ...fields, decision: 'allow' }, 'POST', consentPage.sessionCookie);
+    expect(decided.statusCode).toBe(303);
+    expect(redirectParams(decided.headers.location)).toMatchObject({ code: expect.any(String), state: 'xyz' });
   });
 
   test('max_age=0 from the client: satisfied by the login it causes, even seconds later', async () => {

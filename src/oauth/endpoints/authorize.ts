@@ -161,11 +161,11 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
     const approved = await approveRemembered(req, session);
     if (approved !== undefined) return reply.redirect(approved, 303);
     if (req.prompt.has('none')) return redirectWithError(reply, req, new ConsentRequired('The user has not consented to this request.'));
-    const { prompt: _prompt, ...parameters } = req.parameters;
     return pages.consent(request, reply, {
       clientName: req.client.name,
       scopes: req.scopes,
-      parameters: await frontChannel(req, { ...parameters, ...(req.prompt.has('consent') ? { prompt: 'consent' } : {}) }),
+      // As asked, prompt and login marker included: the decision is held to the same fresh login (step 4).
+      parameters: await frontChannel(req, req.parameters),
       origin: webOrigin(req.redirectUri),
     });
   };
@@ -230,8 +230,9 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
     // A client's cross-site POST arrives without the SameSite=Lax session cookie: the same
     // request as a GET (a top-level navigation, which carries it) finds the session, if any.
     if (!session && isPost && !isDecision) return reply.redirect(authorizeUrl(await frontChannel(req, req.parameters)), 303);
-    // Step 4; the consent decision was checked for freshness when its page was shown.
-    if (!session || (!isDecision && needsFreshLogin(req, loginAfter(req, ctx.clock()), session, ctx.clock()))) {
+    // Step 4, for the consent decision too: its form is no proof that its page was shown to this session
+    // (anyone at the browser can post one), and a pushed request's continuation keeps its prompt server-side.
+    if (!session || needsFreshLogin(req, loginAfter(req, ctx.clock()), session, ctx.clock())) {
       if (req.prompt.has('none')) return redirectWithError(reply, req, new LoginRequired('The user is not logged in.'));
       return toLogin(reply, req);
     }
@@ -329,21 +330,17 @@ function isOtherThanHinted(req: AuthorizationRequest, session: SessionContext): 
 
 /**
  * The same request's parameters, GET or POST alike. When it asks for
- * a fresh login, it is marked so that the login about to happen satisfies it
- * (`prompt=login` dropped, `login_after` set to now) instead of sending the
- * user back to /login in a loop. A request with an `id_token_hint` is marked
- * too: when the login about to happen is another member's than the hinted one,
- * the client gets `login_required` rather than another round.
+ * a fresh login, it is marked (`login_after` set to now) so that the login
+ * about to happen satisfies it instead of sending the user back to /login in
+ * a loop. `prompt=login` stays: coming back without that login (the marked
+ * URL opened again, the login page left) is sent to /login again, as is a
+ * marker over its hour. A request with an `id_token_hint` is marked too: when
+ * the login about to happen is another member's than the hinted one, the
+ * client gets `login_required` rather than another round.
  */
 function parametersAfterLogin(req: AuthorizationRequest, marker: string): Record<string, string> {
-  const parameters = { ...req.parameters };
-  if (asksForLogin(req)) {
-    const rest = [...req.prompt].filter((p) => !LOGIN_PROMPTS.has(p));
-    if (rest.length > 0) parameters.prompt = rest.join(' ');
-    else delete parameters.prompt;
-  }
-  if (asksForLogin(req) || req.maxAge !== undefined || req.hintedSubject !== undefined) parameters[LOGIN_AFTER_PARAMETER] = marker;
-  return parameters;
+  if (!asksForLogin(req) && req.maxAge === undefined && req.hintedSubject === undefined) return req.parameters;
+  return { ...req.parameters, [LOGIN_AFTER_PARAMETER]: marker };
 }
 
 /**
