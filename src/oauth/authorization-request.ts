@@ -8,6 +8,7 @@ import { toLocation } from '../http/location.ts';
 import type { Checked } from './checks/check.ts';
 import { checkDpopJkt } from './checks/dpop-jkt.ts';
 import { checkRequestedAcr } from './checks/acr.ts';
+import { checkClaimedSubject } from './checks/claimed-subject.ts';
 import { checkIdTokenHint, idTokenHintOf } from './checks/id-token-hint.ts';
 import { checkMaxAge } from './checks/max-age.ts';
 import { checkNonce } from './checks/nonce.ts';
@@ -21,7 +22,7 @@ import { checkRequestedScopes } from './checks/scope.ts';
 import type { ClientLookup } from './clients/client-cache.ts';
 import type { ClientRow } from './clients/clients.repository.ts';
 import { CLIENT_ID_PATTERN } from './clients/client-id.ts';
-import type { OAuthError } from './errors.ts';
+import { InvalidRequest, type OAuthError } from './errors.ts';
 import type { KeyStore } from './keys/key-store.ts';
 import type { Scope } from './scopes.ts';
 import { verifyIdTokenHint } from './tokens/id-token-hint.ts';
@@ -66,9 +67,10 @@ export interface AuthorizationRequest {
   /** See {@link LOGIN_AFTER_PARAMETER}, as sent; verified by oauth/login-marker.ts. */
   loginMarker: string | undefined;
   /**
-   * The `sub` of the request's verified `id_token_hint`: the member the client
-   * expects; undefined without a hint. Set by {@link checkHintedMember}, not by
-   * the synchronous {@link checkAuthorizationRequest}.
+   * The member the client expects: the `sub` value of the `claims` parameter's
+   * ID token (checks/claimed-subject.ts), or of the request's verified
+   * `id_token_hint`, set by {@link checkHintedMember} (the synchronous
+   * {@link checkAuthorizationRequest} cannot verify it); undefined without either.
    */
   hintedSubject: string | undefined;
   /** The request's own parameters, to re-send it after login or from the consent form. */
@@ -154,10 +156,11 @@ export function checkAuthorizationRequest(client: ClientRow, raw: RawParameters)
   const nonce = take(checkNonce(parameters));
   const dpopJkt = take(checkDpopJkt(parameters));
   const requestedAcr = take(checkRequestedAcr(parameters));
+  const claimedSubject = take(checkClaimedSubject(parameters));
   const loginMarker = parameters.login_after;
   return {
     client, redirectUri, state, scopes, codeChallenge, nonce, dpopJkt, prompt, maxAge, acr: requestedAcr?.values, acrRequired: requestedAcr?.required ?? false,
-    loginMarker, hintedSubject: undefined, parameters, pushed: false,
+    loginMarker, hintedSubject: claimedSubject, parameters, pushed: false,
   };
 }
 
@@ -171,8 +174,13 @@ export async function checkHintedMember(req: AuthorizationRequest, hints: HintVe
   if (hint === undefined) return req;
   const checked = checkIdTokenHint(await verifyIdTokenHint(hints.keys, hints.issuer, hint), req.client.client_id);
   if (!checked.ok) throw new AuthorizationRedirectError(req.redirectUri, req.state, checked.error);
+  if (req.hintedSubject !== undefined && req.hintedSubject !== checked.value) {
+    throw new AuthorizationRedirectError(req.redirectUri, req.state, new InvalidRequest(HINT_AND_CLAIM_DIFFER));
+  }
   return { ...req, hintedSubject: checked.value };
 }
+
+export const HINT_AND_CLAIM_DIFFER = 'The id_token_hint and the sub value of the claims parameter name different members.';
 
 /** Step 1: a registered client, or the error page. */
 async function findRequestingClient(findClient: ClientLookup, clientId: unknown): Promise<ClientRow> {

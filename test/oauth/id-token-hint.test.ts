@@ -5,7 +5,8 @@
  * `login_required` under `prompt=none`, or when the login brings someone
  * else; a hint that does not verify or was issued to another client goes back
  * to the client as `invalid_request`. No code is stored for a refused request.
- * Pushed requests (RFC 9126) carry the hint too.
+ * Pushed requests (RFC 9126) carry the hint too. The `sub` value of the
+ * `claims` parameter's ID token names a member as the hint does (§5.5.1).
  */
 import { beforeAll, describe, expect, test } from 'vitest';
 import { findClientRow } from '../../src/oauth/clients/clients.repository.ts';
@@ -175,6 +176,53 @@ describe('a hint naming another member', () => {
     expect(back.login_after).toMatch(/^\d+\.[A-Za-z0-9_-]{22}$/);
     const p = callbackParams(await logInOnTheWay('', returnTo, bert));
     expect(await exchange(p.code!)).toBe(String(bert.id));
+  });
+});
+
+describe('the sub value of the claims parameter (OpenID Connect Core §5.5.1)', () => {
+  const OTHER_CLAIMED = 'The logged-in user is not the one the sub value of the claims parameter names.';
+  const claimsFor = (member: TestUser) => JSON.stringify({ id_token: { sub: { value: String(member.id) }, email: null } });
+
+  test('naming the logged-in member changes nothing: prompt=none gets their code, GET and POST', async () => {
+    for (const method of ['GET', 'POST'] as const) {
+      const p = callbackParams(await authorize(params({ prompt: 'none', claims: claimsFor(anna) }), annaSession.cookie, method));
+      expect(p).toEqual({ code: expect.any(String), state: 'xyz', iss: ISSUER });
+      expect(await exchange(p.code!)).toBe(String(anna.id));
+    }
+  });
+
+  test('naming another member: login_required under prompt=none, else the login form; only that member\'s login gets a code', async () => {
+    const before = await storedCodes();
+    for (const method of ['GET', 'POST'] as const) {
+      const p = callbackParams(await authorize(params({ prompt: 'none', claims: claimsFor(bert) }), annaSession.cookie, method));
+      expect(p).toEqual({ error: 'login_required', error_description: OTHER_CLAIMED, state: 'xyz', iss: ISSUER });
+    }
+    expect(await storedCodes()).toBe(before);
+
+    const browser = await logInAs(t.app, anna);
+    const { returnTo, params: back } = loginReturn(await authorize(params({ claims: claimsFor(bert) }), browser.cookie));
+    expect(back.login_after).toMatch(/^\d+\.[A-Za-z0-9_-]{22}$/);
+    expect(await storedCodes()).toBe(before);
+    const wrong = callbackParams(await logInOnTheWay(browser.cookie, returnTo, anna));
+    expect(wrong).toEqual({ error: 'login_required', error_description: OTHER_CLAIMED, state: 'xyz', iss: ISSUER });
+    expect(await storedCodes()).toBe(before);
+    const right = callbackParams(await logInOnTheWay(browser.cookie, returnTo, bert));
+    expect(await exchange(right.code!)).toBe(String(bert.id));
+  });
+
+  test('with an id_token_hint: the same member passes, different members are invalid_request; a malformed sub member too', async () => {
+    const same = callbackParams(await authorize(params({ prompt: 'none', claims: claimsFor(anna), id_token_hint: annaHint }), annaSession.cookie));
+    expect(await exchange(same.code!)).toBe(String(anna.id));
+    const before = await storedCodes();
+    for (const [claims, description] of [
+      [claimsFor(bert), 'The id_token_hint and the sub value of the claims parameter name different members.'],
+      [JSON.stringify({ id_token: { sub: String(anna.id) } }), 'The sub member of the claims parameter must be null or a JSON object.'],
+      [JSON.stringify({ id_token: { sub: { value: anna.id } } }), 'The sub value in the claims parameter must be a string.'],
+    ] as const) {
+      const p = callbackParams(await authorize(params({ claims, id_token_hint: annaHint }), annaSession.cookie));
+      expect(p).toEqual({ error: 'invalid_request', error_description: description, state: 'xyz', iss: ISSUER });
+    }
+    expect(await storedCodes()).toBe(before);
   });
 });
 

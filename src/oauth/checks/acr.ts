@@ -1,17 +1,19 @@
 /**
  * The authentication context classes an app asks for (OpenID Connect Core
- * §3.1.2.1 `acr_values`; §5.5 the `claims` parameter, of which only the ID
- * token's `acr` member is read, §5.5.1.1): the values in the client's order
+ * §3.1.2.1 `acr_values`; §5.5 the `claims` parameter's ID token `acr`
+ * member, §5.5.1.1): the values in the client's order
  * of preference, or undefined when none were asked for. `acr_values` is
  * voluntary in the spec; this server honours it as it honours an essential
  * `acr` (docs/oauth.md, "Step-up"): `required`. An essential `acr` claim
  * decides when both are sent. A voluntary `acr` claim alone is a preference
  * (§5.5.1: no error when it cannot be met): asked for when the member can
- * meet it, passed over when not. Other members of `claims` are ignored.
+ * meet it, passed over when not. Of the other members only `sub` is read
+ * (claimed-subject.ts).
  */
 import { hasRefusedNameCharacters } from '../../text/control-characters.ts';
 import { InvalidRequest } from '../errors.ts';
 import { pass, refuse, type Checked, type Parameters } from './check.ts';
+import { idTokenClaimsOf, isObject } from './claims.ts';
 
 const MAX_VALUES = 10;
 /** Longer than any level's name (`urn:foodsharing:acr:password`); the values are written to the audit log. */
@@ -46,16 +48,8 @@ export function checkRequestedAcr(parameters: Parameters): Checked<RequestedAcr 
 
 /** The `acr` member of the ID token's claims: its values and whether essential; a string: why the parameter is malformed. */
 function acrOfClaims(text: string): { values: string[]; essential: boolean } | undefined | string {
-  let claims: unknown;
-  try {
-    claims = JSON.parse(text);
-  } catch {
-    return 'The claims parameter must be a JSON object.';
-  }
-  if (!isObject(claims)) return 'The claims parameter must be a JSON object.';
-  const idToken = claims.id_token;
-  if (idToken === undefined || idToken === null) return undefined;
-  if (!isObject(idToken)) return 'The id_token member of the claims parameter must be a JSON object.';
+  const idToken = idTokenClaimsOf(text);
+  if (idToken === undefined || typeof idToken === 'string') return idToken;
   const acr = idToken.acr;
   if (acr === undefined || acr === null) return undefined;
   if (!isObject(acr)) return 'The acr member of the claims parameter must be null or a JSON object.';
@@ -65,8 +59,4 @@ function acrOfClaims(text: string): { values: string[]; essential: boolean } | u
     return 'The acr value or values in the claims parameter must be strings.';
   }
   return { values, essential: acr.essential === true };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -193,8 +193,8 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
       if (error instanceof AuthorizationPageError || error instanceof AuthorizationRedirectError) return undefined;
       throw error;
     }
-    // A hint names a member to compare with the session's, and its key is read: decided from the start.
-    if (req.prompt.has('consent') || idTokenHintOf(req.parameters) !== undefined) return undefined;
+    // A hint (or a claimed sub) names a member to compare with the session's, and its key is read: decided from the start.
+    if (req.prompt.has('consent') || idTokenHintOf(req.parameters) !== undefined || req.hintedSubject !== undefined) return undefined;
     // A request that asks nothing of the session but that it is live: the session is read in the code's own statement.
     const digest = unreadSessionDigest(request);
     if (digest !== undefined && asksOnlyForLiveSession(req)) {
@@ -240,7 +240,7 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
     // when prompt=none forbids it, or the request's own login brought someone else, `login_required`.
     if (isOtherThanHinted(req, session)) {
       if (req.prompt.has('none') || isLoginForRequest(loginAfter(req, ctx.clock()), session)) {
-        return redirectWithError(reply, req, new LoginRequired('The logged-in user is not the one the id_token_hint names.'));
+        return redirectWithError(reply, req, new LoginRequired(idTokenHintOf(req.parameters) !== undefined ? OTHER_THAN_HINTED : OTHER_THAN_CLAIMED));
       }
       return toLogin(reply, req);
     }
@@ -323,7 +323,13 @@ function secondsSince(then: Date, now: Date): number {
   return Math.floor(now.getTime() / 1000) - Math.floor(then.getTime() / 1000);
 }
 
-/** OpenID Connect Core §3.1.2.1: the request's `id_token_hint` names another member than the session's. */
+const OTHER_THAN_HINTED = 'The logged-in user is not the one the id_token_hint names.';
+const OTHER_THAN_CLAIMED = 'The logged-in user is not the one the sub value of the claims parameter names.';
+
+/**
+ * OpenID Connect Core §3.1.2.1, §5.5.1: the request's `id_token_hint`, or the `sub` value
+ * of its `claims` parameter, names another member than the session's.
+ */
 function isOtherThanHinted(req: AuthorizationRequest, session: SessionContext): boolean {
   return req.hintedSubject !== undefined && req.hintedSubject !== String(session.user.id);
 }
