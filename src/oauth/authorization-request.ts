@@ -138,7 +138,7 @@ export const PUSHED_REQUEST_REQUIRED = 'Pushed authorization request required';
  */
 export function checkAuthorizationRequest(client: ClientRow, raw: RawParameters): AuthorizationRequest {
   const redirectUri = raw.redirect_uri;
-  if (!isRegisteredRedirectUri(client.redirect_uris, redirectUri)) throw new AuthorizationPageError(400, 'invalid_redirect_uri', 'Invalid redirect_uri');
+  if (!isRegisteredRedirectUri(client.redirect_uris, redirectUri, client)) throw new AuthorizationPageError(400, 'invalid_redirect_uri', 'Invalid redirect_uri');
 
   // Step 3: the checks in this order; the first refusal goes back to the client.
   const state = typeof raw.state === 'string' && raw.state !== '' ? raw.state : undefined;

@@ -63,7 +63,7 @@ export async function parseEndSessionRequest(ctx: EndSessionChecks, raw: Record<
   if (hint && !client) throw new EndSessionPageError(400, 'invalid_id_token_hint', 'Invalid id_token_hint');
   const uri = parameters.post_logout_redirect_uri;
   // §3.1: exact match with a URI registered for that client; no client named, no redirect.
-  if (uri !== undefined && !(client && isRegisteredRedirectUri(client.post_logout_redirect_uris, uri))) {
+  if (uri !== undefined && !(client && isRegisteredRedirectUri(client.post_logout_redirect_uris, uri, client))) {
     const { post_logout_redirect_uri: _dropped, state: _unused, ...kept } = parameters;
     return { client, hint, postLogoutRedirectUri: undefined, redirectDropped: true, state: undefined, parameters: kept };
   }

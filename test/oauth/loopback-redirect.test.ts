@@ -3,7 +3,8 @@
  * port (or with one), it matches whatever port the app's listener got, for
  * the IP literals 127.0.0.1 and [::1]; path and query still exactly. The code
  * is sent to the port asked for, and the exchange must name the same URI.
- * `localhost` keeps exact matching (RFC 8252 §8.3).
+ * `localhost` keeps exact matching (RFC 8252 §8.3). Only for a public
+ * client (RFC 8252 §8.4): a confidential client's URI matches with its port.
  */
 import { beforeAll, describe, expect, test } from 'vitest';
 import { makeUser } from '../helpers/factories.ts';
@@ -45,6 +46,19 @@ describe('loopback redirect URIs of a native app', () => {
     const tokens = await exchange(code, 'http://127.0.0.1:54322/callback');
     expect(tokens.statusCode).toBe(400);
     expect(tokens.json()).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  test('a confidential client\'s loopback URI matches with its port only (a web server\'s port does not move): "Invalid redirect_uri", no redirect', async () => {
+    const webApp = (await makeClient(t, { redirectUris: ['http://127.0.0.1:3000/callback', 'http://[::1]/callback'] })).clientId;
+    for (const uri of ['http://127.0.0.1:5173/callback', 'http://127.0.0.1/callback', 'http://[::1]:3000/callback']) {
+      const query = new URLSearchParams({ response_type: 'code', client_id: webApp, redirect_uri: uri, scope: 'openid', state: 'st', code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256' });
+      const response = await t.app.inject({ url: `/oauth/authorize?${query}`, headers: { cookie: session.cookie, 'accept-language': 'en' } });
+      expect(response.statusCode, uri).toBe(400);
+      expect(response.headers.location).toBeUndefined();
+      expect(response.body).toContain('Invalid redirect_uri');
+    }
+    const code = await obtainCode(t, { clientId: webApp, cookie: session.cookie, redirectUri: 'http://127.0.0.1:3000/callback', scope: 'openid' });
+    expect(code).toEqual(expect.any(String));
   });
 
   test('another path, a query, https, or localhost on another port: "Invalid redirect_uri", no redirect', async () => {

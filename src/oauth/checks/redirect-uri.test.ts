@@ -46,11 +46,12 @@ describe('isRegisteredRedirectUri', () => {
     [undefined, false],
     [['https://app.example/cb'], false],
   ])('%j: %s (exact string match only, SPEC §5.2 step 2)', (uri, registeredUri) => {
-    expect(isRegisteredRedirectUri(registered, uri)).toBe(registeredUri);
+    expect(isRegisteredRedirectUri(registered, uri, { confidential: true })).toBe(registeredUri);
+    expect(isRegisteredRedirectUri(registered, uri, { confidential: false })).toBe(registeredUri);
   });
 });
 
-describe('isRegisteredRedirectUri: loopback IP literals match any port (RFC 8252 §7.3)', () => {
+describe('isRegisteredRedirectUri: a public client\'s loopback IP literals match any port (RFC 8252 §7.3)', () => {
   const registered = ['http://127.0.0.1/callback', 'http://[::1]:8080/cb?app=1', 'http://localhost:3000/cb'];
   test.each([
     ['http://127.0.0.1/callback', true],
@@ -72,6 +73,17 @@ describe('isRegisteredRedirectUri: loopback IP literals match any port (RFC 8252
     ['http://localhost:3001/cb', false],
     ['http://localhost:3000/cb', true],
   ])('%s: %s', (uri, matches) => {
-    expect(isRegisteredRedirectUri(registered, uri)).toBe(matches);
+    expect(isRegisteredRedirectUri(registered, uri, { confidential: false })).toBe(matches);
+  });
+
+  test.each([
+    ['http://127.0.0.1/callback', true],
+    ['http://[::1]:8080/cb?app=1', true],
+    ['http://localhost:3000/cb', true],
+    ['http://127.0.0.1:51004/callback', false],
+    ['http://[::1]/cb?app=1', false],
+    ['http://[::1]:49152/cb?app=1', false],
+  ])('a confidential client (a web server, whose port does not move): %s only as registered: %s', (uri, matches) => {
+    expect(isRegisteredRedirectUri(registered, uri, { confidential: true })).toBe(matches);
   });
 });

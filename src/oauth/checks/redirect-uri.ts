@@ -3,7 +3,8 @@
  * §7, RFC 9700 §2.1): absolute, no fragment, no credentials; `https`, or
  * `http` on a loopback host, or a private-use (reverse-domain) scheme for
  * native apps. Matching at the authorization endpoint is exact string
- * equality, but for the port of a loopback IP literal (RFC 8252 §7.3).
+ * equality, but for the port of a public client's loopback IP literal
+ * (RFC 8252 §7.3).
  */
 export const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', '[::1]', 'localhost']);
 const PRIVATE_USE_SCHEME = /^[a-z][a-z0-9+-]*(\.[a-z0-9+-]+)+:$/;
@@ -39,15 +40,19 @@ export function parseRegistrableUrl(uri: string): URL | string {
 
 /**
  * SPEC §5.2 step 2, RFC 9700 §4.1.3: the URI is one the client registered,
- * compared as exact strings — except the port of a loopback IP literal
- * (RFC 8252 §7.3: a native app listens on whatever port the system gives it,
- * so any port matches `http://127.0.0.1` and `http://[::1]`; path and query
- * still exactly). `localhost` keeps exact matching (RFC 8252 §8.3 advises
+ * compared as exact strings — except, for a native app (`of.confidential`
+ * false: RFC 8252 §8.4, a native app is a public client), the port of a
+ * loopback IP literal (RFC 8252 §7.3: it listens on whatever port the system
+ * gives it, so any port matches `http://127.0.0.1` and `http://[::1]`; path
+ * and query still exactly). A confidential client's loopback URI matches with
+ * its port, as the seed's "differs in any character" has it: a web server's
+ * port does not move. `localhost` keeps exact matching (RFC 8252 §8.3 advises
  * against it: the name may not resolve to the loopback interface).
  */
-export function isRegisteredRedirectUri(registered: readonly string[], uri: unknown): uri is string {
+export function isRegisteredRedirectUri(registered: readonly string[], uri: unknown, of: { readonly confidential: boolean }): uri is string {
   if (typeof uri !== 'string') return false;
   if (registered.includes(uri)) return true;
+  if (of.confidential) return false;
   const requested = loopbackWithoutPort(uri);
   return requested !== undefined && registered.some((r) => loopbackWithoutPort(r) === requested);
 }

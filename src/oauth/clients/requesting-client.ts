@@ -30,7 +30,7 @@ export async function requestingClientName(db: Executor, returnTo: string, publi
 /** A live pushed request of the client's (by its reference), or else a redirect URI the client registered. */
 async function isClientsOwn(db: Executor, client: ClientRow, params: URLSearchParams, now: Date): Promise<boolean> {
   const requestUri = params.get('request_uri');
-  if (requestUri === null) return isRegisteredRedirectUri(client.redirect_uris, params.get('redirect_uri') ?? undefined);
+  if (requestUri === null) return isRegisteredRedirectUri(client.redirect_uris, params.get('redirect_uri') ?? undefined, client);
   const digest = requestUriDigest(requestUri);
   return digest !== undefined && await hasLivePushedRequest(db, digest, client.id, now);
 }

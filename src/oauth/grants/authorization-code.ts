@@ -95,7 +95,7 @@ export async function handle(
   const digest = digestCode(params.code);
   // A redirect URI the operator removed since the code was issued gets no tokens: removed, it may be lost
   // or wrong. Nothing is redeemed (the code expires unused), and a used code is still found below.
-  const registered = isRegisteredRedirectUri(client.redirect_uris, params.redirect_uri);
+  const registered = isRegisteredRedirectUri(client.redirect_uris, params.redirect_uri, client);
   const { clientCurrent, code: redeemed } = !registered ? { clientCurrent: true, code: undefined } : await ctx.codes.redeem({
     digest,
     clientRowId: client.id,
