@@ -93,6 +93,24 @@ describe('refused assertions answer 401 invalid_client', () => {
     await expectRefused(await tokenWith(await assertion({ jti: undefined })));
   });
 
+  test('an aud list naming another audience besides ours (the audience injection of draft-ietf-oauth-rfc7523bis); one naming only ours passes', async () => {
+    await expectRefused(await tokenWith(await assertion({ aud: ['https://evil.example', t.baseUrl] })));
+    await expectRefused(await tokenWith(await assertion({ aud: [`${t.baseUrl}/oauth/token`, 'https://attacker.example/token'] })));
+    expect((await tokenWith(await assertion({ aud: [t.baseUrl, `${t.baseUrl}/oauth/token`] }))).statusCode).toBe(400);
+  });
+
+  test('typ: another JWT\'s type is refused; client-authentication+jwt names the issuer as its only audience (RFC 8725 §3.11)', async () => {
+    const typed = (typ: string) => ({ alg: 'ES256', kid: 'k1', typ });
+    for (const typ of ['dpop+jwt', 'at+jwt', 'application/logout+jwt', 'JOSE']) {
+      await expectRefused(await tokenWith(await assertion({}, typed(typ))));
+    }
+    await expectRefused(await tokenWith(await assertion({}, typed('client-authentication+jwt'))));
+    await expectRefused(await tokenWith(await assertion({ aud: [t.baseUrl] }, typed('client-authentication+jwt'))));
+    for (const [typ, aud] of [['client-authentication+jwt', t.baseUrl], ['application/client-authentication+jwt', t.baseUrl], ['JWT', `${t.baseUrl}/oauth/token`]] as const) {
+      expect((await tokenWith(await assertion({ aud }, typed(typ)))).statusCode, typ).toBe(400);
+    }
+  });
+
   test('signed by an unregistered key, or with alg none', async () => {
     const other = await generateKeyPair('ES256');
     await expectRefused(await tokenWith(await assertion({}, { alg: 'ES256', kid: 'k1' }, other.privateKey)));
@@ -174,11 +192,23 @@ describe('keys from a jwks_uri (loopback http outside production)', () => {
   let server: Server;
   let published: unknown[] = [];
   let fetches = 0;
+  let failing = false;
+
+  /** Whether an assertion of `id` (on the app's clock) passes client authentication: the grant then refuses the bogus refresh token. */
+  async function authenticates(id: string, privateKey: CryptoKey, kid: string): Promise<boolean> {
+    const now = Math.floor(t.clock.now().getTime() / 1000);
+    const signed = await new SignJWT({ iss: id, sub: id, aud: t.baseUrl, jti: crypto.randomUUID(), iat: now, exp: now + 60 })
+      .setProtectedHeader({ alg: 'ES256', kid }).sign(privateKey);
+    const status = (await tokenWith(signed)).statusCode;
+    expect([400, 401]).toContain(status);
+    return status === 400;
+  }
 
   beforeAll(async () => {
     server = createServer((_request, response) => {
       fetches += 1;
-      response.setHeader('content-type', 'application/json').end(JSON.stringify({ keys: published }));
+      if (failing) response.writeHead(503).end();
+      else response.setHeader('content-type', 'application/json').end(JSON.stringify({ keys: published }));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   });
@@ -196,6 +226,42 @@ describe('keys from a jwks_uri (loopback http outside production)', () => {
     t.clock.advance(6);
     await exchangeCode(id, second.privateKey, 'new');
     expect(fetches).toBe(2);
+  });
+
+  test('a failed fetch keeps the last set in use and is tried again after seconds, not after the cache\'s minutes', { timeout: 60_000 }, async () => {
+    const first = await generateKeyPair('ES256', { extractable: true });
+    const second = await generateKeyPair('ES256', { extractable: true });
+    published = [await publicJwk(first.publicKey, 'a')];
+    const port = (server.address() as AddressInfo).port;
+    const { clientId: id } = await makeClient(t, { tokenEndpointAuthMethod: 'private_key_jwt', jwksUri: `http://127.0.0.1:${port}/jwks?stale` });
+    fetches = 0;
+    expect(await authenticates(id, first.privateKey, 'a')).toBe(true);
+    // The set's five minutes over, the key host answers 503: the last set stands in.
+    failing = true;
+    t.clock.advance(301);
+    expect(await authenticates(id, first.privateKey, 'a')).toBe(true);
+    expect(fetches).toBe(2);
+    // Back, with a rotated key: asked again seconds later, not five minutes later.
+    failing = false;
+    published = [await publicJwk(second.publicKey, 'b')];
+    t.clock.advance(6);
+    expect(await authenticates(id, second.privateKey, 'b')).toBe(true);
+    expect(fetches).toBe(3);
+
+    // A client whose host fails at its first fetch: refused, and let in seconds after the host is back.
+    const { clientId: late } = await makeClient(t, { tokenEndpointAuthMethod: 'private_key_jwt', jwksUri: `http://127.0.0.1:${port}/jwks?late` });
+    failing = true;
+    expect(await authenticates(late, second.privateKey, 'b')).toBe(false);
+    failing = false;
+    expect(await authenticates(late, second.privateKey, 'b')).toBe(false);
+    t.clock.advance(6);
+    expect(await authenticates(late, second.privateKey, 'b')).toBe(true);
+
+    // A host down for longer than an hour after the last good set: that set is no longer used.
+    failing = true;
+    t.clock.advance(3601);
+    expect(await authenticates(late, second.privateKey, 'b')).toBe(false);
+    failing = false;
   });
 });
 

@@ -5,7 +5,11 @@
  * outside production; public addresses only in production). Fetched sets are
  * kept {@link CACHE_MS}; a `kid` not in the set makes one refetch, at most
  * once per {@link REFETCH_MS} per client, so a client rotating its keys is
- * followed without letting assertions drive a flood of requests.
+ * followed without letting assertions drive a flood of requests. A fetch that
+ * fails (the client's key host down, slow, answering 5xx) is tried again
+ * after {@link REFETCH_MS}, not after {@link CACHE_MS}, and meanwhile the last
+ * set fetched stays in use for up to {@link STALE_MS} after it was fetched: a
+ * blip at the client's key host does not lock the client out.
  */
 import { createLocalJWKSet, type JSONWebKeySet } from 'jose';
 import { guardedGet } from '../../http/guarded-get.ts';
@@ -14,6 +18,7 @@ import type { ClientRow } from './clients.repository.ts';
 
 const CACHE_MS = 5 * 60_000;
 const REFETCH_MS = 5_000;
+const STALE_MS = 60 * 60_000;
 const MAX_BYTES = 64 * 1024;
 const MAX_CLIENTS = 1000;
 
@@ -37,8 +42,11 @@ function keySet(set: JSONWebKeySet): KeyResolver {
 
 interface Fetched {
   uri: string;
-  resolver: KeyResolver | undefined;
-  fetchedAt: number;
+  /** The last set fetched, with when; undefined when none was had yet. */
+  good: { resolver: KeyResolver; at: number } | undefined;
+  /** When the last fetch was made, and whether it failed. */
+  triedAt: number;
+  failed: boolean;
 }
 
 export class ClientJwks {
@@ -51,13 +59,22 @@ export class ClientJwks {
     if (client.jwks !== null) return keySet(client.jwks as JSONWebKeySet);
     const uri = client.jwks_uri;
     if (uri === null) return undefined;
-    const entry = this.fetched.get(client.client_id);
-    const age = entry && entry.uri === uri ? this.now() - entry.fetchedAt : Infinity;
-    if (age < CACHE_MS && !(refresh && age >= REFETCH_MS)) return entry?.resolver;
+    const found = this.fetched.get(client.client_id);
+    const entry = found?.uri === uri ? found : undefined;
+    const age = entry ? this.now() - entry.triedAt : Infinity;
+    const due = entry?.failed ? age >= REFETCH_MS : age >= CACHE_MS || (refresh && age >= REFETCH_MS);
+    if (!due) return this.usable(entry);
     const resolver = await this.fetch(uri);
-    if (this.fetched.size >= MAX_CLIENTS) this.fetched.clear();
-    this.fetched.set(client.client_id, { uri, resolver, fetchedAt: this.now() });
-    return resolver;
+    const now = this.now();
+    const next: Fetched = { uri, good: resolver ? { resolver, at: now } : entry?.good, triedAt: now, failed: resolver === undefined };
+    if (this.fetched.size >= MAX_CLIENTS && !this.fetched.has(client.client_id)) this.fetched.clear();
+    this.fetched.set(client.client_id, next);
+    return this.usable(next);
+  }
+
+  /** The entry's last good set while it is young enough to stand in for a failed fetch. */
+  private usable(entry: Fetched | undefined): KeyResolver | undefined {
+    return entry?.good && this.now() - entry.good.at < STALE_MS ? entry.good.resolver : undefined;
   }
 
   /** Undefined when the set cannot be had (refused address, error status, not a JWK Set): the assertion is then refused. */
