@@ -4,6 +4,7 @@
  * given inline or by URL (never both, OpenID Connect Registration 1.0 §2), or
  * `none` for a public client.
  */
+import { createPublicKey, type AsymmetricKeyDetails, type JsonWebKey } from 'node:crypto';
 import type { FieldError } from '../../invalid-input.ts';
 import { backchannelLogoutUriProblem } from '../checks/logout-uri.ts';
 import { isTokenEndpointAuthMethod, TOKEN_ENDPOINT_AUTH_METHODS, type TokenEndpointAuthMethod } from './auth-methods.ts';
@@ -66,5 +67,33 @@ function publicKeyProblem(key: unknown): string | undefined {
   if (!PUBLIC_KEY_TYPES.has(jwk.kty as string)) return 'must be an RSA, EC or OKP key';
   if (SECRET_MEMBERS.some((member) => member in jwk)) return 'holds private key material: register the public key only';
   if (jwk.kid !== undefined && typeof jwk.kid !== 'string') return 'has a kid that is not a string';
+  return verifyingKeyProblem(jwk);
+}
+
+/** The algorithms a key of each type verifies assertions with (auth-methods.ts ASSERTION_SIGNING_ALGS). */
+const ALGS_OF_KEY_TYPE: Readonly<Record<string, readonly string[]>> = { RSA: ['RS256', 'PS256'], EC: ['ES256'], OKP: ['EdDSA', 'Ed25519'] };
+const MIN_RSA_BITS = 2048;
+
+/**
+ * A key that could never verify an assertion is refused when it is registered,
+ * not by a bare `invalid_client` at every request: its members must make a
+ * key (Node's own import), of a curve and size an accepted algorithm signs
+ * with (P-256 for ES256, Ed25519, RSA of at least 2,048 bits: NIST SP
+ * 800-131A), and `alg`, `use` and `key_ops`, when given, must allow it.
+ */
+function verifyingKeyProblem(jwk: Record<string, unknown>): string | undefined {
+  let details: AsymmetricKeyDetails;
+  try {
+    details = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' }).asymmetricKeyDetails ?? {};
+  } catch {
+    return 'is not a valid public key (its members make no key)';
+  }
+  if (jwk.kty === 'EC' && jwk.crv !== 'P-256') return 'must be on the curve P-256 (ES256)';
+  if (jwk.kty === 'OKP' && jwk.crv !== 'Ed25519') return 'must be an Ed25519 key (EdDSA)';
+  if (jwk.kty === 'RSA' && (details.modulusLength ?? 0) < MIN_RSA_BITS) return `must have a modulus of at least ${MIN_RSA_BITS} bits`;
+  const algs = ALGS_OF_KEY_TYPE[jwk.kty as string]!;
+  if (jwk.alg !== undefined && !algs.includes(jwk.alg as string)) return `has alg ${JSON.stringify(jwk.alg)}: ${jwk.kty} keys sign assertions with ${algs.join(' or ')}`;
+  if (jwk.use !== undefined && jwk.use !== 'sig') return 'must be a signing key (use "sig")';
+  if (jwk.key_ops !== undefined && !(Array.isArray(jwk.key_ops) && jwk.key_ops.includes('verify'))) return 'must allow "verify" in key_ops';
   return undefined;
 }
