@@ -155,6 +155,14 @@ export async function buildApp(config: Config, deps: AppDeps): Promise<FastifyIn
     closing = true;
     done();
   });
+  // A keep-alive connection whose request was under way when the close began turns idle after its
+  // response, when the close has reaped the idle ones already: it is reaped then, or it would stay open
+  // until its keep-alive timeout (72 s) and the close wait for it past the shutdown's 15 s. A request
+  // pipelined behind it keeps the connection busy and gets the door's 503 with `Connection: close`.
+  app.addHook('onResponse', (_request, _reply, done) => {
+    if (closing) setImmediate(() => app.server.closeIdleConnections());
+    done();
+  });
   app.addHook('onRequest', (request, reply, done) => {
     const set = request.routeOptions.config.securityHeaders === 'json' ? headers.json : headers.page;
     void reply.headers(set).header(REQUEST_ID_HEADER, request.id);

@@ -92,3 +92,23 @@ describe('a request that reaches a closing server', () => {
     expect(pageAnswers[1]!.body).toContain('<html lang="en"');
   });
 });
+
+describe('a request under way when the close begins, on a keep-alive connection', () => {
+  it('is answered, its connection then ends, and so does the close (not after the keep-alive timeout)', { timeout: 30_000 }, async () => {
+    const app = await buildTestApp();
+    try {
+      const address = new URL(await app.listen());
+      const headRead = new Promise<void>((resolve) => app.app.server.once('request', () => resolve()));
+      const busy = await busyConnection(Number(address.port), address.hostname);
+      await headRead;
+      const closed = app.app.close();
+      const answers = await busy.finish('');
+      expect(answers).toHaveLength(1);
+      expect(answers[0]!.status).toBe(401);
+      expect(answers[0]!.headers.connection).toBe('keep-alive');
+      await closed;
+    } finally {
+      await app.close();
+    }
+  });
+});
