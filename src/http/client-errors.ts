@@ -39,7 +39,8 @@ function answerClientError(app: FastifyInstance, prefixed: PrefixErrorWording, s
   const requestId = randomUUID();
   // A slow client cut off (server-timeouts.ts) is worth seeing; malformed HTTP is noise.
   if (failure.status === 408) app.log.info({ code: error.code, requestId }, 'request timed out: closing the connection');
-  else app.log.debug({ err: error, requestId }, 'client error');
+  // Never the error itself: its `rawPacket` holds the request's bytes, cookies, Authorization and body included.
+  else app.log.debug({ code: error.code, reason: error.message, requestId }, 'client error');
   if (socket.writable) {
     const own = isRequestLineUnder(error.rawPacket as unknown, prefixed.prefix) || isTargetUnder(parsedTarget(socket), prefixed.prefix);
     const body = own

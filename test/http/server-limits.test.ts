@@ -102,6 +102,28 @@ describe.concurrent('MAX_CONNECTIONS', () => {
   });
 });
 
+describe('logging of malformed requests', () => {
+  it('at debug, the client error is logged without the request\'s bytes (cookies, Authorization, a password)', async ({ expect }) => {
+    const lines: string[] = [];
+    const logged = new Promise<void>((resolve) => {
+      const t = buildTestApp({ env: { LOG_LEVEL: 'debug' }, logStream: { write: (line) => { lines.push(line); if (line.includes('"client error"')) resolve(); } } });
+      void t.then(async (app) => {
+        apps.push(app);
+        const socket = await open(Number(new URL(await app.listen()).port));
+        socket.on('error', () => {});
+        const body = '{"email":"a@b.org","password":"RAWLEAK-PASSWORD-789"}';
+        socket.write('POST /api/user/login HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer RAWLEAK-TOKEN-123\r\nCookie: fs_session=RAWLEAK-SESSION-456\r\n'
+          + `Bad Header Line\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+      });
+    });
+    await logged;
+    const line = JSON.parse(lines.find((l) => l.includes('"client error"'))!) as Record<string, unknown>;
+    expect(line).toMatchObject({ level: 20, code: 'HPE_INVALID_HEADER_TOKEN', requestId: expect.any(String) });
+    const all = lines.join('\n');
+    for (const secret of ['RAWLEAK', 'rawPacket', 'Buffer']) expect(all).not.toContain(secret);
+  });
+});
+
 describe.concurrent('logging of clients that go away', () => {
   it('logs an aborted request body at info, with no error line', async ({ expect }) => {
     const dataDir = await mkdtemp(path.join(tmpdir(), 'fs-limits-'));
