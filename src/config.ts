@@ -132,6 +132,10 @@ function readHttp(read: EnvReader, isProduction: boolean) {
   const parsed = read.url('PUBLIC_URL', ['http:', 'https:']);
   let publicUrl = fallbackUrl;
   if (parsed && (parsed.search !== '' || parsed.hash !== '')) read.refuse('PUBLIC_URL must not carry a query or fragment', undefined);
+  // Every route answers at the root: a path would make discovery advertise endpoints that answer 404,
+  // and a user name or password would be published as part of the issuer.
+  else if (parsed && parsed.pathname.replace(/\/+$/, '') !== '') read.refuse('PUBLIC_URL must not carry a path: the server answers at the root of its host (put a path prefix in a proxy in front of it)', undefined);
+  else if (parsed && (parsed.username !== '' || parsed.password !== '')) read.refuse('PUBLIC_URL must not carry a user name or password', undefined);
   else if (parsed) publicUrl = read.text('PUBLIC_URL')!.replace(/\/+$/, '');
   return {
     port, host, publicUrl, trustProxy: readTrustProxy(read),

@@ -38,6 +38,14 @@ describe('configuration', () => {
     expect(loadConfig({ PUBLIC_URL: 'https://id.example.org/' }).publicUrl).toBe('https://id.example.org');
   });
 
+  it('refuses a PUBLIC_URL with a path, or a user name or password (discovery would advertise endpoints that answer 404, or publish the password)', () => {
+    expect(problemsOf({ PUBLIC_URL: 'http://localhost:8080/auth' })).toEqual(['PUBLIC_URL must not carry a path: the server answers at the root of its host (put a path prefix in a proxy in front of it)']);
+    expect(problemsOf({ PUBLIC_URL: 'https://id.example.org/auth/' })).toHaveLength(1);
+    expect(problemsOf({ PUBLIC_URL: 'https://user:pw@id.example.org' })).toEqual(['PUBLIC_URL must not carry a user name or password']);
+    expect(problemsOf({ PUBLIC_URL: 'https://user:pw@id.example.org' }).join()).not.toContain('pw@');
+    expect(loadConfig({ PUBLIC_URL: 'https://id.example.org//' }).publicUrl).toBe('https://id.example.org');
+  });
+
   it('names every bad value on its own line', () => {
     expect(problemsOf({ PORT: 'abc' })).toEqual(['PORT="abc" must be a whole number from 0 to 65535']);
     const problems = problemsOf({ PORT: '70000', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x', RSA_KEY_BITS: '1024', MAX_UPLOAD_BYTES: '-5' });
