@@ -125,10 +125,13 @@ function registerLogoutNoticeCounter({ Counter }: PromClient, registry: Registry
   });
 }
 
-function grantTypeOf(body: unknown): string {
+/** The grants the token endpoint issues tokens for (oauth/scopes.ts GRANT_TYPES, which ops/ may not import). */
+const ISSUING_GRANT_TYPES: ReadonlySet<unknown> = new Set(['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code']);
+
+/** The label of a successful token request: its grant type; `other` for anything else, never a label from the request. */
+export function grantTypeOf(body: unknown): string {
   const grantType = (body as { grant_type?: unknown } | undefined)?.grant_type;
-  // Only the grants the token endpoint issues for can answer 200; anything else would be a label from the request.
-  return grantType === 'authorization_code' || grantType === 'refresh_token' ? grantType : 'other';
+  return ISSUING_GRANT_TYPES.has(grantType) ? grantType as string : 'other';
 }
 
 function bearsToken(request: FastifyRequest, token: string): boolean {

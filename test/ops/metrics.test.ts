@@ -12,6 +12,8 @@ import { logInAs } from '../helpers/session.ts';
 import { codeAt, enrol, passwordStep, postForm, secondStep } from '../helpers/one-time-codes.ts';
 import { TEST_DATABASE_URL } from '../helpers/database.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
+import { GRANT_TYPES } from '../../src/oauth/scopes.ts';
+import { grantTypeOf } from '../../src/ops/metrics.ts';
 
 const TOKEN = 'metrics-token-for-tests-0123456789';
 
@@ -143,5 +145,15 @@ describe('/metrics', () => {
     expect(sample(text, 'db_pool_connections_max')).toBeGreaterThan(0);
     expect(sample(text, 'db_pool_connections_open')).toBeGreaterThan(0);
     expect(text).toContain('db_pool_requests_waiting');
+  });
+});
+
+describe('the grant_type label of oauth_tokens_issued_total', () => {
+  it('is the grant type of every grant the token endpoint issues for (the device grant was counted as other)', () => {
+    for (const grantType of GRANT_TYPES) expect(grantTypeOf({ grant_type: grantType })).toBe(grantType);
+  });
+
+  it.each([[{ grant_type: 'password' }], [{ grant_type: ['refresh_token'] }], [{}], [undefined]])('%j: other, never a value from the request', (body) => {
+    expect(grantTypeOf(body)).toBe('other');
   });
 });
