@@ -57,7 +57,8 @@ function optionLabel(name: string, spec: OptionSpec): string {
 
 /** `client add --client-id ID --name NAME [--public] ...` */
 export function synopsis(command: CliCommand): string {
-  const options = Object.entries(command.options).map(([name, spec]) => (spec.required ? optionLabel(name, spec) : `[${optionLabel(name, spec)}]`));
+  const options = Object.entries(command.options).filter(([, spec]) => !spec.refused)
+    .map(([name, spec]) => (spec.required ? optionLabel(name, spec) : `[${optionLabel(name, spec)}]`));
   return [...command.words, ...(command.arguments ?? []).map((a) => a.value), ...options].join(' ');
 }
 

@@ -47,6 +47,8 @@ export interface OptionSpec {
   readonly help: string;
   /** The service's field this option fills, so that a refused field is reported under the option's name. */
   readonly field?: string;
+  /** Taken only to be refused with the reason (`oauth try --secret`): listed in the help, not in the usage line. */
+  readonly refused?: boolean;
 }
 
 export type OptionSpecs = Readonly<Record<string, OptionSpec>>;

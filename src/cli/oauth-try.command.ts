@@ -29,7 +29,7 @@ export const oauthTryCommand: CliCommand = {
   ],
   options: {
     client: { type: 'string', value: 'ID', help: 'the client id (default demo-app)' },
-    secret: { type: 'string', value: 'S', help: 'refused: a secret here shows in ps and the shell history (standard input or OAUTH_CLIENT_SECRET instead)' },
+    secret: { type: 'string', value: 'S', refused: true, help: 'refused: a secret here shows in ps and the shell history (standard input or OAUTH_CLIENT_SECRET instead)' },
     'redirect-uri': { type: 'string', value: 'URI', help: 'a registered http loopback redirect URI (default for the demo clients: port 3000 / 5173)' },
     issuer: { type: 'string', value: 'URL', help: 'the server (default PUBLIC_URL, else http://localhost:PORT; PORT defaults to 8080)' },
     scope: { type: 'string', value: 'SCOPES', help: 'space-separated scopes (default "openid profile email")' },

@@ -87,6 +87,11 @@ describe('oauth try', () => {
     expect(given.code).toBe(2);
     expect(given.err).toContain('error: --secret is refused: a secret on the command line shows in ps and the shell history. '
       + 'Give it on standard input (printf \'%s\\n\' "$SECRET" | … oauth try …) or in OAUTH_CLIENT_SECRET\n');
+    // The usage line offers no --secret; the help lists it as refused.
+    const help = await runInProcess(dataDir, ['oauth', 'try', '--help']);
+    expect(help.out).toMatch(/^Usage: \S+ oauth try \[--client ID\] \[--redirect-uri URI\]/);
+    expect(help.out.split('\n')[0]).not.toContain('--secret');
+    expect(help.out).toContain('--secret S');
   });
 
   it('a denied consent answers the browser, prints the OAuth error and exits 1', async () => {
