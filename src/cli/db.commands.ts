@@ -30,6 +30,10 @@ export const dbBackupCommand: CliCommand = {
   async run(context, values) {
     const dataDir = embeddedDataDir(context, 'pg_dump');
     const file = values.file as string;
+    // Opening the directory would create an empty database there, and a backup of it look like success.
+    if (isEmbeddedDatabaseEmpty(dataDir)) {
+      throw new RefusedInput(`${dataDir} holds no embedded database: nothing to back up (DATA_DIR names the server's data directory; it defaults to ./data)`);
+    }
     const { dump, keys } = await whileStopped(async () => ({ dump: await dumpEmbeddedDatabase(dataDir), keys: await readGeneratedKeys(context.config) }));
     const bytes = await writeBackup({ database: dump, keys });
     try {

@@ -214,4 +214,13 @@ describe('db backup and restore', () => {
     const postgres = await runInProcess(target.dataDir, ['db', 'backup', junk], '', { DATABASE_URL: 'postgres://app@127.0.0.1:1/app' });
     expect(postgres.err).toBe('error: db backup and db restore are for the embedded database; DATABASE_URL names PostgreSQL: use pg_dump\n');
   });
+
+  test('a data directory without a database (a mistyped DATA_DIR, the wrong working directory) is refused, nothing created or written', async () => {
+    const missing = path.join(target.dataDir, 'no-such-dir');
+    const out = path.join(target.dataDir, 'empty-backup.tar.gz');
+    expect(await runInProcess(missing, ['db', 'backup', out])).toEqual({ code: 1, out: '',
+      err: `error: ${missing} holds no embedded database: nothing to back up (DATA_DIR names the server's data directory; it defaults to ./data)\n` });
+    await expect(stat(missing)).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(stat(out)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
 });
