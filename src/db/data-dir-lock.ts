@@ -41,7 +41,8 @@ const heldHere = new Map<string, number>();
 interface LockFile { readonly pid: number; readonly startTime: string | undefined; readonly ino: number }
 
 export function lockDataDir(dataDir: string): DataDirLock {
-  mkdirSync(dataDir, { recursive: true });
+  // Owner only: PGlite writes the database's files as the umask lets it (0666 under a umask of 0).
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = path.join(dataDir, LOCK_FILE);
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const ino = tryCreate(file);

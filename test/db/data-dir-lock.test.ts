@@ -18,6 +18,13 @@ describe('data directory lock', () => {
   afterEach(() => rm(dir, { recursive: true, force: true }));
   const lockFile = () => path.join(dir, LOCK_FILE);
 
+  it('creates a missing data directory readable by its owner only (the database files in it are not)', async () => {
+    const created = path.join(dir, 'data', 'nested');
+    lockDataDir(created).release();
+    expect((await stat(created)).mode & 0o777).toBe(0o700);
+    expect((await stat(path.join(dir, 'data'))).mode & 0o777).toBe(0o700);
+  });
+
   it('records the owner as "<pid> <start time>" and removes the file on release', async () => {
     const lock = lockDataDir(dir);
     const [pid, startTime] = (await readFile(lockFile(), 'utf8')).split(' ');
