@@ -1,7 +1,8 @@
 /**
  * Where composed messages go (config `SMTP_URL`, `MAIL`): an SMTP server
  * through nodemailer (`smtps://` is TLS from the start; `smtp://` upgrades
- * with STARTTLS whenever the server offers it), or, outside production without
+ * with STARTTLS, which it requires of any server but a relay on this host:
+ * {@link requiresStartTls}), or, outside production without
  * `SMTP_URL`, `.eml` files in `DATA_DIR/outbox/` with their links logged, so
  * that a newcomer can follow them.
  */
@@ -73,8 +74,21 @@ function lazyTransporter(options: () => Parameters<Nodemailer['createTransport']
   };
 }
 
-export function smtpTransport(url: string, from: string): MailTransport {
-  const transporter = lazyTransporter(() => ({ url, ...SMTP_TIMEOUTS, disableFileAccess: true, disableUrlAccess: true }));
+/**
+ * RFC 8314, RFC 4616 §4: `smtp://` to another host must upgrade with STARTTLS before the
+ * password, and the reset and unlock links of the messages, cross the network (an attacker on
+ * the path could strip the server's offer); a relay on this host (loopback) may take them as
+ * they are. `smtps://` is TLS from the start.
+ */
+export function requiresStartTls(url: string): boolean {
+  const parsed = new URL(url);
+  if (parsed.protocol !== 'smtp:') return false;
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  return !(host === 'localhost' || host === '::1' || /^127\./.test(host));
+}
+
+export function smtpTransport(url: string, from: string, { requireTls = requiresStartTls(url) }: { requireTls?: boolean } = {}): MailTransport {
+  const transporter = lazyTransporter(() => ({ url, requireTLS: requireTls, ...SMTP_TIMEOUTS, disableFileAccess: true, disableUrlAccess: true }));
   return {
     async send(mail) {
       const opened = await transporter.open();
@@ -91,6 +105,8 @@ export function smtpTransport(url: string, from: string): MailTransport {
 /** The reason to record: the server's reply or the network error, never the URL with its password. */
 function deliveryError(error: unknown): MailDeliveryError {
   const failure = error as { responseCode?: number; response?: string; code?: string; message?: string };
+  // The server's configuration, not the message: retried as the outbox retries, never abandoned at once.
+  if (failure.code === 'ETLS') return new MailDeliveryError('not delivered: STARTTLS is required and the server did not complete it', false);
   if (typeof failure.responseCode === 'number') {
     const reply = (failure.response ?? String(failure.responseCode)).slice(0, 200);
     return new MailDeliveryError(`answered ${reply}`, failure.responseCode >= 500);

@@ -17,6 +17,8 @@ export interface TestSmtpServer {
   refuseWith: { code: number; text: string } | undefined;
   /** How many RCPT TO were refused. */
   refused: number;
+  /** How many AUTH commands the server was sent. */
+  authenticated: number;
   /** Resolves once `count` messages in all were received. */
   waitFor(count: number): Promise<void>;
   close(): Promise<void>;
@@ -28,7 +30,7 @@ export const SMTP_PASSWORD = 's3cret-smtp';
 export async function startSmtpServer(): Promise<TestSmtpServer> {
   const waiters: { count: number; resolve: () => void }[] = [];
   const state: TestSmtpServer = {
-    url: '', received: [], envelopes: [], refuseWith: undefined, refused: 0,
+    url: '', received: [], envelopes: [], refuseWith: undefined, refused: 0, authenticated: 0,
     waitFor: (count) => new Promise((resolve) => {
       if (state.received.length >= count) resolve();
       else waiters.push({ count, resolve });
@@ -40,6 +42,7 @@ export async function startSmtpServer(): Promise<TestSmtpServer> {
     disabledCommands: ['STARTTLS'],
     allowInsecureAuth: true,
     onAuth(auth, _session, callback) {
+      state.authenticated += 1;
       if (auth.username === SMTP_USER && auth.password === SMTP_PASSWORD) callback(null, { user: auth.username });
       else callback(new Error('Invalid username or password'));
     },

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UNLOCK_MAIL_KIND } from '../../src/accounts/login-unlock.ts';
 import { enqueueMail } from '../../src/mail/mail-outbox.repository.ts';
 import { MAIL_RETRY_DELAYS_SECONDS, MailSender } from '../../src/mail/mail-sender.ts';
-import { smtpTransport } from '../../src/mail/mail-transport.ts';
+import { requiresStartTls, smtpTransport } from '../../src/mail/mail-transport.ts';
 import { unlockMailComposer } from '../../src/accounts/login-unlock.mail.ts';
 import { makeUser } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/fixture.ts';
@@ -125,5 +125,27 @@ describe('a queued mail', () => {
     }
     expect(smtp.envelopes.at(-1)).toEqual([user.email]);
     expect(await mailRow(id)).toMatchObject({ state: 'sent' });
+  });
+});
+
+describe('STARTTLS (RFC 8314)', () => {
+  it('is required of a server on another host, not of a relay on this one (smtps is TLS from the start)', () => {
+    expect(requiresStartTls('smtp://mailer:pw@mail.example.org:587')).toBe(true);
+    expect(requiresStartTls('smtp://10.0.0.5:25')).toBe(true);
+    for (const local of ['smtp://127.0.0.1:25', 'smtp://u:p@localhost:25', 'smtp://[::1]:25', 'smtps://mail.example.org:465']) expect(requiresStartTls(local), local).toBe(false);
+  });
+
+  it('required, a server that does not offer it gets neither the password nor the message', async () => {
+    const transport = smtpTransport(smtp.url, 'noreply@localhost', { requireTls: true });
+    const [before, authenticatedBefore] = [smtp.received.length, smtp.authenticated];
+    try {
+      await expect(transport.send({
+        to: 'ada@example.org', locale: 'en', messageId: 'x@localhost', date: new Date(), links: [], subject: 'Reset', text: 'https://x/reset', html: '<p>x</p>',
+      })).rejects.toMatchObject({ name: 'MailDeliveryError', permanent: false, message: 'not delivered: STARTTLS is required and the server did not complete it' });
+    } finally {
+      transport.close();
+    }
+    expect(smtp.received.length).toBe(before);
+    expect(smtp.authenticated).toBe(authenticatedBefore);
   });
 });
