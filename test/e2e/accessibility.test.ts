@@ -19,6 +19,7 @@ import { codeAt } from '../helpers/one-time-codes.ts';
 import { storeResetToken } from '../../src/accounts/password-reset.ts';
 import { randomToken } from '../../src/accounts/sessions.ts';
 import { createClient, findClient } from '../../src/oauth/clients/clients.service.ts';
+import { rememberConsent } from '../../src/oauth/consent/consents.repository.ts';
 import { useDemoAppAndBrowser } from './helpers/fixture.ts';
 import { fillLoginForm } from './helpers/login.ts';
 import { afterNavigation, waitForAutofocus } from './helpers/navigation.ts';
@@ -252,7 +253,22 @@ const PAGES: Array<{ name: string; as?: string; open(page: Page, english: boolea
   },
   { name: 'device: a link from another browser', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/device/approve?continuation=${'x'.repeat(43)}`); } },
   { name: 'not found', open: async (page) => { await page.goto(`${app.baseUrl}/no-such-page`); } },
-  { name: 'my apps', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/settings/apps`); } },
+  {
+    name: 'my apps, one remembered with every scope',
+    as: 'foodsaver@example.org',
+    open: async (page) => {
+      const clientId = 'axe-remembered';
+      if (!(await findClient(app.t.db, clientId))) {
+        await createClient(app.t.db, app.t.keys, {
+          clientId, name: 'Lebensmittelretter-Kalender (Web-App)', confidential: true, redirectUris: ['https://calendar.example/callback'],
+          scopes: ['openid', 'profile', 'email', 'regions'], grantTypes: ['authorization_code'], requiredRegions: [],
+        });
+        const row = await app.t.db.selectFrom('oauth_clients').select('id').where('client_id', '=', clientId).executeTakeFirstOrThrow();
+        await rememberConsent(app.t.db, app.user('foodsaver@example.org').id, row.id, ['openid', 'profile', 'email', 'regions'], new Date());
+      }
+      await page.goto(`${app.baseUrl}/settings/apps`);
+    },
+  },
   { name: 'security: sessions', as: 'foodsaver@example.org', open: async (page) => { await page.goto(`${app.baseUrl}/settings/security?ended=1`); } },
   {
     name: 'security: setting up one-time codes (QR code, secret)',

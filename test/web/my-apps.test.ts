@@ -75,7 +75,7 @@ describe('/settings/apps', () => {
     expect(page.body).toContain('<li>Deine Nutzer-ID und deinen Vornamen, um dich anzumelden</li><li>Deinen vollständigen Namen und dein Profilbild</li><li>Deine E-Mail-Adresse</li>');
     expect(page.body).not.toContain('Die Bezirke und Arbeitsgruppen');
     expect(page.body).toContain('<time datetime="2026-03-14T10:00:00.000Z">14. März 2026</time>');
-    expect(page.body).toContain('aria-label="Zugriff für Foodsharing Karte widerrufen"');
+    expect(page.body).toContain('aria-label="Zugriff widerrufen: Foodsharing Karte"');
 
     const english = await t.app.inject({ url: '/settings/apps', headers: { cookie: session.cookie, 'accept-language': 'en-US' } });
     expect(english.body).toContain('<li>Your full name and profile picture</li><li>Your email address</li>');

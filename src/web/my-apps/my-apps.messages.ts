@@ -13,7 +13,8 @@ export const myAppsMessages: Messages = {
     'myapps.scopes': 'Zugriff auf',
     'myapps.since': 'Zugriff seit',
     'myapps.revoke': 'Zugriff widerrufen',
-    'myapps.revokeLabel': 'Zugriff für {name} widerrufen',
+    // WCAG 2.5.3: the visible words together, in order, in the name ("Zugriff für {name} widerrufen" split them).
+    'myapps.revokeLabel': 'Zugriff widerrufen: {name}',
     'myapps.revoked': 'Der Zugriff für {name} wurde widerrufen.',
     'myapps.unknown': 'Diese App hat keinen Zugriff auf dein Konto.',
     'myapps.notRemembered': 'Nicht dauerhaft zugestimmt: fragt vor der nächsten Anmeldung wieder.',
