@@ -130,7 +130,14 @@ describe('turning one-time codes off', () => {
     const stored = () => t.db.selectFrom('one_time_code_secrets').select('last_used_step').where('user_id', '=', member.id).where('enabled_at', 'is not', null).execute();
     const before = await stored();
     expect(before).toHaveLength(1);
+    expect((await page(session)).body).toContain('action="/settings/security/one-time-codes/disable"');
     clock.advance(RECENT_SIGN_IN_SECONDS + 1);
+    // The page offers to sign in again in place of the form that would be refused; new recovery codes stay offered.
+    const later = (await page(session)).body;
+    expect(later).not.toContain('action="/settings/security/one-time-codes/disable"');
+    expect(later).toContain('action="/settings/security/one-time-codes/recovery-codes"');
+    const otpSection = later.slice(later.indexOf('id="one-time-codes"'));
+    expect(otpSection.slice(0, otpSection.indexOf('</section>'))).toMatch(/<p class="notice">[^<]*<a href="\/login\?return_to=%2Fsettings%2Fsecurity">Sign in again<\/a><\/p>/);
     const code = codeAt(secret, clock.now());
     const refused = await postForm(t.app, '/settings/security/one-time-codes/disable', session.cookie, { csrf_token: session.csrfToken, code });
     expect(refused.statusCode).toBe(403);
