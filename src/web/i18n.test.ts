@@ -30,5 +30,10 @@ describe('page strings', () => {
     expect(pickLocale('en-GB,en;q=0.9,de;q=0.5')).toBe('en');
     expect(pickLocale('de,en;q=0.9')).toBe('de');
     expect(pickLocale('fr,en;q=0.5')).toBe('en');
+    // q=0: not acceptable (RFC 9110 §12.4.2), so never the pick.
+    expect(pickLocale('en;q=0')).toBe('de');
+    expect(pickLocale('fr, en;q=0')).toBe('de');
+    expect(pickLocale('en;q=0, de;q=0')).toBe('de');
+    expect(pickLocale('de;q=0, en;q=0.1')).toBe('en');
   });
 });

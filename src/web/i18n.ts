@@ -48,7 +48,8 @@ export function pickLocale(acceptLanguage: string | undefined): Locale {
     const [tag = '', ...params] = part.trim().toLowerCase().split(';');
     const q = Number(params.find((p) => p.trim().startsWith('q='))?.split('=')[1] ?? '1');
     return { lang: tag.split('-')[0], q: Number.isFinite(q) ? q : 0, index };
-  }).filter((r) => r.lang === 'de' || r.lang === 'en')
+  // RFC 9110 §12.4.2: q=0 is "not acceptable", no preference at all.
+  }).filter((r) => (r.lang === 'de' || r.lang === 'en') && r.q > 0)
     .sort((a, b) => b.q - a.q || a.index - b.index);
   return ranked[0]?.lang === 'en' ? 'en' : 'de';
 }
