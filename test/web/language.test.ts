@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/fixture.ts';
 import { openLoginPage, submitLoginForm } from '../helpers/login-page.ts';
+import { enrol, passwordStep } from '../helpers/one-time-codes.ts';
 
 const t = useTestApp();
 let user: TestUser;
@@ -28,6 +29,19 @@ describe('ui_locales', () => {
   it('outranks Accept-Language', async () => {
     const { page } = await openLoginPage(t.app, `?return_to=${encodeURIComponent(authorizePath({ ui_locales: 'de' }))}`, { 'accept-language': 'en' });
     expect(langOf(page.body)).toBe('de');
+  });
+
+  it('carries on to the login\'s second step (whose return_to stays in the pending login)', async () => {
+    const member = await makeUser(t.db);
+    await enrol(t.app, await t.logIn(member), t.clock.now());
+    const english = await passwordStep(t.app, member, authorizePath({ ui_locales: 'fr en' }));
+    expect(english.response.headers.location).toBe('/login/second-factor?ui_locales=fr+en');
+    const page = await t.app.inject({ url: english.response.headers.location as string, headers: { cookie: english.cookie } });
+    expect(page.statusCode).toBe(200);
+    expect(langOf(page.body)).toBe('en');
+    // No ui_locales asked for: the page as before, by Accept-Language.
+    const plain = await passwordStep(t.app, member, authorizePath({}));
+    expect(plain.response.headers.location).toBe('/login/second-factor');
   });
 
   it('on the authorization endpoint\'s own pages', async () => {

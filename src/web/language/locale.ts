@@ -2,8 +2,9 @@
  * The language of a page, in this order:
  * 1. the member's own choice with the switch in the page frame (cookie);
  * 2. `ui_locales` (OpenID Connect Core §3.1.2.1) on the authorization request,
- *    also when it reaches the login page inside `return_to`;
- * 3. `Accept-Language`;
+ *    also when it reaches the login page inside `return_to`, and the login's
+ *    second step in its own query (login.page.ts `secondStepUrl`);
+ * 3. `Accept-Language`, without the languages it gives q=0;
  * 4. German.
  */
 import type { FastifyRequest } from 'fastify';

@@ -42,6 +42,15 @@ function loginHintOf(returnTo: string): string | undefined {
   return hint === undefined || hint === '' || hint.length > 254 ? undefined : hint;
 }
 
+/**
+ * The second step, in the language the app asked for (`ui_locales` of the request the login is for): its
+ * `return_to` stays in the pending login, where the page's language is not looked for.
+ */
+function secondStepUrl(returnTo: string): string {
+  const uiLocales = returnTo.startsWith('/oauth/authorize?') ? innerQuery(returnTo).get('ui_locales') : null;
+  return uiLocales === null ? SECOND_FACTOR_PATH : `${SECOND_FACTOR_PATH}?${new URLSearchParams({ ui_locales: uiLocales.slice(0, 200) }).toString()}`;
+}
+
 /** The "Forgot your password?" link, keeping the pending `return_to`; none with `MAIL=off` (no mail, no reset). */
 function forgotHref(config: Config, returnTo: string): string | undefined {
   if (config.mail.mode === 'off') return undefined;
@@ -67,7 +76,7 @@ export const loginPage: FastifyPluginAsyncTypebox<LoginPageOptions> = async (app
     reply.setCookie(pending.name, id, {
       path: pending.path, httpOnly: true, sameSite: 'lax', secure: config.isProduction, maxAge: PENDING_LOGIN_SECONDS,
     });
-    return reply.redirect(SECOND_FACTOR_PATH, 303);
+    return reply.redirect(secondStepUrl(login.returnTo), 303);
   };
 
   // Sign-in in a popup (oidc-client-ts, MSAL) passes through the login page: a

@@ -145,6 +145,8 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
 
   app.get(SECOND_FACTOR_PATH, { schema: { querystring: Type.Object({
     return_to: Type.Optional(Type.String({ maxLength: 8192 })), passkey: Type.Optional(Type.Literal('only')),
+    // The language of the app's request (login.page.ts secondStepUrl), read by the page's locale.
+    ui_locales: Type.Optional(Type.String({ maxLength: 200 })),
   }) } }, async (request, reply) => {
     const step = await stepOf(request, request.query.return_to);
     if (!step) return reply.redirect('/login', 303);
