@@ -210,6 +210,21 @@ describe('the sub value of the claims parameter (OpenID Connect Core §5.5.1)', 
     expect(await exchange(right.code!)).toBe(String(bert.id));
   });
 
+  test('a client the member has not allowed learns nothing of who is signed in: the same answer for every sub named', async () => {
+    const stranger = (await makeClient(t, { scopes: SCOPES })) as { clientId: string; secret: string };
+    const before = await storedCodes();
+    for (const named of [anna, bert]) {
+      const p = callbackParams(await authorize(params({ client_id: stranger.clientId, prompt: 'none', claims: claimsFor(named) }), annaSession.cookie));
+      expect(p).toEqual({ error: 'consent_required', error_description: 'The user has not consented to this request.', state: 'xyz', iss: ISSUER });
+    }
+    // Without prompt=none, the consent page for either; allowing it, the claim is answered (another member: a login).
+    const page = await authorize(params({ client_id: stranger.clientId, claims: claimsFor(bert) }), annaSession.cookie);
+    expect(page.statusCode).toBe(200);
+    const decided = await authorize({ ...formFields(page.body), decision: 'allow' }, annaSession.cookie, 'POST');
+    expect(loginReturn(decided).params.login_after).toMatch(/^\d+\.[A-Za-z0-9_-]{22}$/);
+    expect(await storedCodes()).toBe(before);
+  });
+
   test('with an id_token_hint: the same member passes, different members are invalid_request; a malformed sub member too', async () => {
     const same = callbackParams(await authorize(params({ prompt: 'none', claims: claimsFor(anna), id_token_hint: annaHint }), annaSession.cookie));
     expect(await exchange(same.code!)).toBe(String(anna.id));

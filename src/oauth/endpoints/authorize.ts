@@ -17,7 +17,7 @@ import type { AuthorizationPages } from '../authorization-pages.ts';
 import { idTokenHintOf } from '../checks/id-token-hint.ts';
 import { isInRequiredRegions } from '../checks/required-regions.ts';
 import { webOrigin } from '../checks/redirect-uri.ts';
-import { rememberConsent } from '../consent/consents.repository.ts';
+import { findConsentScopes, rememberConsent } from '../consent/consents.repository.ts';
 import { AccessDenied, ConsentRequired, LoginRequired, TemporarilyUnavailable, UnmetAuthenticationRequirements, type OAuthError } from '../errors.ts';
 import { metAcr, STEP_UP_CANCELLED, unmetReason } from '../step-up.ts';
 import { meetsAcr } from '../../accounts/authentication-methods.ts';
@@ -160,6 +160,18 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
   const consent = async (request: FastifyRequest, reply: FastifyReply, req: AuthorizationRequest, session: SessionContext) => {
     const approved = await approveRemembered(req, session);
     if (approved !== undefined) return reply.redirect(approved, 303);
+    return askConsent(request, reply, req);
+  };
+
+  /** Whether the member's remembered consent covers the request (and it does not ask for the page again). */
+  const allowsClient = async (req: AuthorizationRequest, session: SessionContext): Promise<boolean> => {
+    if (req.prompt.has('consent')) return false;
+    const remembered = await findConsentScopes(ctx.db, session.user.id, req.client.id);
+    return remembered !== undefined && req.scopes.every((scope) => remembered.includes(scope));
+  };
+
+  /** The consent page; `consent_required` where no page may be shown. */
+  const askConsent = async (request: FastifyRequest, reply: FastifyReply, req: AuthorizationRequest) => {
     if (req.prompt.has('none')) return redirectWithError(reply, req, new ConsentRequired('The user has not consented to this request.'));
     return pages.consent(request, reply, {
       clientName: req.client.name,
@@ -239,6 +251,11 @@ export function authorizeEndpoint(app: FastifyInstance, ctx: OAuthContext, pages
     // OpenID Connect Core §3.1.2.1: a hint naming another member asks for their login, as prompt=login would;
     // when prompt=none forbids it, or the request's own login brought someone else, `login_required`.
     if (isOtherThanHinted(req, session)) {
+      // A claimed sub (§5.5.1) may name anyone, where a hint names a member whose ID token this client
+      // holds: until the member has allowed this client, the answer must not tell whether it names them
+      // (any client could learn who is signed in, id by id). The consent page, or consent_required; its
+      // decision comes back here, and never a code for another member than the one named.
+      if (idTokenHintOf(req.parameters) === undefined && !isDecision && !(await allowsClient(req, session))) return askConsent(request, reply, req);
       if (req.prompt.has('none') || isLoginForRequest(loginAfter(req, ctx.clock()), session)) {
         return redirectWithError(reply, req, new LoginRequired(idTokenHintOf(req.parameters) !== undefined ? OTHER_THAN_HINTED : OTHER_THAN_CLAIMED));
       }
