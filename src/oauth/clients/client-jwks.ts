@@ -5,7 +5,8 @@
  * outside production; public addresses only in production). Fetched sets are
  * kept {@link CACHE_MS}; a `kid` not in the set makes one refetch, at most
  * once per {@link REFETCH_MS} per client, so a client rotating its keys is
- * followed without letting assertions drive a flood of requests. A fetch that
+ * followed without letting assertions drive a flood of requests; assertions
+ * arriving while a fetch is under way wait for it. A fetch that
  * fails (the client's key host down, slow, answering 5xx) is tried again
  * after {@link REFETCH_MS}, not after {@link CACHE_MS}, and meanwhile the last
  * set fetched stays in use for up to {@link STALE_MS} after it was fetched: a
@@ -51,6 +52,8 @@ interface Fetched {
 
 export class ClientJwks {
   private readonly fetched = new Map<string, Fetched>();
+  /** The fetch under way per client: assertions arriving meanwhile wait for it rather than make their own. */
+  private readonly fetching = new Map<string, Promise<KeyResolver | undefined>>();
 
   constructor(private readonly policy: NoticeTargetPolicy, private readonly now: () => number = Date.now) {}
 
@@ -64,11 +67,24 @@ export class ClientJwks {
     const age = entry ? this.now() - entry.triedAt : Infinity;
     const due = entry?.failed ? age >= REFETCH_MS : age >= CACHE_MS || (refresh && age >= REFETCH_MS);
     if (!due) return this.usable(entry);
+    const key = `${client.client_id}\u0000${uri}`;
+    let fetching = this.fetching.get(key);
+    if (!fetching) {
+      fetching = this.refetch(client.client_id, uri).finally(() => this.fetching.delete(key));
+      this.fetching.set(key, fetching);
+    }
+    return fetching;
+  }
+
+  /** Fetches the set and records the outcome beside the set last had, as the entry is when the fetch ends. */
+  private async refetch(clientId: string, uri: string): Promise<KeyResolver | undefined> {
     const resolver = await this.fetch(uri);
     const now = this.now();
-    const next: Fetched = { uri, good: resolver ? { resolver, at: now } : entry?.good, triedAt: now, failed: resolver === undefined };
-    if (this.fetched.size >= MAX_CLIENTS && !this.fetched.has(client.client_id)) this.fetched.clear();
-    this.fetched.set(client.client_id, next);
+    const found = this.fetched.get(clientId);
+    const good = resolver ? { resolver, at: now } : found?.uri === uri ? found.good : undefined;
+    const next: Fetched = { uri, good, triedAt: now, failed: resolver === undefined };
+    if (this.fetched.size >= MAX_CLIENTS && !this.fetched.has(clientId)) this.fetched.clear();
+    this.fetched.set(clientId, next);
     return this.usable(next);
   }
 
