@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { makeUser, type TestUser } from '../helpers/factories.ts';
 import { useTestApp } from '../helpers/fixture.ts';
 import { openLoginPage, submitLoginForm } from '../helpers/login-page.ts';
-import { enrol, passwordStep } from '../helpers/one-time-codes.ts';
+import { enrol, passwordStep, postForm } from '../helpers/one-time-codes.ts';
 
 const t = useTestApp();
 let user: TestUser;
@@ -39,6 +39,13 @@ describe('ui_locales', () => {
     const page = await t.app.inject({ url: english.response.headers.location as string, headers: { cookie: english.cookie } });
     expect(page.statusCode).toBe(200);
     expect(langOf(page.body)).toBe('en');
+    // A wrong code: the page that answers it too (its form's action carries the language).
+    const action = /<form method="post" action="([^"]+)" novalidate/.exec(page.body)![1]!.replace(/&amp;/g, '&');
+    expect(action).toBe('/login/second-factor?ui_locales=fr+en');
+    const csrf = /name="csrf_token" value="([^"]+)"/.exec(page.body)![1]!;
+    const wrong = await postForm(t.app, action, english.cookie, { csrf_token: csrf, code: '000000' });
+    expect(wrong.statusCode).toBe(401);
+    expect(langOf(wrong.body)).toBe('en');
     // No ui_locales asked for: the page as before, by Accept-Language.
     const plain = await passwordStep(t.app, member, authorizePath({}));
     expect(plain.response.headers.location).toBe('/login/second-factor');

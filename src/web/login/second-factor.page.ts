@@ -108,10 +108,13 @@ export const secondFactorPage: FastifyPluginAsyncTypebox<SecondFactorPageOptions
     const withoutPassword = !completedByOneTimeCode(priorMethods(step));
     const hasCodes = factors.totp && !passkeyOnly && !withoutPassword;
     const hasPasskeys = factors.passkeys > 0;
+    // The app's language (`ui_locales`, login.page.ts secondStepUrl) goes on with the page's own requests: a wrong code's page, the lockout mail.
+    const uiLocales = (request.query as { ui_locales?: unknown } | undefined)?.ui_locales;
+    const languageQuery = typeof uiLocales === 'string' ? `?${new URLSearchParams({ ui_locales: uiLocales.slice(0, 200) }).toString()}` : '';
     return reply.render('second-factor', {
       ...view, csrfToken: await formToken(request, reply, config), returnTo: step.returnTo, stepUp: 'session' in step,
-      intro: await introOf(reply, step, hasCodes, hasPasskeys),
-      hasCodes, hasPasskeys, passkeyPath: SECOND_FACTOR_PASSKEY_PATH,
+      intro: await introOf(reply, step, hasCodes, hasPasskeys), action: `${SECOND_FACTOR_PATH}${languageQuery}`,
+      hasCodes, hasPasskeys, passkeyPath: `${SECOND_FACTOR_PASSKEY_PATH}${languageQuery}`,
       signInAgain: withoutPassword && !passkeyOnly ? `/login?${new URLSearchParams({ return_to: step.returnTo }).toString()}` : undefined,
       ...cancelOf(step),
     }, status);
