@@ -114,7 +114,7 @@ export function isSameUri(htu: unknown, expected: string): boolean {
   actual.search = '';
   actual.hash = '';
   actual.pathname = withNormalPercentEncoding(actual.pathname);
-  // Both sides: PUBLIC_URL's own path may hold an escape (`/%7eauth`) that an exact htu names too.
+  // Both sides, as the expected URL is given: an endpoint's path written with an escape is still the same URI.
   const endpoint = new URL(expected);
   endpoint.pathname = withNormalPercentEncoding(endpoint.pathname);
   return actual.href === endpoint.href;
